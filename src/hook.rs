@@ -1,0 +1,62 @@
+//! Markers that tell closure hooks apart, and what a monitor may report.
+//!
+//! A hook trait such as [`PrefixHook<B, R, M>`](crate::PrefixHook) is
+//! implemented for closures three times, once per marker `M`:
+//!
+//! | marker | the closure returns |
+//! | --- | --- |
+//! | [`FnSync`] | the value itself: the step is always ready |
+//! | [`FnAsync`] | a future of the value: the step is always pending |
+//! | [`FnStep`] | a [`Step`](crate::Step): it decides per call |
+//!
+//! A type that implements the trait itself uses the default marker,
+//! [`Custom`]. The compiler picks the marker from the closure's return type,
+//! so the same constructor takes every kind of hook and no annotation is
+//! needed beyond the closure's argument types. The layers and services carry
+//! the marker as a type parameter; nothing is stored for it.
+//!
+//! The marker is settled where the layer is used as a service, as any
+//! inferred type is. A layer kept in a field of a named type spells it out:
+//! `PrefixLayer<fn(Request<B>) -> ControlFlow<R, Request<B>>, FnSync>`.
+
+use std::fmt::Display;
+
+/// Marker of a closure hook that answers synchronously.
+#[derive(Debug)]
+pub enum FnSync {}
+
+/// Marker of a closure hook that answers with a future.
+#[derive(Debug)]
+pub enum FnAsync {}
+
+/// Marker of a closure hook that answers with a [`Step`](crate::Step).
+#[derive(Debug)]
+pub enum FnStep {}
+
+/// Marker of a type that implements a hook trait itself (the default).
+#[derive(Debug)]
+pub enum Custom {}
+
+/// What a monitor hook answers: `()`, or a `Result` whose error is logged.
+///
+/// A monitor cannot change the response. When it fails, the failure is
+/// reported with [`tracing`] at the `ERROR` level and the response goes out
+/// unchanged.
+pub trait MonitorOutput {
+    /// Reports a failure, if this output is one.
+    fn report(self);
+}
+
+impl MonitorOutput for () {
+    #[inline]
+    fn report(self) {}
+}
+
+impl<E: Display> MonitorOutput for Result<(), E> {
+    #[inline]
+    fn report(self) {
+        if let Err(error) = self {
+            tracing::error!(%error, "pronghorn: monitor hook failed");
+        }
+    }
+}

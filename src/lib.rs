@@ -1,0 +1,106 @@
+//! pronghorn runs an HTTP request pipeline — **prefix → handler → postfix →
+//! monitor** — as tower middleware, ready-first: when every step answers
+//! synchronously, the whole request completes inside the first `poll` of the
+//! response future, with no `Pending`, no boxing and no allocation of the
+//! crate's own. The moment one step really is asynchronous, only that step
+//! becomes a future.
+//!
+//! # The pipeline
+//!
+//! | step | layer | sees | may |
+//! | --- | --- | --- | --- |
+//! | prefix | [`PrefixLayer`] | the request, by value | let it through (modified or not), or answer early |
+//! | handler | your service | the request | answer |
+//! | postfix | [`PostfixLayer`] | the [`RequestHead`] and the response | modify or replace the response |
+//! | monitor | [`MonitorLayer`] | an [`Exchange`]: head, response or error, elapsed time | observe; never change what is sent |
+//!
+//! Each layer is an ordinary [`tower_layer::Layer`], usable alone around any
+//! `Service<Request<B>>` — an axum `Router`, a hyper `service_fn`, a
+//! tower-http stack — with any body types, keeping the inner error type.
+//! Standalone layers compose as tower layers do: a postfix placed outside a
+//! prefix sees what that prefix answers.
+//!
+//! # Ready-first
+//!
+//! Every hook answers with a [`Step`]: [`Step::Ready`] is used on the spot,
+//! only [`Step::Pending`] is stored in the response future. Hooks are written
+//! as closures — synchronous, asynchronous, or answering a `Step` — or as
+//! types implementing [`PrefixHook`], [`PostfixHook`] or [`MonitorHook`]. The
+//! same constructor takes all of them; the compiler picks the right
+//! implementation from the closure's return type (see [`hook`]).
+//!
+//! # Example
+//!
+//! ```
+//! use std::{convert::Infallible, ops::ControlFlow};
+//! use http::{HeaderValue, Request, Response, StatusCode};
+//! use pronghorn::{Exchange, MonitorLayer, PostfixLayer, PrefixLayer, RequestHead};
+//! use tower::{service_fn, ServiceBuilder, ServiceExt};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let service = ServiceBuilder::new()
+//!     // Outermost: observes the final outcome of every request.
+//!     .layer(MonitorLayer::new(|exchange: &Exchange<'_, Response<String>, Infallible>| {
+//!         println!("{} {} -> {:?}", exchange.method(), exchange.path(), exchange.status());
+//!     }))
+//!     // Adds a header to every response.
+//!     .layer(PostfixLayer::new(|_: &RequestHead, mut response: Response<String>| {
+//!         response.headers_mut().insert("server", HeaderValue::from_static("pronghorn"));
+//!         response
+//!     }))
+//!     // Refuses requests without a token.
+//!     .layer(PrefixLayer::new(|request: Request<String>| {
+//!         if request.headers().contains_key("authorization") {
+//!             ControlFlow::Continue(request)
+//!         } else {
+//!             let mut denied = Response::new("who are you?".to_owned());
+//!             *denied.status_mut() = StatusCode::UNAUTHORIZED;
+//!             ControlFlow::Break(denied)
+//!         }
+//!     }))
+//!     .service(service_fn(|_: Request<String>| async {
+//!         Ok::<_, Infallible>(Response::new("hello".to_owned()))
+//!     }));
+//!
+//! let response = service.oneshot(Request::new(String::new())).await.unwrap();
+//! assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+//! assert_eq!(response.headers()["server"], "pronghorn");
+//! # }
+//! ```
+//!
+//! # Feature flags
+//!
+//! The features `json`, `server`, `ws` and `axum` are reserved for the
+//! router, serving and WebSocket parts of the crate; in this version they
+//! enable nothing.
+
+#![forbid(unsafe_code)]
+#![warn(
+    missing_docs,
+    missing_debug_implementations,
+    rust_2018_idioms,
+    unreachable_pub
+)]
+
+#[macro_use]
+mod macros;
+
+mod head;
+pub mod hook;
+pub mod monitor;
+pub mod postfix;
+pub mod prefix;
+pub mod step;
+
+pub use self::{
+    head::RequestHead,
+    monitor::{Exchange, Monitor, MonitorHook, MonitorLayer},
+    postfix::{Postfix, PostfixHook, PostfixLayer},
+    prefix::{Prefix, PrefixHook, PrefixLayer},
+    step::Step,
+};
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

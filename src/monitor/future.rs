@@ -1,0 +1,133 @@
+use std::{
+    any::Any,
+    fmt,
+    future::Future,
+    panic::{AssertUnwindSafe, catch_unwind},
+    pin::Pin,
+    task::{Context, Poll, ready},
+    time::Instant,
+};
+
+use http::Request;
+use pin_project_lite::pin_project;
+use tower_service::Service;
+
+use super::{Exchange, MonitorHook};
+use crate::{RequestHead, Step, hook::MonitorOutput};
+
+pin_project! {
+    /// Response future of [`Monitor`](super::Monitor).
+    pub struct ResponseFuture<S, B, H, M>
+    where
+        S: Service<Request<B>>,
+        H: MonitorHook<S::Response, S::Error, M>,
+    {
+        #[pin]
+        kind: Kind<S, B, H, M>,
+    }
+}
+
+pin_project! {
+    #[project = KindProj]
+    enum Kind<S, B, H, M>
+    where
+        S: Service<Request<B>>,
+        H: MonitorHook<S::Response, S::Error, M>,
+    {
+        Inner { #[pin] future: S::Future, hook: Option<(H, RequestHead, Instant)> },
+        Hook { #[pin] future: H::Future, outcome: Option<Result<S::Response, S::Error>> },
+    }
+}
+
+impl<S, B, H, M> ResponseFuture<S, B, H, M>
+where
+    S: Service<Request<B>>,
+    H: MonitorHook<S::Response, S::Error, M>,
+{
+    #[inline]
+    pub(crate) fn new(future: S::Future, hook: H, head: RequestHead, start: Instant) -> Self {
+        Self {
+            kind: Kind::Inner {
+                future,
+                hook: Some((hook, head, start)),
+            },
+        }
+    }
+}
+
+impl<S, B, H, M> Future for ResponseFuture<S, B, H, M>
+where
+    S: Service<Request<B>>,
+    H: MonitorHook<S::Response, S::Error, M>,
+{
+    type Output = Result<S::Response, S::Error>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let (future, outcome) = match self.as_mut().project().kind.project() {
+            KindProj::Inner { future, hook } => {
+                let outcome = ready!(future.poll(cx));
+                let (mut hook, head, start) = hook.take().expect("future polled after completion");
+                let step = {
+                    let exchange = Exchange::new(&head, outcome.as_ref(), start.elapsed());
+                    // The hook reads the outcome through a shared borrow and is
+                    // dropped after a panic, so no broken state is observed.
+                    catch_unwind(AssertUnwindSafe(|| hook.call(&exchange)))
+                };
+                match step {
+                    Ok(Step::Pending(future)) => (future, outcome),
+                    Ok(Step::Ready(output)) => {
+                        output.report();
+                        return Poll::Ready(outcome);
+                    }
+                    Err(panic) => {
+                        log_panic(panic.as_ref());
+                        return Poll::Ready(outcome);
+                    }
+                }
+            }
+            KindProj::Hook { future, outcome } => {
+                // A future that panicked is never polled again: the outcome
+                // is handed back right away.
+                match catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
+                    Ok(Poll::Pending) => return Poll::Pending,
+                    Ok(Poll::Ready(output)) => output.report(),
+                    Err(panic) => log_panic(panic.as_ref()),
+                }
+                return Poll::Ready(outcome.take().expect("future polled after completion"));
+            }
+        };
+        self.as_mut().project().kind.set(Kind::Hook {
+            future,
+            outcome: Some(outcome),
+        });
+        self.poll(cx)
+    }
+}
+
+fn log_panic(panic: &(dyn Any + Send)) {
+    let message = panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(non-string panic payload)");
+    tracing::error!(
+        panic = message,
+        "pronghorn: monitor hook panicked; response unchanged"
+    );
+}
+
+impl<S, B, H, M> fmt::Debug for ResponseFuture<S, B, H, M>
+where
+    S: Service<Request<B>>,
+    H: MonitorHook<S::Response, S::Error, M>,
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = match self.kind {
+            Kind::Inner { .. } => "Inner",
+            Kind::Hook { .. } => "Hook",
+        };
+        f.debug_struct("ResponseFuture")
+            .field("state", &state)
+            .finish()
+    }
+}

@@ -1,0 +1,203 @@
+use std::{fmt, future::Future, time::Duration};
+
+use http::{HeaderMap, Method, Response, StatusCode, Uri};
+
+use crate::{
+    RequestHead, Step,
+    hook::{FnAsync, FnStep, FnSync, MonitorOutput},
+    step::Never,
+};
+
+/// What a monitor sees of one request: its head, the outcome, and the time
+/// the inner service took.
+///
+/// `R` is the response type and `E` the error type of the inner service.
+pub struct Exchange<'a, R, E> {
+    head: &'a RequestHead,
+    outcome: Result<&'a R, &'a E>,
+    elapsed: Duration,
+}
+
+impl<'a, R, E> Exchange<'a, R, E> {
+    pub(crate) fn new(
+        head: &'a RequestHead,
+        outcome: Result<&'a R, &'a E>,
+        elapsed: Duration,
+    ) -> Self {
+        Self {
+            head,
+            outcome,
+            elapsed,
+        }
+    }
+
+    /// The request head.
+    #[inline]
+    pub fn head(&self) -> &'a RequestHead {
+        self.head
+    }
+
+    /// The request method.
+    #[inline]
+    pub fn method(&self) -> &'a Method {
+        self.head.method()
+    }
+
+    /// The request URI.
+    #[inline]
+    pub fn uri(&self) -> &'a Uri {
+        self.head.uri()
+    }
+
+    /// The request path, still percent-encoded.
+    #[inline]
+    pub fn path(&self) -> &'a str {
+        self.head.path()
+    }
+
+    /// The response, or the error of the inner service.
+    #[inline]
+    pub fn outcome(&self) -> Result<&'a R, &'a E> {
+        self.outcome
+    }
+
+    /// The response, unless the inner service failed.
+    #[inline]
+    pub fn response(&self) -> Option<&'a R> {
+        self.outcome.ok()
+    }
+
+    /// The error of the inner service, if it failed.
+    #[inline]
+    pub fn error(&self) -> Option<&'a E> {
+        self.outcome.err()
+    }
+
+    /// The time from the call of the inner service to its answer.
+    #[inline]
+    pub fn elapsed(&self) -> Duration {
+        self.elapsed
+    }
+}
+
+impl<'a, B, E> Exchange<'a, Response<B>, E> {
+    /// The response status, unless the inner service failed.
+    #[inline]
+    pub fn status(&self) -> Option<StatusCode> {
+        self.response().map(Response::status)
+    }
+
+    /// The response headers, unless the inner service failed.
+    #[inline]
+    pub fn headers(&self) -> Option<&'a HeaderMap> {
+        self.response().map(Response::headers)
+    }
+}
+
+impl<R, E> Clone for Exchange<'_, R, E> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<R, E> Copy for Exchange<'_, R, E> {}
+
+impl<R: fmt::Debug, E: fmt::Debug> fmt::Debug for Exchange<'_, R, E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Exchange")
+            .field("head", self.head)
+            .field("outcome", &self.outcome)
+            .field("elapsed", &self.elapsed)
+            .finish()
+    }
+}
+
+/// A hook that observes each request's outcome.
+///
+/// `R` and `E` are the response and error types of the inner service. `M` is
+/// a marker that keeps the closure implementations apart (see
+/// [`hook`](crate::hook)); a type that implements this trait itself leaves
+/// it at its default.
+///
+/// Implemented for closures `FnMut(&Exchange<'_, R, E>) -> X` where `X` is a
+/// [`MonitorOutput`] (`()` or `Result<(), E: Display>`: synchronous), a
+/// future of one (asynchronous), or a [`Step`] of one. An asynchronous
+/// closure copies what it needs out of the exchange before returning its
+/// future, which cannot borrow the exchange.
+///
+/// # Example
+///
+/// ```
+/// use std::sync::{atomic::{AtomicU64, Ordering}, Arc};
+/// use http::Response;
+/// use pronghorn::{Exchange, MonitorHook, Step};
+/// use pronghorn::step::Never;
+///
+/// #[derive(Clone, Default)]
+/// struct ServerErrors(Arc<AtomicU64>);
+///
+/// impl<B, E> MonitorHook<Response<B>, E> for ServerErrors {
+///     type Output = ();
+///     type Future = Never<()>;
+///
+///     fn call(&mut self, exchange: &Exchange<'_, Response<B>, E>) -> Step<(), Never<()>> {
+///         if exchange.status().is_none_or(|status| status.is_server_error()) {
+///             self.0.fetch_add(1, Ordering::Relaxed);
+///         }
+///         Step::now(())
+///     }
+/// }
+/// ```
+pub trait MonitorHook<R, E, M = crate::hook::Custom> {
+    /// What the hook answers; a failure is logged.
+    type Output: MonitorOutput;
+    /// The future of an asynchronous answer.
+    type Future: Future<Output = Self::Output>;
+
+    /// Observes one exchange.
+    fn call(&mut self, exchange: &Exchange<'_, R, E>) -> Step<Self::Output, Self::Future>;
+}
+
+impl<F, O, R, E> MonitorHook<R, E, FnSync> for F
+where
+    F: FnMut(&Exchange<'_, R, E>) -> O,
+    O: MonitorOutput,
+{
+    type Output = O;
+    type Future = Never<O>;
+
+    #[inline]
+    fn call(&mut self, exchange: &Exchange<'_, R, E>) -> Step<O, Never<O>> {
+        Step::Ready(self(exchange))
+    }
+}
+
+impl<F, Fut, R, E> MonitorHook<R, E, FnAsync> for F
+where
+    F: FnMut(&Exchange<'_, R, E>) -> Fut,
+    Fut: Future,
+    Fut::Output: MonitorOutput,
+{
+    type Output = Fut::Output;
+    type Future = Fut;
+
+    #[inline]
+    fn call(&mut self, exchange: &Exchange<'_, R, E>) -> Step<Fut::Output, Fut> {
+        Step::Pending(self(exchange))
+    }
+}
+
+impl<F, O, Fut, R, E> MonitorHook<R, E, FnStep> for F
+where
+    F: FnMut(&Exchange<'_, R, E>) -> Step<O, Fut>,
+    O: MonitorOutput,
+    Fut: Future<Output = O>,
+{
+    type Output = O;
+    type Future = Fut;
+
+    #[inline]
+    fn call(&mut self, exchange: &Exchange<'_, R, E>) -> Step<O, Fut> {
+        self(exchange)
+    }
+}

@@ -1,0 +1,83 @@
+use std::future::Future;
+
+use crate::{
+    RequestHead, Step,
+    hook::{FnAsync, FnStep, FnSync},
+    step::Never,
+};
+
+/// A hook that runs after the inner service: modify or replace the response.
+///
+/// `R` is the response type of the inner service. `M` is a marker that keeps
+/// the closure implementations apart (see [`hook`](crate::hook)); a type that
+/// implements this trait itself leaves it at its default.
+///
+/// Implemented for closures `FnMut(&RequestHead, R) -> X` where `X` is `R`
+/// (synchronous), a future of `R` (asynchronous), or a [`Step`] of `R`
+/// (decided per response). An asynchronous closure reads what it needs from
+/// the head before returning its future, which cannot borrow the head.
+///
+/// # Example
+///
+/// ```
+/// use http::{HeaderValue, Response};
+/// use pronghorn::{PostfixHook, RequestHead, Step};
+/// use pronghorn::step::Never;
+///
+/// #[derive(Clone)]
+/// struct NoStore;
+///
+/// impl<B> PostfixHook<Response<B>> for NoStore {
+///     type Future = Never<Response<B>>;
+///
+///     fn call(&mut self, _: &RequestHead, mut response: Response<B>) -> Step<Response<B>, Self::Future> {
+///         response.headers_mut().insert("cache-control", HeaderValue::from_static("no-store"));
+///         Step::now(response)
+///     }
+/// }
+/// ```
+pub trait PostfixHook<R, M = crate::hook::Custom> {
+    /// The future of an asynchronous answer.
+    type Future: Future<Output = R>;
+
+    /// Answers the response to send on.
+    fn call(&mut self, head: &RequestHead, response: R) -> Step<R, Self::Future>;
+}
+
+impl<F, R> PostfixHook<R, FnSync> for F
+where
+    F: FnMut(&RequestHead, R) -> R,
+{
+    type Future = Never<R>;
+
+    #[inline]
+    fn call(&mut self, head: &RequestHead, response: R) -> Step<R, Never<R>> {
+        Step::Ready(self(head, response))
+    }
+}
+
+impl<F, Fut, R> PostfixHook<R, FnAsync> for F
+where
+    F: FnMut(&RequestHead, R) -> Fut,
+    Fut: Future<Output = R>,
+{
+    type Future = Fut;
+
+    #[inline]
+    fn call(&mut self, head: &RequestHead, response: R) -> Step<R, Fut> {
+        Step::Pending(self(head, response))
+    }
+}
+
+impl<F, Fut, R> PostfixHook<R, FnStep> for F
+where
+    F: FnMut(&RequestHead, R) -> Step<R, Fut>,
+    Fut: Future<Output = R>,
+{
+    type Future = Fut;
+
+    #[inline]
+    fn call(&mut self, head: &RequestHead, response: R) -> Step<R, Fut> {
+        self(head, response)
+    }
+}

@@ -1,0 +1,97 @@
+use std::{future::Future, ops::ControlFlow};
+
+use http::Request;
+
+use crate::{
+    Step,
+    hook::{FnAsync, FnStep, FnSync},
+    step::Never,
+};
+
+/// A hook that runs before the inner service: let the request through, or
+/// answer.
+///
+/// `B` is the request body type and `R` the response type of the inner
+/// service (an early answer takes its place). `M` is a marker that keeps the
+/// closure implementations apart (see [`hook`](crate::hook)); a type that
+/// implements this trait itself leaves it at its default.
+///
+/// Implemented for closures `FnMut(Request<B>) -> X` where `X` is
+///
+/// - `ControlFlow<R, Request<B>>`: synchronous;
+/// - a future of it: asynchronous;
+/// - a [`Step`] of it: decided per request.
+///
+/// # Example
+///
+/// A hook that answers from memory when it can and asks elsewhere when it
+/// cannot, implemented on a type:
+///
+/// ```
+/// use std::{future::Future, ops::ControlFlow, pin::Pin};
+/// use http::{Request, Response};
+/// use pronghorn::{PrefixHook, Step};
+///
+/// struct Cached {
+///     hit: &'static str,
+/// }
+///
+/// type Flow = ControlFlow<Response<String>, Request<String>>;
+///
+/// impl PrefixHook<String, Response<String>> for Cached {
+///     type Future = Pin<Box<dyn Future<Output = Flow> + Send>>;
+///
+///     fn call(&mut self, request: Request<String>) -> Step<Flow, Self::Future> {
+///         if request.uri().path() == self.hit {
+///             Step::Ready(ControlFlow::Break(Response::new("from cache".to_owned())))
+///         } else {
+///             Step::Pending(Box::pin(async move { ControlFlow::Continue(request) }))
+///         }
+///     }
+/// }
+/// ```
+pub trait PrefixHook<B, R, M = crate::hook::Custom> {
+    /// The future of an asynchronous answer.
+    type Future: Future<Output = ControlFlow<R, Request<B>>>;
+
+    /// Lets `request` through (`Continue`) or answers it (`Break`).
+    fn call(&mut self, request: Request<B>) -> Step<ControlFlow<R, Request<B>>, Self::Future>;
+}
+
+impl<F, B, R> PrefixHook<B, R, FnSync> for F
+where
+    F: FnMut(Request<B>) -> ControlFlow<R, Request<B>>,
+{
+    type Future = Never<ControlFlow<R, Request<B>>>;
+
+    #[inline]
+    fn call(&mut self, request: Request<B>) -> Step<ControlFlow<R, Request<B>>, Self::Future> {
+        Step::Ready(self(request))
+    }
+}
+
+impl<F, Fut, B, R> PrefixHook<B, R, FnAsync> for F
+where
+    F: FnMut(Request<B>) -> Fut,
+    Fut: Future<Output = ControlFlow<R, Request<B>>>,
+{
+    type Future = Fut;
+
+    #[inline]
+    fn call(&mut self, request: Request<B>) -> Step<ControlFlow<R, Request<B>>, Fut> {
+        Step::Pending(self(request))
+    }
+}
+
+impl<F, Fut, B, R> PrefixHook<B, R, FnStep> for F
+where
+    F: FnMut(Request<B>) -> Step<ControlFlow<R, Request<B>>, Fut>,
+    Fut: Future<Output = ControlFlow<R, Request<B>>>,
+{
+    type Future = Fut;
+
+    #[inline]
+    fn call(&mut self, request: Request<B>) -> Step<ControlFlow<R, Request<B>>, Fut> {
+        self(request)
+    }
+}

@@ -1,0 +1,109 @@
+//! Helpers shared by the integration tests: an event log, a gate future
+//! whose waker the test fires, and a counting waker.
+#![allow(dead_code)]
+
+use std::{
+    future::Future,
+    pin::Pin,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicUsize, Ordering},
+    },
+    task::{Context, Poll, Wake, Waker},
+};
+
+/// An ordered record of what ran.
+#[derive(Clone, Default)]
+pub struct Events(Arc<Mutex<Vec<String>>>);
+
+impl Events {
+    pub fn push(&self, event: impl Into<String>) {
+        self.0.lock().unwrap().push(event.into());
+    }
+
+    pub fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.lock().unwrap())
+    }
+}
+
+#[derive(Default)]
+struct GateState {
+    open: bool,
+    polls: usize,
+    waker: Option<Waker>,
+}
+
+/// A future that stays pending until the test opens it, counting its polls.
+#[derive(Clone, Default)]
+pub struct Gate(Arc<Mutex<GateState>>);
+
+impl Gate {
+    pub fn wait(&self) -> GateFuture {
+        GateFuture(self.clone())
+    }
+
+    /// Opens the gate and fires the waker stored by the last poll.
+    pub fn open(&self) {
+        let waker = {
+            let mut state = self.0.lock().unwrap();
+            state.open = true;
+            state.waker.take()
+        };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+
+    pub fn polls(&self) -> usize {
+        self.0.lock().unwrap().polls
+    }
+
+    pub fn is_waiting(&self) -> bool {
+        let state = self.0.lock().unwrap();
+        !state.open && state.waker.is_some()
+    }
+}
+
+pub struct GateFuture(Gate);
+
+impl Future for GateFuture {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let mut state = (self.0).0.lock().unwrap();
+        state.polls += 1;
+        if state.open {
+            Poll::Ready(())
+        } else {
+            state.waker = Some(cx.waker().clone());
+            Poll::Pending
+        }
+    }
+}
+
+/// A waker that counts how often it was woken.
+#[derive(Default)]
+pub struct CountingWaker(AtomicUsize);
+
+impl CountingWaker {
+    pub fn new() -> (Arc<Self>, Waker) {
+        let counter = Arc::new(Self::default());
+        let waker = Waker::from(counter.clone());
+        (counter, waker)
+    }
+
+    pub fn wakes(&self) -> usize {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+impl Wake for CountingWaker {
+    fn wake(self: Arc<Self>) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// Polls `future` once with a waker that does nothing.
+pub fn poll_once<F: Future>(future: Pin<&mut F>) -> Poll<F::Output> {
+    future.poll(&mut Context::from_waker(Waker::noop()))
+}

@@ -1,0 +1,614 @@
+//! Behaviour of the prefix, postfix and monitor layers through their public
+//! API: ready-first polling, event order on every sync/async combination,
+//! early answers, replacement, monitor isolation, readiness and auto traits.
+
+mod common;
+
+use std::{
+    convert::Infallible,
+    fmt,
+    future::{Future, ready},
+    ops::ControlFlow,
+    pin::pin,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicUsize, Ordering},
+    },
+    task::{Context, Poll},
+};
+
+use common::{CountingWaker, Events, Gate, poll_once};
+use http::{HeaderValue, Request, Response, StatusCode};
+use pronghorn::{
+    Exchange, Monitor, MonitorLayer, Postfix, PostfixLayer, Prefix, PrefixLayer, RequestHead, Step,
+};
+use tower::{Service, ServiceBuilder, ServiceExt, service_fn};
+
+type Res = Response<String>;
+
+fn text(status: StatusCode, body: &str) -> Res {
+    let mut response = Response::new(body.to_owned());
+    *response.status_mut() = status;
+    response
+}
+
+/// Which steps answer with a future.
+#[derive(Clone, Copy, Debug)]
+struct Async {
+    prefix: bool,
+    handler: bool,
+    postfix: bool,
+    monitor: bool,
+}
+
+/// One gate per step that may wait.
+#[derive(Clone, Default)]
+struct Gates {
+    prefix: Gate,
+    handler: Gate,
+    postfix: Gate,
+    monitor: Gate,
+}
+
+impl Gates {
+    fn all(&self) -> [(&'static str, &Gate); 4] {
+        [
+            ("prefix", &self.prefix),
+            ("handler", &self.handler),
+            ("postfix", &self.postfix),
+            ("monitor", &self.monitor),
+        ]
+    }
+}
+
+/// Monitor(Postfix(Prefix(handler))) whose steps answer now or later as
+/// `mode` says, through `Step`-answering closures.
+fn stepped_stack(
+    mode: Async,
+    events: &Events,
+    gates: &Gates,
+) -> impl Service<Request<String>, Response = Res, Error = Infallible, Future: Unpin> + Clone {
+    let (e1, e2, e3, e4) = (
+        events.clone(),
+        events.clone(),
+        events.clone(),
+        events.clone(),
+    );
+    let (g1, g2, g3, g4) = (
+        gates.prefix.clone(),
+        gates.handler.clone(),
+        gates.postfix.clone(),
+        gates.monitor.clone(),
+    );
+    let prefix = move |mut request: Request<String>| {
+        e1.push("prefix");
+        request
+            .headers_mut()
+            .insert("x-prefix", HeaderValue::from_static("seen"));
+        if mode.prefix {
+            let gate = g1.wait();
+            Step::Pending(async move {
+                gate.await;
+                ControlFlow::Continue(request)
+            })
+        } else {
+            Step::Ready(ControlFlow::Continue(request))
+        }
+    };
+    let handler = service_fn(move |request: Request<String>| {
+        e2.push("handler");
+        let gate = mode.handler.then(|| g2.wait());
+        async move {
+            if let Some(gate) = gate {
+                gate.await;
+            }
+            let seen = request.headers()["x-prefix"].to_str().unwrap().to_owned();
+            Ok::<_, Infallible>(text(StatusCode::OK, &format!("prefix {seen}")))
+        }
+    });
+    let postfix = move |head: &RequestHead, mut response: Res| {
+        e3.push(format!("postfix {}", head.path()));
+        response
+            .headers_mut()
+            .insert("x-postfix", HeaderValue::from_static("yes"));
+        if mode.postfix {
+            let gate = g3.wait();
+            Step::Pending(async move {
+                gate.await;
+                response
+            })
+        } else {
+            Step::Ready(response)
+        }
+    };
+    let monitor = move |exchange: &Exchange<'_, Res, Infallible>| {
+        e4.push(format!("monitor {}", exchange.status().unwrap()));
+        if mode.monitor {
+            let (gate, events) = (g4.wait(), e4.clone());
+            Step::Pending(async move {
+                gate.await;
+                events.push("monitor done");
+            })
+        } else {
+            Step::Ready(())
+        }
+    };
+    ServiceBuilder::new()
+        .layer(MonitorLayer::new(monitor))
+        .layer(PostfixLayer::new(postfix))
+        .layer(PrefixLayer::new(prefix))
+        .service(handler)
+        .map_future(Box::pin)
+}
+
+fn request(path: &str) -> Request<String> {
+    Request::get(path).body(String::new()).unwrap()
+}
+
+#[test]
+fn sync_stack_is_ready_on_first_poll() {
+    let events = Events::default();
+    let gates = Gates::default();
+    let sync = Async {
+        prefix: false,
+        handler: false,
+        postfix: false,
+        monitor: false,
+    };
+    let mut service = stepped_stack(sync, &events, &gates);
+    let future = service.call(request("/sync"));
+    let Poll::Ready(Ok(response)) = poll_once(pin!(future)) else {
+        panic!("the sync stack must be ready on its first poll");
+    };
+    assert_eq!(response.body(), "prefix seen");
+    assert_eq!(response.headers()["x-postfix"], "yes");
+    assert_eq!(
+        events.take(),
+        ["prefix", "handler", "postfix /sync", "monitor 200 OK"]
+    );
+    assert!(gates.all().iter().all(|(_, gate)| gate.polls() == 0));
+}
+
+/// Drives the future by hand: every `Pending` must leave exactly one gate
+/// waiting, no step is polled again before its gate fires the waker, and
+/// the waker of the outer future is what that firing reaches.
+fn drive(mode: Async) -> (Res, Vec<String>, usize) {
+    let events = Events::default();
+    let gates = Gates::default();
+    let mut service = stepped_stack(mode, &events, &gates);
+    let mut future = service.call(request("/sync"));
+    let (counter, waker) = CountingWaker::new();
+    let mut cx = Context::from_waker(&waker);
+    let mut suspensions = 0;
+    loop {
+        match std::pin::Pin::new(&mut future).poll(&mut cx) {
+            Poll::Ready(result) => {
+                let response = result.unwrap();
+                return (response, events.take(), suspensions);
+            }
+            Poll::Pending => {
+                suspensions += 1;
+                let waiting: Vec<_> = gates
+                    .all()
+                    .into_iter()
+                    .filter(|(_, g)| g.is_waiting())
+                    .collect();
+                assert_eq!(waiting.len(), 1, "{mode:?}: one step suspends at a time");
+                let (name, gate) = waiting[0];
+                // A spurious poll does not reach past the waiting step.
+                let polls = gate.polls();
+                assert!(std::pin::Pin::new(&mut future).poll(&mut cx).is_pending());
+                assert_eq!(gate.polls(), polls + 1, "{mode:?}: {name} polled again");
+                let wakes = counter.wakes();
+                gate.open();
+                assert_eq!(
+                    counter.wakes(),
+                    wakes + 1,
+                    "{mode:?}: {name} must wake the outer waker"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_sync_async_combination_gives_the_same_response_and_order() {
+    let (reference, reference_events, none) = drive(Async {
+        prefix: false,
+        handler: false,
+        postfix: false,
+        monitor: false,
+    });
+    assert_eq!(none, 0);
+    for bits in 0..16u8 {
+        let mode = Async {
+            prefix: bits & 1 != 0,
+            handler: bits & 2 != 0,
+            postfix: bits & 4 != 0,
+            monitor: bits & 8 != 0,
+        };
+        let (response, mut events, suspensions) = drive(mode);
+        assert_eq!(
+            suspensions,
+            bits.count_ones() as usize,
+            "{mode:?}: one suspension per async step"
+        );
+        assert_eq!(response.status(), reference.status(), "{mode:?}");
+        assert_eq!(response.body(), reference.body(), "{mode:?}");
+        assert_eq!(response.headers(), reference.headers(), "{mode:?}");
+        if mode.monitor {
+            assert_eq!(events.pop().as_deref(), Some("monitor done"), "{mode:?}");
+        }
+        assert_eq!(events, reference_events, "{mode:?}");
+    }
+}
+
+/// The same stack written with plain sync closures and with plain async
+/// closures (the `FnSync` and `FnAsync` implementations) agrees.
+#[tokio::test]
+async fn plain_sync_and_async_closures_agree() {
+    let handler = |events: Events| {
+        service_fn(move |_: Request<String>| {
+            events.push("handler");
+            ready(Ok::<_, Infallible>(text(StatusCode::OK, "body")))
+        })
+    };
+
+    let events = Events::default();
+    let (e1, e2, e3) = (events.clone(), events.clone(), events.clone());
+    let sync = ServiceBuilder::new()
+        .layer(MonitorLayer::new(
+            move |x: &Exchange<'_, Res, Infallible>| {
+                e3.push(format!("monitor {}", x.status().unwrap().as_u16()));
+            },
+        ))
+        .layer(PostfixLayer::new(move |_: &RequestHead, response: Res| {
+            e2.push("postfix");
+            response.map(|body| body + "+postfix")
+        }))
+        .layer(PrefixLayer::new(move |request: Request<String>| {
+            e1.push("prefix");
+            ControlFlow::Continue(request)
+        }))
+        .service(handler(events.clone()));
+    let future = sync.clone().oneshot(request("/a"));
+    let Poll::Ready(Ok(sync_response)) = poll_once(pin!(future)) else {
+        panic!("sync closures must finish in the first poll");
+    };
+    let sync_events = events.take();
+
+    let (e1, e2, e3) = (events.clone(), events.clone(), events.clone());
+    let asynchronous = ServiceBuilder::new()
+        .layer(MonitorLayer::new(
+            move |x: &Exchange<'_, Res, Infallible>| {
+                let (events, status) = (e3.clone(), x.status().unwrap().as_u16());
+                async move {
+                    tokio::task::yield_now().await;
+                    events.push(format!("monitor {status}"));
+                }
+            },
+        ))
+        .layer(PostfixLayer::new(move |_: &RequestHead, response: Res| {
+            let events = e2.clone();
+            async move {
+                tokio::task::yield_now().await;
+                events.push("postfix");
+                response.map(|body| body + "+postfix")
+            }
+        }))
+        .layer(PrefixLayer::new(move |request: Request<String>| {
+            let events = e1.clone();
+            async move {
+                tokio::task::yield_now().await;
+                events.push("prefix");
+                ControlFlow::Continue(request)
+            }
+        }))
+        .service(handler(events.clone()));
+    let async_response = asynchronous.oneshot(request("/a")).await.unwrap();
+
+    assert_eq!(sync_response.body(), "body+postfix");
+    assert_eq!(async_response.body(), sync_response.body());
+    assert_eq!(sync_events, ["prefix", "handler", "postfix", "monitor 200"]);
+    assert_eq!(events.take(), sync_events);
+}
+
+/// A service that counts its calls.
+fn counted(
+    calls: Arc<AtomicUsize>,
+) -> impl Service<Request<String>, Response = Res, Error = Infallible> + Clone {
+    service_fn(move |_: Request<String>| {
+        calls.fetch_add(1, Ordering::SeqCst);
+        ready(Ok::<_, Infallible>(text(StatusCode::OK, "inner")))
+    })
+}
+
+#[tokio::test]
+async fn prefix_early_answer_never_calls_the_inner_service() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let refuse = |request: Request<String>| {
+        if request.uri().path() == "/open" {
+            ControlFlow::Continue(request)
+        } else {
+            ControlFlow::Break(text(StatusCode::FORBIDDEN, "no"))
+        }
+    };
+    let service = Prefix::new(counted(calls.clone()), refuse);
+
+    let future = service.clone().oneshot(request("/closed"));
+    let Poll::Ready(Ok(response)) = poll_once(pin!(future)) else {
+        panic!("an early answer must be ready on the first poll");
+    };
+    assert_eq!(
+        (response.status(), response.body().as_str()),
+        (StatusCode::FORBIDDEN, "no")
+    );
+    assert_eq!(calls.load(Ordering::SeqCst), 0);
+
+    let response = service.clone().oneshot(request("/open")).await.unwrap();
+    assert_eq!(response.body(), "inner");
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+
+    // The same holds for an asynchronous early answer.
+    let later = Prefix::new(counted(calls.clone()), |_: Request<String>| async {
+        ControlFlow::<Res, Request<String>>::Break(text(StatusCode::FORBIDDEN, "later"))
+    });
+    let response = later.oneshot(request("/open")).await.unwrap();
+    assert_eq!(response.body(), "later");
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_postfix_outside_a_prefix_sees_its_early_answer() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let service = ServiceBuilder::new()
+        .layer(PostfixLayer::new(|_: &RequestHead, response: Res| {
+            response.map(|b| b + " (seen)")
+        }))
+        .layer(PrefixLayer::new(|_: Request<String>| {
+            ControlFlow::Break(text(StatusCode::IM_A_TEAPOT, "early"))
+        }))
+        .service(counted(calls.clone()));
+    let response = service.oneshot(request("/")).await.unwrap();
+    assert_eq!(response.status(), StatusCode::IM_A_TEAPOT);
+    assert_eq!(response.body(), "early (seen)");
+    assert_eq!(calls.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn postfix_replaces_the_response() {
+    let service = Postfix::new(
+        counted(Arc::default()),
+        |head: &RequestHead, response: Res| {
+            if head.path() == "/replace" {
+                text(StatusCode::ACCEPTED, "replaced")
+            } else {
+                response
+            }
+        },
+    );
+    let replaced = service.clone().oneshot(request("/replace")).await.unwrap();
+    assert_eq!(
+        (replaced.status(), replaced.body().as_str()),
+        (StatusCode::ACCEPTED, "replaced")
+    );
+    let kept = service.oneshot(request("/keep")).await.unwrap();
+    assert_eq!(
+        (kept.status(), kept.body().as_str()),
+        (StatusCode::OK, "inner")
+    );
+}
+
+#[derive(Debug, PartialEq)]
+struct Broken(&'static str);
+
+impl fmt::Display for Broken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl std::error::Error for Broken {}
+
+#[tokio::test]
+async fn monitor_sees_status_headers_elapsed_and_the_inner_error() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let inner = service_fn(|request: Request<String>| async move {
+        if request.uri().path() == "/fail" {
+            Err(Broken("database down"))
+        } else {
+            let mut response = text(StatusCode::CREATED, "made");
+            response
+                .headers_mut()
+                .insert("x-id", HeaderValue::from_static("7"));
+            Ok(response)
+        }
+    });
+    let service = Monitor::new(inner, move |x: &Exchange<'_, Res, Broken>| {
+        let line = match x.outcome() {
+            Ok(response) => format!(
+                "{} {} {} x-id={}",
+                x.method(),
+                x.path(),
+                response.status().as_u16(),
+                x.headers().unwrap()["x-id"].to_str().unwrap()
+            ),
+            Err(error) => format!("{} {} error={error}", x.method(), x.uri()),
+        };
+        assert!(x.elapsed() < std::time::Duration::from_secs(60));
+        log.lock().unwrap().push(line);
+    });
+
+    let ok = service
+        .clone()
+        .oneshot(Request::post("/make").body(String::new()).unwrap())
+        .await;
+    assert_eq!(ok.unwrap().status(), StatusCode::CREATED);
+    let failed = service.oneshot(request("/fail")).await;
+    assert_eq!(
+        failed.unwrap_err(),
+        Broken("database down"),
+        "the inner error type is kept"
+    );
+    assert_eq!(
+        *seen.lock().unwrap(),
+        ["POST /make 201 x-id=7", "GET /fail error=database down"]
+    );
+}
+
+/// BEHAVIOR.md §8 example 8: monitors that panic when called and inside
+/// their future change nothing, and the later monitors still run.
+#[tokio::test]
+async fn monitor_panics_and_failures_are_isolated() {
+    let events = Events::default();
+    let (e1, e2, e3, e4) = (
+        events.clone(),
+        events.clone(),
+        events.clone(),
+        events.clone(),
+    );
+    let service = ServiceBuilder::new()
+        // Outermost runs last.
+        .layer(MonitorLayer::new(
+            move |x: &Exchange<'_, Res, Infallible>| {
+                e4.push(format!("low {}", x.status().unwrap().as_u16()));
+            },
+        ))
+        .layer(MonitorLayer::new(
+            move |_: &Exchange<'_, Res, Infallible>| {
+                e3.push("failing");
+                Err::<(), _>(Broken("metrics sink unreachable"))
+            },
+        ))
+        .layer(MonitorLayer::new(
+            move |_: &Exchange<'_, Res, Infallible>| {
+                e2.push("normal");
+                async {
+                    tokio::task::yield_now().await;
+                    let fail = true;
+                    if fail {
+                        panic!("monitor future panics");
+                    }
+                }
+            },
+        ))
+        .layer(MonitorLayer::new(
+            move |_: &Exchange<'_, Res, Infallible>| -> () {
+                e1.push("high");
+                panic!("monitor panics when called");
+            },
+        ))
+        .service(counted(Arc::default()));
+
+    for _ in 0..3 {
+        let response = service.clone().oneshot(request("/")).await.unwrap();
+        assert_eq!(
+            (response.status(), response.body().as_str()),
+            (StatusCode::OK, "inner")
+        );
+        assert_eq!(events.take(), ["high", "normal", "failing", "low 200"]);
+    }
+}
+
+/// A hook type that answers now for one request and later for the next.
+#[derive(Clone, Default)]
+struct EveryOther(Arc<AtomicUsize>);
+
+impl pronghorn::PrefixHook<String, Res> for EveryOther {
+    type Future = std::future::Ready<ControlFlow<Res, Request<String>>>;
+
+    fn call(
+        &mut self,
+        request: Request<String>,
+    ) -> Step<ControlFlow<Res, Request<String>>, Self::Future> {
+        if self.0.fetch_add(1, Ordering::SeqCst) % 2 == 0 {
+            Step::Ready(ControlFlow::Continue(request))
+        } else {
+            Step::Pending(ready(ControlFlow::Continue(request)))
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_custom_hook_switches_between_ready_and_pending() {
+    let hook = EveryOther::default();
+    let mut service = Prefix::new(counted(Arc::default()), hook.clone());
+    for n in 0..4 {
+        let future = service.ready().await.unwrap().call(request("/"));
+        // A `Ready` answer finishes in the first poll; a `Pending` one is
+        // polled (here it is ready as soon as it is polled, too).
+        let Poll::Ready(Ok(response)) = poll_once(pin!(future)) else {
+            panic!("request {n} must finish");
+        };
+        assert_eq!(response.body(), "inner");
+    }
+    assert_eq!(hook.0.load(Ordering::SeqCst), 4);
+}
+
+/// A service that is ready only once told so.
+#[derive(Clone, Debug, Default)]
+struct Gated(Arc<Mutex<bool>>);
+
+impl Service<Request<String>> for Gated {
+    type Response = Res;
+    type Error = Infallible;
+    type Future = std::future::Ready<Result<Res, Infallible>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        if *self.0.lock().unwrap() {
+            Poll::Ready(Ok(()))
+        } else {
+            Poll::Pending
+        }
+    }
+
+    fn call(&mut self, _: Request<String>) -> Self::Future {
+        ready(Ok(text(StatusCode::OK, "ready")))
+    }
+}
+
+#[test]
+fn poll_ready_is_forwarded() {
+    let gated = Gated::default();
+    let mut service = ServiceBuilder::new()
+        .layer(MonitorLayer::new(|_: &Exchange<'_, Res, Infallible>| {}))
+        .layer(PostfixLayer::new(|_: &RequestHead, response: Res| response))
+        .layer(PrefixLayer::new(|request: Request<String>| {
+            ControlFlow::Continue(request)
+        }))
+        .service(gated.clone());
+    let mut cx = Context::from_waker(std::task::Waker::noop());
+    assert!(service.poll_ready(&mut cx).is_pending());
+    *gated.0.lock().unwrap() = true;
+    assert!(matches!(service.poll_ready(&mut cx), Poll::Ready(Ok(()))));
+}
+
+fn assert_send_sync_clone<T: Send + Sync + Clone + fmt::Debug>(_: &T) {}
+fn assert_send<T: Send>(_: &T) {}
+
+#[test]
+fn services_layers_and_futures_are_send_sync_clone_and_debug() {
+    let prefix =
+        PrefixLayer::new(|request: Request<String>| ControlFlow::<Res, _>::Continue(request));
+    let postfix = PostfixLayer::new(|_: &RequestHead, response: Res| async { response });
+    let monitor = MonitorLayer::new(|_: &Exchange<'_, Res, Infallible>| {});
+    assert_send_sync_clone(&prefix);
+    assert_send_sync_clone(&postfix);
+    assert_send_sync_clone(&monitor);
+    let mut service = ServiceBuilder::new()
+        .layer(monitor)
+        .layer(postfix)
+        .layer(prefix)
+        .service(Gated(Arc::new(Mutex::new(true))));
+    assert_send_sync_clone(&service);
+    let future = service.call(request("/"));
+    assert_send(&future);
+    let debug = format!("{service:?}");
+    assert!(
+        debug.starts_with("Monitor { inner: Postfix { inner: Prefix {"),
+        "{debug}"
+    );
+    assert!(format!("{future:?}").starts_with("ResponseFuture"));
+    assert!(service.get_ref().get_ref().get_ref().0.lock().is_ok());
+}
