@@ -86,18 +86,24 @@
 #[macro_use]
 mod macros;
 
+mod body;
+pub mod handler;
 mod head;
 pub mod hook;
 pub mod monitor;
 pub mod postfix;
 pub mod prefix;
+pub mod router;
 pub mod step;
 
 pub use self::{
+    body::{Body, BoxError},
+    handler::IntoResponse,
     head::RequestHead,
     monitor::{Exchange, Monitor, MonitorHook, MonitorLayer},
     postfix::{Postfix, PostfixHook, PostfixLayer},
     prefix::{Prefix, PrefixHook, PrefixLayer},
+    router::{CompiledRouter, RouteError, Router},
     step::Step,
 };
 

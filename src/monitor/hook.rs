@@ -12,9 +12,16 @@ use crate::{
 /// the inner service took.
 ///
 /// `R` is the response type and `E` the error type of the inner service.
+///
+/// Behind a [`MonitorLayer`](crate::MonitorLayer) there is either a response
+/// or an error. Behind the router there is always a response, and an error
+/// too when a step failed (a panic answered with 500, for one); the router
+/// also tells the pattern of the matched route.
 pub struct Exchange<'a, R, E> {
     head: &'a RequestHead,
-    outcome: Result<&'a R, &'a E>,
+    response: Option<&'a R>,
+    error: Option<&'a E>,
+    pattern: Option<&'a str>,
     elapsed: Duration,
 }
 
@@ -24,11 +31,40 @@ impl<'a, R, E> Exchange<'a, R, E> {
         outcome: Result<&'a R, &'a E>,
         elapsed: Duration,
     ) -> Self {
+        let (response, error) = match outcome {
+            Ok(response) => (Some(response), None),
+            Err(error) => (None, Some(error)),
+        };
         Self {
             head,
-            outcome,
+            response,
+            error,
+            pattern: None,
             elapsed,
         }
+    }
+
+    pub(crate) fn routed(
+        head: &'a RequestHead,
+        response: &'a R,
+        error: Option<&'a E>,
+        pattern: Option<&'a str>,
+        elapsed: Duration,
+    ) -> Self {
+        Self {
+            head,
+            response: Some(response),
+            error,
+            pattern,
+            elapsed,
+        }
+    }
+
+    /// The pattern of the route that answered, behind the router; `None`
+    /// for a 404 or 405 and behind a [`MonitorLayer`](crate::MonitorLayer).
+    #[inline]
+    pub fn pattern(&self) -> Option<&'a str> {
+        self.pattern
     }
 
     /// The request head.
@@ -55,22 +91,26 @@ impl<'a, R, E> Exchange<'a, R, E> {
         self.head.path()
     }
 
-    /// The response, or the error of the inner service.
+    /// The error if there is one, else the response.
     #[inline]
     pub fn outcome(&self) -> Result<&'a R, &'a E> {
-        self.outcome
+        match (self.error, self.response) {
+            (Some(error), _) => Err(error),
+            (None, Some(response)) => Ok(response),
+            (None, None) => unreachable!("an exchange holds a response or an error"),
+        }
     }
 
     /// The response, unless the inner service failed.
     #[inline]
     pub fn response(&self) -> Option<&'a R> {
-        self.outcome.ok()
+        self.response
     }
 
-    /// The error of the inner service, if it failed.
+    /// The error, if a step failed.
     #[inline]
     pub fn error(&self) -> Option<&'a E> {
-        self.outcome.err()
+        self.error
     }
 
     /// The time from the call of the inner service to its answer.
@@ -106,7 +146,9 @@ impl<R: fmt::Debug, E: fmt::Debug> fmt::Debug for Exchange<'_, R, E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Exchange")
             .field("head", self.head)
-            .field("outcome", &self.outcome)
+            .field("response", &self.response)
+            .field("error", &self.error)
+            .field("pattern", &self.pattern)
             .field("elapsed", &self.elapsed)
             .finish()
     }

@@ -1,0 +1,143 @@
+//! [`Body`]: the response body of the router — empty, one buffer, or a
+//! stream. Only a stream allocates.
+
+use std::{
+    fmt,
+    pin::Pin,
+    task::{Context, Poll},
+};
+
+use bytes::Bytes;
+use http_body::{Frame, SizeHint};
+
+/// The error type of a streaming [`Body`].
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// A response body: empty, one buffer, or a boxed stream of frames.
+///
+/// Empty and full bodies are stored inline, so building a response from a
+/// `&'static str`, a `String` or `Bytes` allocates nothing beyond the data
+/// itself; only a stream is boxed.
+///
+/// ```
+/// use pronghorn::Body;
+/// use http_body::Body as _;
+///
+/// assert_eq!(Body::empty().size_hint().exact(), Some(0));
+/// assert_eq!(Body::from("hello").size_hint().exact(), Some(5));
+/// ```
+pub struct Body {
+    kind: Kind,
+}
+
+enum Kind {
+    Empty,
+    Full(Option<Bytes>),
+    Stream(Pin<Box<dyn http_body::Body<Data = Bytes, Error = BoxError> + Send>>),
+}
+
+impl Body {
+    /// A body with no data.
+    #[inline]
+    pub const fn empty() -> Self {
+        Self { kind: Kind::Empty }
+    }
+
+    /// A body of one buffer.
+    #[inline]
+    pub fn full(data: impl Into<Bytes>) -> Self {
+        let data = data.into();
+        if data.is_empty() {
+            Self::empty()
+        } else {
+            Self {
+                kind: Kind::Full(Some(data)),
+            }
+        }
+    }
+
+    /// Wraps any other body, boxing it.
+    pub fn new<B>(body: B) -> Self
+    where
+        B: http_body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<BoxError>,
+    {
+        use http_body_util::BodyExt;
+        Self {
+            kind: Kind::Stream(Box::pin(body.map_err(Into::into))),
+        }
+    }
+}
+
+impl Default for Body {
+    fn default() -> Self {
+        Self::empty()
+    }
+}
+
+impl fmt::Debug for Body {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            Kind::Empty => f.write_str("Body::Empty"),
+            Kind::Full(data) => f
+                .debug_tuple("Body::Full")
+                .field(&data.as_ref().map_or(0, Bytes::len))
+                .finish(),
+            Kind::Stream(_) => f.write_str("Body::Stream"),
+        }
+    }
+}
+
+macro_rules! full_from {
+    ($($ty:ty),*) => {$(
+        impl From<$ty> for Body {
+            #[inline]
+            fn from(data: $ty) -> Self {
+                Self::full(data)
+            }
+        }
+    )*};
+}
+
+full_from!(Bytes, String, &'static str, Vec<u8>, &'static [u8]);
+
+impl From<()> for Body {
+    fn from(_: ()) -> Self {
+        Self::empty()
+    }
+}
+
+impl http_body::Body for Body {
+    type Data = Bytes;
+    type Error = BoxError;
+
+    #[inline]
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        match &mut self.kind {
+            Kind::Empty => Poll::Ready(None),
+            Kind::Full(data) => Poll::Ready(data.take().map(|data| Ok(Frame::data(data)))),
+            Kind::Stream(stream) => stream.as_mut().poll_frame(cx),
+        }
+    }
+
+    #[inline]
+    fn is_end_stream(&self) -> bool {
+        match &self.kind {
+            Kind::Empty => true,
+            Kind::Full(data) => data.is_none(),
+            Kind::Stream(stream) => stream.is_end_stream(),
+        }
+    }
+
+    #[inline]
+    fn size_hint(&self) -> SizeHint {
+        match &self.kind {
+            Kind::Empty => SizeHint::with_exact(0),
+            Kind::Full(data) => SizeHint::with_exact(data.as_ref().map_or(0, |d| d.len() as u64)),
+            Kind::Stream(stream) => stream.size_hint(),
+        }
+    }
+}

@@ -1,0 +1,405 @@
+//! Extractors: what a handler takes as arguments.
+
+// A rejection is the response that answers the request. Boxing it would
+// allocate on every rejection; moving it is a copy of a few words.
+#![allow(clippy::result_large_err)]
+
+use std::{fmt, future::Future, str::FromStr};
+
+use bytes::Bytes;
+use http::{HeaderMap, Method, Response, StatusCode, Uri, request::Parts};
+use http_body_util::{BodyExt, Limited};
+
+use super::IntoResponse;
+use crate::{Body, body::BoxError, router::Params};
+
+/// What the router hands a handler beside the request: the parameters of
+/// the matched route, the router's state and the body limit.
+#[derive(Clone, Copy, Debug)]
+pub struct RouteContext<'a> {
+    pub(crate) params: Params<'a>,
+    pub(crate) state: &'a http::Extensions,
+    pub(crate) body_limit: usize,
+}
+
+impl<'a> RouteContext<'a> {
+    /// The context extractors read, for the head `parts`.
+    pub fn with_parts<'p>(&self, parts: &'p Parts) -> RequestContext<'p>
+    where
+        'a: 'p,
+    {
+        RequestContext {
+            parts,
+            params: self.params,
+            state: self.state,
+            body_limit: self.body_limit,
+        }
+    }
+}
+
+/// What synchronous extractors read: the request head, the route
+/// parameters and the router's shared state.
+#[derive(Debug)]
+pub struct RequestContext<'a> {
+    pub(crate) parts: &'a Parts,
+    pub(crate) params: Params<'a>,
+    pub(crate) state: &'a http::Extensions,
+    pub(crate) body_limit: usize,
+}
+
+impl<'a> RequestContext<'a> {
+    /// The request head.
+    pub fn parts(&self) -> &'a Parts {
+        self.parts
+    }
+
+    /// The parameters of the matched route.
+    pub fn params(&self) -> Params<'a> {
+        self.params
+    }
+
+    /// The router's state of type `T`, if it has one.
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<&'a T> {
+        self.state.get::<T>()
+    }
+}
+
+/// An extractor that needs only the request head: it runs synchronously.
+pub trait FromRequestHead: Sized {
+    /// Extracts the value, or answers the request with a response.
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>>;
+}
+
+/// An extractor that consumes the request body: at most one per handler,
+/// as its last argument.
+pub trait FromRequestBody<B>: Sized {
+    /// The future of the value. It is polled once where the handler is
+    /// called: a body that is already complete costs no suspension.
+    type Future: Future<Output = Result<Self, Response<Body>>> + Send + Unpin + 'static;
+
+    /// Starts reading `body`.
+    fn from_body(body: B, context: &RequestContext<'_>) -> Self::Future;
+}
+
+impl FromRequestHead for Method {
+    #[inline]
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        Ok(context.parts.method.clone())
+    }
+}
+
+impl FromRequestHead for Uri {
+    #[inline]
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        Ok(context.parts.uri.clone())
+    }
+}
+
+impl FromRequestHead for HeaderMap {
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        Ok(context.parts.headers.clone())
+    }
+}
+
+fn bad_request(message: String) -> Response<Body> {
+    (StatusCode::BAD_REQUEST, message).into_response()
+}
+
+/// Route parameters by name, decoded and owned. Allocates; prefer
+/// [`Path`] for typed values.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RouteParams(pub Vec<(String, String)>);
+
+impl RouteParams {
+    /// The decoded value of `name`.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+    }
+}
+
+impl FromRequestHead for RouteParams {
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        let params = context.params;
+        params
+            .iter_raw()
+            .map(
+                |(name, raw)| match crate::router::params::percent_decode(raw) {
+                    Ok(value) => Ok((name.to_owned(), value.into_owned())),
+                    Err(error) => Err(bad_request(format!("route parameter `{name}`: {error}"))),
+                },
+            )
+            .collect::<Result<_, _>>()
+            .map(RouteParams)
+    }
+}
+
+/// Typed route parameters, in the order of the pattern: one value
+/// (`Path<u32>`) or a tuple (`Path<(String, u64)>`). Values are
+/// percent-decoded; one that does not decode or parse answers 400 naming
+/// the parameter.
+///
+/// ```
+/// use pronghorn::{Router, handler::Path};
+///
+/// let router = Router::new()
+///     .get("/users/{id}", |Path(id): Path<u64>| format!("user {id}"))
+///     .get("/files/{name}.{ext}", |Path((name, ext)): Path<(String, String)>| format!("{name} {ext}"))
+///     .compile()
+///     .unwrap();
+/// # let _: pronghorn::CompiledRouter<String> = router;
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Path<T>(pub T);
+
+/// A value that a route parameter parses into (used by [`Path`]).
+pub trait FromParam: Sized {
+    /// Parses the decoded value.
+    fn from_param(value: &str) -> Result<Self, String>;
+}
+
+macro_rules! from_param_via_from_str {
+    ($($ty:ty),*) => {$(
+        impl FromParam for $ty {
+            #[inline]
+            fn from_param(value: &str) -> Result<Self, String> {
+                <$ty as FromStr>::from_str(value).map_err(|error| error.to_string())
+            }
+        }
+    )*};
+}
+
+from_param_via_from_str!(
+    String, bool, char, u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64
+);
+
+/// Values that a whole parameter list converts into (used by [`Path`]).
+pub trait FromParams: Sized {
+    /// Converts the parameters.
+    fn from_params(params: Params<'_>) -> Result<Self, String>;
+}
+
+fn param<T: FromParam>(params: Params<'_>, index: usize) -> Result<T, String> {
+    let (name, raw) = params
+        .iter_raw()
+        .nth(index)
+        .ok_or_else(|| format!("the route has no parameter number {}", index + 1))?;
+    let decoded = crate::router::params::percent_decode(raw)
+        .map_err(|error| format!("route parameter `{name}`: {error}"))?;
+    T::from_param(&decoded).map_err(|error| format!("route parameter `{name}`: {error}"))
+}
+
+impl<T: FromParam> FromParams for T {
+    fn from_params(params: Params<'_>) -> Result<Self, String> {
+        if params.len() != 1 {
+            return Err(format!(
+                "expected 1 route parameter, the route has {}",
+                params.len()
+            ));
+        }
+        param(params, 0)
+    }
+}
+
+macro_rules! from_params_tuple {
+    ($count:literal: $($ty:ident $index:tt),+) => {
+        impl<$($ty: FromParam),+> FromParams for ($($ty,)+) {
+            fn from_params(params: Params<'_>) -> Result<Self, String> {
+                if params.len() != $count {
+                    return Err(format!(
+                        "expected {} route parameters, the route has {}",
+                        $count,
+                        params.len()
+                    ));
+                }
+                Ok(($(param::<$ty>(params, $index)?,)+))
+            }
+        }
+    };
+}
+
+from_params_tuple!(1: A 0);
+from_params_tuple!(2: A 0, B 1);
+from_params_tuple!(3: A 0, B 1, C 2);
+from_params_tuple!(4: A 0, B 1, C 2, D 3);
+
+impl<T: FromParams> FromRequestHead for Path<T> {
+    #[inline]
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        T::from_params(context.params)
+            .map(Path)
+            .map_err(bad_request)
+    }
+}
+
+/// Shared state registered with [`Router::state`](crate::Router::state),
+/// cloned for each call (wrap it in an `Arc`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct State<T>(pub T);
+
+impl<T: Clone + Send + Sync + 'static> FromRequestHead for State<T> {
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        match context.state::<T>() {
+            Some(state) => Ok(State(state.clone())),
+            None => {
+                tracing::error!(
+                    state = std::any::type_name::<T>(),
+                    "pronghorn: a handler asked for state the router was not given"
+                );
+                Err((StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error").into_response())
+            }
+        }
+    }
+}
+
+/// The future of a body extractor: collects the body within the limit.
+pub struct BodyFuture<T> {
+    collect: std::pin::Pin<Box<dyn Future<Output = Result<T, Response<Body>>> + Send>>,
+}
+
+impl<T> fmt::Debug for BodyFuture<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("BodyFuture")
+    }
+}
+
+impl<T> Future for BodyFuture<T> {
+    type Output = Result<T, Response<Body>>;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        self.collect.as_mut().poll(cx)
+    }
+}
+
+async fn collect<B>(body: B, limit: usize) -> Result<Bytes, Response<Body>>
+where
+    B: http_body::Body + Send,
+    B::Error: Into<BoxError>,
+{
+    match Limited::new(body, limit).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(error) if error.is::<http_body_util::LengthLimitError>() => Err((
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("request body larger than the limit of {limit} bytes"),
+        )
+            .into_response()),
+        Err(error) => Err(bad_request(format!(
+            "request body could not be read: {error}"
+        ))),
+    }
+}
+
+macro_rules! body_extractor {
+    ($ty:ty, $check:expr, $convert:expr) => {
+        impl<B> FromRequestBody<B> for $ty
+        where
+            B: http_body::Body<Data = Bytes> + Send + 'static,
+            B::Error: Into<BoxError>,
+        {
+            type Future = BodyFuture<Self>;
+
+            fn from_body(body: B, context: &RequestContext<'_>) -> Self::Future {
+                let check: fn(&Parts) -> Result<(), Response<Body>> = $check;
+                let checked = check(context.parts);
+                let limit = context.body_limit;
+                BodyFuture {
+                    collect: Box::pin(async move {
+                        checked?;
+                        let bytes = collect(body, limit).await?;
+                        let convert: fn(Bytes) -> Result<$ty, Response<Body>> = $convert;
+                        convert(bytes)
+                    }),
+                }
+            }
+        }
+    };
+}
+
+body_extractor!(Bytes, |_| Ok(()), Ok);
+body_extractor!(String, |_| Ok(()), |bytes: Bytes| {
+    String::from_utf8(bytes.to_vec())
+        .map_err(|error| bad_request(format!("request body is not UTF-8: {error}")))
+});
+
+/// Whether the request declares a JSON body (`application/json` or
+/// `application/*+json`).
+#[cfg(feature = "json")]
+fn is_json(parts: &Parts) -> bool {
+    let Some(value) = parts
+        .headers
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return false;
+    };
+    let essence = value
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json"
+        || essence
+            .strip_prefix("application/")
+            .is_some_and(|s| s.ends_with("+json"))
+}
+
+/// A JSON request body or response (feature `json`).
+#[cfg(feature = "json")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Json<T>(pub T);
+
+#[cfg(feature = "json")]
+impl<B, T> FromRequestBody<B> for Json<T>
+where
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+    T: serde::de::DeserializeOwned + Send + 'static,
+{
+    type Future = BodyFuture<Self>;
+
+    fn from_body(body: B, context: &RequestContext<'_>) -> Self::Future {
+        let json = is_json(context.parts);
+        let limit = context.body_limit;
+        BodyFuture {
+            collect: Box::pin(async move {
+                if !json {
+                    return Err((
+                        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                        "expected a request with `content-type: application/json`",
+                    )
+                        .into_response());
+                }
+                let bytes = collect(body, limit).await?;
+                serde_json::from_slice(&bytes)
+                    .map(Json)
+                    .map_err(|error| bad_request(format!("invalid JSON body: {error}")))
+            }),
+        }
+    }
+}
+
+#[cfg(feature = "json")]
+impl<T: serde::Serialize> IntoResponse for Json<T> {
+    fn into_response(self) -> Response<Body> {
+        match serde_json::to_vec(&self.0) {
+            Ok(bytes) => {
+                let mut response = Response::new(Body::from(bytes));
+                response.headers_mut().insert(
+                    http::header::CONTENT_TYPE,
+                    http::HeaderValue::from_static("application/json"),
+                );
+                response
+            }
+            Err(error) => {
+                tracing::error!(%error, "pronghorn: a JSON response could not be serialised");
+                (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error").into_response()
+            }
+        }
+    }
+}

@@ -1,0 +1,258 @@
+//! Handlers: closures and functions that answer a request, taking
+//! extractors as arguments.
+//!
+//! A handler takes up to eight extractors that read the request head
+//! ([`FromRequestHead`]: [`Path`], [`State`], [`RouteParams`], `Method`,
+//! `Uri`, `HeaderMap`) and, as its last argument, at most one that reads the
+//! body ([`FromRequestBody`]: `Bytes`, `String`, `Json<T>`). It returns
+//! something that is [`IntoResponse`] — directly (synchronous), as a future
+//! (asynchronous), or as a [`Step`] (decided per request).
+//!
+//! A synchronous handler costs no allocation of the router's own: it is
+//! called in the first poll of the response future. Only the future of an
+//! asynchronous handler is boxed, and only when it is called. A body
+//! extractor reads the body behind one boxed future, polled once in place:
+//! a body that is already complete then costs no suspension.
+
+mod extract;
+mod response;
+
+use std::{
+    future::Future,
+    marker::PhantomData,
+    pin::Pin,
+    task::{Context, Poll},
+};
+
+use http::{Request, Response};
+
+#[cfg(feature = "json")]
+pub use self::extract::Json;
+pub use self::{
+    extract::{
+        BodyFuture, FromParam, FromParams, FromRequestBody, FromRequestHead, Path, RequestContext,
+        RouteContext, RouteParams, State,
+    },
+    response::IntoResponse,
+};
+
+use crate::{
+    Body, Step,
+    hook::{FnAsync, FnStep, FnSync},
+};
+
+/// A boxed, sendable future: what an asynchronous step becomes once
+/// type-erased.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// Marker of a handler whose last argument reads the body.
+#[derive(Debug)]
+pub enum WithBody {}
+
+/// A function that answers requests, taking extractors.
+///
+/// Implemented for closures and fns taking up to eight [`FromRequestHead`]
+/// arguments and, last, at most one [`FromRequestBody`]; returning an
+/// [`IntoResponse`] value, a future of one, or a [`Step`] of one. `M` tells
+/// the implementations apart and is inferred.
+pub trait Handler<B, M>: Clone + Send + Sync + 'static {
+    /// Calls the handler. `cx` is the context of the poll that runs it, so a
+    /// body that is already complete is read without a suspension.
+    fn call(
+        &self,
+        request: Request<B>,
+        route: RouteContext<'_>,
+        cx: &mut Context<'_>,
+    ) -> Step<Response<Body>, BoxFuture<Response<Body>>>;
+}
+
+/// The answer of a handler's return value: now, or boxed.
+trait Answer {
+    fn answer(self) -> Step<Response<Body>, BoxFuture<Response<Body>>>;
+}
+
+struct Now<R>(R);
+struct Later<F>(F);
+struct Either<R, F>(Step<R, F>);
+
+impl<R: IntoResponse> Answer for Now<R> {
+    #[inline]
+    fn answer(self) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
+        Step::Ready(self.0.into_response())
+    }
+}
+
+impl<F> Answer for Later<F>
+where
+    F: Future + Send + 'static,
+    F::Output: IntoResponse,
+{
+    #[inline]
+    fn answer(self) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
+        let future = self.0;
+        Step::Pending(Box::pin(async move { future.await.into_response() }))
+    }
+}
+
+impl<R, F> Answer for Either<R, F>
+where
+    R: IntoResponse,
+    F: Future<Output = R> + Send + 'static,
+{
+    #[inline]
+    fn answer(self) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
+        match self.0 {
+            Step::Ready(value) => Now(value).answer(),
+            Step::Pending(future) => Later(future).answer(),
+        }
+    }
+}
+
+macro_rules! try_extract {
+    ($ty:ident, $context:expr) => {
+        match <$ty as FromRequestHead>::from_head($context) {
+            Ok(value) => value,
+            Err(response) => return Step::Ready(response),
+        }
+    };
+}
+
+macro_rules! handler_impls {
+    ($($ty:ident),*) => {
+        handler_impls!(@kind FnSync, R, Now, [R: IntoResponse], $($ty),*);
+        handler_impls!(@kind FnAsync, Fut, Later, [Fut: Future + Send + 'static, Fut::Output: IntoResponse], $($ty),*);
+        handler_impls!(@step $($ty),*);
+    };
+    (@kind $kind:ident, $out:ident, $wrap:ident, [$($bounds:tt)*], $($ty:ident),*) => {
+        #[allow(non_snake_case, unused_variables)]
+        impl<F, $out, B, $($ty,)*> Handler<B, ($kind, ($($ty,)*))> for F
+        where
+            F: Fn($($ty),*) -> $out + Clone + Send + Sync + 'static,
+            $($bounds)*,
+            $($ty: FromRequestHead,)*
+        {
+            #[inline]
+            fn call(
+                &self,
+                request: Request<B>,
+                route: RouteContext<'_>,
+                _: &mut Context<'_>,
+            ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
+                let (parts, _) = request.into_parts();
+                let context = &route.with_parts(&parts);
+                $(let $ty = try_extract!($ty, context);)*
+                $wrap(self($($ty),*)).answer()
+            }
+        }
+
+        #[allow(non_snake_case, unused_variables)]
+        impl<F, $out, B, $($ty,)* T> Handler<B, ($kind, WithBody, ($($ty,)*), T)> for F
+        where
+            F: Fn($($ty,)* T) -> $out + Clone + Send + Sync + 'static,
+            $($bounds)*,
+            $($ty: FromRequestHead + Send + 'static,)*
+            T: FromRequestBody<B> + Send + 'static,
+        {
+            fn call(
+                &self,
+                request: Request<B>,
+                route: RouteContext<'_>,
+                cx: &mut Context<'_>,
+            ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
+                let (parts, body) = request.into_parts();
+                let context = &route.with_parts(&parts);
+                $(let $ty = try_extract!($ty, context);)*
+                let mut body = T::from_body(body, context);
+                match Pin::new(&mut body).poll(cx) {
+                    Poll::Ready(Ok(body)) => $wrap(self($($ty,)* body)).answer(),
+                    Poll::Ready(Err(response)) => Step::Ready(response),
+                    Poll::Pending => {
+                        let handler = self.clone();
+                        Step::Pending(Box::pin(async move {
+                            match body.await {
+                                Ok(body) => match $wrap(handler($($ty,)* body)).answer() {
+                                    Step::Ready(response) => response,
+                                    Step::Pending(future) => future.await,
+                                },
+                                Err(response) => response,
+                            }
+                        }))
+                    }
+                }
+            }
+        }
+    };
+    (@step $($ty:ident),*) => {
+        #[allow(non_snake_case, unused_variables)]
+        impl<F, R, Fut, B, $($ty,)*> Handler<B, (FnStep, ($($ty,)*))> for F
+        where
+            F: Fn($($ty),*) -> Step<R, Fut> + Clone + Send + Sync + 'static,
+            R: IntoResponse,
+            Fut: Future<Output = R> + Send + 'static,
+            $($ty: FromRequestHead,)*
+        {
+            #[inline]
+            fn call(
+                &self,
+                request: Request<B>,
+                route: RouteContext<'_>,
+                _: &mut Context<'_>,
+            ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
+                let (parts, _) = request.into_parts();
+                let context = &route.with_parts(&parts);
+                $(let $ty = try_extract!($ty, context);)*
+                Either(self($($ty),*)).answer()
+            }
+        }
+    };
+}
+
+handler_impls!();
+handler_impls!(T1);
+handler_impls!(T1, T2);
+handler_impls!(T1, T2, T3);
+handler_impls!(T1, T2, T3, T4);
+handler_impls!(T1, T2, T3, T4, T5);
+handler_impls!(T1, T2, T3, T4, T5, T6);
+handler_impls!(T1, T2, T3, T4, T5, T6, T7);
+handler_impls!(T1, T2, T3, T4, T5, T6, T7, T8);
+
+/// A handler with its marker erased, as the router stores it.
+pub(crate) trait ErasedHandler<B>: Send + Sync + 'static {
+    fn call(
+        &self,
+        request: Request<B>,
+        route: RouteContext<'_>,
+        cx: &mut Context<'_>,
+    ) -> Step<Response<Body>, BoxFuture<Response<Body>>>;
+}
+
+pub(crate) struct Erased<H, M> {
+    handler: H,
+    _marker: PhantomData<fn() -> M>,
+}
+
+impl<H, M> Erased<H, M> {
+    pub(crate) fn new(handler: H) -> Self {
+        Self {
+            handler,
+            _marker: PhantomData,
+        }
+    }
+}
+
+impl<H, M, B> ErasedHandler<B> for Erased<H, M>
+where
+    H: Handler<B, M>,
+    M: 'static,
+{
+    #[inline]
+    fn call(
+        &self,
+        request: Request<B>,
+        route: RouteContext<'_>,
+        cx: &mut Context<'_>,
+    ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
+        self.handler.call(request, route, cx)
+    }
+}

@@ -1,0 +1,168 @@
+//! [`IntoResponse`]: what a handler or hook may answer.
+
+use std::convert::Infallible;
+
+use bytes::Bytes;
+use http::{
+    HeaderName, HeaderValue, Response, StatusCode,
+    header::{CONTENT_TYPE, HeaderMap},
+};
+
+use crate::Body;
+
+/// Something that converts into a response.
+///
+/// Implemented for text (`&'static str`, `String`: `text/plain`), bytes
+/// (`Bytes`, `Vec<u8>`: `application/octet-stream`), `StatusCode` (empty
+/// body), `()` (200, empty), `Response<Body>`, `(StatusCode, T)`, header
+/// arrays `([(K, V); N], T)` and `(StatusCode, [(K, V); N], T)`, `Json<T>`
+/// (feature `json`), and `Result<T, E>` where both convert.
+///
+/// ```
+/// use http::StatusCode;
+/// use pronghorn::IntoResponse;
+///
+/// let response = (StatusCode::CREATED, "made").into_response();
+/// assert_eq!(response.status(), StatusCode::CREATED);
+/// assert_eq!(response.headers()["content-type"], "text/plain; charset=utf-8");
+/// ```
+pub trait IntoResponse {
+    /// Builds the response.
+    fn into_response(self) -> Response<Body>;
+}
+
+fn with_type(body: Body, content_type: &'static str) -> Response<Body> {
+    let mut response = Response::new(body);
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    response
+}
+
+const TEXT: &str = "text/plain; charset=utf-8";
+const OCTETS: &str = "application/octet-stream";
+
+impl IntoResponse for &'static str {
+    #[inline]
+    fn into_response(self) -> Response<Body> {
+        with_type(Body::from(self), TEXT)
+    }
+}
+
+impl IntoResponse for String {
+    #[inline]
+    fn into_response(self) -> Response<Body> {
+        with_type(Body::from(self), TEXT)
+    }
+}
+
+impl IntoResponse for Bytes {
+    #[inline]
+    fn into_response(self) -> Response<Body> {
+        with_type(Body::from(self), OCTETS)
+    }
+}
+
+impl IntoResponse for Vec<u8> {
+    #[inline]
+    fn into_response(self) -> Response<Body> {
+        with_type(Body::from(self), OCTETS)
+    }
+}
+
+impl IntoResponse for StatusCode {
+    #[inline]
+    fn into_response(self) -> Response<Body> {
+        let mut response = Response::new(Body::empty());
+        *response.status_mut() = self;
+        response
+    }
+}
+
+impl IntoResponse for () {
+    #[inline]
+    fn into_response(self) -> Response<Body> {
+        Response::new(Body::empty())
+    }
+}
+
+impl IntoResponse for Infallible {
+    fn into_response(self) -> Response<Body> {
+        match self {}
+    }
+}
+
+impl IntoResponse for Response<Body> {
+    #[inline]
+    fn into_response(self) -> Response<Body> {
+        self
+    }
+}
+
+impl<T: IntoResponse> IntoResponse for (StatusCode, T) {
+    #[inline]
+    fn into_response(self) -> Response<Body> {
+        let mut response = self.1.into_response();
+        *response.status_mut() = self.0;
+        response
+    }
+}
+
+fn apply_headers<K, V, const N: usize>(headers: [(K, V); N], response: &mut Response<Body>) -> bool
+where
+    K: TryInto<HeaderName>,
+    V: TryInto<HeaderValue>,
+{
+    let map: &mut HeaderMap = response.headers_mut();
+    for (name, value) in headers {
+        match (name.try_into(), value.try_into()) {
+            (Ok(name), Ok(value)) => {
+                map.insert(name, value);
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
+impl<K, V, T, const N: usize> IntoResponse for ([(K, V); N], T)
+where
+    K: TryInto<HeaderName>,
+    V: TryInto<HeaderValue>,
+    T: IntoResponse,
+{
+    fn into_response(self) -> Response<Body> {
+        let mut response = self.1.into_response();
+        if apply_headers(self.0, &mut response) {
+            response
+        } else {
+            invalid_header()
+        }
+    }
+}
+
+impl<K, V, T, const N: usize> IntoResponse for (StatusCode, [(K, V); N], T)
+where
+    K: TryInto<HeaderName>,
+    V: TryInto<HeaderValue>,
+    T: IntoResponse,
+{
+    fn into_response(self) -> Response<Body> {
+        (self.0, (self.1, self.2)).into_response()
+    }
+}
+
+fn invalid_header() -> Response<Body> {
+    tracing::error!("pronghorn: a response header name or value was invalid");
+    (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error").into_response()
+}
+
+impl<T: IntoResponse, E: IntoResponse> IntoResponse for Result<T, E> {
+    #[inline]
+    fn into_response(self) -> Response<Body> {
+        match self {
+            Ok(value) => value.into_response(),
+            Err(error) => error.into_response(),
+        }
+    }
+}

@@ -1,0 +1,281 @@
+use std::{fmt, sync::Arc};
+
+use http::Method;
+
+use super::{
+    RouteError, Scope,
+    hook::{
+        Erased as ErasedHook, ErasedMonitor, ErasedPostfix, ErasedPrefix, RouteMonitor,
+        RoutePostfix, RoutePrefix,
+    },
+    service::{self, CompiledRouter},
+};
+use crate::handler::{Erased as ErasedFn, ErasedHandler, Handler};
+
+/// The default limit of a request body read by an extractor: 2 MiB.
+pub(crate) const DEFAULT_BODY_LIMIT: usize = 2 * 1024 * 1024;
+
+pub(crate) struct RouteSpec<B> {
+    pub(crate) method: Option<Method>,
+    pub(crate) pattern: String,
+    pub(crate) handler: Arc<dyn ErasedHandler<B>>,
+}
+
+pub(crate) struct HookSpec<H: ?Sized> {
+    pub(crate) scope: Scope,
+    pub(crate) hook: Arc<H>,
+}
+
+impl<H: ?Sized> Clone for HookSpec<H> {
+    fn clone(&self) -> Self {
+        Self {
+            scope: self.scope.clone(),
+            hook: self.hook.clone(),
+        }
+    }
+}
+
+/// Builds a routing table of handlers and path-scoped hooks; [`compile`]
+/// validates it into a [`CompiledRouter`].
+///
+/// `B` is the request body type of the service the router becomes (hyper's
+/// `Incoming`, axum's `Body`, …); it is usually inferred.
+///
+/// Registration never fails: every mistake — a malformed pattern, a
+/// duplicate route — is reported by [`compile`], naming the pattern.
+///
+/// [`compile`]: Router::compile
+///
+/// # Example
+///
+/// ```
+/// use std::ops::ControlFlow;
+/// use http::{Request, StatusCode};
+/// use pronghorn::{Router, handler::Path, router::{Priority, Route, Scope}};
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .get("/", || "home")
+///     .get("/users/{id}", |Path(id): Path<u64>| format!("user {id}"))
+///     .prefix(Scope::new("/users").priority(Priority::HIGH), |request: Request<String>, _: &mut Route<'_>| {
+///         if request.headers().contains_key("authorization") {
+///             ControlFlow::Continue(request)
+///         } else {
+///             ControlFlow::Break(StatusCode::UNAUTHORIZED)
+///         }
+///     })
+///     .compile()
+///     .unwrap();
+///
+/// let response = router.clone().oneshot(Request::get("/users/7").body(String::new()).unwrap()).await.unwrap();
+/// assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+/// let response = router.oneshot(Request::get("/").body(String::new()).unwrap()).await.unwrap();
+/// assert_eq!(response.status(), StatusCode::OK);
+/// # }
+/// ```
+pub struct Router<B> {
+    pub(crate) routes: Vec<RouteSpec<B>>,
+    pub(crate) prefixes: Vec<HookSpec<dyn ErasedPrefix<B>>>,
+    pub(crate) postfixes: Vec<HookSpec<dyn ErasedPostfix>>,
+    pub(crate) monitors: Vec<HookSpec<dyn ErasedMonitor>>,
+    pub(crate) state: http::Extensions,
+    pub(crate) body_limit: usize,
+}
+
+impl<B: 'static> Default for Router<B> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<B> fmt::Debug for Router<B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let routes: Vec<_> = self
+            .routes
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} {}",
+                    r.method.as_ref().map_or("*", Method::as_str),
+                    r.pattern
+                )
+            })
+            .collect();
+        f.debug_struct("Router")
+            .field("routes", &routes)
+            .field("prefixes", &self.prefixes.len())
+            .field("postfixes", &self.postfixes.len())
+            .field("monitors", &self.monitors.len())
+            .field("body_limit", &self.body_limit)
+            .finish()
+    }
+}
+
+macro_rules! method_routes {
+    ($($name:ident => $method:ident),*) => {$(
+        #[doc = concat!("Routes `", stringify!($method), "` requests for `pattern` to `handler`.")]
+        pub fn $name<H, M>(self, pattern: &str, handler: H) -> Self
+        where
+            H: Handler<B, M>,
+            M: 'static,
+        {
+            self.route(Method::$method, pattern, handler)
+        }
+    )*};
+}
+
+impl<B: 'static> Router<B> {
+    /// An empty router.
+    pub fn new() -> Self {
+        Self {
+            routes: Vec::new(),
+            prefixes: Vec::new(),
+            postfixes: Vec::new(),
+            monitors: Vec::new(),
+            state: http::Extensions::new(),
+            body_limit: DEFAULT_BODY_LIMIT,
+        }
+    }
+
+    /// Routes `method` requests for `pattern` to `handler`.
+    pub fn route<H, M>(mut self, method: Method, pattern: &str, handler: H) -> Self
+    where
+        H: Handler<B, M>,
+        M: 'static,
+    {
+        self.routes.push(RouteSpec {
+            method: Some(method),
+            pattern: pattern.to_owned(),
+            handler: Arc::new(ErasedFn::new(handler)),
+        });
+        self
+    }
+
+    /// Routes requests of any method for `pattern` to `handler`; routes for
+    /// the request's own method are searched first.
+    pub fn any<H, M>(mut self, pattern: &str, handler: H) -> Self
+    where
+        H: Handler<B, M>,
+        M: 'static,
+    {
+        self.routes.push(RouteSpec {
+            method: None,
+            pattern: pattern.to_owned(),
+            handler: Arc::new(ErasedFn::new(handler)),
+        });
+        self
+    }
+
+    method_routes!(get => GET, post => POST, put => PUT, patch => PATCH, delete => DELETE);
+
+    /// Registers a prefix hook: it runs before the handler and lets the
+    /// request through or answers it.
+    pub fn prefix<H, M>(mut self, scope: impl Into<Scope>, hook: H) -> Self
+    where
+        H: RoutePrefix<B, M>,
+        M: 'static,
+    {
+        self.prefixes.push(HookSpec {
+            scope: scope.into(),
+            hook: Arc::new(ErasedHook::new(hook)),
+        });
+        self
+    }
+
+    /// Registers a postfix hook: it runs after the handler and may modify
+    /// or replace the response.
+    pub fn postfix<H, M>(mut self, scope: impl Into<Scope>, hook: H) -> Self
+    where
+        H: RoutePostfix<M>,
+        M: 'static,
+    {
+        self.postfixes.push(HookSpec {
+            scope: scope.into(),
+            hook: Arc::new(ErasedHook::new(hook)),
+        });
+        self
+    }
+
+    /// Registers a monitor hook: it observes the outcome before the response
+    /// is handed back, and cannot change it.
+    pub fn monitor<H, M>(mut self, scope: impl Into<Scope>, hook: H) -> Self
+    where
+        H: RouteMonitor<M>,
+        M: 'static,
+    {
+        self.monitors.push(HookSpec {
+            scope: scope.into(),
+            hook: Arc::new(ErasedHook::new(hook)),
+        });
+        self
+    }
+
+    /// Shares `state` with handlers, which take it with
+    /// [`State<T>`](crate::handler::State).
+    pub fn state<T: Clone + Send + Sync + 'static>(mut self, state: T) -> Self {
+        self.state.insert(state);
+        self
+    }
+
+    /// The largest request body an extractor reads (default 2 MiB); a
+    /// larger one is answered with 413.
+    pub fn body_limit(mut self, bytes: usize) -> Self {
+        self.body_limit = bytes;
+        self
+    }
+
+    /// Mounts `other`'s routes and hooks under `base` (`"/api"`: `/users`
+    /// becomes `/api/users`). Its state joins this router's.
+    pub fn nest(mut self, base: &str, other: Router<B>) -> Self {
+        let join = |pattern: &str| {
+            format!(
+                "{}/{}",
+                base.trim_end_matches('/'),
+                pattern.trim_start_matches('/')
+            )
+        };
+        let rebase = |mut scope: Scope| {
+            scope.pattern = join(&scope.pattern);
+            scope
+        };
+        self.routes
+            .extend(other.routes.into_iter().map(|route| RouteSpec {
+                pattern: join(&route.pattern),
+                ..route
+            }));
+        self.prefixes
+            .extend(other.prefixes.into_iter().map(|h| HookSpec {
+                scope: rebase(h.scope),
+                ..h
+            }));
+        self.postfixes
+            .extend(other.postfixes.into_iter().map(|h| HookSpec {
+                scope: rebase(h.scope),
+                ..h
+            }));
+        self.monitors
+            .extend(other.monitors.into_iter().map(|h| HookSpec {
+                scope: rebase(h.scope),
+                ..h
+            }));
+        self.state.extend(other.state);
+        self
+    }
+
+    /// Adds `other`'s routes and hooks to this router's, after them.
+    pub fn merge(self, other: Router<B>) -> Self {
+        self.nest("", other)
+    }
+
+    /// Validates every route and hook and compiles the table.
+    ///
+    /// # Errors
+    ///
+    /// The first [`RouteError`]: a malformed pattern (of a route or a hook),
+    /// or a route registered twice for the same method and pattern.
+    pub fn compile(self) -> Result<CompiledRouter<B>, RouteError> {
+        service::compile(self)
+    }
+}

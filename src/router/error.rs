@@ -1,0 +1,140 @@
+use std::{error::Error, fmt};
+
+/// A route or hook that [`Router::compile`](crate::Router::compile) refused.
+///
+/// Every variant names the pattern it is about. Bad routes are always
+/// reported here, when the table is compiled — never as a panic, and never
+/// at request time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RouteError {
+    /// The pattern does not start with `/`.
+    MissingLeadingSlash {
+        /// The pattern as registered.
+        pattern: String,
+    },
+    /// A `{` without its `}`, or a `}` without its `{` (write `{{` and `}}`
+    /// for literal braces).
+    UnbalancedBrace {
+        /// The pattern as registered.
+        pattern: String,
+        /// Byte offset of the offending brace.
+        at: usize,
+    },
+    /// `{}` or `{*}`: a parameter needs a name.
+    EmptyParameter {
+        /// The pattern as registered.
+        pattern: String,
+    },
+    /// A parameter name that is not `[A-Za-z_][A-Za-z0-9_]*`.
+    InvalidName {
+        /// The pattern as registered.
+        pattern: String,
+        /// The name as written.
+        name: String,
+    },
+    /// Two parameters with no literal text between them, as in `{a}{b}`:
+    /// where one ends and the next begins would be a guess.
+    AdjacentParameters {
+        /// The pattern as registered.
+        pattern: String,
+        /// The segment holding them.
+        segment: String,
+    },
+    /// The same parameter name twice in one pattern.
+    DuplicateParameter {
+        /// The pattern as registered.
+        pattern: String,
+        /// The repeated name.
+        name: String,
+    },
+    /// A catch-all that shares its segment with other text, as in
+    /// `/files/x{*rest}`.
+    CatchAllNotAlone {
+        /// The pattern as registered.
+        pattern: String,
+    },
+    /// A parameter or a second catch-all after a catch-all: only static
+    /// segments may follow one.
+    AfterCatchAll {
+        /// The pattern as registered.
+        pattern: String,
+        /// The first segment after the catch-all that is not static.
+        segment: String,
+    },
+    /// More parameters in one pattern than [`MAX_PARAMETERS`](crate::router::MAX_PARAMETERS).
+    TooManyParameters {
+        /// The pattern as registered.
+        pattern: String,
+    },
+    /// A route for the same method and the same pattern was registered
+    /// before (patterns that differ only in parameter names are the same).
+    DuplicateRoute {
+        /// The method, or `*` for a route on any method.
+        method: String,
+        /// The pattern registered first.
+        first: String,
+        /// The pattern registered again.
+        second: String,
+    },
+}
+
+impl fmt::Display for RouteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::MissingLeadingSlash { pattern } => {
+                write!(f, "route `{pattern}`: a pattern must start with `/`")
+            }
+            Self::UnbalancedBrace { pattern, at } => write!(
+                f,
+                "route `{pattern}`: unbalanced brace at byte {at} (write `{{{{` or `}}}}` for a literal brace)"
+            ),
+            Self::EmptyParameter { pattern } => {
+                write!(
+                    f,
+                    "route `{pattern}`: a parameter needs a name, as in `{{id}}`"
+                )
+            }
+            Self::InvalidName { pattern, name } => write!(
+                f,
+                "route `{pattern}`: `{name}` is not a valid parameter name (letters, digits and `_`, not starting with a digit)"
+            ),
+            Self::AdjacentParameters { pattern, segment } => write!(
+                f,
+                "route `{pattern}`: parameters in segment `{segment}` need literal text between them"
+            ),
+            Self::DuplicateParameter { pattern, name } => {
+                write!(f, "route `{pattern}`: parameter `{name}` is named twice")
+            }
+            Self::CatchAllNotAlone { pattern } => write!(
+                f,
+                "route `{pattern}`: a catch-all `{{*name}}` must fill its whole segment"
+            ),
+            Self::AfterCatchAll { pattern, segment } => write!(
+                f,
+                "route `{pattern}`: only static segments may follow a catch-all, found `{segment}`"
+            ),
+            Self::TooManyParameters { pattern } => write!(
+                f,
+                "route `{pattern}`: more than {} parameters",
+                super::MAX_PARAMETERS
+            ),
+            Self::DuplicateRoute {
+                method,
+                first,
+                second,
+            } => {
+                if first == second {
+                    write!(f, "route `{method} {second}` is registered twice")
+                } else {
+                    write!(
+                        f,
+                        "route `{method} {second}` conflicts with `{method} {first}`, registered before: they match the same paths"
+                    )
+                }
+            }
+        }
+    }
+}
+
+impl Error for RouteError {}

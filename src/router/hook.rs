@@ -1,0 +1,395 @@
+//! Path-scoped hooks: what they see ([`Route`]), what they answer, and how
+//! the router stores them.
+
+use std::{fmt, future::Future, marker::PhantomData, ops::ControlFlow};
+
+use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Response, Uri};
+
+use super::{Failure, Params};
+use crate::{
+    Body, Exchange, RequestHead, Step,
+    handler::{BoxFuture, IntoResponse},
+    hook::{FnAsync, FnStep, FnSync, MonitorOutput},
+};
+
+/// What a path-scoped hook sees of the match: the request head, the matched
+/// route's pattern, and the parameters bound along the hook's *own* pattern.
+/// A prefix hook can also stage response headers.
+pub struct Route<'a> {
+    pub(crate) head: &'a RequestHead,
+    pub(crate) pattern: Option<&'a str>,
+    pub(crate) params: Params<'a>,
+    pub(crate) staged: Option<&'a mut HeaderMap>,
+}
+
+impl<'a> Route<'a> {
+    /// The request method.
+    pub fn method(&self) -> &'a Method {
+        self.head.method()
+    }
+
+    /// The request URI.
+    pub fn uri(&self) -> &'a Uri {
+        self.head.uri()
+    }
+
+    /// The request path, still percent-encoded.
+    pub fn path(&self) -> &'a str {
+        self.head.path()
+    }
+
+    /// The pattern of the matched route (`None` where no route matched, as
+    /// for an automatic `OPTIONS` answer).
+    pub fn pattern(&self) -> Option<&'a str> {
+        self.pattern
+    }
+
+    /// The parameters of the hook's own pattern.
+    pub fn params(&self) -> Params<'a> {
+        self.params
+    }
+
+    /// Stages a header for the response that goes out, whatever it is —
+    /// an early answer, the handler's response or an error — where it wins
+    /// over a header of the same name. Only prefix hooks stage headers.
+    pub fn stage_header(&mut self, name: HeaderName, value: HeaderValue) {
+        if let Some(staged) = self.staged.as_deref_mut() {
+            staged.insert(name, value);
+        }
+    }
+}
+
+impl fmt::Debug for Route<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Route")
+            .field("method", self.method())
+            .field("path", &self.path())
+            .field("pattern", &self.pattern)
+            .field("params", &self.params)
+            .finish()
+    }
+}
+
+/// What a router prefix hook answers: the request to pass on, or a response.
+///
+/// Implemented for `Request<B>` (pass on), `ControlFlow<R, Request<B>>`
+/// (`Break` answers with `R: IntoResponse`), and `Result<T, E>` where `E:
+/// IntoResponse` is the answer on failure.
+pub trait PrefixOutput<B> {
+    /// Converts into pass-on or answer.
+    fn into_flow(self) -> ControlFlow<Response<Body>, Request<B>>;
+}
+
+impl<B> PrefixOutput<B> for Request<B> {
+    #[inline]
+    fn into_flow(self) -> ControlFlow<Response<Body>, Request<B>> {
+        ControlFlow::Continue(self)
+    }
+}
+
+impl<B, R: IntoResponse> PrefixOutput<B> for ControlFlow<R, Request<B>> {
+    #[inline]
+    fn into_flow(self) -> ControlFlow<Response<Body>, Request<B>> {
+        match self {
+            ControlFlow::Continue(request) => ControlFlow::Continue(request),
+            ControlFlow::Break(answer) => ControlFlow::Break(answer.into_response()),
+        }
+    }
+}
+
+impl<B, T: PrefixOutput<B>, E: IntoResponse> PrefixOutput<B> for Result<T, E> {
+    #[inline]
+    fn into_flow(self) -> ControlFlow<Response<Body>, Request<B>> {
+        match self {
+            Ok(output) => output.into_flow(),
+            Err(error) => ControlFlow::Break(error.into_response()),
+        }
+    }
+}
+
+/// A postfix answer that replaces the response and skips the postfixes
+/// after this one.
+#[derive(Clone, Copy, Debug)]
+pub struct Replace<R>(pub R);
+
+/// What a router postfix hook answers: the response, modified
+/// (`Response<Body>`), or a replacement that ends the postfix chain
+/// ([`Replace`], or the `Err` of a `Result`).
+pub trait PostfixOutput {
+    /// `Continue` with the response, or `Break` with its replacement.
+    fn into_flow(self) -> ControlFlow<Response<Body>, Response<Body>>;
+}
+
+impl PostfixOutput for Response<Body> {
+    #[inline]
+    fn into_flow(self) -> ControlFlow<Response<Body>, Response<Body>> {
+        ControlFlow::Continue(self)
+    }
+}
+
+impl<R: IntoResponse> PostfixOutput for Replace<R> {
+    #[inline]
+    fn into_flow(self) -> ControlFlow<Response<Body>, Response<Body>> {
+        ControlFlow::Break(self.0.into_response())
+    }
+}
+
+impl<T: PostfixOutput, E: IntoResponse> PostfixOutput for Result<T, E> {
+    #[inline]
+    fn into_flow(self) -> ControlFlow<Response<Body>, Response<Body>> {
+        match self {
+            Ok(output) => output.into_flow(),
+            Err(error) => ControlFlow::Break(error.into_response()),
+        }
+    }
+}
+
+pub(crate) type PrefixFlow<B> = ControlFlow<Response<Body>, Request<B>>;
+pub(crate) type PostfixFlow = ControlFlow<Response<Body>, Response<Body>>;
+
+/// A prefix hook for the router: `Fn(Request<B>, &mut Route<'_>) -> X`
+/// where `X` is a [`PrefixOutput`], a future of one, or a [`Step`] of one.
+pub trait RoutePrefix<B, M>: Send + Sync + 'static {
+    #[doc(hidden)]
+    fn call(
+        &self,
+        request: Request<B>,
+        route: &mut Route<'_>,
+    ) -> Step<PrefixFlow<B>, BoxFuture<PrefixFlow<B>>>;
+}
+
+impl<F, O, B> RoutePrefix<B, FnSync> for F
+where
+    F: Fn(Request<B>, &mut Route<'_>) -> O + Send + Sync + 'static,
+    O: PrefixOutput<B>,
+{
+    #[inline]
+    fn call(
+        &self,
+        request: Request<B>,
+        route: &mut Route<'_>,
+    ) -> Step<PrefixFlow<B>, BoxFuture<PrefixFlow<B>>> {
+        Step::Ready(self(request, route).into_flow())
+    }
+}
+
+impl<F, Fut, B> RoutePrefix<B, FnAsync> for F
+where
+    F: Fn(Request<B>, &mut Route<'_>) -> Fut + Send + Sync + 'static,
+    Fut: Future + Send + 'static,
+    Fut::Output: PrefixOutput<B>,
+{
+    #[inline]
+    fn call(
+        &self,
+        request: Request<B>,
+        route: &mut Route<'_>,
+    ) -> Step<PrefixFlow<B>, BoxFuture<PrefixFlow<B>>> {
+        let future = self(request, route);
+        Step::Pending(Box::pin(async move { future.await.into_flow() }))
+    }
+}
+
+impl<F, O, Fut, B> RoutePrefix<B, FnStep> for F
+where
+    F: Fn(Request<B>, &mut Route<'_>) -> Step<O, Fut> + Send + Sync + 'static,
+    O: PrefixOutput<B>,
+    Fut: Future<Output = O> + Send + 'static,
+{
+    #[inline]
+    fn call(
+        &self,
+        request: Request<B>,
+        route: &mut Route<'_>,
+    ) -> Step<PrefixFlow<B>, BoxFuture<PrefixFlow<B>>> {
+        match self(request, route) {
+            Step::Ready(output) => Step::Ready(output.into_flow()),
+            Step::Pending(future) => {
+                Step::Pending(Box::pin(async move { future.await.into_flow() }))
+            }
+        }
+    }
+}
+
+/// A postfix hook for the router: `Fn(&Route<'_>, Response<Body>) -> X`
+/// where `X` is a [`PostfixOutput`], a future of one, or a [`Step`] of one.
+pub trait RoutePostfix<M>: Send + Sync + 'static {
+    #[doc(hidden)]
+    fn call(
+        &self,
+        route: &Route<'_>,
+        response: Response<Body>,
+    ) -> Step<PostfixFlow, BoxFuture<PostfixFlow>>;
+}
+
+impl<F, O> RoutePostfix<FnSync> for F
+where
+    F: Fn(&Route<'_>, Response<Body>) -> O + Send + Sync + 'static,
+    O: PostfixOutput,
+{
+    #[inline]
+    fn call(
+        &self,
+        route: &Route<'_>,
+        response: Response<Body>,
+    ) -> Step<PostfixFlow, BoxFuture<PostfixFlow>> {
+        Step::Ready(self(route, response).into_flow())
+    }
+}
+
+impl<F, Fut> RoutePostfix<FnAsync> for F
+where
+    F: Fn(&Route<'_>, Response<Body>) -> Fut + Send + Sync + 'static,
+    Fut: Future + Send + 'static,
+    Fut::Output: PostfixOutput,
+{
+    #[inline]
+    fn call(
+        &self,
+        route: &Route<'_>,
+        response: Response<Body>,
+    ) -> Step<PostfixFlow, BoxFuture<PostfixFlow>> {
+        let future = self(route, response);
+        Step::Pending(Box::pin(async move { future.await.into_flow() }))
+    }
+}
+
+impl<F, O, Fut> RoutePostfix<FnStep> for F
+where
+    F: Fn(&Route<'_>, Response<Body>) -> Step<O, Fut> + Send + Sync + 'static,
+    O: PostfixOutput,
+    Fut: Future<Output = O> + Send + 'static,
+{
+    #[inline]
+    fn call(
+        &self,
+        route: &Route<'_>,
+        response: Response<Body>,
+    ) -> Step<PostfixFlow, BoxFuture<PostfixFlow>> {
+        match self(route, response) {
+            Step::Ready(output) => Step::Ready(output.into_flow()),
+            Step::Pending(future) => {
+                Step::Pending(Box::pin(async move { future.await.into_flow() }))
+            }
+        }
+    }
+}
+
+/// The exchange a router monitor sees.
+pub type RouteExchange<'a> = Exchange<'a, Response<Body>, Failure>;
+
+/// A monitor hook for the router: `Fn(&Exchange<'_, Response<Body>,
+/// Failure>) -> X` where `X` is a [`MonitorOutput`], a future of one, or a
+/// [`Step`] of one.
+pub trait RouteMonitor<M>: Send + Sync + 'static {
+    #[doc(hidden)]
+    fn call(&self, exchange: &RouteExchange<'_>) -> Step<(), BoxFuture<()>>;
+}
+
+impl<F, O> RouteMonitor<FnSync> for F
+where
+    F: Fn(&RouteExchange<'_>) -> O + Send + Sync + 'static,
+    O: MonitorOutput,
+{
+    #[inline]
+    fn call(&self, exchange: &RouteExchange<'_>) -> Step<(), BoxFuture<()>> {
+        self(exchange).report();
+        Step::Ready(())
+    }
+}
+
+impl<F, Fut> RouteMonitor<FnAsync> for F
+where
+    F: Fn(&RouteExchange<'_>) -> Fut + Send + Sync + 'static,
+    Fut: Future + Send + 'static,
+    Fut::Output: MonitorOutput,
+{
+    #[inline]
+    fn call(&self, exchange: &RouteExchange<'_>) -> Step<(), BoxFuture<()>> {
+        let future = self(exchange);
+        Step::Pending(Box::pin(async move { future.await.report() }))
+    }
+}
+
+impl<F, O, Fut> RouteMonitor<FnStep> for F
+where
+    F: Fn(&RouteExchange<'_>) -> Step<O, Fut> + Send + Sync + 'static,
+    O: MonitorOutput,
+    Fut: Future<Output = O> + Send + 'static,
+{
+    #[inline]
+    fn call(&self, exchange: &RouteExchange<'_>) -> Step<(), BoxFuture<()>> {
+        match self(exchange) {
+            Step::Ready(output) => {
+                output.report();
+                Step::Ready(())
+            }
+            Step::Pending(future) => Step::Pending(Box::pin(async move { future.await.report() })),
+        }
+    }
+}
+
+/// Object-safe forms, as the router stores hooks.
+pub(crate) trait ErasedPrefix<B>: Send + Sync + 'static {
+    fn call(
+        &self,
+        request: Request<B>,
+        route: &mut Route<'_>,
+    ) -> Step<PrefixFlow<B>, BoxFuture<PrefixFlow<B>>>;
+}
+
+pub(crate) trait ErasedPostfix: Send + Sync + 'static {
+    fn call(
+        &self,
+        route: &Route<'_>,
+        response: Response<Body>,
+    ) -> Step<PostfixFlow, BoxFuture<PostfixFlow>>;
+}
+
+pub(crate) trait ErasedMonitor: Send + Sync + 'static {
+    fn call(&self, exchange: &RouteExchange<'_>) -> Step<(), BoxFuture<()>>;
+}
+
+/// A hook with its marker erased.
+pub(crate) struct Erased<H, M> {
+    hook: H,
+    _marker: PhantomData<fn() -> M>,
+}
+
+impl<H, M> Erased<H, M> {
+    pub(crate) fn new(hook: H) -> Self {
+        Self {
+            hook,
+            _marker: PhantomData,
+        }
+    }
+}
+
+impl<H: RoutePrefix<B, M>, M: 'static, B> ErasedPrefix<B> for Erased<H, M> {
+    #[inline]
+    fn call(
+        &self,
+        request: Request<B>,
+        route: &mut Route<'_>,
+    ) -> Step<PrefixFlow<B>, BoxFuture<PrefixFlow<B>>> {
+        self.hook.call(request, route)
+    }
+}
+
+impl<H: RoutePostfix<M>, M: 'static> ErasedPostfix for Erased<H, M> {
+    #[inline]
+    fn call(
+        &self,
+        route: &Route<'_>,
+        response: Response<Body>,
+    ) -> Step<PostfixFlow, BoxFuture<PostfixFlow>> {
+        self.hook.call(route, response)
+    }
+}
+
+impl<H: RouteMonitor<M>, M: 'static> ErasedMonitor for Erased<H, M> {
+    #[inline]
+    fn call(&self, exchange: &RouteExchange<'_>) -> Step<(), BoxFuture<()>> {
+        self.hook.call(exchange)
+    }
+}

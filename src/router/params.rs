@@ -1,0 +1,193 @@
+//! Route parameters: byte ranges into the request path, decoded on access.
+
+use std::{borrow::Cow, fmt};
+
+use super::MAX_PARAMETERS;
+
+/// The byte ranges a match captured, in capture order. Fixed size: a match
+/// never allocates.
+#[derive(Clone, Copy)]
+pub(crate) struct Captures {
+    ranges: [(u32, u32); MAX_PARAMETERS],
+    len: u8,
+}
+
+impl Captures {
+    pub(crate) const fn new() -> Self {
+        Self {
+            ranges: [(0, 0); MAX_PARAMETERS],
+            len: 0,
+        }
+    }
+
+    /// Records a capture. Patterns hold at most `MAX_PARAMETERS` parameters
+    /// and a match records one capture per parameter, so this never runs
+    /// out of room; the check keeps a broken invariant from going further.
+    #[inline]
+    pub(crate) fn push(&mut self, start: usize, end: usize) {
+        let slot = &mut self.ranges[usize::from(self.len)];
+        // Paths longer than 4 GiB never reach here: hyper refuses them first.
+        *slot = (start as u32, end as u32);
+        self.len += 1;
+    }
+
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        usize::from(self.len)
+    }
+
+    #[inline]
+    pub(crate) fn truncate(&mut self, len: usize) {
+        self.len = len as u8;
+    }
+
+    #[inline]
+    pub(crate) fn ranges(&self) -> &[(u32, u32)] {
+        &self.ranges[..self.len()]
+    }
+}
+
+impl fmt::Debug for Captures {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.ranges()).finish()
+    }
+}
+
+/// The parameters of a matched pattern, read from the request path.
+///
+/// Values are kept as byte ranges into the path and percent-decoded when
+/// read: [`Params::get`] borrows when nothing is escaped.
+#[derive(Clone, Copy)]
+pub struct Params<'a> {
+    path: &'a str,
+    names: &'a [Box<str>],
+    captures: &'a Captures,
+}
+
+impl<'a> Params<'a> {
+    pub(crate) fn new(path: &'a str, names: &'a [Box<str>], captures: &'a Captures) -> Self {
+        Self {
+            path,
+            names,
+            captures,
+        }
+    }
+
+    /// The number of parameters.
+    pub fn len(&self) -> usize {
+        self.captures.len().min(self.names.len())
+    }
+
+    /// Whether the pattern had no parameters.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The value of `name` as it appears in the path, still percent-encoded.
+    pub fn get_raw(&self, name: &str) -> Option<&'a str> {
+        self.iter_raw()
+            .find(|(key, _)| *key == name)
+            .map(|(_, value)| value)
+    }
+
+    /// The value of `name`, percent-decoded (borrowed when nothing is
+    /// escaped). `Some(Err(..))` when the value does not decode to UTF-8.
+    pub fn get(&self, name: &str) -> Option<Result<Cow<'a, str>, DecodeError>> {
+        self.get_raw(name).map(percent_decode)
+    }
+
+    /// `(name, raw value)` pairs, in the order of the pattern.
+    pub fn iter_raw(&self) -> impl ExactSizeIterator<Item = (&'a str, &'a str)> + 'a {
+        let path = self.path;
+        self.names
+            .iter()
+            .zip(self.captures.ranges())
+            .map(move |(name, &(start, end))| (&**name, &path[start as usize..end as usize]))
+    }
+}
+
+impl fmt::Debug for Params<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter_raw()).finish()
+    }
+}
+
+/// A parameter value that is not valid percent-encoded UTF-8.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodeError {
+    raw: String,
+}
+
+impl DecodeError {
+    /// The value as it appears in the path.
+    pub fn raw(&self) -> &str {
+        &self.raw
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}` is not valid percent-encoded UTF-8", self.raw)
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// Percent-decodes `raw`, borrowing it when it holds no `%`.
+///
+/// Written here rather than taken from a crate: it is twenty lines, and the
+/// router needs exactly this contract (borrow when clean, reject `%ZZ` and
+/// invalid UTF-8, never treat `+` as a space in a path).
+pub(crate) fn percent_decode(raw: &str) -> Result<Cow<'_, str>, DecodeError> {
+    if !raw.contains('%') {
+        return Ok(Cow::Borrowed(raw));
+    }
+    let error = || DecodeError {
+        raw: raw.to_owned(),
+    };
+    let bytes = raw.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = bytes.get(i + 1..i + 3).ok_or_else(error)?;
+            let value = hex_value(hex[0]).zip(hex_value(hex[1])).ok_or_else(error)?;
+            decoded.push(value.0 << 4 | value.1);
+            i += 3;
+        } else {
+            decoded.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(decoded)
+        .map(Cow::Owned)
+        .map_err(|_| error())
+}
+
+fn hex_value(digit: u8) -> Option<u8> {
+    match digit {
+        b'0'..=b'9' => Some(digit - b'0'),
+        b'a'..=b'f' => Some(digit - b'a' + 10),
+        b'A'..=b'F' => Some(digit - b'A' + 10),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decoding() {
+        assert!(matches!(
+            percent_decode("plain"),
+            Ok(Cow::Borrowed("plain"))
+        ));
+        assert_eq!(percent_decode("a%20b%2Fc").unwrap(), "a b/c");
+        assert_eq!(percent_decode("caf%C3%A9").unwrap(), "café");
+        assert_eq!(percent_decode("a+b").unwrap(), "a+b");
+        for bad in ["%ZZ", "%2", "%", "%C3%28", "%FF"] {
+            assert_eq!(percent_decode(bad).unwrap_err().raw(), bad);
+        }
+    }
+}

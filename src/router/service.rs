@@ -1,0 +1,859 @@
+//! The compiled router as a tower `Service`, and the future that runs one
+//! request's pipeline.
+
+use std::{
+    any::Any,
+    convert::Infallible,
+    fmt,
+    future::Future,
+    ops::ControlFlow,
+    panic::{AssertUnwindSafe, catch_unwind},
+    pin::Pin,
+    sync::Arc,
+    task::{Context, Poll},
+    time::Instant,
+};
+
+use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
+use tower_service::Service;
+
+use super::{
+    Failure, Priority, RouteError,
+    builder::{HookSpec, Router},
+    hook::{ErasedMonitor, ErasedPostfix, ErasedPrefix, PostfixFlow, PrefixFlow, Route},
+    params::{Captures, Params},
+    pattern::{Pattern, Segment, match_parts},
+    table::{RouteId, Table},
+};
+use crate::{
+    Body, Exchange, RequestHead, Step,
+    handler::{BoxFuture, ErasedHandler, IntoResponse, RouteContext},
+};
+
+/// A hook as compiled: its pattern, scope and the hook itself.
+struct Hook<H: ?Sized> {
+    pattern: Pattern,
+    method: Option<Method>,
+    priority: Priority,
+    hook: Arc<H>,
+}
+
+/// A hook that may apply to a route, in running order.
+#[derive(Clone, Copy, Debug)]
+struct Applied {
+    hook: u32,
+    /// Whether the hook's pattern must be matched against the path at
+    /// request time: it may not apply, or it has parameters to bind.
+    check: bool,
+}
+
+struct CompiledRoute<B> {
+    pattern: Pattern,
+    handler: Arc<dyn ErasedHandler<B>>,
+    prefixes: Box<[Applied]>,
+    postfixes: Box<[Applied]>,
+    monitors: Box<[Applied]>,
+}
+
+struct Inner<B> {
+    table: Table,
+    routes: Vec<CompiledRoute<B>>,
+    prefixes: Vec<Hook<dyn ErasedPrefix<B>>>,
+    postfixes: Vec<Hook<dyn ErasedPostfix>>,
+    monitors: Vec<Hook<dyn ErasedMonitor>>,
+    state: http::Extensions,
+    body_limit: usize,
+}
+
+/// A compiled, immutable router: a tower `Service` that is always ready,
+/// never fails (`Error = Infallible`) and clones by an `Arc` bump.
+///
+/// Built by [`Router::compile`]; see the [module docs](crate::router) for
+/// the matching rules.
+pub struct CompiledRouter<B> {
+    inner: Arc<Inner<B>>,
+}
+
+impl<B> Clone for CompiledRouter<B> {
+    fn clone(&self) -> Self {
+        Self {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+impl<B> fmt::Debug for CompiledRouter<B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let routes: Vec<_> = self
+            .inner
+            .routes
+            .iter()
+            .map(|r| &*r.pattern.source)
+            .collect();
+        f.debug_struct("CompiledRouter")
+            .field("routes", &routes)
+            .field("prefixes", &self.inner.prefixes.len())
+            .field("postfixes", &self.inner.postfixes.len())
+            .field("monitors", &self.inner.monitors.len())
+            .finish()
+    }
+}
+
+/// How a hook pattern relates to a route pattern, for every path the route
+/// matches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Relation {
+    Always,
+    Maybe,
+    Never,
+}
+
+fn relation(hook: &[Segment], route: &[Segment]) -> Relation {
+    let mut result = Relation::Always;
+    for (index, segment) in hook.iter().enumerate() {
+        let Some(theirs) = route.get(index) else {
+            return Relation::Never;
+        };
+        match (segment, theirs) {
+            (_, Segment::CatchAll) => return Relation::Maybe,
+            (Segment::CatchAll, _) => {
+                // A catch-all with nothing after it covers every path with
+                // at least one more segment, and the route has one here.
+                let tail = hook.len() > index + 1;
+                return if tail { Relation::Maybe } else { result };
+            }
+            (Segment::Static(a), Segment::Static(b)) if a != b => return Relation::Never,
+            (Segment::Static(_), Segment::Static(_)) => {}
+            (Segment::Dynamic(parts), Segment::Static(text)) => {
+                if !match_parts(parts, text, 0, |_, _| {}) {
+                    return Relation::Never;
+                }
+            }
+            (Segment::Dynamic(a), Segment::Dynamic(b)) if a == b => {}
+            _ => result = Relation::Maybe,
+        }
+    }
+    result
+}
+
+/// Matches a hook pattern against the start of `path`, binding its
+/// parameters. A hook covers its pattern's subtree, so a path may go on
+/// after the pattern ends.
+fn match_hook(pattern: &Pattern, path: &str, captures: &mut Captures) -> bool {
+    captures.truncate(0);
+    let mut from = 0;
+    for (index, segment) in pattern.segments.iter().enumerate() {
+        let (start, end) = next_segment(path, from);
+        if start == path.len() {
+            return false;
+        }
+        let text = &path[start..end];
+        match segment {
+            Segment::Static(expected) => {
+                if text != &**expected {
+                    return false;
+                }
+            }
+            Segment::Dynamic(parts) => {
+                if !match_parts(parts, text, start, |a, b| captures.push(a, b)) {
+                    return false;
+                }
+            }
+            Segment::CatchAll => {
+                // The rest of the path, less the static suffix.
+                let suffix = &pattern.segments[index + 1..];
+                let mut to = path.len();
+                for expected in suffix.iter().rev() {
+                    let Segment::Static(expected) = expected else {
+                        return false;
+                    };
+                    match last_segment(path, start, to) {
+                        Some((s, e)) if path[s..e] == **expected => to = s,
+                        _ => return false,
+                    }
+                }
+                return match last_segment(path, start, to) {
+                    Some((_, e)) => {
+                        captures.push(start, e);
+                        true
+                    }
+                    None => false,
+                };
+            }
+        }
+        from = end;
+    }
+    true
+}
+
+fn next_segment(path: &str, from: usize) -> (usize, usize) {
+    let bytes = path.as_bytes();
+    let mut start = from;
+    while start < bytes.len() && bytes[start] == b'/' {
+        start += 1;
+    }
+    let end = bytes[start..]
+        .iter()
+        .position(|&b| b == b'/')
+        .map_or(bytes.len(), |i| start + i);
+    (start, end)
+}
+
+fn last_segment(path: &str, from: usize, to: usize) -> Option<(usize, usize)> {
+    let bytes = &path.as_bytes()[..to];
+    let mut end = to;
+    while end > from && bytes[end - 1] == b'/' {
+        end -= 1;
+    }
+    if end == from {
+        return None;
+    }
+    let start = bytes[from..end]
+        .iter()
+        .rposition(|&b| b == b'/')
+        .map_or(from, |i| from + i + 1);
+    Some((start, end))
+}
+
+fn compile_hooks<H: ?Sized>(specs: Vec<HookSpec<H>>) -> Result<Vec<Hook<H>>, RouteError> {
+    specs
+        .into_iter()
+        .map(|spec| {
+            Ok(Hook {
+                pattern: Pattern::parse(&spec.scope.pattern)?,
+                method: spec.scope.method,
+                priority: spec.scope.priority,
+                hook: spec.hook,
+            })
+        })
+        .collect()
+}
+
+/// The hooks of `hooks` that may apply to a route on `method` (`None`: any)
+/// and `pattern`, in running order.
+fn applied<H: ?Sized>(
+    hooks: &[Hook<H>],
+    method: Option<&Method>,
+    pattern: &Pattern,
+) -> Box<[Applied]> {
+    let mut applied: Vec<(usize, Applied)> = hooks
+        .iter()
+        .enumerate()
+        .filter(|(_, hook)| match (&hook.method, method) {
+            (None, _) | (_, None) => true,
+            (Some(theirs), Some(ours)) => {
+                theirs == ours || (*ours == Method::GET && *theirs == Method::HEAD)
+            }
+        })
+        .filter_map(|(index, hook)| {
+            let check = match relation(&hook.pattern.segments, &pattern.segments) {
+                Relation::Never => return None,
+                Relation::Maybe => true,
+                Relation::Always => !hook.pattern.names.is_empty(),
+            };
+            Some((
+                index,
+                Applied {
+                    hook: index as u32,
+                    check,
+                },
+            ))
+        })
+        .collect();
+    applied.sort_by_key(|&(index, _)| order_key(&hooks[index], index));
+    applied.into_iter().map(|(_, applied)| applied).collect()
+}
+
+fn order_key<H: ?Sized>(hook: &Hook<H>, index: usize) -> (Priority, bool, usize, usize) {
+    (
+        hook.priority,
+        hook.method.is_none(),
+        hook.pattern.segments.len(),
+        index,
+    )
+}
+
+/// Every hook of `hooks` whose scope takes `methods` and `path`, in running
+/// order: for answers that no route gives (404, 405, automatic OPTIONS).
+fn applied_at<H: ?Sized>(hooks: &[Hook<H>], methods: &[&Method], path: &str) -> Box<[Applied]> {
+    let mut captures = Captures::new();
+    let mut found: Vec<usize> = (0..hooks.len())
+        .filter(|&index| {
+            let hook = &hooks[index];
+            hook.method.as_ref().is_none_or(|m| methods.contains(&m))
+                && match_hook(&hook.pattern, path, &mut captures)
+        })
+        .collect();
+    found.sort_by_key(|&index| order_key(&hooks[index], index));
+    found
+        .into_iter()
+        .map(|index| Applied {
+            hook: index as u32,
+            check: true,
+        })
+        .collect()
+}
+
+pub(super) fn compile<B>(router: Router<B>) -> Result<CompiledRouter<B>, RouteError> {
+    let prefixes = compile_hooks(router.prefixes)?;
+    let postfixes = compile_hooks(router.postfixes)?;
+    let monitors = compile_hooks(router.monitors)?;
+    let mut table = Table::default();
+    let mut routes: Vec<CompiledRoute<B>> = Vec::with_capacity(router.routes.len());
+    for spec in router.routes {
+        let pattern = Pattern::parse(&spec.pattern)?;
+        let id = routes.len();
+        if let Err(first) = table.insert(&pattern, spec.method.as_ref(), id) {
+            return Err(RouteError::DuplicateRoute {
+                method: spec.method.as_ref().map_or("*", Method::as_str).to_owned(),
+                first: routes[first].pattern.source.to_string(),
+                second: spec.pattern,
+            });
+        }
+        routes.push(CompiledRoute {
+            prefixes: applied(&prefixes, spec.method.as_ref(), &pattern),
+            postfixes: applied(&postfixes, spec.method.as_ref(), &pattern),
+            monitors: applied(&monitors, spec.method.as_ref(), &pattern),
+            pattern,
+            handler: spec.handler,
+        });
+    }
+    Ok(CompiledRouter {
+        inner: Arc::new(Inner {
+            table,
+            routes,
+            prefixes,
+            postfixes,
+            monitors,
+            state: router.state,
+            body_limit: router.body_limit,
+        }),
+    })
+}
+
+/// What the lookup decided for a request.
+enum Target {
+    /// A route answers; `as_get` when a GET route answers a HEAD request.
+    Route {
+        id: RouteId,
+        as_get: bool,
+    },
+    /// No route for the method: 405, or for OPTIONS an automatic 204; both
+    /// with `Allow`.
+    Elsewhere {
+        allow: HeaderValue,
+        options: bool,
+    },
+    NotFound,
+}
+
+impl<B> Inner<B> {
+    fn lookup(&self, method: &Method, path: &str, captures: &mut Captures) -> Target {
+        let table = &self.table;
+        let mut route = |m: &Method| table.find(path, captures, |methods| methods.get(m));
+        let any = |captures: &mut Captures| table.find(path, captures, |methods| methods.any());
+        if let Some(id) = route(method) {
+            return Target::Route { id, as_get: false };
+        }
+        if let Some(id) = any(captures) {
+            return Target::Route { id, as_get: false };
+        }
+        if *method == Method::HEAD {
+            if let Some(id) = table.find(path, captures, |methods| methods.get(&Method::GET)) {
+                return Target::Route { id, as_get: true };
+            }
+        }
+        self.elsewhere(method, path)
+    }
+
+    /// The `Allow` answer for a path that other methods reach, or 404.
+    fn elsewhere(&self, method: &Method, path: &str) -> Target {
+        let mut allowed: Vec<Method> = Vec::new();
+        self.table.visit_all(path, |methods| {
+            for m in methods.methods() {
+                if !allowed.contains(m) {
+                    allowed.push(m.clone());
+                }
+            }
+        });
+        if allowed.is_empty() {
+            return Target::NotFound;
+        }
+        if allowed.contains(&Method::GET) && !allowed.contains(&Method::HEAD) {
+            allowed.push(Method::HEAD);
+        }
+        let options = *method == Method::OPTIONS;
+        if options && !allowed.contains(&Method::OPTIONS) {
+            allowed.push(Method::OPTIONS);
+        }
+        let allow = allowed
+            .iter()
+            .map(Method::as_str)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let allow = HeaderValue::from_str(&allow).expect("method names are valid header text");
+        Target::Elsewhere { allow, options }
+    }
+}
+
+impl<B> Service<Request<B>> for CompiledRouter<B>
+where
+    B: 'static,
+{
+    type Response = Response<Body>;
+    type Error = Infallible;
+    type Future = ResponseFuture<B>;
+
+    #[inline]
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> ResponseFuture<B> {
+        ResponseFuture::new(self.inner.clone(), request)
+    }
+}
+
+/// Which hook lists a request runs.
+enum Lists {
+    Route,
+    /// Hooks found by matching the path (404, 405, automatic OPTIONS).
+    Found {
+        prefixes: Box<[Applied]>,
+        monitors: Box<[Applied]>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    Prefix(usize),
+    Handler,
+    Postfix(usize),
+    Finish,
+    Monitor(usize),
+    Done,
+}
+
+enum Pending<B> {
+    None,
+    Prefix(BoxFuture<PrefixFlow<B>>),
+    Handler(BoxFuture<Response<Body>>),
+    Postfix(BoxFuture<PostfixFlow>),
+    Monitor(BoxFuture<()>),
+}
+
+/// Response future of [`CompiledRouter`]: runs the pipeline, synchronously
+/// as far as the steps allow, inside `poll`.
+pub struct ResponseFuture<B> {
+    router: Arc<Inner<B>>,
+    head: RequestHead,
+    target: Target,
+    lists: Lists,
+    captures: Captures,
+    request: Option<Request<B>>,
+    response: Option<Response<Body>>,
+    failure: Option<Failure>,
+    staged: HeaderMap,
+    stage: Stage,
+    pending: Pending<B>,
+    start: Option<Instant>,
+}
+
+impl<B> fmt::Debug for ResponseFuture<B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ResponseFuture")
+            .field("method", self.head.method())
+            .field("path", &self.head.path())
+            .field("stage", &self.stage)
+            .finish()
+    }
+}
+
+// Nothing in the future is pinned: its pending steps are boxed.
+impl<B> Unpin for ResponseFuture<B> {}
+
+fn panic_message(panic: &(dyn Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(non-string panic payload)".to_owned())
+}
+
+fn internal_error() -> Response<Body> {
+    (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error").into_response()
+}
+
+impl<B: 'static> ResponseFuture<B> {
+    fn new(router: Arc<Inner<B>>, request: Request<B>) -> Self {
+        let head = RequestHead::of(&request);
+        let mut captures = Captures::new();
+        let target = router.lookup(head.method(), head.path(), &mut captures);
+        let (lists, stage, response) = match &target {
+            Target::Route { .. } => (Lists::Route, Stage::Prefix(0), None),
+            Target::Elsewhere { options: true, .. } => {
+                let methods = [head.method()];
+                let lists = Lists::Found {
+                    prefixes: applied_at(&router.prefixes, &methods, head.path()),
+                    monitors: applied_at(&router.monitors, &methods, head.path()),
+                };
+                (lists, Stage::Prefix(0), None)
+            }
+            Target::Elsewhere {
+                allow,
+                options: false,
+            } => {
+                let mut response =
+                    (StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed").into_response();
+                response.headers_mut().insert(header::ALLOW, allow.clone());
+                let lists = Lists::Found {
+                    prefixes: Box::new([]),
+                    monitors: applied_at(&router.monitors, &[head.method()], head.path()),
+                };
+                (lists, Stage::Finish, Some(response))
+            }
+            Target::NotFound => {
+                let lists = Lists::Found {
+                    prefixes: Box::new([]),
+                    monitors: applied_at(&router.monitors, &[head.method()], head.path()),
+                };
+                (
+                    lists,
+                    Stage::Finish,
+                    Some((StatusCode::NOT_FOUND, "Not Found").into_response()),
+                )
+            }
+        };
+        let monitored = match (&lists, &target) {
+            (Lists::Route, Target::Route { id, .. }) => !router.routes[*id].monitors.is_empty(),
+            (Lists::Found { monitors, .. }, _) => !monitors.is_empty(),
+            _ => false,
+        };
+        Self {
+            start: monitored.then(Instant::now),
+            router,
+            head,
+            target,
+            lists,
+            captures,
+            request: Some(request),
+            response,
+            failure: None,
+            staged: HeaderMap::new(),
+            stage,
+            pending: Pending::None,
+        }
+    }
+
+    fn route_pattern(&self) -> Option<&str> {
+        match self.target {
+            Target::Route { id, .. } => Some(&self.router.routes[id].pattern.source),
+            _ => None,
+        }
+    }
+
+    /// Whether a hook with method filter `method` runs for this request.
+    fn method_applies(&self, method: Option<&Method>) -> bool {
+        let Some(method) = method else { return true };
+        method == self.head.method()
+            || matches!(self.target, Target::Route { as_get: true, .. }) && *method == Method::GET
+    }
+
+    /// Records a panic of `step` as the failure and answers 500.
+    fn fail(&mut self, step: &'static str, panic: Box<dyn Any + Send>) {
+        let message = panic_message(panic.as_ref());
+        tracing::error!(step, panic = %message, "pronghorn: a {step} panicked; answering 500");
+        self.failure = Some(Failure::Panic { step, message });
+        self.response = Some(internal_error());
+        self.stage = Stage::Finish;
+    }
+}
+
+/// The next hook of `list` from `from` that applies, with its parameters
+/// bound in `captures`.
+fn next_hook<H: ?Sized>(
+    hooks: &[Hook<H>],
+    list: &[Applied],
+    from: usize,
+    path: &str,
+    captures: &mut Captures,
+    applies: impl Fn(Option<&Method>) -> bool,
+) -> Option<usize> {
+    (from..list.len()).find(|&index| {
+        let applied = list[index];
+        let hook = &hooks[applied.hook as usize];
+        applies(hook.method.as_ref())
+            && (!applied.check || match_hook(&hook.pattern, path, captures))
+    })
+}
+
+impl<B: 'static> Future for ResponseFuture<B> {
+    type Output = Result<Response<Body>, Infallible>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = &mut *self;
+        loop {
+            // A pending step first: it is polled to completion exactly once.
+            match std::mem::replace(&mut this.pending, Pending::None) {
+                Pending::None => {}
+                Pending::Prefix(mut future) => {
+                    match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+                        Ok(Poll::Pending) => {
+                            this.pending = Pending::Prefix(future);
+                            return Poll::Pending;
+                        }
+                        Ok(Poll::Ready(flow)) => this.prefix_done(flow),
+                        Err(panic) => this.fail("prefix", panic),
+                    }
+                }
+                Pending::Handler(mut future) => {
+                    match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+                        Ok(Poll::Pending) => {
+                            this.pending = Pending::Handler(future);
+                            return Poll::Pending;
+                        }
+                        Ok(Poll::Ready(response)) => this.response = Some(response),
+                        Err(panic) => this.fail("handler", panic),
+                    }
+                }
+                Pending::Postfix(mut future) => {
+                    match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+                        Ok(Poll::Pending) => {
+                            this.pending = Pending::Postfix(future);
+                            return Poll::Pending;
+                        }
+                        Ok(Poll::Ready(flow)) => this.postfix_done(flow),
+                        Err(panic) => this.fail("postfix", panic),
+                    }
+                }
+                Pending::Monitor(mut future) => {
+                    match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+                        Ok(Poll::Pending) => {
+                            this.pending = Pending::Monitor(future);
+                            return Poll::Pending;
+                        }
+                        Ok(Poll::Ready(())) => {}
+                        Err(panic) => log_monitor_panic(panic.as_ref()),
+                    }
+                }
+            }
+            match this.stage {
+                Stage::Prefix(from) => this.run_prefix(from),
+                Stage::Handler => this.run_handler(cx),
+                Stage::Postfix(from) => this.run_postfix(from),
+                Stage::Finish => this.finish(),
+                Stage::Monitor(from) => this.run_monitor(from),
+                Stage::Done => {
+                    let response = this
+                        .response
+                        .take()
+                        .expect("future polled after completion");
+                    return Poll::Ready(Ok(response));
+                }
+            }
+        }
+    }
+}
+
+fn log_monitor_panic(panic: &(dyn Any + Send)) {
+    let message = panic_message(panic);
+    tracing::error!(panic = %message, "pronghorn: monitor hook panicked; response unchanged");
+}
+
+impl<B: 'static> ResponseFuture<B> {
+    fn prefix_done(&mut self, flow: PrefixFlow<B>) {
+        match flow {
+            ControlFlow::Continue(request) => self.request = Some(request),
+            ControlFlow::Break(response) => {
+                self.response = Some(response);
+                self.stage = Stage::Finish;
+            }
+        }
+    }
+
+    fn postfix_done(&mut self, flow: PostfixFlow) {
+        match flow {
+            ControlFlow::Continue(response) => self.response = Some(response),
+            ControlFlow::Break(response) => {
+                self.response = Some(response);
+                self.stage = Stage::Finish;
+            }
+        }
+    }
+
+    fn run_prefix(&mut self, from: usize) {
+        let router = &*self.router;
+        let list: &[Applied] = match (&self.lists, &self.target) {
+            (Lists::Route, Target::Route { id, .. }) => &router.routes[*id].prefixes,
+            (Lists::Found { prefixes, .. }, _) => prefixes,
+            _ => &[],
+        };
+        let mut captures = Captures::new();
+        let applies = |m: Option<&Method>| self.method_applies(m);
+        let Some(index) = next_hook(
+            &router.prefixes,
+            list,
+            from,
+            self.head.path(),
+            &mut captures,
+            applies,
+        ) else {
+            self.stage = Stage::Handler;
+            return;
+        };
+        let hook = &router.prefixes[list[index].hook as usize];
+        self.stage = Stage::Prefix(index + 1);
+        let request = self
+            .request
+            .take()
+            .expect("the request is present until the handler runs");
+        let step = {
+            let pattern = match self.target {
+                Target::Route { id, .. } => Some(&*router.routes[id].pattern.source),
+                _ => None,
+            };
+            let mut route = Route {
+                head: &self.head,
+                pattern,
+                params: Params::new(self.head.path(), &hook.pattern.names, &captures),
+                staged: Some(&mut self.staged),
+            };
+            catch_unwind(AssertUnwindSafe(|| hook.hook.call(request, &mut route)))
+        };
+        match step {
+            Ok(Step::Ready(flow)) => self.prefix_done(flow),
+            Ok(Step::Pending(future)) => self.pending = Pending::Prefix(future),
+            Err(panic) => self.fail("prefix", panic),
+        }
+    }
+
+    fn run_handler(&mut self, cx: &mut Context<'_>) {
+        self.stage = Stage::Postfix(0);
+        let router = &*self.router;
+        let Target::Route { id, .. } = self.target else {
+            // An automatic OPTIONS answer: no prefix answered it.
+            if let Target::Elsewhere { allow, .. } = &self.target {
+                let mut response = StatusCode::NO_CONTENT.into_response();
+                response.headers_mut().insert(header::ALLOW, allow.clone());
+                self.response = Some(response);
+            }
+            self.stage = Stage::Finish;
+            return;
+        };
+        let route = &router.routes[id];
+        let request = self
+            .request
+            .take()
+            .expect("the request is present until the handler runs");
+        let context = RouteContext {
+            params: Params::new(self.head.path(), &route.pattern.names, &self.captures),
+            state: &router.state,
+            body_limit: router.body_limit,
+        };
+        match catch_unwind(AssertUnwindSafe(|| {
+            route.handler.call(request, context, cx)
+        })) {
+            Ok(Step::Ready(response)) => self.response = Some(response),
+            Ok(Step::Pending(future)) => self.pending = Pending::Handler(future),
+            Err(panic) => self.fail("handler", panic),
+        }
+    }
+
+    fn run_postfix(&mut self, from: usize) {
+        let router = &*self.router;
+        let Target::Route { id, .. } = self.target else {
+            self.stage = Stage::Finish;
+            return;
+        };
+        let route = &router.routes[id];
+        let mut captures = Captures::new();
+        let applies = |m: Option<&Method>| self.method_applies(m);
+        let Some(index) = next_hook(
+            &router.postfixes,
+            &route.postfixes,
+            from,
+            self.head.path(),
+            &mut captures,
+            applies,
+        ) else {
+            self.stage = Stage::Finish;
+            return;
+        };
+        let hook = &router.postfixes[route.postfixes[index].hook as usize];
+        self.stage = Stage::Postfix(index + 1);
+        let response = self.response.take().expect("the handler answered");
+        let step = {
+            let context = Route {
+                head: &self.head,
+                pattern: Some(&route.pattern.source),
+                params: Params::new(self.head.path(), &hook.pattern.names, &captures),
+                staged: None,
+            };
+            catch_unwind(AssertUnwindSafe(|| hook.hook.call(&context, response)))
+        };
+        match step {
+            Ok(Step::Ready(flow)) => self.postfix_done(flow),
+            Ok(Step::Pending(future)) => self.pending = Pending::Postfix(future),
+            Err(panic) => self.fail("postfix", panic),
+        }
+    }
+
+    /// Applies staged headers and HEAD's empty body: the response is final.
+    fn finish(&mut self) {
+        self.stage = Stage::Monitor(0);
+        let response = self.response.as_mut().expect("a step answered");
+        for (name, value) in self.staged.drain() {
+            if let Some(name) = name {
+                response.headers_mut().insert(name, value);
+            }
+        }
+        if *self.head.method() == Method::HEAD {
+            let size = http_body::Body::size_hint(response.body()).exact();
+            if let Some(size) = size {
+                if !response.headers().contains_key(header::CONTENT_LENGTH) {
+                    response
+                        .headers_mut()
+                        .insert(header::CONTENT_LENGTH, HeaderValue::from(size));
+                }
+            }
+            *response.body_mut() = Body::empty();
+        }
+    }
+
+    fn run_monitor(&mut self, from: usize) {
+        let router = &*self.router;
+        let list: &[Applied] = match (&self.lists, &self.target) {
+            (Lists::Route, Target::Route { id, .. }) => &router.routes[*id].monitors,
+            (Lists::Found { monitors, .. }, _) => monitors,
+            _ => &[],
+        };
+        let mut captures = Captures::new();
+        let applies = |m: Option<&Method>| self.method_applies(m);
+        let Some(index) = next_hook(
+            &router.monitors,
+            list,
+            from,
+            self.head.path(),
+            &mut captures,
+            applies,
+        ) else {
+            self.stage = Stage::Done;
+            return;
+        };
+        let hook = &router.monitors[list[index].hook as usize];
+        self.stage = Stage::Monitor(index + 1);
+        let elapsed = self.start.map(|start| start.elapsed()).unwrap_or_default();
+        let exchange = Exchange::routed(
+            &self.head,
+            self.response.as_ref().expect("a step answered"),
+            self.failure.as_ref(),
+            self.route_pattern(),
+            elapsed,
+        );
+        match catch_unwind(AssertUnwindSafe(|| hook.hook.call(&exchange))) {
+            Ok(Step::Ready(())) => {}
+            Ok(Step::Pending(future)) => self.pending = Pending::Monitor(future),
+            Err(panic) => log_monitor_panic(panic.as_ref()),
+        }
+    }
+}

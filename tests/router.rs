@@ -1,0 +1,930 @@
+//! The router's behaviour, rule by rule and example by example, through its
+//! public API: patterns, precedence, HEAD/405/OPTIONS, hooks and their
+//! order, early answers, replacement, staged headers, failures, monitors.
+
+mod common;
+
+use std::{ops::ControlFlow, pin::pin, task::Poll};
+
+use common::{Events, poll_once};
+use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
+use http_body_util::BodyExt;
+use pronghorn::{
+    Body, CompiledRouter, RouteError, Router, Step,
+    handler::{Path, RouteParams},
+    router::{Failure, Priority, Replace, Route, RouteExchange, Scope},
+};
+use tower::ServiceExt;
+
+type Req = Request<String>;
+
+struct Answer {
+    status: StatusCode,
+    headers: HeaderMap,
+    body: String,
+}
+
+async fn send(router: &CompiledRouter<String>, method: Method, path: &str) -> Answer {
+    let request = Request::builder()
+        .method(method)
+        .uri(path)
+        .body(String::new())
+        .unwrap();
+    let response = router.clone().oneshot(request).await.unwrap();
+    let (parts, body) = response.into_parts();
+    let body = body.collect().await.unwrap().to_bytes();
+    Answer {
+        status: parts.status,
+        headers: parts.headers,
+        body: String::from_utf8(body.to_vec()).unwrap(),
+    }
+}
+
+async fn get(router: &CompiledRouter<String>, path: &str) -> Answer {
+    send(router, Method::GET, path).await
+}
+
+/// A handler answering `name` and its decoded parameters: `name a=1 b=2`.
+fn echo(name: &'static str) -> impl Fn(RouteParams) -> String + Clone + Send + Sync + 'static {
+    move |params: RouteParams| {
+        let mut out = name.to_owned();
+        for (key, value) in params.0 {
+            out.push_str(&format!(" {key}={value}"));
+        }
+        out
+    }
+}
+
+fn routes(patterns: &[&'static str]) -> CompiledRouter<String> {
+    patterns
+        .iter()
+        .fold(Router::new(), |router, &pattern| {
+            router.get(pattern, echo(pattern))
+        })
+        .compile()
+        .unwrap()
+}
+
+// ---- §1 patterns and §2 paths ------------------------------------------
+
+#[tokio::test]
+async fn patterns_and_parameters() {
+    let router = routes(&[
+        "/files/{base}.{ext}",
+        "/slug/{slug}.json",
+        "/v{major}.{minor}",
+        "/f/pre{id}.json",
+        "/f/{first}-{second}.tail",
+        "/p/p{id}",
+        "/cat/{*rest}",
+        "/edit/{*path}/edit",
+        "/brace/{{x}}",
+        "/under/{snake_case_1}",
+    ]);
+    let cases: &[(&str, Option<&str>)] = &[
+        (
+            "/files/report.final.json",
+            Some("/files/{base}.{ext} base=report ext=final.json"),
+        ),
+        ("/slug/a.b.json", Some("/slug/{slug}.json slug=a.b")),
+        ("/v1.2", Some("/v{major}.{minor} major=1 minor=2")),
+        ("/f/prevalue.json", Some("/f/pre{id}.json id=value")),
+        (
+            "/f/left-right.tail",
+            Some("/f/{first}-{second}.tail first=left second=right"),
+        ),
+        ("/f/value.json", None),
+        ("/p/p", None),
+        ("/p/px", Some("/p/p{id} id=x")),
+        ("/cat/a/b/c", Some("/cat/{*rest} rest=a/b/c")),
+        ("/cat", None),
+        ("/edit/a/b/edit", Some("/edit/{*path}/edit path=a/b")),
+        ("/edit/edit", None),
+        ("/brace/{x}", Some("/brace/{{x}}")),
+        ("/under/ok", Some("/under/{snake_case_1} snake_case_1=ok")),
+    ];
+    for &(path, expected) in cases {
+        let answer = get(&router, path).await;
+        match expected {
+            Some(body) => assert_eq!(
+                (answer.status, answer.body.as_str()),
+                (StatusCode::OK, body),
+                "{path}"
+            ),
+            None => assert_eq!(answer.status, StatusCode::NOT_FOUND, "{path}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn paths_match_as_received() {
+    let router = Router::new()
+        .get("/a/b", || "ab")
+        .get("/Case", || "upper")
+        .get("/sp ace", || "space")
+        .get("/d/{v}", echo("d"))
+        .get("/typed/{n}", |Path(n): Path<u32>| format!("n={n}"))
+        .get("/files/{*path}", echo("files"))
+        .compile()
+        .unwrap();
+    for path in ["/a/b", "/a/b/", "/a//b", "//a/b//"] {
+        assert_eq!(
+            get(&router, path).await.body,
+            "ab",
+            "{path}: empty segments are ignored"
+        );
+    }
+    assert_eq!(
+        get(&router, "/case").await.status,
+        StatusCode::NOT_FOUND,
+        "case-sensitive"
+    );
+    assert_eq!(
+        get(&router, "/sp%20ace").await.status,
+        StatusCode::NOT_FOUND,
+        "still encoded"
+    );
+    assert_eq!(
+        get(&router, "/a/b?x=1").await.body,
+        "ab",
+        "the query takes no part"
+    );
+    assert_eq!(
+        get(&router, "/d/a%20b").await.body,
+        "d v=a b",
+        "decoded on access"
+    );
+    assert_eq!(get(&router, "/d/caf%C3%A9").await.body, "d v=café");
+    let bad = get(&router, "/d/%ZZ").await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+    assert!(bad.body.contains("`v`"), "{}", bad.body);
+    assert_eq!(get(&router, "/typed/%34%32").await.body, "n=42");
+    let not_a_number = get(&router, "/typed/abc").await;
+    assert_eq!(not_a_number.status, StatusCode::BAD_REQUEST);
+    assert!(not_a_number.body.contains("`n`"), "{}", not_a_number.body);
+    assert_eq!(
+        get(&router, "/files/../etc/passwd").await.body,
+        "files path=../etc/passwd",
+        "dot segments reach the handler"
+    );
+}
+
+// ---- §3 which handler answers ------------------------------------------
+
+#[tokio::test]
+async fn precedence_static_dynamic_catch_all_and_backtracking() {
+    // BEHAVIOR.md §8 examples 4 and 5.
+    let router = routes(&[
+        "/c/static",
+        "/c/{id}",
+        "/c/{*path}",
+        "/b/{first}/missing",
+        "/b/{second}/{third}",
+    ]);
+    assert_eq!(get(&router, "/c/static").await.body, "/c/static");
+    assert_eq!(get(&router, "/c/value").await.body, "/c/{id} id=value");
+    assert_eq!(get(&router, "/c/a/b").await.body, "/c/{*path} path=a/b");
+    assert_eq!(
+        get(&router, "/b/a/b").await.body,
+        "/b/{second}/{third} second=a third=b"
+    );
+    assert_eq!(
+        get(&router, "/b/a/missing").await.body,
+        "/b/{first}/missing first=a"
+    );
+}
+
+#[tokio::test]
+async fn method_routes_are_searched_before_any_method_routes() {
+    // BEHAVIOR.md §8 example 7.
+    let router = Router::new()
+        .any("/d/value", || "any")
+        .get("/d/{id}", echo("dynamic"))
+        .get("/d/value", || "static")
+        .compile()
+        .unwrap();
+    assert_eq!(get(&router, "/d/value").await.body, "static");
+    assert_eq!(get(&router, "/d/other").await.body, "dynamic id=other");
+    assert_eq!(send(&router, Method::POST, "/d/value").await.body, "any");
+}
+
+#[tokio::test]
+async fn head_405_404_and_options() {
+    let router = Router::new()
+        .get("/g", || "twelve bytes")
+        .post("/g", || "posted")
+        .route(Method::HEAD, "/h", || {
+            (StatusCode::ACCEPTED, "explicit head")
+        })
+        .get("/h", || "get")
+        .any("/a", || "any")
+        .get("/a", || "get a")
+        .delete("/x/{id}", || "deleted")
+        .compile()
+        .unwrap();
+    let head = send(&router, Method::HEAD, "/g").await;
+    assert_eq!(head.status, StatusCode::OK);
+    assert_eq!(head.body, "");
+    assert_eq!(head.headers[header::CONTENT_LENGTH], "12");
+    assert_eq!(
+        head.headers[header::CONTENT_TYPE],
+        "text/plain; charset=utf-8"
+    );
+    assert_eq!(
+        send(&router, Method::HEAD, "/h").await.status,
+        StatusCode::ACCEPTED,
+        "explicit HEAD route"
+    );
+    let head_any = send(&router, Method::HEAD, "/a").await;
+    assert_eq!(
+        (
+            head_any.headers[header::CONTENT_LENGTH].to_str().unwrap(),
+            head_any.body.as_str()
+        ),
+        ("3", ""),
+        "ANY before GET"
+    );
+
+    let not_allowed = send(&router, Method::PUT, "/g").await;
+    assert_eq!(not_allowed.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(not_allowed.headers[header::ALLOW], "GET, POST, HEAD");
+    assert_eq!(get(&router, "/x/1").await.headers[header::ALLOW], "DELETE");
+
+    let missing = get(&router, "/nowhere").await;
+    assert_eq!(
+        (missing.status, missing.body.as_str()),
+        (StatusCode::NOT_FOUND, "Not Found")
+    );
+    assert_eq!(
+        missing.headers[header::CONTENT_TYPE],
+        "text/plain; charset=utf-8"
+    );
+
+    let options = send(&router, Method::OPTIONS, "/g").await;
+    assert_eq!(options.status, StatusCode::NO_CONTENT);
+    assert_eq!(options.headers[header::ALLOW], "GET, POST, HEAD, OPTIONS");
+    assert_eq!(
+        send(&router, Method::OPTIONS, "/nowhere").await.status,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        send(&router, Method::OPTIONS, "/a").await.body,
+        "any",
+        "an ANY route answers OPTIONS"
+    );
+}
+
+#[tokio::test]
+async fn a_cors_prefix_answers_a_preflight() {
+    let router = Router::new()
+        .get("/api/items", || "items")
+        .prefix("/api", |request: Req, _: &mut Route<'_>| {
+            if request.method() == Method::OPTIONS {
+                ControlFlow::Break((
+                    [(header::ACCESS_CONTROL_ALLOW_ORIGIN, "*")],
+                    StatusCode::NO_CONTENT,
+                ))
+            } else {
+                ControlFlow::Continue(request)
+            }
+        })
+        .compile()
+        .unwrap();
+    let preflight = send(&router, Method::OPTIONS, "/api/items").await;
+    assert_eq!(preflight.status, StatusCode::NO_CONTENT);
+    assert_eq!(preflight.headers[header::ACCESS_CONTROL_ALLOW_ORIGIN], "*");
+    assert!(!preflight.headers.contains_key(header::ALLOW));
+}
+
+// ---- §4 hooks -----------------------------------------------------------
+
+/// A prefix that records `name` (and its own parameters) and passes on.
+fn mark(
+    events: &Events,
+    name: &'static str,
+) -> impl Fn(Req, &mut Route<'_>) -> Req + Send + Sync + 'static {
+    let events = events.clone();
+    move |request: Req, route: &mut Route<'_>| {
+        let params: Vec<String> = route
+            .params()
+            .iter_raw()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        if params.is_empty() {
+            events.push(name);
+        } else {
+            events.push(format!("{name}:{}", params.join(",")));
+        }
+        request
+    }
+}
+
+#[tokio::test]
+async fn hooks_cover_their_subtree_and_every_matching_branch() {
+    let events = Events::default();
+    let router = Router::new()
+        .get("/a/b", || "ab")
+        .get("/a/{x}/deep", || "deep")
+        .get("/other", || "other")
+        .prefix("/a/b", mark(&events, "static"))
+        .prefix("/a/{x}", mark(&events, "dynamic"))
+        .prefix("/a/{*r}", mark(&events, "catch-all"))
+        .prefix("/a", mark(&events, "root"))
+        .compile()
+        .unwrap();
+    get(&router, "/a/b").await;
+    // Equal priority: shallower first, then registration order.
+    assert_eq!(
+        events.take(),
+        ["root", "static", "dynamic:x=b", "catch-all:r=b"]
+    );
+    get(&router, "/a/z/deep").await;
+    assert_eq!(events.take(), ["root", "dynamic:x=z", "catch-all:r=z/deep"]);
+    get(&router, "/other").await;
+    assert_eq!(events.take(), Vec::<String>::new());
+}
+
+#[tokio::test]
+async fn hook_order_priority_then_method_then_depth_then_registration() {
+    let events = Events::default();
+    let router = Router::new()
+        .get("/o/x", || "ok")
+        .prefix(Scope::new("/o/x"), mark(&events, "normal deep"))
+        .prefix(Scope::new("/o"), mark(&events, "normal any"))
+        .prefix(
+            Scope::new("/o").method(Method::GET),
+            mark(&events, "normal get"),
+        )
+        .prefix(
+            Scope::new("/o/x").priority(Priority::LOWEST),
+            mark(&events, "lowest"),
+        )
+        .prefix(
+            Scope::new("/").priority(Priority::HIGHEST),
+            mark(&events, "highest"),
+        )
+        .prefix(
+            Scope::new("/o").priority(Priority::HIGH),
+            mark(&events, "high 1"),
+        )
+        .prefix(
+            Scope::new("/o").priority(Priority::HIGH),
+            mark(&events, "high 2"),
+        )
+        .prefix(
+            Scope::new("/o")
+                .priority(Priority::LOW)
+                .method(Method::POST),
+            mark(&events, "post only"),
+        )
+        .compile()
+        .unwrap();
+    get(&router, "/o/x").await;
+    assert_eq!(
+        events.take(),
+        [
+            "highest",
+            "high 1",
+            "high 2",
+            "normal get",
+            "normal any",
+            "normal deep",
+            "lowest"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn head_served_by_get_runs_get_hooks() {
+    let events = Events::default();
+    let router = Router::new()
+        .get("/secret", || "secret")
+        .prefix(
+            Scope::new("/secret").method(Method::GET),
+            |_: Req, _: &mut Route<'_>| {
+                ControlFlow::<StatusCode, Req>::Break(StatusCode::UNAUTHORIZED)
+            },
+        )
+        .prefix(
+            Scope::new("/").method(Method::HEAD),
+            mark(&events, "head hook"),
+        )
+        .compile()
+        .unwrap();
+    let head = send(&router, Method::HEAD, "/secret").await;
+    assert_eq!(
+        head.status,
+        StatusCode::UNAUTHORIZED,
+        "HEAD must not bypass a GET prefix"
+    );
+    assert_eq!(events.take(), ["head hook"]);
+}
+
+#[tokio::test]
+async fn on_404_and_405_only_monitors_run() {
+    let events = Events::default();
+    let (e1, e2, e3) = (events.clone(), events.clone(), events.clone());
+    let router = Router::new()
+        .post("/only-post", || "posted")
+        .prefix("/", move |r: Req, _: &mut Route<'_>| {
+            e1.push("prefix");
+            r
+        })
+        .postfix("/", move |_: &Route<'_>, response: Response<Body>| {
+            e2.push("postfix");
+            response
+        })
+        .monitor("/", move |x: &RouteExchange<'_>| {
+            e3.push(format!(
+                "monitor {} {:?}",
+                x.status().unwrap().as_u16(),
+                x.pattern()
+            ));
+        })
+        .compile()
+        .unwrap();
+    assert_eq!(get(&router, "/missing").await.status, StatusCode::NOT_FOUND);
+    assert_eq!(events.take(), ["monitor 404 None"]);
+    assert_eq!(
+        get(&router, "/only-post").await.status,
+        StatusCode::METHOD_NOT_ALLOWED
+    );
+    assert_eq!(events.take(), ["monitor 405 None"]);
+    assert_eq!(
+        send(&router, Method::POST, "/only-post").await.status,
+        StatusCode::OK
+    );
+    assert_eq!(
+        events.take(),
+        ["prefix", "postfix", "monitor 200 Some(\"/only-post\")"]
+    );
+}
+
+// ---- §5 one request, §8 examples ----------------------------------------
+
+/// BEHAVIOR.md §8 example 1: sync hooks, ready on the first poll.
+#[test]
+fn example_1_sync_pipeline_is_ready_on_the_first_poll() {
+    let events = Events::default();
+    let (e1, e2, e3, e4) = (
+        events.clone(),
+        events.clone(),
+        events.clone(),
+        events.clone(),
+    );
+    let router = Router::new()
+        .get("/sync", move || {
+            e2.push("handler");
+            "ok"
+        })
+        .prefix("/sync", move |r: Req, _: &mut Route<'_>| {
+            e1.push("prefix");
+            r
+        })
+        .postfix("/sync", move |_: &Route<'_>, response: Response<Body>| {
+            e3.push("postfix");
+            response
+        })
+        .monitor("/sync", move |_: &RouteExchange<'_>| e4.push("monitor"))
+        .compile()
+        .unwrap();
+    let future = router.oneshot(Request::get("/sync").body(String::new()).unwrap());
+    let Poll::Ready(Ok(response)) = poll_once(pin!(future)) else {
+        panic!("a sync pipeline must answer in the first poll");
+    };
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(events.take(), ["prefix", "handler", "postfix", "monitor"]);
+}
+
+/// BEHAVIOR.md §8 example 2: the same with every step async.
+#[tokio::test]
+async fn example_2_async_pipeline_same_body_same_order() {
+    let events = Events::default();
+    let (e1, e2, e3, e4) = (
+        events.clone(),
+        events.clone(),
+        events.clone(),
+        events.clone(),
+    );
+    let router = Router::new()
+        .get("/sync", move || {
+            let events = e2.clone();
+            async move {
+                tokio::task::yield_now().await;
+                events.push("handler");
+                "ok"
+            }
+        })
+        .prefix("/sync", move |r: Req, _: &mut Route<'_>| {
+            let events = e1.clone();
+            async move {
+                tokio::task::yield_now().await;
+                events.push("prefix");
+                r
+            }
+        })
+        .postfix("/sync", move |_: &Route<'_>, response: Response<Body>| {
+            let events = e3.clone();
+            async move {
+                tokio::task::yield_now().await;
+                events.push("postfix");
+                response
+            }
+        })
+        .monitor("/sync", move |_: &RouteExchange<'_>| {
+            let events = e4.clone();
+            async move {
+                tokio::task::yield_now().await;
+                events.push("monitor");
+            }
+        })
+        .compile()
+        .unwrap();
+    let answer = get(&router, "/sync").await;
+    assert_eq!(
+        (answer.status, answer.body.as_str()),
+        (StatusCode::OK, "ok")
+    );
+    assert_eq!(events.take(), ["prefix", "handler", "postfix", "monitor"]);
+}
+
+/// BEHAVIOR.md §8 example 3: priorities and an early answer.
+#[tokio::test]
+async fn example_3_high_priority_early_answer() {
+    let events = Events::default();
+    let (e1, e2, e3, e4) = (
+        events.clone(),
+        events.clone(),
+        events.clone(),
+        events.clone(),
+    );
+    let router = Router::new()
+        .get("/priority/{id}", move || {
+            e3.push("handler");
+            "handler"
+        })
+        .prefix(
+            Scope::new("/priority/{id}")
+                .method(Method::GET)
+                .priority(Priority::LOW),
+            move |r: Req, _: &mut Route<'_>| {
+                e1.push("low");
+                r
+            },
+        )
+        .prefix(
+            Scope::new("/priority/{id}")
+                .method(Method::GET)
+                .priority(Priority::HIGH),
+            move |_: Req, route: &mut Route<'_>| {
+                e2.push(format!("high:{}", route.params().get_raw("id").unwrap()));
+                ControlFlow::<_, Req>::Break((StatusCode::ACCEPTED, "early"))
+            },
+        )
+        .postfix("/", |_: &Route<'_>, _: Response<Body>| -> Response<Body> {
+            panic!("postfixes are skipped")
+        })
+        .monitor("/priority/{id}", move |_: &RouteExchange<'_>| {
+            e4.push("monitor")
+        })
+        .compile()
+        .unwrap();
+    let answer = get(&router, "/priority/42").await;
+    assert_eq!(
+        (answer.status, answer.body.as_str()),
+        (StatusCode::ACCEPTED, "early")
+    );
+    assert_eq!(events.take(), ["high:42", "monitor"]);
+}
+
+/// BEHAVIOR.md §8 example 6.
+#[tokio::test]
+async fn example_6_parameters_inside_segments() {
+    let router = routes(&["/f/pre{id}.json", "/f/{first}-{second}.tail"]);
+    assert_eq!(
+        get(&router, "/f/prevalue.json").await.body,
+        "/f/pre{id}.json id=value"
+    );
+    assert_eq!(
+        get(&router, "/f/left-right.tail").await.body,
+        "/f/{first}-{second}.tail first=left second=right"
+    );
+    assert_eq!(
+        get(&router, "/f/value.json").await.status,
+        StatusCode::NOT_FOUND
+    );
+}
+
+/// BEHAVIOR.md §8 example 8: monitors that panic when called and inside
+/// their future change nothing, and the later one still runs.
+#[tokio::test]
+async fn example_8_monitor_panics_are_isolated() {
+    let events = Events::default();
+    let (e1, e2, e3) = (events.clone(), events.clone(), events.clone());
+    let router = Router::new()
+        .get("/m", || "fine")
+        .monitor(
+            Scope::new("/m").priority(Priority::HIGH),
+            move |_: &RouteExchange<'_>| -> () {
+                e1.push("high");
+                panic!("monitor panics when called")
+            },
+        )
+        .monitor(Scope::new("/m"), move |_: &RouteExchange<'_>| {
+            e2.push("normal");
+            async {
+                let fail = true;
+                if fail {
+                    panic!("monitor future panics");
+                }
+            }
+        })
+        .monitor(
+            Scope::new("/m").priority(Priority::LOW),
+            move |x: &RouteExchange<'_>| {
+                e3.push(format!("low {}", x.status().unwrap().as_u16()));
+            },
+        )
+        .compile()
+        .unwrap();
+    for _ in 0..2 {
+        let answer = get(&router, "/m").await;
+        assert_eq!(
+            (answer.status, answer.body.as_str()),
+            (StatusCode::OK, "fine")
+        );
+        assert_eq!(events.take(), ["high", "normal", "low 200"]);
+    }
+}
+
+/// BEHAVIOR.md §8 example 9, and §5 steps 4–6: staged headers go out on
+/// every answer; a panic is a 500 with a generic body, seen by monitors.
+#[tokio::test]
+async fn example_9_staged_headers_failures_and_panics() {
+    let failures = Events::default();
+    let seen = failures.clone();
+    let router = Router::new()
+        .get("/fail", || -> &'static str { panic!("secret detail") })
+        .get("/error", || {
+            Err::<&str, _>((StatusCode::CONFLICT, "conflict"))
+        })
+        .get("/ok", || ([("x-prefix", "handler")], "ok"))
+        .get("/early", || "unreachable")
+        .get("/async-fail", || async {
+            let fail = true;
+            if fail {
+                panic!("async detail");
+            }
+            "never"
+        })
+        .prefix("/", |request: Req, route: &mut Route<'_>| {
+            route.stage_header(
+                header::HeaderName::from_static("x-prefix"),
+                HeaderValue::from_static("kept"),
+            );
+            if request.uri().path() == "/early" {
+                ControlFlow::Break(StatusCode::FORBIDDEN)
+            } else {
+                ControlFlow::Continue(request)
+            }
+        })
+        .monitor("/", move |x: &RouteExchange<'_>| {
+            if let Some(Failure::Panic { step, message }) = x.error() {
+                seen.push(format!(
+                    "{} {step}: {message}",
+                    x.status().unwrap().as_u16()
+                ));
+            }
+        })
+        .compile()
+        .unwrap();
+
+    let failed = get(&router, "/fail").await;
+    assert_eq!(
+        (failed.status, failed.body.as_str()),
+        (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error")
+    );
+    assert_eq!(failed.headers["x-prefix"], "kept");
+    assert!(!failed.body.contains("secret"));
+    let async_failed = get(&router, "/async-fail").await;
+    assert_eq!(async_failed.status, StatusCode::INTERNAL_SERVER_ERROR);
+    assert_eq!(
+        failures.take(),
+        ["500 handler: secret detail", "500 handler: async detail"]
+    );
+
+    let error = get(&router, "/error").await;
+    assert_eq!(
+        (error.status, error.body.as_str()),
+        (StatusCode::CONFLICT, "conflict")
+    );
+    assert_eq!(error.headers["x-prefix"], "kept");
+    let ok = get(&router, "/ok").await;
+    assert_eq!(ok.headers["x-prefix"], "kept", "a staged header wins");
+    let early = get(&router, "/early").await;
+    assert_eq!(
+        (early.status, early.headers["x-prefix"].to_str().unwrap()),
+        (StatusCode::FORBIDDEN, "kept")
+    );
+    assert_eq!(
+        get(&router, "/ok").await.status,
+        StatusCode::OK,
+        "the router keeps serving"
+    );
+}
+
+#[tokio::test]
+async fn postfix_replacement_skips_later_postfixes() {
+    let events = Events::default();
+    let (e1, e2) = (events.clone(), events.clone());
+    let router = Router::new()
+        .get("/r", || "original")
+        .get("/m", || "original")
+        .postfix(
+            Scope::new("/r").priority(Priority::HIGH),
+            move |_: &Route<'_>, _: Response<Body>| {
+                e1.push("replace");
+                Replace((StatusCode::CREATED, "replaced"))
+            },
+        )
+        .postfix(
+            "/",
+            move |route: &Route<'_>, mut response: Response<Body>| {
+                e2.push(format!("modify {}", route.pattern().unwrap()));
+                response
+                    .headers_mut()
+                    .insert("x-modified", HeaderValue::from_static("1"));
+                response
+            },
+        )
+        .compile()
+        .unwrap();
+    let replaced = get(&router, "/r").await;
+    assert_eq!(
+        (replaced.status, replaced.body.as_str()),
+        (StatusCode::CREATED, "replaced")
+    );
+    assert!(!replaced.headers.contains_key("x-modified"));
+    assert_eq!(events.take(), ["replace"]);
+    let modified = get(&router, "/m").await;
+    assert_eq!(modified.headers["x-modified"], "1");
+    assert_eq!(events.take(), ["modify /m"]);
+}
+
+#[tokio::test]
+async fn a_step_answering_handler_and_prefix_switch_per_request() {
+    let router = Router::new()
+        .get("/n/{n}", |Path(n): Path<u32>| {
+            if n % 2 == 0 {
+                Step::Ready(format!("now {n}"))
+            } else {
+                Step::Pending(async move { format!("later {n}") })
+            }
+        })
+        .compile()
+        .unwrap();
+    let now = router
+        .clone()
+        .oneshot(Request::get("/n/2").body(String::new()).unwrap());
+    assert!(poll_once(pin!(now)).is_ready());
+    assert_eq!(get(&router, "/n/2").await.body, "now 2");
+    assert_eq!(get(&router, "/n/3").await.body, "later 3");
+}
+
+#[tokio::test]
+async fn nest_and_merge_compose_routers() {
+    let events = Events::default();
+    let api = Router::new()
+        .get("/users/{id}", echo("user"))
+        .prefix("/users", mark(&events, "api prefix"));
+    let router = Router::new()
+        .get("/", || "home")
+        .nest("/api", api)
+        .merge(Router::new().get("/about", || "about"))
+        .compile()
+        .unwrap();
+    assert_eq!(get(&router, "/api/users/7").await.body, "user id=7");
+    assert_eq!(events.take(), ["api prefix"]);
+    assert_eq!(get(&router, "/about").await.body, "about");
+    assert_eq!(get(&router, "/").await.body, "home");
+    let conflict = Router::<String>::new()
+        .get("/a", || "1")
+        .merge(Router::new().get("/a", || "2"))
+        .compile();
+    assert!(matches!(conflict, Err(RouteError::DuplicateRoute { .. })));
+}
+
+// ---- errors -------------------------------------------------------------
+
+#[test]
+fn every_route_error_names_the_pattern_and_the_problem() {
+    fn error(pattern: &str) -> RouteError {
+        Router::<String>::new()
+            .get(pattern, || "x")
+            .compile()
+            .unwrap_err()
+    }
+    let cases: &[(&str, &str)] = &[
+        ("users", "route `users`: a pattern must start with `/`"),
+        (
+            "/a/{id",
+            "route `/a/{id`: unbalanced brace at byte 3 (write `{{` or `}}` for a literal brace)",
+        ),
+        (
+            "/a/id}",
+            "route `/a/id}`: unbalanced brace at byte 5 (write `{{` or `}}` for a literal brace)",
+        ),
+        (
+            "/a/{}",
+            "route `/a/{}`: a parameter needs a name, as in `{id}`",
+        ),
+        (
+            "/a/{*}",
+            "route `/a/{*}`: a parameter needs a name, as in `{id}`",
+        ),
+        (
+            "/a/{1x}",
+            "route `/a/{1x}`: `1x` is not a valid parameter name (letters, digits and `_`, not starting with a digit)",
+        ),
+        (
+            "/a/{a}{b}",
+            "route `/a/{a}{b}`: parameters in segment `{a}{b}` need literal text between them",
+        ),
+        (
+            "/a/{x}/{x}",
+            "route `/a/{x}/{x}`: parameter `x` is named twice",
+        ),
+        (
+            "/a/x{*rest}",
+            "route `/a/x{*rest}`: a catch-all `{*name}` must fill its whole segment",
+        ),
+        (
+            "/a/{*rest}/{id}",
+            "route `/a/{*rest}/{id}`: only static segments may follow a catch-all, found `{id}`",
+        ),
+        (
+            "/a/{*rest}/{*more}",
+            "route `/a/{*rest}/{*more}`: only static segments may follow a catch-all, found `{*more}`",
+        ),
+    ];
+    for &(pattern, message) in cases {
+        assert_eq!(error(pattern).to_string(), message, "{pattern}");
+    }
+    let many: String = (0..17).map(|i| format!("/{{p{i}}}")).collect();
+    assert!(matches!(error(&many), RouteError::TooManyParameters { .. }));
+    assert_eq!(
+        error(&many).to_string(),
+        format!("route `{many}`: more than 16 parameters")
+    );
+
+    let twice = Router::<String>::new()
+        .get("/u/{id}", || "1")
+        .get("/u/{id}", || "2")
+        .compile()
+        .unwrap_err();
+    assert_eq!(twice.to_string(), "route `GET /u/{id}` is registered twice");
+    let renamed = Router::<String>::new()
+        .get("/u/{id}", || "1")
+        .get("/u/{name}", || "2")
+        .compile()
+        .unwrap_err();
+    assert_eq!(
+        renamed,
+        RouteError::DuplicateRoute {
+            method: "GET".into(),
+            first: "/u/{id}".into(),
+            second: "/u/{name}".into()
+        }
+    );
+    assert_eq!(
+        renamed.to_string(),
+        "route `GET /u/{name}` conflicts with `GET /u/{id}`, registered before: they match the same paths"
+    );
+    let any_twice = Router::<String>::new()
+        .any("/x", || "1")
+        .any("/x/", || "2")
+        .compile()
+        .unwrap_err();
+    assert!(
+        any_twice
+            .to_string()
+            .starts_with("route `* /x/` conflicts with `* /x`")
+    );
+    // Same pattern, other methods: no conflict.
+    assert!(
+        Router::<String>::new()
+            .get("/u", || "1")
+            .post("/u", || "2")
+            .any("/u", || "3")
+            .compile()
+            .is_ok()
+    );
+
+    let bad_hook = Router::<String>::new()
+        .prefix("/a/{", |r: Req, _: &mut Route<'_>| r)
+        .compile()
+        .unwrap_err();
+    assert!(
+        matches!(bad_hook, RouteError::UnbalancedBrace { ref pattern, at: 3 } if pattern == "/a/{")
+    );
+}
