@@ -232,3 +232,111 @@ fn axum_with_three_from_fn_layers_allocates_more() {
     println!("axum from_fn x3: {axum} allocations/request; pronghorn pipeline: {pronghorn}");
     assert!(pronghorn < axum);
 }
+
+/// The router: a static route and a two-parameter route, sync handler, sync
+/// prefix, postfix and monitor on a scope; allocations per request equal
+/// those of a `service_fn` that builds the same response by hand.
+#[test]
+fn router_sync_pipeline_allocates_as_often_as_building_the_response_by_hand() {
+    use pronghorn::{
+        Body, IntoResponse, Router,
+        handler::Path,
+        router::{Route, RouteExchange},
+    };
+    const ROUNDS: u64 = 1_000;
+    type Res = Response<Body>;
+
+    fn request(path: &'static str) -> Request<Empty<Bytes>> {
+        // As hyper hands it over: the URI shares the read buffer.
+        let mut buffer = BytesMut::from(path.as_bytes());
+        let line = buffer.split_to(buffer.len()).freeze();
+        Request::get(Uri::from_maybe_shared(line).unwrap())
+            .header("x-token", HeaderValue::from_static("secret"))
+            .body(Empty::new())
+            .unwrap()
+    }
+
+    fn count<S>(service: &mut S, path: &'static str, expected: &str) -> u64
+    where
+        S: Service<Request<Empty<Bytes>>, Response = Res, Error = Infallible>,
+    {
+        let mut once = || {
+            let request = request(path);
+            let Poll::Ready(Ok(response)) = poll_once(pin!(service.call(request))) else {
+                panic!("a sync pipeline must answer in the first poll");
+            };
+            assert_eq!(response.headers()["server"], "pronghorn");
+            let Poll::Ready(Ok(body)) = poll_once(pin!(response.into_body().collect())) else {
+                panic!("a full body is collected on the first poll");
+            };
+            assert_eq!(body.to_bytes(), expected.as_bytes());
+        };
+        once();
+        let before = allocations();
+        for _ in 0..ROUNDS {
+            once();
+        }
+        allocations() - before
+    }
+
+    static MONITORED: AtomicU64 = AtomicU64::new(0);
+    let mut router = Router::new()
+        .get("/health", || "ok")
+        .get(
+            "/users/{user}/posts/{post}",
+            |Path((user, post)): Path<(u32, u32)>| {
+                if user == 7 && post == 42 {
+                    "post"
+                } else {
+                    "other"
+                }
+            },
+        )
+        .prefix("/", |request: Request<Empty<Bytes>>, _: &mut Route<'_>| {
+            if request.headers().contains_key("x-token") {
+                ControlFlow::Continue(request)
+            } else {
+                ControlFlow::Break(StatusCode::UNAUTHORIZED)
+            }
+        })
+        .postfix("/", |_: &Route<'_>, mut response: Res| {
+            response
+                .headers_mut()
+                .insert("server", HeaderValue::from_static("pronghorn"));
+            response
+        })
+        .monitor("/", |exchange: &RouteExchange<'_>| {
+            if exchange.status() == Some(StatusCode::OK) {
+                MONITORED.fetch_add(1, Ordering::Relaxed);
+            }
+        })
+        .compile()
+        .unwrap();
+
+    let mut by_hand = service_fn(|request: Request<Empty<Bytes>>| {
+        let body = if request.uri().path() == "/health" {
+            "ok"
+        } else {
+            "post"
+        };
+        let mut response = body.into_response();
+        response
+            .headers_mut()
+            .insert("server", HeaderValue::from_static("pronghorn"));
+        ready(Ok::<_, Infallible>(response))
+    });
+
+    for (path, body) in [("/health", "ok"), ("/users/7/posts/42", "post")] {
+        let hand = count(&mut by_hand, path, body);
+        let routed = count(&mut router, path, body);
+        let per = |total: u64| total as f64 / ROUNDS as f64;
+        println!(
+            "router {path}: {} allocations/request; by hand: {}",
+            per(routed),
+            per(hand)
+        );
+        assert!(hand > 0, "the counter counts");
+        assert_eq!(routed, hand, "{path}");
+    }
+    assert_eq!(MONITORED.load(Ordering::Relaxed), 2 * (ROUNDS + 1));
+}

@@ -4,13 +4,13 @@
 // allocate on every rejection; moving it is a copy of a few words.
 #![allow(clippy::result_large_err)]
 
-use std::{fmt, future::Future, str::FromStr};
+use std::{borrow::Cow, fmt, future::Future, marker::PhantomData};
 
 use bytes::Bytes;
-use http::{HeaderMap, Method, Response, StatusCode, Uri, request::Parts};
+use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, StatusCode, Uri, request::Parts};
 use http_body_util::{BodyExt, Limited};
 
-use super::IntoResponse;
+use super::{IntoResponse, de};
 use crate::{Body, body::BoxError, router::Params};
 
 /// What the router hands a handler beside the request: the parameters of
@@ -136,101 +136,175 @@ impl FromRequestHead for RouteParams {
     }
 }
 
-/// Typed route parameters, in the order of the pattern: one value
-/// (`Path<u32>`) or a tuple (`Path<(String, u64)>`). Values are
-/// percent-decoded; one that does not decode or parse answers 400 naming
-/// the parameter.
+/// Typed route parameters, deserialized with serde: a struct or map by
+/// name, a tuple in the order of the pattern, or one value for a pattern
+/// with one parameter. Values are percent-decoded (borrowed when nothing is
+/// escaped); one that does not decode or parse answers 400 naming the
+/// parameter.
 ///
 /// ```
 /// use pronghorn::{Router, handler::Path};
 ///
-/// let router = Router::new()
+/// #[derive(serde::Deserialize)]
+/// struct File {
+///     name: String,
+///     ext: String,
+/// }
+///
+/// let router = Router::<String>::new()
 ///     .get("/users/{id}", |Path(id): Path<u64>| format!("user {id}"))
-///     .get("/files/{name}.{ext}", |Path((name, ext)): Path<(String, String)>| format!("{name} {ext}"))
+///     .get("/posts/{user}/{post}", |Path((user, post)): Path<(u64, u32)>| format!("{user}/{post}"))
+///     .get("/files/{name}.{ext}", |Path(file): Path<File>| format!("{} {}", file.name, file.ext))
 ///     .compile()
 ///     .unwrap();
-/// # let _: pronghorn::CompiledRouter<String> = router;
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Path<T>(pub T);
 
-/// A value that a route parameter parses into (used by [`Path`]).
-pub trait FromParam: Sized {
-    /// Parses the decoded value.
-    fn from_param(value: &str) -> Result<Self, String>;
-}
-
-macro_rules! from_param_via_from_str {
-    ($($ty:ty),*) => {$(
-        impl FromParam for $ty {
-            #[inline]
-            fn from_param(value: &str) -> Result<Self, String> {
-                <$ty as FromStr>::from_str(value).map_err(|error| error.to_string())
-            }
-        }
-    )*};
-}
-
-from_param_via_from_str!(
-    String, bool, char, u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64
-);
-
-/// Values that a whole parameter list converts into (used by [`Path`]).
-pub trait FromParams: Sized {
-    /// Converts the parameters.
-    fn from_params(params: Params<'_>) -> Result<Self, String>;
-}
-
-fn param<T: FromParam>(params: Params<'_>, index: usize) -> Result<T, String> {
-    let (name, raw) = params
-        .iter_raw()
-        .nth(index)
-        .ok_or_else(|| format!("the route has no parameter number {}", index + 1))?;
-    let decoded = crate::router::params::percent_decode(raw)
-        .map_err(|error| format!("route parameter `{name}`: {error}"))?;
-    T::from_param(&decoded).map_err(|error| format!("route parameter `{name}`: {error}"))
-}
-
-impl<T: FromParam> FromParams for T {
-    fn from_params(params: Params<'_>) -> Result<Self, String> {
-        if params.len() != 1 {
-            return Err(format!(
-                "expected 1 route parameter, the route has {}",
-                params.len()
-            ));
-        }
-        param(params, 0)
+impl<T: serde::de::DeserializeOwned> FromRequestHead for Path<T> {
+    #[inline]
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        let params = context.params;
+        let pairs = params.iter_raw().map(
+            |(name, raw)| match crate::router::params::percent_decode(raw) {
+                Ok(value) => Ok((Cow::Borrowed(name), value)),
+                Err(error) => Err(de::Error(format!("`{name}`: {error}"))),
+            },
+        );
+        T::deserialize(de::Pairs::new(pairs, params.len()))
+            .map(Path)
+            .map_err(|error| bad_request(format!("invalid route parameter {error}")))
     }
 }
 
-macro_rules! from_params_tuple {
-    ($count:literal: $($ty:ident $index:tt),+) => {
-        impl<$($ty: FromParam),+> FromParams for ($($ty,)+) {
-            fn from_params(params: Params<'_>) -> Result<Self, String> {
-                if params.len() != $count {
-                    return Err(format!(
-                        "expected {} route parameters, the route has {}",
-                        $count,
-                        params.len()
-                    ));
-                }
-                Ok(($(param::<$ty>(params, $index)?,)+))
-            }
+/// The query string, deserialized with serde from `application/x-www-form-urlencoded`
+/// pairs (`+` is a space). A missing query is an empty one; a value that
+/// does not decode or parse answers 400 naming the key.
+///
+/// ```
+/// use pronghorn::{Router, handler::Query};
+///
+/// #[derive(serde::Deserialize)]
+/// struct Page {
+///     page: u32,
+///     per_page: Option<u32>,
+/// }
+///
+/// let router = Router::<String>::new()
+///     .get("/items", |Query(page): Query<Page>| format!("{} {:?}", page.page, page.per_page))
+///     .compile()
+///     .unwrap();
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Query<T>(pub T);
+
+/// Decodes one form-encoded component: `+` is a space, then percent-decoding.
+fn form_decode(raw: &str) -> Result<Cow<'_, str>, de::Error> {
+    let spaced = if raw.contains('+') {
+        Cow::Owned(raw.replace('+', " "))
+    } else {
+        Cow::Borrowed(raw)
+    };
+    let decoded = match &spaced {
+        Cow::Borrowed(text) => crate::router::params::percent_decode(text),
+        Cow::Owned(text) => {
+            crate::router::params::percent_decode(text).map(|v| Cow::Owned(v.into_owned()))
         }
     };
+    decoded.map_err(|error| de::Error(error.to_string()))
 }
 
-from_params_tuple!(1: A 0);
-from_params_tuple!(2: A 0, B 1);
-from_params_tuple!(3: A 0, B 1, C 2);
-from_params_tuple!(4: A 0, B 1, C 2, D 3);
+impl<T: serde::de::DeserializeOwned> FromRequestHead for Query<T> {
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        let query = context.parts.uri.query().unwrap_or("");
+        let pairs = || query.split('&').filter(|pair| !pair.is_empty());
+        let decoded = pairs().map(|pair| {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            Ok((form_decode(key)?, form_decode(value)?))
+        });
+        T::deserialize(de::Pairs::new(decoded, pairs().count()))
+            .map(Query)
+            .map_err(|error| bad_request(format!("invalid query string: {error}")))
+    }
+}
 
-impl<T: FromParams> FromRequestHead for Path<T> {
+impl<T: FromRequestHead> FromRequestHead for Option<T> {
     #[inline]
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
-        T::from_params(context.params)
-            .map(Path)
-            .map_err(bad_request)
+        Ok(T::from_head(context).ok())
+    }
+}
+
+/// A header name known at compile time, for [`Header`].
+///
+/// ```
+/// use http::HeaderName;
+/// use pronghorn::handler::{Header, NamedHeader};
+///
+/// struct RequestId;
+///
+/// impl NamedHeader for RequestId {
+///     const NAME: HeaderName = HeaderName::from_static("x-request-id");
+/// }
+///
+/// fn handler(Header(id, _): Header<RequestId>) -> String {
+///     format!("request {}", id.to_str().unwrap_or("?"))
+/// }
+/// # let _ = handler;
+/// ```
+pub trait NamedHeader {
+    /// The header's name.
+    const NAME: HeaderName;
+}
+
+/// The value of one request header; a missing header answers 400 naming
+/// it. Take `Option<Header<N>>` where it may be absent.
+#[derive(Clone, Debug)]
+pub struct Header<N>(pub HeaderValue, pub PhantomData<N>);
+
+impl<N: NamedHeader> FromRequestHead for Header<N> {
+    #[inline]
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        match context.parts.headers.get(N::NAME) {
+            Some(value) => Ok(Header(value.clone(), PhantomData)),
+            None => Err(bad_request(format!("missing request header `{}`", N::NAME))),
+        }
+    }
+}
+
+/// Names of common headers, for [`Header`].
+pub mod headers {
+    use http::{HeaderName, header};
+
+    use super::NamedHeader;
+
+    macro_rules! named {
+        ($($(#[$doc:meta])* $ty:ident => $name:expr),*) => {$(
+            $(#[$doc])*
+            #[derive(Clone, Copy, Debug)]
+            pub struct $ty;
+
+            impl NamedHeader for $ty {
+                const NAME: HeaderName = $name;
+            }
+        )*};
+    }
+
+    named! {
+        /// `accept`
+        Accept => header::ACCEPT,
+        /// `authorization`
+        Authorization => header::AUTHORIZATION,
+        /// `content-type`
+        ContentType => header::CONTENT_TYPE,
+        /// `cookie`
+        Cookie => header::COOKIE,
+        /// `host`
+        Host => header::HOST,
+        /// `origin`
+        Origin => header::ORIGIN,
+        /// `user-agent`
+        UserAgent => header::USER_AGENT
     }
 }
 

@@ -2,8 +2,8 @@
 //! extractors as arguments.
 //!
 //! A handler takes up to eight extractors that read the request head
-//! ([`FromRequestHead`]: [`Path`], [`State`], [`RouteParams`], `Method`,
-//! `Uri`, `HeaderMap`) and, as its last argument, at most one that reads the
+//! ([`FromRequestHead`]: [`Path`], [`Query`], [`Header`], [`State`],
+//! [`RouteParams`], `Method`, `Uri`, `HeaderMap`, and `Option` of any) and, as its last argument, at most one that reads the
 //! body ([`FromRequestBody`]: `Bytes`, `String`, `Json<T>`). It returns
 //! something that is [`IntoResponse`] — directly (synchronous), as a future
 //! (asynchronous), or as a [`Step`] (decided per request).
@@ -14,6 +14,7 @@
 //! extractor reads the body behind one boxed future, polled once in place:
 //! a body that is already complete then costs no suspension.
 
+mod de;
 mod extract;
 mod response;
 
@@ -30,8 +31,8 @@ use http::{Request, Response};
 pub use self::extract::Json;
 pub use self::{
     extract::{
-        BodyFuture, FromParam, FromParams, FromRequestBody, FromRequestHead, Path, RequestContext,
-        RouteContext, RouteParams, State,
+        BodyFuture, FromRequestBody, FromRequestHead, Header, NamedHeader, Path, Query,
+        RequestContext, RouteContext, RouteParams, State, headers,
     },
     response::IntoResponse,
 };

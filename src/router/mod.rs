@@ -62,7 +62,7 @@ pub use self::{
         RoutePrefix,
     },
     params::{DecodeError, Params},
-    service::{CompiledRouter, ResponseFuture},
+    service::{CompiledRouter, Match, ResponseFuture},
 };
 
 /// The most parameters one pattern may hold.

@@ -99,6 +99,68 @@ impl<B> fmt::Debug for CompiledRouter<B> {
     }
 }
 
+impl<B> CompiledRouter<B> {
+    /// The route that answers `method` and `path`, as a request would find
+    /// it (HEAD falls back to GET), with its parameters; `None` where the
+    /// request would get 404 or 405. For tests, tools and benchmarks: the
+    /// service itself does the same lookup.
+    ///
+    /// ```
+    /// use http::Method;
+    /// use pronghorn::Router;
+    ///
+    /// let router = Router::<String>::new().get("/users/{id}", || "user").compile().unwrap();
+    /// let found = router.at(&Method::GET, "/users/7").unwrap();
+    /// assert_eq!(found.pattern(), "/users/{id}");
+    /// assert_eq!(found.params().get_raw("id"), Some("7"));
+    /// assert!(router.at(&Method::POST, "/users/7").is_none());
+    /// ```
+    pub fn at<'a>(&'a self, method: &Method, path: &'a str) -> Option<Match<'a>> {
+        let mut captures = Captures::new();
+        match self.inner.lookup(method, path, &mut captures) {
+            Target::Route { id, .. } => {
+                let pattern = &self.inner.routes[id].pattern;
+                Some(Match {
+                    pattern: &pattern.source,
+                    names: &pattern.names,
+                    path,
+                    captures,
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A route found by [`CompiledRouter::at`].
+pub struct Match<'a> {
+    pattern: &'a str,
+    names: &'a [Box<str>],
+    path: &'a str,
+    captures: Captures,
+}
+
+impl Match<'_> {
+    /// The pattern of the route, as registered.
+    pub fn pattern(&self) -> &str {
+        self.pattern
+    }
+
+    /// The parameters the path bound.
+    pub fn params(&self) -> Params<'_> {
+        Params::new(self.path, self.names, &self.captures)
+    }
+}
+
+impl fmt::Debug for Match<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Match")
+            .field("pattern", &self.pattern)
+            .field("params", &self.params())
+            .finish()
+    }
+}
+
 /// How a hook pattern relates to a route pattern, for every path the route
 /// matches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,7 +1,10 @@
 //! The compiled route table: an exact index of static paths, and a segment
 //! tree for the rest, searched depth first with backtracking.
 
-use std::collections::HashMap;
+use std::{
+    collections::HashMap,
+    hash::{BuildHasherDefault, Hasher},
+};
 
 use http::Method;
 
@@ -9,6 +12,62 @@ use super::{
     params::Captures,
     pattern::{Part, Pattern, Segment, match_parts},
 };
+
+/// The multiply-rotate hash of rustc's `FxHasher`, for the static index
+/// and wide static fan-outs.
+///
+/// Written here rather than taken from a crate: it is a dozen lines, and the
+/// default SipHash costs more than the rest of a static lookup. The tables
+/// it indexes hold only the application's own routes, fixed at compile
+/// time; a request can choose what it looks up, not what is stored, so it
+/// cannot lengthen a probe sequence beyond what the routes already make.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct FxHasher(u64);
+
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            self.add(u64::from_le_bytes(
+                chunk.try_into().expect("chunks of eight"),
+            ));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = [0u8; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, byte: u8) {
+        self.add(u64::from(byte));
+    }
+
+    #[inline]
+    fn write_usize(&mut self, value: usize) {
+        self.add(value as u64);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
+/// Above this many static children, a node indexes them by hash.
+const WIDE: usize = 8;
 
 /// Index of a route in the compiled router's route list.
 pub(crate) type RouteId = usize;
@@ -67,13 +126,37 @@ impl Methods {
 
 #[derive(Debug, Default)]
 struct Node {
-    /// Sorted by segment text.
+    /// In insertion order.
     statics: Vec<(Box<str>, Node)>,
+    /// Positions in `statics` by text, once there are more than `WIDE`.
+    wide: Option<FxHashMap<Box<str>, usize>>,
     /// In the order their shapes were first registered.
     dynamics: Vec<(Box<[Part]>, Node)>,
     /// In the order their shapes were first registered.
     catch_alls: Vec<CatchAll>,
     methods: Methods,
+}
+
+impl Node {
+    #[inline]
+    fn static_child(&self, segment: &str) -> Option<usize> {
+        match &self.wide {
+            Some(index) => index.get(segment).copied(),
+            None => self.statics.iter().position(|(text, _)| **text == *segment),
+        }
+    }
+
+    fn add_static(&mut self, text: &str) -> usize {
+        let index = self.statics.len();
+        self.statics.push((text.into(), Node::default()));
+        if self.statics.len() > WIDE {
+            let wide = self.wide.get_or_insert_with(Default::default);
+            for (position, (text, _)) in self.statics.iter().enumerate() {
+                wide.insert(text.clone(), position);
+            }
+        }
+        index
+    }
 }
 
 /// A catch-all and the static segments after it.
@@ -120,7 +203,12 @@ fn last_segment(path: &str, from: usize, to: usize) -> Option<(usize, usize)> {
 /// Whether `path` is already in the form the static index is keyed by.
 #[inline]
 fn is_normalized(path: &str) -> bool {
-    path == "/" || (path.starts_with('/') && !path.ends_with('/') && !path.contains("//"))
+    let bytes = path.as_bytes();
+    match bytes {
+        [b'/'] => true,
+        [b'/', .., last] if *last != b'/' => !bytes.windows(2).any(|pair| pair == b"//"),
+        _ => false,
+    }
 }
 
 fn normalize(path: &str) -> String {
@@ -138,7 +226,7 @@ fn normalize(path: &str) -> String {
 /// The compiled table.
 #[derive(Debug, Default)]
 pub(crate) struct Table {
-    statics: HashMap<Box<str>, Methods>,
+    statics: FxHashMap<Box<str>, Methods>,
     root: Node,
 }
 
@@ -155,12 +243,9 @@ impl Table {
         while let Some(segment) = segments.next() {
             node = match segment {
                 Segment::Static(text) => {
-                    let index = match node.statics.binary_search_by(|(k, _)| (**k).cmp(text)) {
-                        Ok(index) => index,
-                        Err(index) => {
-                            node.statics.insert(index, (text.clone(), Node::default()));
-                            index
-                        }
+                    let index = match node.static_child(text) {
+                        Some(index) => index,
+                        None => node.add_static(text),
                     };
                     &mut node.statics[index].1
                 }
@@ -265,7 +350,7 @@ fn find_in<R>(
         };
     }
     let segment = &path[start..end];
-    if let Ok(index) = node.statics.binary_search_by(|(k, _)| (**k).cmp(segment)) {
+    if let Some(index) = node.static_child(segment) {
         if let Some(found) = find_in(&node.statics[index].1, path, end, captures, accept) {
             return Some(found);
         }

@@ -1,0 +1,302 @@
+//! A serde deserializer over `(key, value)` string pairs: route parameters
+//! for [`Path`](super::Path) and query pairs for [`Query`](super::Query).
+//!
+//! Written here rather than taken from a crate: route parameters are byte
+//! ranges into the path, decoded lazily and borrowed when clean, which no
+//! general-purpose deserializer reads; and one small deserializer serves the
+//! query string too.
+
+use std::{borrow::Cow, fmt, iter::Peekable};
+
+use serde::de::{
+    self, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor,
+    value::StrDeserializer,
+};
+
+/// Why a value could not be deserialized; the message names the key.
+#[derive(Debug)]
+pub(crate) struct Error(pub(crate) String);
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl de::Error for Error {
+    fn custom<T: fmt::Display>(message: T) -> Self {
+        Error(message.to_string())
+    }
+}
+
+pub(crate) type Pair<'a> = Result<(Cow<'a, str>, Cow<'a, str>), Error>;
+
+/// Deserializes a map or struct from the pairs by key, a sequence or tuple
+/// from the values in order, and a single value from a lone pair.
+pub(crate) struct Pairs<'a, I: Iterator<Item = Pair<'a>>> {
+    pairs: Peekable<I>,
+    count: usize,
+    /// The value whose key `next_key_seed` just gave out.
+    value: Option<(Cow<'a, str>, Cow<'a, str>)>,
+}
+
+impl<'a, I: Iterator<Item = Pair<'a>>> Pairs<'a, I> {
+    pub(crate) fn new(pairs: I, count: usize) -> Self {
+        Self {
+            pairs: pairs.peekable(),
+            count,
+            value: None,
+        }
+    }
+
+    fn single(mut self) -> Result<Value<'a>, Error> {
+        if self.count != 1 {
+            return Err(Error(format!("expected 1 value, found {}", self.count)));
+        }
+        let (key, value) = self.pairs.next().expect("one pair")?;
+        Ok(Value { key, value })
+    }
+}
+
+macro_rules! single_value {
+    ($($method:ident)*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+            self.single()?.$method(visitor)
+        }
+    )*};
+}
+
+impl<'de, I: Iterator<Item = Pair<'de>>> Deserializer<'de> for Pairs<'de, I> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_map(visitor)
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_map(self)
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        visitor.visit_map(self)
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_seq(self)
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, Error> {
+        if len != self.count {
+            return Err(Error(format!(
+                "expected {len} values, found {}",
+                self.count
+            )));
+        }
+        visitor.visit_seq(self)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        self.deserialize_tuple(len, visitor)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        self.single()?.deserialize_enum(name, variants, visitor)
+    }
+
+    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_unit()
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        visitor.visit_unit()
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_unit()
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        if self.count == 0 {
+            visitor.visit_none()
+        } else {
+            visitor.visit_some(self)
+        }
+    }
+
+    single_value! {
+        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
+        deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
+        deserialize_u128 deserialize_f32 deserialize_f64 deserialize_char deserialize_str
+        deserialize_string deserialize_bytes deserialize_byte_buf deserialize_identifier
+    }
+}
+
+impl<'de, I: Iterator<Item = Pair<'de>>> MapAccess<'de> for Pairs<'de, I> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Error> {
+        let Some(pair) = self.pairs.next() else {
+            return Ok(None);
+        };
+        let (key, value) = pair?;
+        let result = seed.deserialize(Text(key.clone())).map(Some);
+        self.value = Some((key, value));
+        result
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
+        let (key, value) = self.value.take().expect("a key comes before its value");
+        seed.deserialize(Value { key, value })
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.count)
+    }
+}
+
+impl<'de, I: Iterator<Item = Pair<'de>>> SeqAccess<'de> for Pairs<'de, I> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, Error> {
+        let Some(pair) = self.pairs.next() else {
+            return Ok(None);
+        };
+        let (key, value) = pair?;
+        seed.deserialize(Value { key, value }).map(Some)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.count)
+    }
+}
+
+/// A key: plain text.
+struct Text<'a>(Cow<'a, str>);
+
+impl<'de> Deserializer<'de> for Text<'de> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.0 {
+            Cow::Borrowed(text) => visitor.visit_borrowed_str(text),
+            Cow::Owned(text) => visitor.visit_string(text),
+        }
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+/// One value, parsed as the visitor asks; errors name its key.
+struct Value<'a> {
+    key: Cow<'a, str>,
+    value: Cow<'a, str>,
+}
+
+impl Value<'_> {
+    fn parse<T: std::str::FromStr>(&self, what: &str) -> Result<T, Error>
+    where
+        T::Err: fmt::Display,
+    {
+        self.value.parse().map_err(|error| {
+            Error(format!(
+                "`{}`: cannot parse `{}` as {what}: {error}",
+                self.key, self.value
+            ))
+        })
+    }
+}
+
+macro_rules! parse_value {
+    ($($method:ident $visit:ident $ty:ty),*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+            visitor.$visit(self.parse::<$ty>(stringify!($ty))?)
+        }
+    )*};
+}
+
+impl<'de> Deserializer<'de> for Value<'de> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        Text(self.value).deserialize_any(visitor)
+    }
+
+    parse_value! {
+        deserialize_bool visit_bool bool,
+        deserialize_i8 visit_i8 i8, deserialize_i16 visit_i16 i16,
+        deserialize_i32 visit_i32 i32, deserialize_i64 visit_i64 i64,
+        deserialize_i128 visit_i128 i128,
+        deserialize_u8 visit_u8 u8, deserialize_u16 visit_u16 u16,
+        deserialize_u32 visit_u32 u32, deserialize_u64 visit_u64 u64,
+        deserialize_u128 visit_u128 u128,
+        deserialize_f32 visit_f32 f32, deserialize_f64 visit_f64 f64,
+        deserialize_char visit_char char
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        let text: StrDeserializer<'_, Error> = self.value.as_ref().into_deserializer();
+        text.deserialize_enum(name, variants, visitor)
+            .map_err(|error| Error(format!("`{}`: {error}", self.key)))
+    }
+
+    serde::forward_to_deserialize_any! {
+        str string bytes byte_buf unit unit_struct seq tuple tuple_struct map
+        struct identifier ignored_any
+    }
+}
