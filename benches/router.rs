@@ -69,5 +69,59 @@ fn lookup(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, lookup);
+/// A whole request through the `CompiledRouter`, and through a
+/// `Reloadable` serving the same table: the cost of hot reload per request.
+fn reload(c: &mut Criterion) {
+    use bytes::Bytes;
+    use http::Request;
+    use http_body_util::{BodyExt, Empty};
+    use pronghorn::router::Reloadable;
+    use std::{
+        future::Future,
+        pin::pin,
+        task::{Context, Poll, Waker},
+    };
+    use tower::Service;
+
+    fn once<S>(service: &mut S) -> usize
+    where
+        S: Service<Request<Empty<Bytes>>, Response = http::Response<pronghorn::Body>>,
+        S::Error: std::fmt::Debug,
+    {
+        let request = Request::get("/api/v1/resource7/42")
+            .body(Empty::new())
+            .unwrap();
+        let mut cx = Context::from_waker(Waker::noop());
+        let Poll::Ready(response) = pin!(service.call(request)).poll(&mut cx) else {
+            unreachable!("sync")
+        };
+        let body = response.unwrap().into_body();
+        let Poll::Ready(Ok(body)) = pin!(body.collect()).poll(&mut cx) else {
+            unreachable!("full")
+        };
+        body.to_bytes().len()
+    }
+
+    let table = || {
+        patterns(100)
+            .iter()
+            .fold(Router::<Empty<Bytes>>::new(), |router, route| {
+                router.get(route, || "resource")
+            })
+            .compile()
+            .unwrap()
+    };
+    let mut direct = table();
+    let mut reloadable = Reloadable::new(table());
+    let mut group = c.benchmark_group("reload");
+    group.bench_function("CompiledRouter", |b| {
+        b.iter(|| black_box(once(&mut direct)))
+    });
+    group.bench_function("Reloadable", |b| {
+        b.iter(|| black_box(once(&mut reloadable)))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, lookup, reload);
 criterion_main!(benches);

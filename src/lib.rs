@@ -94,8 +94,12 @@ pub mod monitor;
 pub mod postfix;
 pub mod prefix;
 pub mod router;
+#[cfg(feature = "server")]
+mod serve;
 pub mod step;
 
+#[cfg(feature = "server")]
+pub use self::serve::{DEFAULT_HEADER_READ_TIMEOUT, Serve, WithGracefulShutdown, serve};
 pub use self::{
     body::{Body, BoxError},
     handler::IntoResponse,

@@ -1133,3 +1133,36 @@ mod extractors {
         );
     }
 }
+
+#[tokio::test]
+async fn hooks_read_raw_parameters_where_decoding_fails() {
+    let events = Events::default();
+    let seen = events.clone();
+    let router = Router::new()
+        .get("/d/{v}", || "handler")
+        .prefix("/d/{v}", move |request: Req, route: &mut Route<'_>| {
+            let params = route.params();
+            seen.push(format!(
+                "raw={} decoded={:?}",
+                params.get_raw("v").unwrap(),
+                params.get("v").unwrap().is_ok()
+            ));
+            request
+        })
+        .compile()
+        .unwrap();
+    assert_eq!(get(&router, "/d/%ZZ").await.body, "handler");
+    assert_eq!(events.take(), ["raw=%ZZ decoded=false"]);
+}
+
+#[test]
+fn the_router_and_its_future_are_send_and_sync() {
+    fn send_sync<T: Send + Sync>() {}
+    fn send<T: Send>() {}
+    send_sync::<CompiledRouter<String>>();
+    send_sync::<CompiledRouter<hyper::body::Incoming>>();
+    send::<pronghorn::router::ResponseFuture<String>>();
+    send::<pronghorn::router::ResponseFuture<hyper::body::Incoming>>();
+    send_sync::<RouteError>();
+    send_sync::<Failure>();
+}

@@ -84,6 +84,31 @@ pub struct Router<B> {
     pub(crate) body_limit: usize,
 }
 
+impl<B> Clone for RouteSpec<B> {
+    fn clone(&self) -> Self {
+        Self {
+            method: self.method.clone(),
+            pattern: self.pattern.clone(),
+            handler: self.handler.clone(),
+        }
+    }
+}
+
+/// Cloning a router shares its handlers and hooks (they are reference
+/// counted): the clone registers and compiles on its own.
+impl<B> Clone for Router<B> {
+    fn clone(&self) -> Self {
+        Self {
+            routes: self.routes.clone(),
+            prefixes: self.prefixes.clone(),
+            postfixes: self.postfixes.clone(),
+            monitors: self.monitors.clone(),
+            state: self.state.clone(),
+            body_limit: self.body_limit,
+        }
+    }
+}
+
 impl<B: 'static> Default for Router<B> {
     fn default() -> Self {
         Self::new()

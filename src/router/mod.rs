@@ -47,6 +47,7 @@ mod error;
 mod hook;
 pub(crate) mod params;
 mod pattern;
+mod reload;
 mod service;
 mod table;
 
@@ -62,6 +63,7 @@ pub use self::{
         RoutePrefix,
     },
     params::{DecodeError, Params},
+    reload::Reloadable,
     service::{CompiledRouter, Match, ResponseFuture},
 };
 

@@ -55,7 +55,7 @@ struct CompiledRoute<B> {
     monitors: Box<[Applied]>,
 }
 
-struct Inner<B> {
+pub(super) struct Inner<B> {
     table: Table,
     routes: Vec<CompiledRoute<B>>,
     prefixes: Vec<Hook<dyn ErasedPrefix<B>>>,
@@ -63,6 +63,8 @@ struct Inner<B> {
     monitors: Vec<Hook<dyn ErasedMonitor>>,
     state: http::Extensions,
     body_limit: usize,
+    /// What this table was compiled from, for [`Reloadable`](super::Reloadable).
+    pub(super) source: Router<B>,
 }
 
 /// A compiled, immutable router: a tower `Service` that is always ready,
@@ -71,7 +73,7 @@ struct Inner<B> {
 /// Built by [`Router::compile`]; see the [module docs](crate::router) for
 /// the matching rules.
 pub struct CompiledRouter<B> {
-    inner: Arc<Inner<B>>,
+    pub(super) inner: Arc<Inner<B>>,
 }
 
 impl<B> Clone for CompiledRouter<B> {
@@ -357,6 +359,7 @@ fn applied_at<H: ?Sized>(hooks: &[Hook<H>], methods: &[&Method], path: &str) -> 
 }
 
 pub(super) fn compile<B>(router: Router<B>) -> Result<CompiledRouter<B>, RouteError> {
+    let source = router.clone();
     let prefixes = compile_hooks(router.prefixes)?;
     let postfixes = compile_hooks(router.postfixes)?;
     let monitors = compile_hooks(router.monitors)?;
@@ -389,6 +392,7 @@ pub(super) fn compile<B>(router: Router<B>) -> Result<CompiledRouter<B>, RouteEr
             monitors,
             state: router.state,
             body_limit: router.body_limit,
+            source,
         }),
     })
 }
@@ -547,7 +551,7 @@ fn internal_error() -> Response<Body> {
 }
 
 impl<B: 'static> ResponseFuture<B> {
-    fn new(router: Arc<Inner<B>>, request: Request<B>) -> Self {
+    pub(super) fn new(router: Arc<Inner<B>>, request: Request<B>) -> Self {
         let head = RequestHead::of(&request);
         let mut captures = Captures::new();
         let target = router.lookup(head.method(), head.path(), &mut captures);

@@ -1,0 +1,223 @@
+//! Hot reload: a service over a routing table that can be replaced while it
+//! serves.
+
+use std::{
+    convert::Infallible,
+    fmt,
+    sync::{Arc, Mutex, PoisonError},
+    task::{Context, Poll},
+};
+
+use arc_swap::{ArcSwap, cache::Cache};
+use http::{Request, Response};
+use tower_service::Service;
+
+use super::{CompiledRouter, ResponseFuture, RouteError, Router, service::Inner};
+use crate::Body;
+
+/// A router whose table can be swapped, or changed by registering and
+/// unregistering modules by id, while it serves.
+///
+/// Each request runs entirely on the table that was live when it was
+/// called: a swap never shows half a table, in-flight requests finish on
+/// the table they started with, and a request called after
+/// [`swap`](Self::swap) or [`register`](Self::register) returned sees the new
+/// one. Compiling happens in the caller of `register` / `unregister`, off
+/// the request path; a registration that does not compile returns its
+/// [`RouteError`] and leaves the live table as it was.
+///
+/// Cloning shares the table: every clone serves, and changes, the same one.
+///
+/// ```
+/// use http::{Method, Request};
+/// use pronghorn::{Router, router::Reloadable};
+///
+/// let app = Reloadable::new(Router::<String>::new().get("/", || "home").compile().unwrap());
+/// app.register("blog", Router::new().get("/blog", || "posts").get("/blog/{id}", || "post")).unwrap();
+/// assert!(app.current().at(&Method::GET, "/blog/1").is_some());
+///
+/// // A conflicting module is refused; the live table is untouched.
+/// assert!(app.register("other", Router::new().get("/", || "again")).is_err());
+///
+/// app.unregister("blog").unwrap();
+/// assert!(app.current().at(&Method::GET, "/blog/1").is_none());
+/// ```
+pub struct Reloadable<B> {
+    shared: Arc<Shared<B>>,
+    /// This handle's view of the live table: revalidated on every call by
+    /// one pointer comparison, reloaded only after a swap.
+    live: Cache<Arc<ArcSwap<Inner<B>>>, Arc<Inner<B>>>,
+}
+
+struct Shared<B> {
+    live: Arc<ArcSwap<Inner<B>>>,
+    /// The base router and the modules by id, in registration order: what
+    /// the live table was compiled from.
+    sources: Mutex<Sources<B>>,
+}
+
+struct Sources<B> {
+    base: Router<B>,
+    modules: Vec<(String, Router<B>)>,
+}
+
+impl<B: 'static> Sources<B> {
+    fn compile(&self) -> Result<CompiledRouter<B>, RouteError> {
+        let merged = self
+            .modules
+            .iter()
+            .fold(self.base.clone(), |router, (_, module)| {
+                router.merge(module.clone())
+            });
+        merged.compile()
+    }
+}
+
+impl<B> Clone for Reloadable<B> {
+    fn clone(&self) -> Self {
+        Self {
+            shared: self.shared.clone(),
+            live: self.live.clone(),
+        }
+    }
+}
+
+impl<B> fmt::Debug for Reloadable<B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sources = self
+            .shared
+            .sources
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let modules: Vec<&str> = sources.modules.iter().map(|(id, _)| id.as_str()).collect();
+        f.debug_struct("Reloadable")
+            .field("modules", &modules)
+            .finish()
+    }
+}
+
+impl<B: 'static> Reloadable<B> {
+    /// Serves `table`, the base that modules are added to.
+    pub fn new(table: CompiledRouter<B>) -> Self {
+        let base = table.inner.source.clone();
+        let live = Arc::new(ArcSwap::new(table.inner));
+        Self {
+            live: Cache::new(live.clone()),
+            shared: Arc::new(Shared {
+                live,
+                sources: Mutex::new(Sources {
+                    base,
+                    modules: Vec::new(),
+                }),
+            }),
+        }
+    }
+
+    /// The live table.
+    pub fn current(&self) -> CompiledRouter<B> {
+        CompiledRouter {
+            inner: self.shared.live.load_full(),
+        }
+    }
+
+    /// Makes `table` live, as the new base: registered modules are dropped
+    /// with the old table.
+    pub fn swap(&self, table: CompiledRouter<B>) {
+        let mut sources = self.lock();
+        sources.base = table.inner.source.clone();
+        sources.modules.clear();
+        self.shared.live.store(table.inner);
+    }
+
+    /// Adds `module`'s routes and hooks under `id` (an id may be used by
+    /// several registrations) and makes the new table live.
+    ///
+    /// # Errors
+    ///
+    /// The [`RouteError`] the new table would have, for example a route
+    /// that conflicts with one already live; nothing changes then.
+    pub fn register(&self, id: impl Into<String>, module: Router<B>) -> Result<(), RouteError> {
+        let mut sources = self.lock();
+        sources.modules.push((id.into(), module));
+        match sources.compile() {
+            Ok(compiled) => {
+                self.shared.live.store(compiled.inner);
+                Ok(())
+            }
+            Err(error) => {
+                sources.modules.pop();
+                Err(error)
+            }
+        }
+    }
+
+    /// Removes everything registered under `id` and makes the new table
+    /// live. Returns whether anything was registered under it.
+    ///
+    /// # Errors
+    ///
+    /// Removing routes cannot make a valid table invalid, but the error of
+    /// the rebuilt table is returned rather than assumed away; nothing
+    /// changes then.
+    pub fn unregister(&self, id: &str) -> Result<bool, RouteError> {
+        let mut sources = self.lock();
+        let before = sources.modules.len();
+        let kept: Vec<(String, Router<B>)> = sources
+            .modules
+            .iter()
+            .filter(|(known, _)| known != id)
+            .cloned()
+            .collect();
+        if kept.len() == before {
+            return Ok(false);
+        }
+        let removed = std::mem::replace(&mut sources.modules, kept);
+        match sources.compile() {
+            Ok(compiled) => {
+                self.shared.live.store(compiled.inner);
+                Ok(true)
+            }
+            Err(error) => {
+                sources.modules = removed;
+                Err(error)
+            }
+        }
+    }
+
+    /// The ids registered, in registration order (repeated ids once).
+    pub fn modules(&self) -> Vec<String> {
+        let sources = self.lock();
+        let mut ids: Vec<String> = Vec::new();
+        for (id, _) in &sources.modules {
+            if !ids.contains(id) {
+                ids.push(id.clone());
+            }
+        }
+        ids
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Sources<B>> {
+        // A panic while holding the lock left the sources as they were
+        // before the failed change (every change is applied last).
+        self.shared
+            .sources
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl<B: 'static> Service<Request<B>> for Reloadable<B> {
+    type Response = Response<Body>;
+    type Error = Infallible;
+    type Future = ResponseFuture<B>;
+
+    #[inline]
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    #[inline]
+    fn call(&mut self, request: Request<B>) -> ResponseFuture<B> {
+        ResponseFuture::new(Arc::clone(self.live.load()), request)
+    }
+}

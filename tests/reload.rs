@@ -1,0 +1,294 @@
+//! Hot reload: swaps under load over loopback lose nothing; modules come
+//! and go by id; a conflicting module leaves the live table untouched.
+
+use std::{
+    sync::{
+        Arc,
+        atomic::{AtomicBool, AtomicU64, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use bytes::Bytes;
+use http::{Method, Request, Response, StatusCode};
+use http_body_util::{BodyExt, Empty};
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use pronghorn::{
+    Body, Router,
+    router::{Reloadable, Route, RouteExchange},
+};
+use tokio::net::{TcpListener, TcpStream};
+use tower::ServiceExt;
+
+fn table(name: &'static str) -> Router<Incoming> {
+    Router::new()
+        .get("/v", move || name)
+        .get("/v/{id}", move || name)
+}
+
+async fn client(
+    address: std::net::SocketAddr,
+) -> hyper::client::conn::http1::SendRequest<Empty<Bytes>> {
+    let stream = TcpStream::connect(address).await.unwrap();
+    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    sender
+}
+
+async fn fetch(
+    sender: &mut hyper::client::conn::http1::SendRequest<Empty<Bytes>>,
+    path: &str,
+) -> Result<(StatusCode, Bytes), String> {
+    sender.ready().await.map_err(|e| e.to_string())?;
+    let request = Request::get(path)
+        .header("host", "localhost")
+        .body(Empty::new())
+        .unwrap();
+    let response = sender
+        .send_request(request)
+        .await
+        .map_err(|e| e.to_string())?;
+    let status = response.status();
+    let body = response
+        .into_body()
+        .collect()
+        .await
+        .map_err(|e| e.to_string())?
+        .to_bytes();
+    Ok((status, body))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn swaps_under_load_lose_no_request() {
+    let app = Reloadable::new(table("A").compile().unwrap());
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let (stop_server, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(
+        pronghorn::serve(listener, app.clone())
+            .with_graceful_shutdown(async move {
+                let _ = stopped.await;
+            })
+            .into_future(),
+    );
+
+    let running = Arc::new(AtomicBool::new(true));
+    let (ok, failed, foreign) = (
+        Arc::new(AtomicU64::new(0)),
+        Arc::new(AtomicU64::new(0)),
+        Arc::new(AtomicU64::new(0)),
+    );
+    let mut clients = Vec::new();
+    for n in 0..4 {
+        let (running, ok, failed, foreign) =
+            (running.clone(), ok.clone(), failed.clone(), foreign.clone());
+        clients.push(tokio::spawn(async move {
+            let mut sender = client(address).await;
+            let path = if n % 2 == 0 { "/v" } else { "/v/7" };
+            while running.load(Ordering::Relaxed) {
+                match fetch(&mut sender, path).await {
+                    Ok((StatusCode::OK, body)) if body == "A" || body == "B" => {
+                        ok.fetch_add(1, Ordering::Relaxed)
+                    }
+                    Ok(_) => foreign.fetch_add(1, Ordering::Relaxed),
+                    Err(_) => failed.fetch_add(1, Ordering::Relaxed),
+                };
+            }
+        }));
+    }
+
+    let started = Instant::now();
+    let mut swaps = 0u32;
+    let mut checker = client(address).await;
+    while swaps < 200 || started.elapsed() < Duration::from_secs(2) {
+        let next = if swaps % 2 == 0 { "B" } else { "A" };
+        app.swap(table(next).compile().unwrap());
+        swaps += 1;
+        // A request sent after `swap` returned sees the new table.
+        let (status, body) = fetch(&mut checker, "/v").await.unwrap();
+        assert_eq!(
+            (status, &body[..]),
+            (StatusCode::OK, next.as_bytes()),
+            "after swap {swaps}"
+        );
+    }
+    running.store(false, Ordering::Relaxed);
+    for client in clients {
+        client.await.unwrap();
+    }
+    let _ = stop_server.send(());
+    server.await.unwrap().unwrap();
+
+    let (ok, failed, foreign) = (
+        ok.load(Ordering::Relaxed),
+        failed.load(Ordering::Relaxed),
+        foreign.load(Ordering::Relaxed),
+    );
+    println!(
+        "{swaps} swaps in {:?}; {ok} requests answered by A or B, {failed} failed, {foreign} other",
+        started.elapsed()
+    );
+    assert!(swaps >= 200);
+    assert!(ok > 1_000, "the clients kept sending: {ok}");
+    assert_eq!((failed, foreign), (0, 0));
+}
+
+#[tokio::test]
+async fn modules_register_and_unregister_by_id() {
+    let events = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let log = |name: &'static str| {
+        let events = events.clone();
+        move |request: Request<String>, _: &mut Route<'_>| {
+            events.lock().unwrap().push(name.to_owned());
+            request
+        }
+    };
+    let app = Reloadable::new(Router::new().get("/", || "home").compile().unwrap());
+    let blog = Router::new()
+        .get("/blog", || "posts")
+        .get("/blog/{id}", || "post")
+        .prefix("/blog", log("blog prefix"));
+    app.register("blog", blog).unwrap();
+    // The same id again: another route and a monitor, both removed with it.
+    let seen = events.clone();
+    app.register(
+        "blog",
+        Router::new()
+            .post("/blog", || "created")
+            .monitor("/blog", move |x: &RouteExchange<'_>| {
+                seen.lock()
+                    .unwrap()
+                    .push(format!("blog monitor {}", x.status().unwrap().as_u16()));
+            }),
+    )
+    .unwrap();
+    app.register("shop", Router::new().get("/shop", || "shop"))
+        .unwrap();
+    assert_eq!(app.modules(), ["blog", "shop"]);
+
+    let call = |method: Method, path: &str| {
+        let request = Request::builder()
+            .method(method)
+            .uri(path)
+            .body(String::new())
+            .unwrap();
+        app.clone().oneshot(request)
+    };
+    let body = |response: Response<Body>| async move {
+        response.into_body().collect().await.unwrap().to_bytes()
+    };
+    assert_eq!(
+        body(call(Method::GET, "/blog/1").await.unwrap()).await,
+        "post"
+    );
+    assert_eq!(
+        body(call(Method::POST, "/blog").await.unwrap()).await,
+        "created"
+    );
+    assert_eq!(
+        *events.lock().unwrap(),
+        [
+            "blog prefix",
+            "blog monitor 200",
+            "blog prefix",
+            "blog monitor 200"
+        ]
+    );
+
+    // A conflicting registration is refused and changes nothing.
+    let conflict = app
+        .register("broken", Router::new().get("/shop", || "other shop"))
+        .unwrap_err();
+    assert!(conflict.to_string().contains("/shop"), "{conflict}");
+    let bad_pattern = app
+        .register("broken", Router::new().get("/x/{", || "x"))
+        .unwrap_err();
+    assert!(bad_pattern.to_string().contains("/x/{"), "{bad_pattern}");
+    assert_eq!(app.modules(), ["blog", "shop"]);
+    assert_eq!(
+        body(call(Method::GET, "/shop").await.unwrap()).await,
+        "shop"
+    );
+
+    // Unregistering removes every route and hook of the id.
+    events.lock().unwrap().clear();
+    assert!(app.unregister("blog").unwrap());
+    assert!(!app.unregister("blog").unwrap());
+    assert_eq!(
+        call(Method::GET, "/blog/1").await.unwrap().status(),
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        call(Method::POST, "/blog").await.unwrap().status(),
+        StatusCode::NOT_FOUND
+    );
+    assert!(
+        events.lock().unwrap().is_empty(),
+        "{:?}",
+        events.lock().unwrap()
+    );
+    assert_eq!(body(call(Method::GET, "/").await.unwrap()).await, "home");
+    assert_eq!(app.modules(), ["shop"]);
+
+    // BEHAVIOR.md §8 example 10: replace `GET /reload` by id.
+    app.register("r", Router::new().get("/reload", || "old"))
+        .unwrap();
+    assert_eq!(
+        body(call(Method::GET, "/reload").await.unwrap()).await,
+        "old"
+    );
+    app.unregister("r").unwrap();
+    app.register("r", Router::new().get("/reload", || "new"))
+        .unwrap();
+    assert_eq!(
+        body(call(Method::GET, "/reload").await.unwrap()).await,
+        "new"
+    );
+}
+
+#[tokio::test]
+async fn a_request_in_flight_finishes_on_the_table_it_started_with() {
+    let (release, wait) = tokio::sync::oneshot::channel::<()>();
+    let wait = Arc::new(tokio::sync::Mutex::new(Some(wait)));
+    let slow = Router::new().get("/slow", move || {
+        let wait = wait.clone();
+        async move {
+            if let Some(wait) = wait.lock().await.take() {
+                let _ = wait.await;
+            }
+            "old table"
+        }
+    });
+    let app = Reloadable::new(slow.compile().unwrap());
+    let mut in_flight = Box::pin(
+        app.clone()
+            .oneshot(Request::get("/slow").body(String::new()).unwrap()),
+    );
+    // The first poll calls the service: the request has picked its table.
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    assert!(std::future::Future::poll(in_flight.as_mut(), &mut cx).is_pending());
+    app.swap(
+        Router::new()
+            .get("/slow", || "new table")
+            .compile()
+            .unwrap(),
+    );
+    let fresh = app
+        .clone()
+        .oneshot(Request::get("/slow").body(String::new()).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(
+        fresh.into_body().collect().await.unwrap().to_bytes(),
+        "new table"
+    );
+    release.send(()).unwrap();
+    let old = in_flight.await.unwrap();
+    assert_eq!(
+        old.into_body().collect().await.unwrap().to_bytes(),
+        "old table"
+    );
+}
