@@ -69,6 +69,34 @@ impl Body {
     }
 }
 
+impl Body {
+    /// A streaming body from a stream of byte chunks; each chunk is sent as
+    /// it comes.
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    /// use pronghorn::Body;
+    ///
+    /// let chunks = futures_util::stream::iter([Ok::<_, std::io::Error>(Bytes::from("a")), Ok(Bytes::from("b"))]);
+    /// let body = Body::from_stream(chunks);
+    /// # let _ = body;
+    /// ```
+    pub fn from_stream<S, D, E>(stream: S) -> Self
+    where
+        S: futures_util::Stream<Item = Result<D, E>> + Send + 'static,
+        D: Into<Bytes> + 'static,
+        E: Into<BoxError> + 'static,
+    {
+        use futures_util::TryStreamExt;
+        let frames = stream
+            .map_ok(|data| Frame::data(data.into()))
+            .map_err(Into::into);
+        Self {
+            kind: Kind::Stream(Box::pin(http_body_util::StreamBody::new(frames))),
+        }
+    }
+}
+
 impl Default for Body {
     fn default() -> Self {
         Self::empty()

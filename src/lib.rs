@@ -96,7 +96,11 @@ pub mod prefix;
 pub mod router;
 #[cfg(feature = "server")]
 mod serve;
+#[cfg(feature = "server")]
+pub mod sse;
 pub mod step;
+#[cfg(feature = "ws")]
+pub mod ws;
 
 #[cfg(feature = "server")]
 pub use self::serve::{DEFAULT_HEADER_READ_TIMEOUT, Serve, WithGracefulShutdown, serve};

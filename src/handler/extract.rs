@@ -120,6 +120,23 @@ impl RouteParams {
     }
 }
 
+impl RouteParams {
+    /// Decodes `params`; a value that does not decode is kept as written.
+    #[cfg(feature = "ws")]
+    pub(crate) fn from_params(params: Params<'_>) -> Self {
+        RouteParams(
+            params
+                .iter_raw()
+                .map(|(name, raw)| {
+                    let value = crate::router::params::percent_decode(raw)
+                        .map_or_else(|_| raw.to_owned(), Cow::into_owned);
+                    (name.to_owned(), value)
+                })
+                .collect(),
+        )
+    }
+}
+
 impl FromRequestHead for RouteParams {
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
         let params = context.params;

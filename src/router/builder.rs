@@ -18,7 +18,24 @@ pub(crate) const DEFAULT_BODY_LIMIT: usize = 2 * 1024 * 1024;
 pub(crate) struct RouteSpec<B> {
     pub(crate) method: Option<Method>,
     pub(crate) pattern: String,
-    pub(crate) handler: Arc<dyn ErasedHandler<B>>,
+    pub(crate) endpoint: Endpoint<B>,
+}
+
+/// What answers a route.
+pub(crate) enum Endpoint<B> {
+    Http(Arc<dyn ErasedHandler<B>>),
+    #[cfg(feature = "ws")]
+    WebSocket(Arc<crate::ws::ErasedWebSocket>),
+}
+
+impl<B> Clone for Endpoint<B> {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Http(handler) => Self::Http(handler.clone()),
+            #[cfg(feature = "ws")]
+            Self::WebSocket(handler) => Self::WebSocket(handler.clone()),
+        }
+    }
 }
 
 pub(crate) struct HookSpec<H: ?Sized> {
@@ -89,7 +106,7 @@ impl<B> Clone for RouteSpec<B> {
         Self {
             method: self.method.clone(),
             pattern: self.pattern.clone(),
-            handler: self.handler.clone(),
+            endpoint: self.endpoint.clone(),
         }
     }
 }
@@ -173,7 +190,7 @@ impl<B: 'static> Router<B> {
         self.routes.push(RouteSpec {
             method: Some(method),
             pattern: pattern.to_owned(),
-            handler: Arc::new(ErasedFn::new(handler)),
+            endpoint: Endpoint::Http(Arc::new(ErasedFn::new(handler))),
         });
         self
     }
@@ -188,12 +205,52 @@ impl<B: 'static> Router<B> {
         self.routes.push(RouteSpec {
             method: None,
             pattern: pattern.to_owned(),
-            handler: Arc::new(ErasedFn::new(handler)),
+            endpoint: Endpoint::Http(Arc::new(ErasedFn::new(handler))),
         });
         self
     }
 
     method_routes!(get => GET, post => POST, put => PUT, patch => PATCH, delete => DELETE);
+
+    /// Routes WebSocket upgrades of `GET pattern` to `handler`, which
+    /// receives the connection once the handshake is done (feature `ws`).
+    ///
+    /// Prefix hooks for GET and any method run first, and an answering
+    /// prefix's response is sent as a normal HTTP response, with no upgrade;
+    /// postfixes do not run; monitors see the handshake's outcome (101). A
+    /// plain GET without upgrade headers gets 426 Upgrade Required, unless a
+    /// GET route answers the path.
+    ///
+    /// ```
+    /// use futures_util::{SinkExt, StreamExt};
+    /// use pronghorn::Router;
+    /// use pronghorn::handler::RouteParams;
+    /// use pronghorn::ws::WebSocket;
+    ///
+    /// let router = Router::<hyper::body::Incoming>::new()
+    ///     .websocket("/echo", |mut socket: WebSocket, _: RouteParams| async move {
+    ///         while let Some(Ok(message)) = socket.next().await {
+    ///             if message.is_close() || socket.send(message).await.is_err() {
+    ///                 break;
+    ///             }
+    ///         }
+    ///     })
+    ///     .compile()
+    ///     .unwrap();
+    /// ```
+    #[cfg(feature = "ws")]
+    pub fn websocket<F, Fut>(mut self, pattern: &str, handler: F) -> Self
+    where
+        F: Fn(crate::ws::WebSocket, crate::handler::RouteParams) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
+        self.routes.push(RouteSpec {
+            method: Some(Method::GET),
+            pattern: pattern.to_owned(),
+            endpoint: Endpoint::WebSocket(crate::ws::erase(handler)),
+        });
+        self
+    }
 
     /// Registers a prefix hook: it runs before the handler and lets the
     /// request through or answers it.

@@ -19,7 +19,7 @@ use tower_service::Service;
 
 use super::{
     Failure, Priority, RouteError,
-    builder::{HookSpec, Router},
+    builder::{Endpoint, HookSpec, Router},
     hook::{ErasedMonitor, ErasedPostfix, ErasedPrefix, PostfixFlow, PrefixFlow, Route},
     params::{Captures, Params},
     pattern::{Pattern, Segment, match_parts},
@@ -27,7 +27,7 @@ use super::{
 };
 use crate::{
     Body, Exchange, RequestHead, Step,
-    handler::{BoxFuture, ErasedHandler, IntoResponse, RouteContext},
+    handler::{BoxFuture, IntoResponse, RouteContext},
 };
 
 /// A hook as compiled: its pattern, scope and the hook itself.
@@ -49,7 +49,7 @@ struct Applied {
 
 struct CompiledRoute<B> {
     pattern: Pattern,
-    handler: Arc<dyn ErasedHandler<B>>,
+    endpoint: Endpoint<B>,
     prefixes: Box<[Applied]>,
     postfixes: Box<[Applied]>,
     monitors: Box<[Applied]>,
@@ -57,6 +57,8 @@ struct CompiledRoute<B> {
 
 pub(super) struct Inner<B> {
     table: Table,
+    /// WebSocket routes, found like GET routes among themselves.
+    websockets: Table,
     routes: Vec<CompiledRoute<B>>,
     prefixes: Vec<Hook<dyn ErasedPrefix<B>>>,
     postfixes: Vec<Hook<dyn ErasedPostfix>>,
@@ -119,7 +121,7 @@ impl<B> CompiledRouter<B> {
     /// ```
     pub fn at<'a>(&'a self, method: &Method, path: &'a str) -> Option<Match<'a>> {
         let mut captures = Captures::new();
-        match self.inner.lookup(method, path, &mut captures) {
+        match self.inner.lookup(method, path, false, &mut captures) {
             Target::Route { id, .. } => {
                 let pattern = &self.inner.routes[id].pattern;
                 Some(Match {
@@ -364,11 +366,21 @@ pub(super) fn compile<B>(router: Router<B>) -> Result<CompiledRouter<B>, RouteEr
     let postfixes = compile_hooks(router.postfixes)?;
     let monitors = compile_hooks(router.monitors)?;
     let mut table = Table::default();
+    #[cfg_attr(not(feature = "ws"), allow(unused_mut))]
+    let mut websockets = Table::default();
     let mut routes: Vec<CompiledRoute<B>> = Vec::with_capacity(router.routes.len());
     for spec in router.routes {
         let pattern = Pattern::parse(&spec.pattern)?;
         let id = routes.len();
-        if let Err(first) = table.insert(&pattern, spec.method.as_ref(), id) {
+        let (target, postfixes) = match spec.endpoint {
+            Endpoint::Http(_) => (
+                &mut table,
+                applied(&postfixes, spec.method.as_ref(), &pattern),
+            ),
+            #[cfg(feature = "ws")]
+            Endpoint::WebSocket(_) => (&mut websockets, Box::default()),
+        };
+        if let Err(first) = target.insert(&pattern, spec.method.as_ref(), id) {
             return Err(RouteError::DuplicateRoute {
                 method: spec.method.as_ref().map_or("*", Method::as_str).to_owned(),
                 first: routes[first].pattern.source.to_string(),
@@ -377,15 +389,16 @@ pub(super) fn compile<B>(router: Router<B>) -> Result<CompiledRouter<B>, RouteEr
         }
         routes.push(CompiledRoute {
             prefixes: applied(&prefixes, spec.method.as_ref(), &pattern),
-            postfixes: applied(&postfixes, spec.method.as_ref(), &pattern),
+            postfixes,
             monitors: applied(&monitors, spec.method.as_ref(), &pattern),
             pattern,
-            handler: spec.handler,
+            endpoint: spec.endpoint,
         });
     }
     Ok(CompiledRouter {
         inner: Arc::new(Inner {
             table,
+            websockets,
             routes,
             prefixes,
             postfixes,
@@ -411,10 +424,29 @@ enum Target {
         options: bool,
     },
     NotFound,
+    /// A plain GET to a path only WebSocket routes answer: 426.
+    UpgradeRequired,
 }
 
 impl<B> Inner<B> {
-    fn lookup(&self, method: &Method, path: &str, captures: &mut Captures) -> Target {
+    /// Finds the target of a request; `upgrade` when it asks for a
+    /// WebSocket upgrade.
+    fn lookup(
+        &self,
+        method: &Method,
+        path: &str,
+        upgrade: bool,
+        captures: &mut Captures,
+    ) -> Target {
+        let websocket = |captures: &mut Captures| {
+            self.websockets
+                .find(path, captures, |methods| methods.get(&Method::GET))
+        };
+        if upgrade && *method == Method::GET {
+            if let Some(id) = websocket(captures) {
+                return Target::Route { id, as_get: false };
+            }
+        }
         let table = &self.table;
         let mut route = |m: &Method| table.find(path, captures, |methods| methods.get(m));
         let any = |captures: &mut Captures| table.find(path, captures, |methods| methods.any());
@@ -428,6 +460,9 @@ impl<B> Inner<B> {
             if let Some(id) = table.find(path, captures, |methods| methods.get(&Method::GET)) {
                 return Target::Route { id, as_get: true };
             }
+        }
+        if (*method == Method::GET || *method == Method::HEAD) && websocket(captures).is_some() {
+            return Target::UpgradeRequired;
         }
         self.elsewhere(method, path)
     }
@@ -554,7 +589,11 @@ impl<B: 'static> ResponseFuture<B> {
     pub(super) fn new(router: Arc<Inner<B>>, request: Request<B>) -> Self {
         let head = RequestHead::of(&request);
         let mut captures = Captures::new();
-        let target = router.lookup(head.method(), head.path(), &mut captures);
+        #[cfg(feature = "ws")]
+        let upgrade = crate::ws::is_upgrade(request.headers());
+        #[cfg(not(feature = "ws"))]
+        let upgrade = false;
+        let target = router.lookup(head.method(), head.path(), upgrade, &mut captures);
         let (lists, stage, response) = match &target {
             Target::Route { .. } => (Lists::Route, Stage::Prefix(0), None),
             Target::Elsewhere { options: true, .. } => {
@@ -565,29 +604,29 @@ impl<B: 'static> ResponseFuture<B> {
                 };
                 (lists, Stage::Prefix(0), None)
             }
-            Target::Elsewhere {
-                allow,
-                options: false,
-            } => {
-                let mut response =
-                    (StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed").into_response();
-                response.headers_mut().insert(header::ALLOW, allow.clone());
+            fixed => {
+                let response = match fixed {
+                    Target::Elsewhere { allow, .. } => {
+                        let mut response =
+                            (StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed").into_response();
+                        response.headers_mut().insert(header::ALLOW, allow.clone());
+                        response
+                    }
+                    Target::UpgradeRequired => {
+                        let mut response =
+                            (StatusCode::UPGRADE_REQUIRED, "Upgrade Required").into_response();
+                        response
+                            .headers_mut()
+                            .insert(header::UPGRADE, HeaderValue::from_static("websocket"));
+                        response
+                    }
+                    _ => (StatusCode::NOT_FOUND, "Not Found").into_response(),
+                };
                 let lists = Lists::Found {
                     prefixes: Box::new([]),
                     monitors: applied_at(&router.monitors, &[head.method()], head.path()),
                 };
                 (lists, Stage::Finish, Some(response))
-            }
-            Target::NotFound => {
-                let lists = Lists::Found {
-                    prefixes: Box::new([]),
-                    monitors: applied_at(&router.monitors, &[head.method()], head.path()),
-                };
-                (
-                    lists,
-                    Stage::Finish,
-                    Some((StatusCode::NOT_FOUND, "Not Found").into_response()),
-                )
             }
         };
         let monitored = match (&lists, &target) {
@@ -816,9 +855,23 @@ impl<B: 'static> ResponseFuture<B> {
             state: &router.state,
             body_limit: router.body_limit,
         };
-        match catch_unwind(AssertUnwindSafe(|| {
-            route.handler.call(request, context, cx)
-        })) {
+        let handler = match &route.endpoint {
+            Endpoint::Http(handler) => handler,
+            #[cfg(feature = "ws")]
+            Endpoint::WebSocket(handler) => {
+                let params = crate::handler::RouteParams::from_params(context.params);
+                let handler = handler.clone();
+                match catch_unwind(AssertUnwindSafe(|| {
+                    crate::ws::handshake(request, params, handler)
+                })) {
+                    Ok(response) => self.response = Some(response),
+                    Err(panic) => self.fail("handler", panic),
+                }
+                self.stage = Stage::Finish;
+                return;
+            }
+        };
+        match catch_unwind(AssertUnwindSafe(|| handler.call(request, context, cx))) {
             Ok(Step::Ready(response)) => self.response = Some(response),
             Ok(Step::Pending(future)) => self.pending = Pending::Handler(future),
             Err(panic) => self.fail("handler", panic),

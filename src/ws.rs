@@ -1,0 +1,98 @@
+//! WebSocket routes (feature `ws`): the handshake, and the connection handed
+//! to the route's handler as a `tokio-tungstenite` stream.
+
+use std::{future::Future, sync::Arc};
+
+use http::{HeaderMap, HeaderValue, Request, Response, StatusCode, header};
+use hyper::upgrade::Upgraded;
+use hyper_util::rt::TokioIo;
+use tokio_tungstenite::{
+    WebSocketStream,
+    tungstenite::{handshake::derive_accept_key, protocol::Role},
+};
+
+use crate::{
+    Body, IntoResponse,
+    handler::{BoxFuture, RouteParams},
+};
+
+pub use tokio_tungstenite::tungstenite::Message;
+
+/// The connection a WebSocket handler receives: a `tokio-tungstenite`
+/// stream over the upgraded HTTP connection. Use `futures_util`'s
+/// `StreamExt` and `SinkExt` to read and send [`Message`]s.
+pub type WebSocket = WebSocketStream<TokioIo<Upgraded>>;
+
+pub(crate) type ErasedWebSocket = dyn Fn(WebSocket, RouteParams) -> BoxFuture<()> + Send + Sync;
+
+/// Erases a WebSocket handler.
+pub(crate) fn erase<F, Fut>(handler: F) -> Arc<ErasedWebSocket>
+where
+    F: Fn(WebSocket, RouteParams) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    Arc::new(move |socket, params| Box::pin(handler(socket, params)))
+}
+
+/// Whether `headers` ask for a WebSocket upgrade.
+pub(crate) fn is_upgrade(headers: &HeaderMap) -> bool {
+    let has_token = |name: header::HeaderName, token: &str| {
+        headers
+            .get_all(name)
+            .iter()
+            .filter_map(|value| value.to_str().ok())
+            .flat_map(|value| value.split(','))
+            .any(|part| part.trim().eq_ignore_ascii_case(token))
+    };
+    has_token(header::UPGRADE, "websocket") && has_token(header::CONNECTION, "upgrade")
+}
+
+/// Completes the handshake: answers 101 and hands the upgraded connection
+/// to `handler` on a new task; or answers 400 for a malformed handshake.
+pub(crate) fn handshake<B>(
+    mut request: Request<B>,
+    params: RouteParams,
+    handler: Arc<ErasedWebSocket>,
+) -> Response<Body> {
+    let headers = request.headers();
+    if headers
+        .get(header::SEC_WEBSOCKET_VERSION)
+        .is_none_or(|version| version != "13")
+    {
+        let mut response = (
+            StatusCode::BAD_REQUEST,
+            "unsupported WebSocket version: expected 13",
+        )
+            .into_response();
+        response.headers_mut().insert(
+            header::SEC_WEBSOCKET_VERSION,
+            HeaderValue::from_static("13"),
+        );
+        return response;
+    }
+    let Some(key) = headers.get(header::SEC_WEBSOCKET_KEY) else {
+        return (StatusCode::BAD_REQUEST, "missing sec-websocket-key").into_response();
+    };
+    let accept = derive_accept_key(key.as_bytes());
+    let upgrade = hyper::upgrade::on(&mut request);
+    tokio::spawn(async move {
+        match upgrade.await {
+            Ok(upgraded) => {
+                let socket =
+                    WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, None)
+                        .await;
+                handler(socket, params).await;
+            }
+            Err(error) => tracing::warn!(%error, "pronghorn: WebSocket upgrade failed"),
+        }
+    });
+    let mut response = StatusCode::SWITCHING_PROTOCOLS.into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONNECTION, HeaderValue::from_static("upgrade"));
+    headers.insert(header::UPGRADE, HeaderValue::from_static("websocket"));
+    headers.insert(
+        header::SEC_WEBSOCKET_ACCEPT,
+        HeaderValue::from_str(&accept).expect("a base64 accept key is valid header text"),
+    );
+    response
+}

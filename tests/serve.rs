@@ -1,0 +1,554 @@
+//! Serving over real loopback HTTP with real clients: pipelining,
+//! keep-alive, HTTP/2, streaming and SSE, bodies and errors, tower-http
+//! around the router, WebSocket routes, graceful shutdown, header timeout.
+
+use std::{
+    net::SocketAddr,
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
+
+use bytes::Bytes;
+use futures_util::{SinkExt, StreamExt, stream};
+use http::{HeaderValue, Method, Request, Response, StatusCode, Version, header};
+use http_body_util::{BodyExt, Empty, Full};
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use pronghorn::{
+    Body, CompiledRouter, Router,
+    handler::{Json, Path, RouteParams},
+    router::{Route, RouteExchange, Scope},
+    serve,
+    sse::{Event, Sse},
+    ws::{Message, WebSocket},
+};
+use tokio::{
+    io::{AsyncReadExt, AsyncWriteExt},
+    net::{TcpListener, TcpStream},
+    sync::{mpsc, oneshot},
+};
+
+type Events = Arc<Mutex<Vec<String>>>;
+
+/// Channels a test uses to drive a streaming handler.
+#[derive(Clone, Default)]
+struct Feeds {
+    chunks: Arc<Mutex<Option<mpsc::UnboundedReceiver<Bytes>>>>,
+    events: Arc<Mutex<Option<mpsc::UnboundedReceiver<String>>>>,
+    slow: Arc<Mutex<Option<oneshot::Receiver<()>>>>,
+}
+
+fn app(feeds: &Feeds, events: &Events) -> CompiledRouter<Incoming> {
+    let (chunks, sse, slow) = (
+        feeds.chunks.clone(),
+        feeds.events.clone(),
+        feeds.slow.clone(),
+    );
+    let (e1, e2) = (events.clone(), events.clone());
+    Router::new()
+        .get("/hello", || "hello")
+        .get("/n/{n}", |Path(n): Path<u32>| format!("response {n}"))
+        .post("/echo", |Json(value): Json<serde_json::Value>| Json(value))
+        .get("/stream", move || {
+            let receiver = chunks.lock().unwrap().take().expect("one stream per test");
+            let chunks = stream::unfold(receiver, |mut receiver| async move {
+                receiver
+                    .recv()
+                    .await
+                    .map(|chunk| (Ok::<_, std::io::Error>(chunk), receiver))
+            });
+            Response::new(Body::from_stream(chunks))
+        })
+        .get("/events", move || {
+            let receiver = sse
+                .lock()
+                .unwrap()
+                .take()
+                .expect("one event stream per test");
+            let events = stream::unfold(receiver, |mut receiver| async move {
+                receiver.recv().await.map(|data| {
+                    (
+                        Ok::<_, std::io::Error>(Event::default().data(&data)),
+                        receiver,
+                    )
+                })
+            });
+            Sse::new(events).keep_alive(Duration::from_secs(30))
+        })
+        .get("/slow", move || {
+            let release = slow.lock().unwrap().take();
+            async move {
+                if let Some(release) = release {
+                    let _ = release.await;
+                }
+                "slow done"
+            }
+        })
+        .websocket(
+            "/ws/{room}",
+            |mut socket: WebSocket, params: RouteParams| async move {
+                let room = params.get("room").unwrap_or("?").to_owned();
+                while let Some(Ok(Message::Text(text))) = socket.next().await {
+                    let reply = Message::text(format!("{room}: {text}"));
+                    if socket.send(reply).await.is_err() {
+                        break;
+                    }
+                }
+            },
+        )
+        .websocket("/private/ws", |_: WebSocket, _: RouteParams| async {})
+        .prefix(
+            Scope::new("/ws"),
+            move |request: Request<Incoming>, _: &mut Route<'_>| {
+                e1.lock()
+                    .unwrap()
+                    .push(format!("prefix {}", request.uri().path()));
+                request
+            },
+        )
+        .prefix("/private", |_: Request<Incoming>, _: &mut Route<'_>| {
+            std::ops::ControlFlow::<_, Request<Incoming>>::Break((
+                StatusCode::UNAUTHORIZED,
+                "who are you?",
+            ))
+        })
+        .monitor("/", move |x: &RouteExchange<'_>| {
+            e2.lock().unwrap().push(format!(
+                "monitor {} {}",
+                x.path(),
+                x.status().unwrap().as_u16()
+            ));
+        })
+        .body_limit(1024)
+        .compile()
+        .unwrap()
+}
+
+struct Server {
+    address: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Server {
+    async fn start<S, B>(service: S, header_timeout: Option<Duration>) -> Self
+    where
+        S: tower::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
+        S::Future: Send + 'static,
+        S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+        B: http_body::Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let mut server = serve(listener, service);
+        if let Some(timeout) = header_timeout {
+            server = server.header_read_timeout(timeout);
+        }
+        let task = tokio::spawn(
+            server
+                .with_graceful_shutdown(async move {
+                    let _ = stopped.await;
+                })
+                .into_future(),
+        );
+        Self {
+            address,
+            stop: Some(stop),
+            task,
+        }
+    }
+
+    async fn stop(mut self) {
+        let _ = self.stop.take().unwrap().send(());
+        self.task.await.unwrap().unwrap();
+    }
+}
+
+type Sender = hyper::client::conn::http1::SendRequest<Full<Bytes>>;
+
+async fn connect(address: SocketAddr) -> Sender {
+    let stream = TcpStream::connect(address).await.unwrap();
+    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    sender
+}
+
+async fn send(
+    sender: &mut Sender,
+    request: Request<Full<Bytes>>,
+) -> (http::response::Parts, Bytes) {
+    sender.ready().await.unwrap();
+    let response = sender.send_request(request).await.unwrap();
+    let (parts, body) = response.into_parts();
+    (parts, body.collect().await.unwrap().to_bytes())
+}
+
+fn request(method: Method, path: &str) -> http::request::Builder {
+    Request::builder()
+        .method(method)
+        .uri(path)
+        .header(header::HOST, "localhost")
+}
+
+#[tokio::test]
+async fn pipelined_requests_answer_in_order_and_connections_are_reused() {
+    let server = Server::start(app(&Feeds::default(), &Events::default()), None).await;
+
+    // Ten requests written at once on one raw connection.
+    let mut raw = TcpStream::connect(server.address).await.unwrap();
+    let pipelined: String = (0..10)
+        .map(|n| format!("GET /n/{n} HTTP/1.1\r\nHost: localhost\r\n\r\n"))
+        .collect();
+    raw.write_all(pipelined.as_bytes()).await.unwrap();
+    let mut received = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while String::from_utf8_lossy(&received)
+        .matches("HTTP/1.1 200 OK")
+        .count()
+        < 10
+        || !received.ends_with(b"response 9")
+    {
+        assert!(
+            Instant::now() < deadline,
+            "got {}",
+            String::from_utf8_lossy(&received)
+        );
+        let mut buffer = [0u8; 4096];
+        let read = raw.read(&mut buffer).await.unwrap();
+        assert!(read > 0, "connection closed early");
+        received.extend_from_slice(&buffer[..read]);
+    }
+    let text = String::from_utf8(received).unwrap();
+    let bodies: Vec<usize> = (0..10)
+        .map(|n| text.find(&format!("response {n}")).unwrap())
+        .collect();
+    assert!(
+        bodies.windows(2).all(|pair| pair[0] < pair[1]),
+        "in order: {text}"
+    );
+
+    // Keep-alive: one connection, several requests.
+    let mut sender = connect(server.address).await;
+    for n in 0..3 {
+        let (parts, body) = send(
+            &mut sender,
+            request(Method::GET, &format!("/n/{n}"))
+                .body(Full::default())
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(
+            (parts.status, body),
+            (StatusCode::OK, Bytes::from(format!("response {n}")))
+        );
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn http2_prior_knowledge() {
+    let server = Server::start(app(&Feeds::default(), &Events::default()), None).await;
+    let stream = TcpStream::connect(server.address).await.unwrap();
+    let (mut sender, connection) =
+        hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
+            .await
+            .unwrap();
+    tokio::spawn(connection);
+    let response = sender
+        .send_request(
+            Request::get(format!("http://{}/hello", server.address))
+                .body(Empty::<Bytes>::new())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response.version(), Version::HTTP_2);
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        response.into_body().collect().await.unwrap().to_bytes(),
+        "hello"
+    );
+    drop(sender);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_stream_reaches_the_client_before_it_ends_and_sse_events_arrive_one_by_one() {
+    let feeds = Feeds::default();
+    let (chunks, chunk_feed) = mpsc::unbounded_channel();
+    let (events, event_feed) = mpsc::unbounded_channel();
+    *feeds.chunks.lock().unwrap() = Some(chunk_feed);
+    *feeds.events.lock().unwrap() = Some(event_feed);
+    let server = Server::start(app(&feeds, &Events::default()), None).await;
+
+    let mut sender = connect(server.address).await;
+    let response = sender
+        .send_request(
+            request(Method::GET, "/stream")
+                .body(Full::default())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let mut body = response.into_body();
+    chunks.send(Bytes::from("first")).unwrap();
+    let frame = body.frame().await.unwrap().unwrap();
+    assert_eq!(
+        frame.into_data().unwrap(),
+        "first",
+        "the first chunk arrives while the stream is open"
+    );
+    chunks.send(Bytes::from("second")).unwrap();
+    assert_eq!(
+        body.frame().await.unwrap().unwrap().into_data().unwrap(),
+        "second"
+    );
+    drop(chunks);
+    assert!(
+        body.frame().await.is_none(),
+        "the body ends with the stream"
+    );
+
+    let mut sender = connect(server.address).await;
+    let response = sender
+        .send_request(
+            request(Method::GET, "/events")
+                .body(Full::default())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        response.headers()[header::CONTENT_TYPE],
+        "text/event-stream"
+    );
+    let mut body = response.into_body();
+    for n in 0..3 {
+        events.send(format!("event {n}")).unwrap();
+        let frame = body.frame().await.unwrap().unwrap().into_data().unwrap();
+        assert_eq!(frame, format!("data: event {n}\n\n"));
+    }
+    drop(events);
+    assert!(body.frame().await.is_none());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn bodies_errors_head_405_and_a_tower_http_cors_preflight() {
+    let cors = tower_http::cors::CorsLayer::new()
+        .allow_origin(HeaderValue::from_static("https://example.com"))
+        .allow_methods([Method::GET, Method::POST]);
+    let service = tower::ServiceBuilder::new()
+        .layer(cors)
+        .service(app(&Feeds::default(), &Events::default()));
+    let server = Server::start(service, None).await;
+    let mut sender = connect(server.address).await;
+    let json = |body: &str, content_type: &str| {
+        request(Method::POST, "/echo")
+            .header(header::CONTENT_TYPE, content_type)
+            .body(Full::new(Bytes::from(body.to_owned())))
+            .unwrap()
+    };
+
+    let (parts, body) = send(&mut sender, json(r#"{"a":[1,2]}"#, "application/json")).await;
+    assert_eq!(
+        (parts.status, &body[..]),
+        (StatusCode::OK, &br#"{"a":[1,2]}"#[..])
+    );
+    let (parts, body) = send(&mut sender, json(r#"{"a":"#, "application/json")).await;
+    assert_eq!(parts.status, StatusCode::BAD_REQUEST);
+    assert!(
+        String::from_utf8_lossy(&body).starts_with("invalid JSON body:"),
+        "{body:?}"
+    );
+    let (parts, _) = send(
+        &mut sender,
+        json(&format!(r#""{}""#, "x".repeat(2000)), "application/json"),
+    )
+    .await;
+    assert_eq!(parts.status, StatusCode::PAYLOAD_TOO_LARGE);
+    let (parts, _) = send(&mut sender, json("{}", "text/plain")).await;
+    assert_eq!(parts.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+
+    let (parts, body) = send(
+        &mut sender,
+        request(Method::HEAD, "/hello")
+            .body(Full::default())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!((parts.status, body.len()), (StatusCode::OK, 0));
+    assert_eq!(parts.headers[header::CONTENT_LENGTH], "5");
+    let (parts, _) = send(
+        &mut sender,
+        request(Method::DELETE, "/hello")
+            .body(Full::default())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(parts.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(parts.headers[header::ALLOW], "GET, HEAD");
+
+    let preflight = request(Method::OPTIONS, "/echo")
+        .header(header::ORIGIN, "https://example.com")
+        .header(header::ACCESS_CONTROL_REQUEST_METHOD, "POST")
+        .body(Full::default())
+        .unwrap();
+    let (parts, _) = send(&mut sender, preflight).await;
+    assert_eq!(parts.status, StatusCode::OK);
+    assert_eq!(
+        parts.headers[header::ACCESS_CONTROL_ALLOW_ORIGIN],
+        "https://example.com"
+    );
+    assert!(
+        parts.headers[header::ACCESS_CONTROL_ALLOW_METHODS]
+            .to_str()
+            .unwrap()
+            .contains("POST")
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn websocket_echo_refusal_426_and_monitors() {
+    let events = Events::default();
+    let server = Server::start(app(&Feeds::default(), &events), None).await;
+
+    let stream = TcpStream::connect(server.address).await.unwrap();
+    let (mut socket, response) =
+        tokio_tungstenite::client_async(format!("ws://{}/ws/lobby", server.address), stream)
+            .await
+            .unwrap();
+    assert_eq!(response.status(), StatusCode::SWITCHING_PROTOCOLS);
+    for text in ["one", "two"] {
+        socket.send(Message::text(text)).await.unwrap();
+        let echoed = socket.next().await.unwrap().unwrap();
+        assert_eq!(echoed, Message::text(format!("lobby: {text}")));
+    }
+    socket.close(None).await.unwrap();
+    assert_eq!(
+        *events.lock().unwrap(),
+        ["prefix /ws/lobby", "monitor /ws/lobby 101"]
+    );
+    events.lock().unwrap().clear();
+
+    // A refusing prefix's answer reaches the client; no upgrade happens.
+    let stream = TcpStream::connect(server.address).await.unwrap();
+    let refused =
+        tokio_tungstenite::client_async(format!("ws://{}/private/ws", server.address), stream)
+            .await;
+    let Err(tokio_tungstenite::tungstenite::Error::Http(response)) = refused else {
+        panic!("the upgrade must be refused: {refused:?}");
+    };
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(response.body().as_deref(), Some(&b"who are you?"[..]));
+
+    // No WebSocket route: a normal 404. A plain GET: 426.
+    let stream = TcpStream::connect(server.address).await.unwrap();
+    let missing =
+        tokio_tungstenite::client_async(format!("ws://{}/nowhere", server.address), stream).await;
+    assert!(
+        matches!(missing, Err(tokio_tungstenite::tungstenite::Error::Http(ref r)) if r.status() == StatusCode::NOT_FOUND)
+    );
+    let mut sender = connect(server.address).await;
+    let (parts, _) = send(
+        &mut sender,
+        request(Method::GET, "/ws/lobby")
+            .body(Full::default())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(parts.status, StatusCode::UPGRADE_REQUIRED);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn graceful_shutdown_finishes_in_flight_requests_and_refuses_new_connections() {
+    let feeds = Feeds::default();
+    let (release, slow) = oneshot::channel();
+    *feeds.slow.lock().unwrap() = Some(slow);
+    let mut server = Server::start(app(&feeds, &Events::default()), None).await;
+    let address = server.address;
+
+    let mut sender = connect(address).await;
+    sender.ready().await.unwrap();
+    let in_flight = tokio::spawn(
+        sender.send_request(request(Method::GET, "/slow").body(Full::default()).unwrap()),
+    );
+    // The request has reached the handler once the handler took the gate.
+    while feeds.slow.lock().unwrap().is_some() {
+        tokio::task::yield_now().await;
+    }
+
+    let _ = server.stop.take().unwrap().send(());
+    // The server stops accepting while the slow request is still running.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        match TcpStream::connect(address).await {
+            Err(error) if error.kind() == std::io::ErrorKind::ConnectionRefused => break,
+            // A connection that raced the listener's closing is reset.
+            Err(error) if error.kind() == std::io::ErrorKind::ConnectionReset => {}
+            Err(error) => panic!("unexpected connect error: {error}"),
+            Ok(_) => {
+                assert!(Instant::now() < deadline, "the listener is still open");
+                tokio::task::yield_now().await;
+            }
+        }
+    }
+    assert!(!in_flight.is_finished());
+    release.send(()).unwrap();
+    let response = in_flight.await.unwrap().unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        response.into_body().collect().await.unwrap().to_bytes(),
+        "slow done"
+    );
+    server.task.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn a_connection_stalled_mid_headers_is_closed_after_the_header_timeout() {
+    let timeout = Duration::from_millis(300);
+    let server = Server::start(app(&Feeds::default(), &Events::default()), Some(timeout)).await;
+    let mut stalled = TcpStream::connect(server.address).await.unwrap();
+    let started = Instant::now();
+    stalled
+        .write_all(b"GET /hello HTTP/1.1\r\nHost: localhost\r\n")
+        .await
+        .unwrap();
+    // Meanwhile another client is served at once.
+    let mut sender = connect(server.address).await;
+    let (parts, _) = send(
+        &mut sender,
+        request(Method::GET, "/hello")
+            .body(Full::default())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(parts.status, StatusCode::OK);
+    assert!(
+        started.elapsed() < timeout,
+        "the stalled connection delays no one"
+    );
+
+    let mut buffer = Vec::new();
+    let read =
+        tokio::time::timeout(Duration::from_secs(10), stalled.read_to_end(&mut buffer)).await;
+    let elapsed = started.elapsed();
+    assert!(read.is_ok(), "the stalled connection must be closed");
+    assert!(
+        elapsed >= timeout,
+        "closed after {elapsed:?}, before the timeout"
+    );
+    assert!(
+        elapsed < Duration::from_secs(5),
+        "closed only after {elapsed:?}"
+    );
+    server.stop().await;
+}
