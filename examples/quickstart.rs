@@ -1,107 +1,109 @@
-//! The three layers around a small hyper service, served on 127.0.0.1:3000.
+//! A pronghorn server in one file: routes, a JSON body, an authentication
+//! prefix, a postfix that adds a header, and a logging monitor.
 //!
 //! ```text
 //! cargo run --release --example quickstart
 //! curl -i http://127.0.0.1:3000/
-//! curl -i http://127.0.0.1:3000/hello.json
-//! curl -i http://127.0.0.1:3000/admin                             # 401
-//! curl -i -H 'authorization: Bearer let-me-in' http://127.0.0.1:3000/admin
+//! curl -i http://127.0.0.1:3000/users/7
+//! curl -i -X POST -H 'content-type: application/json' -d '{"name":"Ada"}' http://127.0.0.1:3000/users
+//! curl -i http://127.0.0.1:3000/admin/stats                                   # 401
+//! curl -i -H 'authorization: Bearer let-me-in' http://127.0.0.1:3000/admin/stats
 //! ```
 //!
-//! Every hook here is synchronous, so each request completes inside the
-//! first poll of its response future.
+//! Set `PRONGHORN_ADDR` to listen elsewhere (`127.0.0.1:0` picks a free port).
+//! Every step here is synchronous except reading the POST body, so a GET
+//! completes inside the first poll of its response future.
 
-use std::{convert::Infallible, ops::ControlFlow};
+use std::{ops::ControlFlow, time::Duration};
 
-use bytes::Bytes;
 use http::{HeaderValue, Request, Response, StatusCode, header};
-use http_body_util::Full;
 use hyper::body::Incoming;
-use hyper_util::{rt::TokioIo, service::TowerToHyperService};
-use pronghorn::{Exchange, MonitorLayer, PostfixLayer, PrefixLayer, RequestHead};
-use tokio::net::TcpListener;
-use tower::{ServiceBuilder, service_fn};
+use pronghorn::{
+    Body, CompiledRouter, Router,
+    handler::{Json, Path},
+    router::{Priority, Route, RouteExchange, Scope},
+    serve,
+};
+use serde::{Deserialize, Serialize};
 
-type Res = Response<Full<Bytes>>;
-
-fn respond(status: StatusCode, content_type: &'static str, body: &'static str) -> Res {
-    let mut response = Response::new(Full::new(Bytes::from_static(body.as_bytes())));
-    *response.status_mut() = status;
-    response
-        .headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    response
+#[derive(Serialize)]
+struct User {
+    id: u64,
+    name: String,
 }
 
-/// The handler: a plain `match`; the router replaces it in a later version.
-async fn handle(request: Request<Incoming>) -> Result<Res, Infallible> {
-    Ok(match request.uri().path() {
-        "/" => respond(StatusCode::OK, "text/plain", "Hello from pronghorn\n"),
-        "/hello.json" => respond(
-            StatusCode::OK,
-            "application/json",
-            "{\"message\":\"hello\"}\n",
-        ),
-        "/admin" => respond(StatusCode::OK, "text/plain", "welcome, admin\n"),
-        _ => respond(StatusCode::NOT_FOUND, "text/plain", "Not Found\n"),
-    })
+#[derive(Deserialize)]
+struct NewUser {
+    name: String,
 }
 
-/// Prefix: `/admin` needs the token; anything else passes.
-fn authenticate(request: Request<Incoming>) -> ControlFlow<Res, Request<Incoming>> {
-    let authorized = request.headers().get(header::AUTHORIZATION)
-        == Some(&HeaderValue::from_static("Bearer let-me-in"));
-    if request.uri().path().starts_with("/admin") && !authorized {
-        ControlFlow::Break(respond(
-            StatusCode::UNAUTHORIZED,
-            "text/plain",
-            "unauthorized\n",
-        ))
-    } else {
-        ControlFlow::Continue(request)
-    }
-}
-
-/// Postfix: name the server on every response.
-fn server_header(_: &RequestHead, mut response: Res) -> Res {
-    response
-        .headers_mut()
-        .insert(header::SERVER, HeaderValue::from_static("pronghorn"));
-    response
-}
-
-/// Monitor: one log line per request, written before the response goes out.
-fn log(exchange: &Exchange<'_, Res, Infallible>) {
-    let status = exchange.status().map_or(0, |status| status.as_u16());
-    println!(
-        "{} {} {status} {:?}",
-        exchange.method(),
-        exchange.path(),
-        exchange.elapsed()
-    );
+/// The application: also used by the examples' test.
+pub fn app() -> CompiledRouter<Incoming> {
+    Router::new()
+        // A static route: found by one hash lookup.
+        .get("/", || "Hello from pronghorn\n")
+        // A dynamic route with a typed parameter.
+        .get("/users/{id}", |Path(id): Path<u64>| {
+            Json(User {
+                id,
+                name: format!("user {id}"),
+            })
+        })
+        // A JSON body.
+        .post("/users", |Json(user): Json<NewUser>| {
+            (
+                StatusCode::CREATED,
+                Json(User {
+                    id: 42,
+                    name: user.name,
+                }),
+            )
+        })
+        .get("/admin/stats", || "uptime: forever\n")
+        // Prefix: everything under /admin needs the token.
+        .prefix(
+            Scope::new("/admin").priority(Priority::HIGH),
+            |request: Request<Incoming>, _: &mut Route<'_>| {
+                let authorized = request.headers().get(header::AUTHORIZATION)
+                    == Some(&HeaderValue::from_static("Bearer let-me-in"));
+                if authorized {
+                    ControlFlow::Continue(request)
+                } else {
+                    ControlFlow::Break((StatusCode::UNAUTHORIZED, "unauthorized\n"))
+                }
+            },
+        )
+        // Postfix: name the server on every routed response.
+        .postfix("/", |_: &Route<'_>, mut response: Response<Body>| {
+            response
+                .headers_mut()
+                .insert(header::SERVER, HeaderValue::from_static("pronghorn"));
+            response
+        })
+        // Monitor: one log line per request, before the response goes out.
+        .monitor("/", |exchange: &RouteExchange<'_>| {
+            let status = exchange.status().map_or(0, |status| status.as_u16());
+            let pattern = exchange.pattern().unwrap_or("-");
+            println!(
+                "{} {} {status} {pattern} {:?}",
+                exchange.method(),
+                exchange.path(),
+                exchange.elapsed()
+            );
+        })
+        .compile()
+        .expect("the routes are valid")
 }
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let service = ServiceBuilder::new()
-        .layer(MonitorLayer::new(log))
-        .layer(PostfixLayer::new(server_header))
-        .layer(PrefixLayer::new(authenticate))
-        .service(service_fn(handle));
-
-    let listener = TcpListener::bind("127.0.0.1:3000").await?;
+    let address = std::env::var("PRONGHORN_ADDR").unwrap_or_else(|_| "127.0.0.1:3000".to_owned());
+    let listener = tokio::net::TcpListener::bind(&address).await?;
     println!("listening on http://{}", listener.local_addr()?);
-    loop {
-        let (stream, _) = listener.accept().await?;
-        stream.set_nodelay(true)?;
-        let service = TowerToHyperService::new(service.clone());
-        tokio::spawn(async move {
-            if let Err(error) = hyper::server::conn::http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), service)
-                .await
-            {
-                eprintln!("connection error: {error}");
-            }
-        });
-    }
+    serve(listener, app())
+        .header_read_timeout(Duration::from_secs(10))
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
 }

@@ -21,10 +21,10 @@ async fn serve<S, B>(service: S) -> SocketAddr
 where
     S: Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
     S::Future: Send + 'static,
-    S::Error: std::error::Error + Send + Sync + 'static,
+    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     B: hyper::body::Body + Send + 'static,
     B::Data: Send,
-    B::Error: std::error::Error + Send + Sync + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
@@ -214,4 +214,28 @@ async fn layers_around_a_hyper_service_fn_with_async_hooks() {
         assert_eq!(headers["x-postfix"], "1");
         assert_eq!(events.take(), ["prefix", "postfix", "monitor 200"]);
     }
+}
+
+/// tower-http's trace and timeout layers around a `CompiledRouter`, served
+/// on loopback: the router's responses pass through the trace layer, and a
+/// handler slower than the timeout is answered by tower-http.
+#[tokio::test]
+async fn tower_http_trace_and_timeout_around_the_router() {
+    let router = pronghorn::Router::new()
+        .get("/fast", || "fast")
+        .get("/stuck", std::future::pending::<&'static str>)
+        .compile()
+        .unwrap();
+    let service = ServiceBuilder::new()
+        .layer(tower_http::trace::TraceLayer::new_for_http())
+        .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            std::time::Duration::from_millis(100),
+        ))
+        .service(router);
+    let address = serve(service).await;
+    let (status, _, body) = send(address, get("/fast", false)).await;
+    assert_eq!((status, body.as_str()), (StatusCode::OK, "fast"));
+    let (status, _, _) = send(address, get("/stuck", false)).await;
+    assert_eq!(status, StatusCode::REQUEST_TIMEOUT);
 }

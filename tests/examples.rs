@@ -1,0 +1,274 @@
+//! Every example, exercised: the quickstart as the README runs it (a child
+//! process, killed by its pid), the others through the `app` each exposes,
+//! served on loopback.
+
+#[allow(dead_code)]
+#[path = "../examples/axum.rs"]
+mod axum_example;
+#[allow(dead_code)]
+#[path = "../examples/hot_reload.rs"]
+mod hot_reload;
+#[allow(dead_code)]
+#[path = "../examples/streaming.rs"]
+mod streaming;
+#[allow(dead_code)]
+#[path = "../examples/websocket.rs"]
+mod websocket;
+
+use std::{
+    net::SocketAddr,
+    process::Stdio,
+    time::{Duration, Instant},
+};
+
+use bytes::Bytes;
+use futures_util::{SinkExt, StreamExt};
+use http::{Method, Request, StatusCode, header};
+use http_body_util::{BodyExt, Full};
+use hyper_util::rt::TokioIo;
+use tokio::{
+    io::{AsyncBufReadExt, BufReader},
+    net::{TcpListener, TcpStream},
+};
+
+async fn fetch(
+    address: SocketAddr,
+    request: http::request::Builder,
+    body: &str,
+) -> (http::response::Parts, String) {
+    let stream = TcpStream::connect(address).await.unwrap();
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let request = request
+        .header(header::HOST, "localhost")
+        .body(Full::new(Bytes::from(body.to_owned())))
+        .unwrap();
+    let response = sender.send_request(request).await.unwrap();
+    let (parts, body) = response.into_parts();
+    let body = body.collect().await.unwrap().to_bytes();
+    (parts, String::from_utf8_lossy(&body).into_owned())
+}
+
+async fn get(address: SocketAddr, path: &str) -> (http::response::Parts, String) {
+    fetch(address, Request::get(path), "").await
+}
+
+/// Kills the child when the test ends, however it ends.
+struct Child(tokio::process::Child);
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        let _ = self.0.start_kill();
+    }
+}
+
+#[tokio::test]
+async fn quickstart_answers_its_documented_routes() {
+    // `cargo test` builds the examples next to the test binaries.
+    let binary = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("examples/quickstart");
+    assert!(
+        binary.exists(),
+        "{} is built by `cargo test`",
+        binary.display()
+    );
+    let mut child = Child(
+        tokio::process::Command::new(&binary)
+            .env("PRONGHORN_ADDR", "127.0.0.1:0")
+            .stdout(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap(),
+    );
+    let mut lines = BufReader::new(child.0.stdout.take().unwrap()).lines();
+    let first = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let address: SocketAddr = first
+        .strip_prefix("listening on http://")
+        .expect(&first)
+        .parse()
+        .unwrap();
+
+    let (parts, body) = get(address, "/").await;
+    assert_eq!(
+        (parts.status, body.as_str()),
+        (StatusCode::OK, "Hello from pronghorn\n")
+    );
+    assert_eq!(parts.headers[header::SERVER], "pronghorn");
+    let (parts, body) = get(address, "/users/7").await;
+    assert_eq!(
+        (parts.status, body.as_str()),
+        (StatusCode::OK, r#"{"id":7,"name":"user 7"}"#)
+    );
+    assert_eq!(parts.headers[header::CONTENT_TYPE], "application/json");
+    let post = Request::post("/users").header(header::CONTENT_TYPE, "application/json");
+    let (parts, body) = fetch(address, post, r#"{"name":"Ada"}"#).await;
+    assert_eq!(
+        (parts.status, body.as_str()),
+        (StatusCode::CREATED, r#"{"id":42,"name":"Ada"}"#)
+    );
+    assert_eq!(
+        get(address, "/admin/stats").await.0.status,
+        StatusCode::UNAUTHORIZED
+    );
+    let authorized = Request::get("/admin/stats").header(header::AUTHORIZATION, "Bearer let-me-in");
+    let (parts, body) = fetch(address, authorized, "").await;
+    assert_eq!(
+        (parts.status, body.as_str()),
+        (StatusCode::OK, "uptime: forever\n")
+    );
+
+    // The monitor logged each request, with its route's pattern.
+    let log = lines.next_line().await.unwrap().unwrap();
+    assert!(log.starts_with("GET / 200 / "), "{log}");
+    let log = lines.next_line().await.unwrap().unwrap();
+    assert!(log.starts_with("GET /users/7 200 /users/{id} "), "{log}");
+
+    let pid = child.0.id().unwrap();
+    child.0.kill().await.unwrap();
+    assert!(
+        TcpStream::connect(address).await.is_err(),
+        "process {pid} is gone"
+    );
+}
+
+async fn serve_on_loopback<S, B>(service: S) -> SocketAddr
+where
+    S: tower::Service<Request<hyper::body::Incoming>, Response = http::Response<B>>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(pronghorn::serve(listener, service).into_future());
+    address
+}
+
+#[tokio::test]
+async fn streaming_sends_events_one_by_one() {
+    let address = serve_on_loopback(streaming::app(Duration::from_millis(20))).await;
+    let stream = TcpStream::connect(address).await.unwrap();
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let request = Request::get("/ticks")
+        .header(header::HOST, "localhost")
+        .body(Full::<Bytes>::default())
+        .unwrap();
+    let response = sender.send_request(request).await.unwrap();
+    assert_eq!(
+        response.headers()[header::CONTENT_TYPE],
+        "text/event-stream"
+    );
+    let mut body = response.into_body();
+    let started = Instant::now();
+    for n in 0..5 {
+        let frame = body.frame().await.unwrap().unwrap().into_data().unwrap();
+        assert_eq!(frame, format!("event: tick\nid: {n}\ndata: tick {n}\n\n"));
+    }
+    assert!(body.frame().await.is_none());
+    assert!(
+        started.elapsed() >= Duration::from_millis(100),
+        "one event per interval"
+    );
+}
+
+#[tokio::test]
+async fn websocket_echoes_with_a_token_and_refuses_without() {
+    let address = serve_on_loopback(websocket::app()).await;
+    let stream = TcpStream::connect(address).await.unwrap();
+    let (mut socket, _) =
+        tokio_tungstenite::client_async(format!("ws://{address}/echo?token=secret"), stream)
+            .await
+            .unwrap();
+    socket
+        .send(tokio_tungstenite::tungstenite::Message::text("ping"))
+        .await
+        .unwrap();
+    assert_eq!(
+        socket.next().await.unwrap().unwrap(),
+        tokio_tungstenite::tungstenite::Message::text("ping")
+    );
+    socket.close(None).await.unwrap();
+
+    let stream = TcpStream::connect(address).await.unwrap();
+    let refused = tokio_tungstenite::client_async(format!("ws://{address}/echo"), stream).await;
+    assert!(
+        matches!(refused, Err(tokio_tungstenite::tungstenite::Error::Http(ref r)) if r.status() == StatusCode::UNAUTHORIZED)
+    );
+}
+
+#[tokio::test]
+async fn hot_reload_changes_routes_while_serving() {
+    let app = hot_reload::app();
+    let address = serve_on_loopback(app.clone()).await;
+    assert_eq!(get(address, "/time").await.1, "tick 0\n");
+    for n in 1..4 {
+        hot_reload::tick(&app, n);
+        assert_eq!(get(address, "/time").await.1, format!("tick {n}\n"));
+    }
+    assert_eq!(app.modules(), ["clock"]);
+    assert_eq!(get(address, "/").await.0.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn axum_app_with_pronghorn_inside_and_around() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, axum_example::app()).await });
+
+    let (parts, body) = get(address, "/axum").await;
+    assert_eq!(
+        (parts.status, body.as_str()),
+        (StatusCode::OK, "axum route")
+    );
+    assert_eq!(parts.headers["x-served-by"], "axum+pronghorn");
+    let (parts, body) = get(address, "/axum/private").await;
+    assert_eq!(
+        (parts.status, body.as_str()),
+        (StatusCode::FORBIDDEN, "denied")
+    );
+    assert_eq!(
+        parts.headers["x-served-by"], "axum+pronghorn",
+        "the postfix sees the prefix's answer"
+    );
+    let (parts, body) = get(address, "/api/users/7").await;
+    assert_eq!(
+        (parts.status, body.as_str()),
+        (StatusCode::OK, "pronghorn user 7"),
+        "nest_service"
+    );
+    let (parts, body) = get(address, "/somewhere/else").await;
+    assert_eq!(
+        (parts.status, body.as_str()),
+        (StatusCode::NOT_FOUND, "no page at /somewhere/else"),
+        "fallback_service"
+    );
+    let gzip = Request::builder()
+        .method(Method::GET)
+        .uri("/api/report")
+        .header(header::ACCEPT_ENCODING, "gzip");
+    let (parts, _) = fetch(address, gzip, "").await;
+    assert_eq!(
+        parts.headers[header::CONTENT_ENCODING],
+        "gzip",
+        "tower-http compression around pronghorn"
+    );
+}
