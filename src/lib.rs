@@ -69,11 +69,42 @@
 //! # }
 //! ```
 //!
+//! # The router
+//!
+//! [`Router`] registers handlers and path-scoped hooks and compiles them into
+//! a [`CompiledRouter`], a tower `Service` that runs the same pipeline for
+//! each request: prefixes by priority, the handler, postfixes, monitors. See
+//! [`router`] for the pattern syntax, the precedence rules and the hook
+//! order, [`handler`] for extractors and responses, and
+//! [`router::Reloadable`] for tables that change while they serve.
+//!
+//! ```
+//! use http::{Method, Request, StatusCode};
+//! use pronghorn::{Router, handler::Path};
+//! use tower::ServiceExt;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let router = Router::new()
+//!     .get("/files/{name}.{ext}", |Path((name, ext)): Path<(String, String)>| format!("{name} as {ext}"))
+//!     .compile()
+//!     .unwrap();
+//! let response = router.oneshot(Request::get("/files/report.pdf").body(String::new()).unwrap()).await.unwrap();
+//! assert_eq!(response.status(), StatusCode::OK);
+//! # }
+//! ```
+//!
 //! # Feature flags
 //!
-//! The features `json`, `server`, `ws` and `axum` are reserved for the
-//! router, serving and WebSocket parts of the crate; in this version they
-//! enable nothing.
+//! - `server` (default): [`serve`], on hyper with HTTP/1.1 and HTTP/2,
+//!   `TCP_NODELAY`, pipelined flushes, a header-read timeout and graceful
+//!   shutdown; server-sent events ([`sse`]).
+//! - `json` (default): `Json<T>`, extractor and response.
+//! - `ws`: WebSocket routes (`Router::websocket`), with tokio-tungstenite.
+//! - `axum`: reserved; enables nothing yet.
+//!
+//! Without default features the crate is the layers and the router, with no
+//! runtime dependency.
 
 #![forbid(unsafe_code)]
 #![warn(
