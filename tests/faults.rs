@@ -1,0 +1,277 @@
+//! Faults under load over loopback: panics in every step across 10,000
+//! requests, graceful shutdown with many requests in flight, slowloris
+//! connections.
+
+use std::{
+    net::SocketAddr,
+    sync::{
+        Arc,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use bytes::Bytes;
+use http::{Request, Response, StatusCode, header};
+use http_body_util::{BodyExt, Empty};
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use pronghorn::{
+    Body, Router,
+    router::{Route, RouteExchange},
+    serve,
+};
+use tokio::{
+    io::{AsyncReadExt, AsyncWriteExt},
+    net::{TcpListener, TcpStream},
+    sync::{Notify, oneshot},
+};
+
+/// Panics of this test are expected: keep them out of the output, but let
+/// any other panic print as usual.
+fn quiet_storm_panics() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<&str>()
+            .copied()
+            .or_else(|| info.payload().downcast_ref::<String>().map(String::as_str))
+            .unwrap_or("");
+        if !message.contains("storm") {
+            default(info);
+        }
+    }));
+}
+
+fn resident_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status
+        .lines()
+        .find(|line| line.starts_with("VmRSS:"))
+        .unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+type Sender = hyper::client::conn::http1::SendRequest<Empty<Bytes>>;
+
+async fn connect(address: SocketAddr) -> Sender {
+    let stream = TcpStream::connect(address).await.unwrap();
+    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    sender
+}
+
+async fn get(sender: &mut Sender, path: &str) -> (StatusCode, Bytes) {
+    sender.ready().await.unwrap();
+    let request = Request::get(path)
+        .header(header::HOST, "localhost")
+        .body(Empty::new())
+        .unwrap();
+    let response = sender.send_request(request).await.unwrap();
+    let status = response.status();
+    (
+        status,
+        response.into_body().collect().await.unwrap().to_bytes(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panic_storm_answers_every_request_and_keeps_memory_stable() {
+    quiet_storm_panics();
+    let monitored = Arc::new(AtomicUsize::new(0));
+    let seen = monitored.clone();
+    let router = Router::<Incoming>::new()
+        .get("/prefix", || "unreachable")
+        .get("/handler", || -> &'static str { panic!("storm: handler") })
+        .get("/async-handler", || async {
+            let storm = true;
+            if storm {
+                panic!("storm: async handler");
+            }
+            "unreachable"
+        })
+        .get("/postfix", || "unreachable")
+        .get("/monitor", || "fine")
+        .prefix(
+            "/prefix",
+            |_: Request<Incoming>, _: &mut Route<'_>| -> Request<Incoming> {
+                panic!("storm: prefix")
+            },
+        )
+        .postfix(
+            "/postfix",
+            |_: &Route<'_>, _: Response<Body>| -> Response<Body> { panic!("storm: postfix") },
+        )
+        .monitor("/monitor", |_: &RouteExchange<'_>| -> () {
+            panic!("storm: monitor")
+        })
+        .monitor("/", move |_: &RouteExchange<'_>| {
+            seen.fetch_add(1, Ordering::Relaxed);
+        })
+        .compile()
+        .unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(serve(listener, router).into_future());
+
+    let paths = [
+        "/prefix",
+        "/handler",
+        "/async-handler",
+        "/postfix",
+        "/monitor",
+    ];
+    let storm = |requests: usize| async move {
+        let mut clients = Vec::new();
+        for client in 0..8 {
+            clients.push(tokio::spawn(async move {
+                let mut sender = connect(address).await;
+                let mut answered = 0;
+                for n in (client..requests).step_by(8) {
+                    let path = paths[n % paths.len()];
+                    let (status, body) = get(&mut sender, path).await;
+                    if path == "/monitor" {
+                        assert_eq!(
+                            (status, &body[..]),
+                            (StatusCode::OK, &b"fine"[..]),
+                            "a monitor's panic changes nothing"
+                        );
+                    } else {
+                        assert_eq!(
+                            (status, &body[..]),
+                            (
+                                StatusCode::INTERNAL_SERVER_ERROR,
+                                &b"Internal Server Error"[..]
+                            ),
+                            "{path}"
+                        );
+                    }
+                    answered += 1;
+                }
+                answered
+            }));
+        }
+        let mut answered = 0;
+        for client in clients {
+            answered += client.await.unwrap();
+        }
+        answered
+    };
+
+    assert_eq!(storm(1_000).await, 1_000);
+    let before = resident_kib();
+    let started = Instant::now();
+    assert_eq!(storm(10_000).await, 10_000);
+    let after = resident_kib();
+    println!(
+        "panic storm: 10000 requests in {:?}; resident memory {before} KiB before, {after} KiB after",
+        started.elapsed()
+    );
+    assert_eq!(
+        monitored.load(Ordering::Relaxed),
+        11_000,
+        "monitors saw every request"
+    );
+    assert!(
+        after < before + 16 * 1024,
+        "resident memory grew from {before} KiB to {after} KiB"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn graceful_shutdown_loses_no_request_in_flight() {
+    const IN_FLIGHT: usize = 32;
+    let release = Arc::new(Notify::new());
+    let arrived = Arc::new(AtomicUsize::new(0));
+    let (gate, count) = (release.clone(), arrived.clone());
+    let router = Router::<Incoming>::new()
+        .get("/slow/{n}", move || {
+            let (gate, count) = (gate.clone(), count.clone());
+            async move {
+                let released = gate.notified();
+                count.fetch_add(1, Ordering::SeqCst);
+                released.await;
+                "done"
+            }
+        })
+        .compile()
+        .unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let (stop, stopped) = oneshot::channel::<()>();
+    let server = tokio::spawn(
+        serve(listener, router)
+            .with_graceful_shutdown(async move {
+                let _ = stopped.await;
+            })
+            .into_future(),
+    );
+
+    let mut requests = Vec::new();
+    for n in 0..IN_FLIGHT {
+        requests.push(tokio::spawn(async move {
+            let mut sender = connect(address).await;
+            get(&mut sender, &format!("/slow/{n}")).await
+        }));
+    }
+    while arrived.load(Ordering::SeqCst) < IN_FLIGHT {
+        tokio::task::yield_now().await;
+    }
+    stop.send(()).unwrap();
+    assert!(!server.is_finished());
+    release.notify_waiters();
+    for request in requests {
+        let (status, body) = request.await.unwrap();
+        assert_eq!((status, &body[..]), (StatusCode::OK, &b"done"[..]));
+    }
+    server.await.unwrap().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slowloris_connections_are_closed_without_delaying_others() {
+    let timeout = Duration::from_millis(500);
+    let router = Router::<Incoming>::new()
+        .get("/", || "ok")
+        .compile()
+        .unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(
+        serve(listener, router)
+            .header_read_timeout(timeout)
+            .into_future(),
+    );
+
+    let started = Instant::now();
+    let mut stalled = Vec::new();
+    for _ in 0..50 {
+        let mut stream = TcpStream::connect(address).await.unwrap();
+        stream
+            .write_all(b"GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+            .await
+            .unwrap();
+        stalled.push(stream);
+    }
+    let mut sender = connect(address).await;
+    for _ in 0..10 {
+        assert_eq!(get(&mut sender, "/").await.0, StatusCode::OK);
+    }
+    assert!(
+        started.elapsed() < timeout,
+        "others are served while 50 connections stall"
+    );
+    for mut stream in stalled {
+        let mut rest = Vec::new();
+        let read =
+            tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut rest)).await;
+        assert!(read.is_ok(), "a stalled connection stayed open");
+    }
+    let elapsed = started.elapsed();
+    assert!(
+        elapsed >= timeout && elapsed < Duration::from_secs(5),
+        "closed after {elapsed:?}"
+    );
+}

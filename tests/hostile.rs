@@ -1,0 +1,347 @@
+//! Input nobody planned for, over loopback: each request gets a defined
+//! answer — a 4xx, or a closed connection for a broken protocol — never a
+//! panic, and the server keeps serving.
+
+use std::{
+    net::SocketAddr,
+    sync::{
+        Arc,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::Duration,
+};
+
+use bytes::Bytes;
+use http::{Request, StatusCode};
+use hyper::body::Incoming;
+use pronghorn::{
+    Body, Router,
+    handler::{Json, Path},
+    serve,
+};
+use tokio::{
+    io::{AsyncReadExt, AsyncWriteExt},
+    net::{TcpListener, TcpStream},
+};
+
+struct App {
+    address: SocketAddr,
+    dropped_streams: Arc<AtomicUsize>,
+}
+
+/// Counts, on drop, the streams a client abandoned.
+struct DropCounter(Arc<AtomicUsize>);
+
+impl Drop for DropCounter {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+async fn start() -> App {
+    let dropped_streams = Arc::new(AtomicUsize::new(0));
+    let dropped = dropped_streams.clone();
+    let router = Router::<Incoming>::new()
+        .get("/hello", || "hello")
+        .get("/param/{value}", |Path(value): Path<String>| {
+            format!("value={value}")
+        })
+        .get("/number/{n}", |Path(n): Path<u64>| format!("n={n}"))
+        .get("/files/{*path}", |Path(path): Path<String>| {
+            format!("path={path}")
+        })
+        .post("/json", |Json(value): Json<serde_json::Value>| Json(value))
+        .post("/text", |text: String| format!("{} bytes", text.len()))
+        .get("/endless", move || {
+            let guard = DropCounter(dropped.clone());
+            let chunks = futures_util::stream::unfold(guard, |guard| async move {
+                tokio::task::yield_now().await;
+                Some((
+                    Ok::<_, std::io::Error>(Bytes::from_static(&[b'x'; 1024])),
+                    guard,
+                ))
+            });
+            http::Response::new(Body::from_stream(chunks))
+        })
+        .body_limit(16 * 1024)
+        .compile()
+        .unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(
+        serve(listener, router)
+            .header_read_timeout(Duration::from_secs(2))
+            .into_future(),
+    );
+    App {
+        address,
+        dropped_streams,
+    }
+}
+
+/// Writes `bytes` on a fresh connection and reads the answer: its status
+/// and body, or `None` when the server closed the connection without one.
+async fn raw(address: SocketAddr, bytes: &[u8]) -> Option<(u16, String)> {
+    let mut stream = TcpStream::connect(address).await.unwrap();
+    // The server may close while the request is still being written.
+    let _ = stream.write_all(bytes).await;
+    let _ = stream.shutdown().await;
+    let mut received = Vec::new();
+    let read =
+        tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut received)).await;
+    assert!(read.is_ok(), "no answer and no close within 10 s");
+    let text = String::from_utf8_lossy(&received).into_owned();
+    let status = text.strip_prefix("HTTP/1.1 ")?.get(..3)?.parse().ok()?;
+    let body = text
+        .split_once("\r\n\r\n")
+        .map_or("", |(_, body)| body)
+        .to_owned();
+    Some((status, body))
+}
+
+fn get(target: &str) -> Vec<u8> {
+    format!("GET {target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n").into_bytes()
+}
+
+fn post(path: &str, content_type: &str, body: &[u8]) -> Vec<u8> {
+    let mut request = format!(
+        "POST {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    request.extend_from_slice(body);
+    request
+}
+
+async fn assert_still_serving(address: SocketAddr) {
+    let (status, body) = raw(address, &get("/hello"))
+        .await
+        .expect("the server answers");
+    assert_eq!((status, body.as_str()), (200, "hello"));
+}
+
+#[tokio::test]
+async fn hostile_requests_get_defined_answers() {
+    let app = start().await;
+    let long_path = format!("/{}", "a".repeat(64 * 1024));
+    let many_headers: String = (0..500).map(|n| format!("x-header-{n}: {n}\r\n")).collect();
+    let huge_json = format!(r#"{{"data":"{}"}}"#, "x".repeat(32 * 1024));
+    // (what, request bytes, accepted statuses; empty: a closed connection is fine too)
+    let cases: Vec<(&str, Vec<u8>, Vec<u16>)> = vec![
+        ("%ZZ in a typed parameter", get("/number/%ZZ"), vec![400]),
+        ("%ZZ in a string parameter", get("/param/%ZZ"), vec![400]),
+        (
+            "overlong UTF-8 encoding of /",
+            get("/param/%C0%AF"),
+            vec![400],
+        ),
+        ("non-UTF-8 after decoding", get("/param/%FF%FE"), vec![400]),
+        (
+            "a number that overflows",
+            get("/number/99999999999999999999999"),
+            vec![400],
+        ),
+        ("a 64 KiB path", get(&long_path), vec![404, 414, 431]),
+        (
+            "raw non-UTF-8 bytes in the target",
+            b"GET /param/\xff\xfe HTTP/1.1\r\nHost: x\r\n\r\n".to_vec(),
+            vec![400],
+        ),
+        (
+            "a space in the target",
+            b"GET /param/a b HTTP/1.1\r\nHost: x\r\n\r\n".to_vec(),
+            vec![400],
+        ),
+        (
+            "absolute-form target",
+            get("http://localhost/hello"),
+            vec![200],
+        ),
+        (
+            "500 headers",
+            format!("GET /hello HTTP/1.1\r\nHost: x\r\n{many_headers}\r\n").into_bytes(),
+            vec![431],
+        ),
+        (
+            "a JSON body over the limit",
+            post("/json", "application/json", huge_json.as_bytes()),
+            vec![413],
+        ),
+        (
+            "truncated JSON",
+            post("/json", "application/json", br#"{"a":[1,2"#),
+            vec![400],
+        ),
+        (
+            "JSON that is not UTF-8",
+            post("/json", "application/json", b"{\"a\":\"\xff\"}"),
+            vec![400],
+        ),
+        (
+            "a wrong content type",
+            post("/json", "text/plain", b"{}"),
+            vec![415],
+        ),
+        (
+            "a text body that is not UTF-8",
+            post("/text", "text/plain", b"\xff\xfe"),
+            vec![400],
+        ),
+        (
+            "a request line of garbage",
+            b"\x00\x01\x02 nonsense\r\n\r\n".to_vec(),
+            vec![400],
+        ),
+        ("HTTP/0.9", b"GET /hello\r\n".to_vec(), vec![400]),
+        (
+            "a negative content-length",
+            b"POST /text HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n".to_vec(),
+            vec![400],
+        ),
+        (
+            "conflicting content-lengths",
+            b"POST /text HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab"
+                .to_vec(),
+            vec![400],
+        ),
+    ];
+    for (what, request, accepted) in cases {
+        match raw(app.address, &request).await {
+            Some((status, body)) => {
+                assert!(
+                    accepted.contains(&status),
+                    "{what}: answered {status} {body:?}, expected one of {accepted:?}"
+                )
+            }
+            None => assert!(
+                accepted.iter().all(|s| *s >= 400),
+                "{what}: closed without an answer"
+            ),
+        }
+        assert_still_serving(app.address).await;
+    }
+}
+
+#[tokio::test]
+async fn dot_segments_and_encoded_slashes_reach_the_handler_as_text() {
+    let app = start().await;
+    let (status, body) = raw(app.address, &get("/files/../../etc/passwd"))
+        .await
+        .unwrap();
+    assert_eq!((status, body.as_str()), (200, "path=../../etc/passwd"));
+    let (status, body) = raw(app.address, &get("/param/a%2Fb")).await.unwrap();
+    assert_eq!(
+        (status, body.as_str()),
+        (200, "value=a/b"),
+        "decoded when read, after matching"
+    );
+    let (status, body) = raw(app.address, &get("/param/%2E%2E")).await.unwrap();
+    assert_eq!((status, body.as_str()), (200, "value=.."));
+}
+
+#[tokio::test]
+async fn a_body_that_never_ends_is_cut_at_the_limit() {
+    let app = start().await;
+    let mut stream = TcpStream::connect(app.address).await.unwrap();
+    stream
+        .write_all(b"POST /text HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n")
+        .await
+        .unwrap();
+    // Keep sending 1 KiB chunks until the server answers.
+    let chunk = format!("400\r\n{}\r\n", "y".repeat(1024));
+    let mut answer = [0u8; 12];
+    let (mut reader, mut writer) = stream.split();
+    let mut sent = 0usize;
+    let status = loop {
+        tokio::select! {
+            read = reader.read(&mut answer) => {
+                // The answer, or a reset that discarded it: the server
+                // stops reading either way.
+                break read.map(|read| String::from_utf8_lossy(&answer[..read]).into_owned()).unwrap_or_default();
+            }
+            written = writer.write_all(chunk.as_bytes()) => {
+                if written.is_err() {
+                    break reader.read(&mut answer).await.map(|read| String::from_utf8_lossy(&answer[..read]).into_owned()).unwrap_or_default();
+                }
+                sent += chunk.len();
+                assert!(sent < 64 * 1024 * 1024, "the server kept reading past its limit");
+            }
+        }
+    };
+    assert!(
+        status.is_empty() || status.starts_with("HTTP/1.1 413"),
+        "{status}"
+    );
+    // The limit is 16 KiB; the socket buffers allow a few MiB more in flight.
+    assert!(
+        sent < 16 * 1024 * 1024,
+        "{sent} bytes sent before the server stopped"
+    );
+    assert_still_serving(app.address).await;
+}
+
+#[tokio::test]
+async fn clients_that_disconnect_mid_request_and_mid_stream() {
+    let app = start().await;
+    // Mid-request: headers promise 100 bytes, 10 arrive, the client leaves.
+    for _ in 0..20 {
+        let mut stream = TcpStream::connect(app.address).await.unwrap();
+        stream
+            .write_all(b"POST /text HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\n0123456789")
+            .await
+            .unwrap();
+        drop(stream);
+    }
+    assert_still_serving(app.address).await;
+
+    // Mid-stream: read part of an endless response, then leave.
+    for round in 1..=5 {
+        let mut stream = TcpStream::connect(app.address).await.unwrap();
+        stream.write_all(&get("/endless")).await.unwrap();
+        let mut buffer = vec![0u8; 8 * 1024];
+        let mut received = 0;
+        while received < 8 * 1024 {
+            received += stream.read(&mut buffer).await.unwrap();
+        }
+        drop(stream);
+        // The server notices and drops the handler's stream.
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while app.dropped_streams.load(Ordering::SeqCst) < round {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the abandoned stream was never dropped"
+            );
+            tokio::task::yield_now().await;
+        }
+    }
+    assert_still_serving(app.address).await;
+}
+
+#[test]
+fn requests_built_in_process_with_odd_paths_never_panic() {
+    // Paths hyper would refuse never reach a server, but a router behind
+    // another front end may see them: every one gets an answer.
+    use tower::ServiceExt;
+    let router = Router::<String>::new()
+        .get("/a/{x}", |Path(x): Path<String>| x)
+        .get("/b/{*rest}", || "rest")
+        .get("/c/{a}.{b}", || "dots")
+        .compile()
+        .unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    for path in [
+        "/", "//", "/a", "/a/", "/a//", "/a/%", "/a/%%", "/b", "/b/", "/c/.", "/c/a.", "/c/.b",
+        "/c/..", "/c/a.b.c",
+    ] {
+        let request = Request::get(path).body(String::new()).unwrap();
+        let response = runtime.block_on(router.clone().oneshot(request)).unwrap();
+        assert!(
+            response.status().is_success() || response.status().is_client_error(),
+            "{path}: {}",
+            response.status()
+        );
+    }
+    let _ = StatusCode::OK;
+}
