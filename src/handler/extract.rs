@@ -481,10 +481,9 @@ impl<T: serde::Serialize> IntoResponse for Json<T> {
         match serde_json::to_vec(&self.0) {
             Ok(bytes) => {
                 let mut response = Response::new(Body::from(bytes));
-                response.headers_mut().insert(
-                    http::header::CONTENT_TYPE,
-                    http::HeaderValue::from_static("application/json"),
-                );
+                response
+                    .headers_mut()
+                    .insert(http::header::CONTENT_TYPE, super::response::JSON);
                 response
             }
             Err(error) => {

@@ -13,7 +13,7 @@ use crate::Body;
 /// Something that converts into a response.
 ///
 /// Implemented for text (`&'static str`, `String`: `text/plain`), bytes
-/// (`Bytes`, `Vec<u8>`: `application/octet-stream`), `StatusCode` (empty
+/// (`Bytes`, `Vec<u8>`, `&'static [u8]`: `application/octet-stream`), `StatusCode` (empty
 /// body), `()` (200, empty), `Response<Body>`, `(StatusCode, T)`, header
 /// arrays `([(K, V); N], T)` and `(StatusCode, [(K, V); N], T)`, `Json<T>`
 /// (feature `json`), and `Result<T, E>` where both convert.
@@ -31,16 +31,19 @@ pub trait IntoResponse {
     fn into_response(self) -> Response<Body>;
 }
 
-fn with_type(body: Body, content_type: &'static str) -> Response<Body> {
+#[inline]
+fn with_type(body: Body, content_type: HeaderValue) -> Response<Body> {
     let mut response = Response::new(body);
-    response
-        .headers_mut()
-        .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    response.headers_mut().insert(CONTENT_TYPE, content_type);
     response
 }
 
-const TEXT: &str = "text/plain; charset=utf-8";
-const OCTETS: &str = "application/octet-stream";
+// Constants, so that the header text is checked once, at compile time, and
+// not on every response.
+const TEXT: HeaderValue = HeaderValue::from_static("text/plain; charset=utf-8");
+const OCTETS: HeaderValue = HeaderValue::from_static("application/octet-stream");
+#[cfg(feature = "json")]
+pub(crate) const JSON: HeaderValue = HeaderValue::from_static("application/json");
 
 impl IntoResponse for &'static str {
     #[inline]
@@ -57,6 +60,13 @@ impl IntoResponse for String {
 }
 
 impl IntoResponse for Bytes {
+    #[inline]
+    fn into_response(self) -> Response<Body> {
+        with_type(Body::from(self), OCTETS)
+    }
+}
+
+impl IntoResponse for &'static [u8] {
     #[inline]
     fn into_response(self) -> Response<Body> {
         with_type(Body::from(self), OCTETS)

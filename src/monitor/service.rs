@@ -33,6 +33,7 @@ where
         self.inner.poll_ready(cx)
     }
 
+    #[inline]
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let head = RequestHead::of(&request);
         let start = Instant::now();

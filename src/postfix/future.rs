@@ -59,6 +59,7 @@ where
 {
     type Output = Result<S::Response, S::Error>;
 
+    #[inline]
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let future = match self.as_mut().project().kind.project() {
             KindProj::Inner { future, hook } => {

@@ -30,6 +30,7 @@ where
         self.inner.poll_ready(cx)
     }
 
+    #[inline]
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let head = RequestHead::of(&request);
         ResponseFuture::new(self.inner.call(request), self.hook.clone(), head)

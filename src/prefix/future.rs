@@ -76,6 +76,7 @@ where
 {
     type Output = Result<S::Response, S::Error>;
 
+    #[inline]
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         loop {
             let next = match self.as_mut().project().kind.project() {

@@ -34,6 +34,7 @@ where
         self.inner.poll_ready(cx)
     }
 
+    #[inline]
     fn call(&mut self, request: Request<B>) -> Self::Future {
         match self.hook.call(request) {
             Step::Ready(ControlFlow::Continue(request)) => {

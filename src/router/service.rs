@@ -921,9 +921,11 @@ impl<B: 'static> ResponseFuture<B> {
     fn finish(&mut self) {
         self.stage = Stage::Monitor(0);
         let response = self.response.as_mut().expect("a step answered");
-        for (name, value) in self.staged.drain() {
-            if let Some(name) = name {
-                response.headers_mut().insert(name, value);
+        if !self.staged.is_empty() {
+            for (name, value) in self.staged.drain() {
+                if let Some(name) = name {
+                    response.headers_mut().insert(name, value);
+                }
             }
         }
         if *self.head.method() == Method::HEAD {

@@ -1,0 +1,273 @@
+//! The same request work done by each stack that the benchmarks compare:
+//! shared by `benches/pipeline.rs` (criterion, time) and
+//! `benches/http/src/bin/instructions.rs` (callgrind, instructions and
+//! allocations).
+//!
+//! The work: refuse a request without a token (prefix), answer a JSON body
+//! for `/users/42` (handler), add a `server` header (postfix), count the
+//! status (monitor). Each request is built the way hyper's parser builds
+//! it, run, and its body collected.
+
+#![allow(dead_code)]
+
+use std::{
+    convert::Infallible,
+    future::{Future, Ready, ready},
+    ops::ControlFlow,
+    pin::pin,
+    sync::atomic::{AtomicU64, Ordering},
+    task::{Context, Poll, Waker},
+};
+
+use axum::{
+    extract::Request as AxumRequest, middleware::Next, response::IntoResponse as AxumIntoResponse,
+};
+use bytes::{Bytes, BytesMut};
+use http::{HeaderValue, Request, Response, StatusCode, Uri, header};
+use http_body_util::{BodyExt, Empty, Full};
+use pronghorn::{
+    Body, CompiledRouter, Exchange, IntoResponse, MonitorLayer, PostfixLayer, PrefixLayer,
+    RequestHead, Router,
+    handler::Path,
+    router::{Route, RouteExchange},
+};
+use tower::{Service, ServiceBuilder, service_fn};
+
+pub type Req = Request<Empty<Bytes>>;
+pub type Res = Response<Full<Bytes>>;
+pub const JSON: &[u8] = br#"{"id":42,"name":"pronghorn"}"#;
+
+pub static OK: AtomicU64 = AtomicU64::new(0);
+
+/// Polls a future that completes without outside events to its end.
+pub fn run<F: Future>(future: F) -> F::Output {
+    let mut future = pin!(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+            return output;
+        }
+    }
+}
+
+/// A request as hyper's HTTP/1 parser hands it over: the URI shares the
+/// connection's read buffer.
+pub fn request() -> Req {
+    let mut buffer = BytesMut::from(&b"/users/42 HTTP/1.1\r\n"[..]);
+    let line = buffer.split_to(buffer.len()).freeze();
+    Request::get(Uri::from_maybe_shared(line.slice(0..9)).unwrap())
+        .header(header::AUTHORIZATION, HeaderValue::from_static("Bearer t"))
+        .body(Empty::new())
+        .unwrap()
+}
+
+/// One request through `service`, body collected; returns the body length.
+pub fn one<S, B>(service: &mut S) -> usize
+where
+    S: Service<Req, Response = Response<B>, Error = Infallible>,
+    B: http_body::Body<Data = Bytes>,
+    B::Error: std::fmt::Debug,
+{
+    run(async {
+        let response = service.call(request()).await.unwrap();
+        debug_assert_eq!(response.status(), StatusCode::OK);
+        response
+            .into_body()
+            .collect()
+            .await
+            .unwrap()
+            .to_bytes()
+            .len()
+    })
+}
+
+fn json(status: StatusCode, body: &'static [u8]) -> Res {
+    let mut response = Response::new(Full::new(Bytes::from_static(body)));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+fn handler(request: Req) -> Ready<Result<Res, Infallible>> {
+    ready(Ok(match request.uri().path() {
+        "/users/42" => json(StatusCode::OK, JSON),
+        _ => json(StatusCode::NOT_FOUND, b"{}"),
+    }))
+}
+
+/// The floor: every step written inline in one `service_fn`.
+pub fn bare() -> impl Service<Req, Response = Res, Error = Infallible> {
+    service_fn(|request: Req| {
+        let mut response = if request.headers().contains_key(header::AUTHORIZATION) {
+            match handler(request).into_inner() {
+                Ok(response) => response,
+            }
+        } else {
+            json(StatusCode::UNAUTHORIZED, b"{}")
+        };
+        response
+            .headers_mut()
+            .insert(header::SERVER, HeaderValue::from_static("pronghorn"));
+        if response.status() == StatusCode::OK {
+            OK.fetch_add(1, Ordering::Relaxed);
+        }
+        ready(Ok(response))
+    })
+}
+
+fn prefix(request: Req) -> ControlFlow<Res, Req> {
+    if request.headers().contains_key(header::AUTHORIZATION) {
+        ControlFlow::Continue(request)
+    } else {
+        ControlFlow::Break(json(StatusCode::UNAUTHORIZED, b"{}"))
+    }
+}
+
+fn postfix(_: &RequestHead, mut response: Res) -> Res {
+    response
+        .headers_mut()
+        .insert(header::SERVER, HeaderValue::from_static("pronghorn"));
+    response
+}
+
+fn monitor(exchange: &Exchange<'_, Res, Infallible>) {
+    if exchange.status() == Some(StatusCode::OK) {
+        OK.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// pronghorn's three layers, synchronous, around the same handler.
+pub fn layers() -> impl Service<Req, Response = Res, Error = Infallible> {
+    ServiceBuilder::new()
+        .layer(MonitorLayer::new(monitor))
+        .layer(PostfixLayer::new(postfix))
+        .layer(PrefixLayer::new(prefix))
+        .service(service_fn(handler))
+}
+
+/// The same three layers written as `async` closures.
+pub fn async_layers() -> impl Service<Req, Response = Res, Error = Infallible> {
+    ServiceBuilder::new()
+        .layer(MonitorLayer::new(|x: &Exchange<'_, Res, Infallible>| {
+            monitor(x);
+            async {}
+        }))
+        .layer(PostfixLayer::new(|head: &RequestHead, response: Res| {
+            let response = postfix(head, response);
+            async move { response }
+        }))
+        .layer(PrefixLayer::new(
+            |request: Req| async move { prefix(request) },
+        ))
+        .service(service_fn(handler))
+}
+
+fn router_json() -> Response<Body> {
+    let mut response = Response::new(Body::from(JSON));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// pronghorn's router with three path-scoped hooks, on `routes` (one
+/// static route `/users/42`, or the dynamic `/users/{id}` with a typed
+/// parameter).
+fn router_with(routes: Router<Empty<Bytes>>) -> CompiledRouter<Empty<Bytes>> {
+    routes
+        .prefix("/", |request: Req, _: &mut Route<'_>| {
+            if request.headers().contains_key(header::AUTHORIZATION) {
+                ControlFlow::Continue(request)
+            } else {
+                ControlFlow::Break(StatusCode::UNAUTHORIZED)
+            }
+        })
+        .postfix("/users", |_: &Route<'_>, mut response: Response<Body>| {
+            response
+                .headers_mut()
+                .insert(header::SERVER, HeaderValue::from_static("pronghorn"));
+            response
+        })
+        .monitor("/", |exchange: &RouteExchange<'_>| {
+            if exchange.status() == Some(StatusCode::OK) {
+                OK.fetch_add(1, Ordering::Relaxed);
+            }
+        })
+        .compile()
+        .unwrap()
+}
+
+/// The router, static route.
+pub fn router() -> CompiledRouter<Empty<Bytes>> {
+    router_with(Router::new().get("/users/42", router_json))
+}
+
+/// The router, dynamic route with a typed parameter.
+pub fn router_dynamic() -> CompiledRouter<Empty<Bytes>> {
+    router_with(Router::new().get("/users/{id}", |Path(id): Path<u32>| {
+        if id == 42 {
+            router_json()
+        } else {
+            IntoResponse::into_response(StatusCode::NOT_FOUND)
+        }
+    }))
+}
+
+async fn axum_prefix(request: AxumRequest, next: Next) -> axum::response::Response {
+    if request.headers().contains_key(header::AUTHORIZATION) {
+        next.run(request).await
+    } else {
+        AxumIntoResponse::into_response((StatusCode::UNAUTHORIZED, "{}"))
+    }
+}
+
+async fn axum_postfix(request: AxumRequest, next: Next) -> axum::response::Response {
+    let mut response = next.run(request).await;
+    response
+        .headers_mut()
+        .insert(header::SERVER, HeaderValue::from_static("pronghorn"));
+    response
+}
+
+async fn axum_monitor(request: AxumRequest, next: Next) -> axum::response::Response {
+    let response = next.run(request).await;
+    if response.status() == StatusCode::OK {
+        OK.fetch_add(1, Ordering::Relaxed);
+    }
+    response
+}
+
+/// axum: a `Router` with the three steps as `from_fn` middleware.
+pub fn axum_from_fn() -> axum::Router {
+    axum::Router::new()
+        .route(
+            "/users/{id}",
+            axum::routing::get(
+                |axum::extract::Path(id): axum::extract::Path<u32>| async move {
+                    if id == 42 {
+                        AxumIntoResponse::into_response((
+                            [(header::CONTENT_TYPE, "application/json")],
+                            JSON,
+                        ))
+                    } else {
+                        AxumIntoResponse::into_response(StatusCode::NOT_FOUND)
+                    }
+                },
+            ),
+        )
+        .layer(axum::middleware::from_fn(axum_prefix))
+        .layer(axum::middleware::from_fn(axum_postfix))
+        .layer(axum::middleware::from_fn(axum_monitor))
+}
+
+/// Axum's plain router, no middleware, for scale.
+pub fn axum_plain() -> axum::Router {
+    axum::Router::new().route(
+        "/users/{id}",
+        axum::routing::get(|| async { ([(header::CONTENT_TYPE, "application/json")], JSON) }),
+    )
+}

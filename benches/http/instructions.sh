@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Instructions and heap allocations per in-process request, for each stack
+# of benches/common/stacks.rs, counted by callgrind: the difference between
+# runs of 11,000 and 1,000 requests, divided by 10,000, so that start-up and
+# the first request's lazy initialisation cancel out. Instruction counts do
+# not depend on how busy the machine is.
+#
+# Usage: benches/http/instructions.sh
+set -euo pipefail
+cd "$(dirname "$0")"
+command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind; }
+cargo build --release --bin instructions -q
+binary=target/release/instructions
+
+instructions() {
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$binary" "$1" "$2" 2>&1 \
+        | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}
+
+printf '| stack | instructions / request | allocations / request |\n| --- | ---: | ---: |\n'
+for stack in bare layers async-layers router router-dynamic axum axum-from-fn; do
+    small=$(instructions "$stack" 1000)
+    large=$(instructions "$stack" 11000)
+    allocations=$("$binary" "$stack" 10000 2>&1 | sed -n 's/allocations per request: //p')
+    printf '| %s | %d | %s |\n' "$stack" $(( (large - small) / 10000 )) "$allocations"
+done

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# HTTP load benchmark: pronghorn beside bare hyper, axum and actix-web, on
+# the scenarios of the framework pronghorn reimplements. Each server runs on
+# one thread pinned to core 0, wrk on one thread pinned to core 1; servers
+# alternate within each repetition; medians are reported.
+#
+# Usage: benches/http/run.sh [SECONDS_PER_RUN] [REPETITIONS]
+# Output: a markdown table on stdout, raw runs in target/http-bench.tsv.
+set -euo pipefail
+cd "$(dirname "$0")"
+seconds=${1:-5}
+repetitions=${2:-3}
+
+command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
+command -v taskset >/dev/null || { apt-get update -qq && apt-get install -y -qq util-linux; }
+cargo build --release --bin server -q
+server=target/release/server
+port=18080
+ticks=$(getconf CLK_TCK)
+raw=target/http-bench.tsv
+printf 'scenario\tstack\trun\treq_per_s\tp99_ms\terrors\tcpu_us_per_req\n' > "$raw"
+
+# name | connections | path | wrk script and its arguments | routes in the table
+scenarios=(
+    "GET JSON, 10 connections|10|/json||10"
+    "GET JSON, 100 connections|100|/json||10"
+    "dynamic route|50|/users/42||10"
+    "POST JSON|50|/echo|-s post.lua|10"
+    "pipelined x10, sync|10|/json|-s pipeline.lua -- 10|10"
+    "pipelined x10, async|10|/async|-s pipeline.lua -- 10|10"
+    "500 error|50|/error||10"
+    "1,000 routes|50|/r/999/x||1000"
+    "10 routes|50|/r/9/x||10"
+)
+stacks=(hyper pronghorn axum actix)
+
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+to_ms() { # wrk latency (e.g. 850.00us, 1.20ms, 2.00s) to milliseconds
+    awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /s$/ && v !~ /ms$/) n *= 1000; printf "%.3f", n }'
+}
+
+for run in $(seq 1 "$repetitions"); do
+    for scenario in "${scenarios[@]}"; do
+        IFS='|' read -r name connections path script routes <<< "$scenario"
+        # Rotate the order of the stacks from one repetition to the next.
+        for i in "${!stacks[@]}"; do
+            stack=${stacks[$(( (i + run) % ${#stacks[@]} ))]}
+            taskset -c 0 "$server" "$stack" "$port" "$routes" > /dev/null &
+            pid=$!
+            until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do sleep 0.05; done
+            # shellcheck disable=SC2086
+            taskset -c 1 wrk -t1 -c"$connections" -d1s $script "http://127.0.0.1:$port$path" > /dev/null
+            before=$(cpu_ticks "$pid")
+            # shellcheck disable=SC2086
+            output=$(taskset -c 1 wrk -t1 -c"$connections" -d"${seconds}s" --latency $script "http://127.0.0.1:$port$path")
+            after=$(cpu_ticks "$pid")
+            kill "$pid"; wait "$pid" 2>/dev/null || true
+            rps=$(sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p' <<< "$output")
+            requests=$(sed -n 's/^ *\([0-9]*\) requests in.*/\1/p' <<< "$output")
+            p99=$(to_ms "$(awk '$1 == "99%" {print $2}' <<< "$output")")
+            socket=$(sed -n 's/.*Socket errors: connect \([0-9]*\), read \([0-9]*\), write \([0-9]*\), timeout \([0-9]*\).*/\1 \2 \3 \4/p' <<< "$output" | awk '{print $1 + $2 + $3 + $4}')
+            non2xx=$(sed -n 's/.*Non-2xx or 3xx responses: *\([0-9]*\).*/\1/p' <<< "$output")
+            [ "$path" = /error ] && non2xx=0   # 500 is the expected answer there
+            errors=$(( ${socket:-0} + ${non2xx:-0} ))
+            cpu=$(awk -v t="$(( after - before ))" -v hz="$ticks" -v n="$requests" 'BEGIN { printf "%.3f", t / hz * 1e6 / n }')
+            printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$stack" "$run" "$rps" "$p99" "$errors" "$cpu" >> "$raw"
+            echo "run $run  $name  $stack: $rps req/s, p99 $p99 ms, errors $errors, cpu $cpu us/req" >&2
+        done
+    done
+done
+
+python3 - "$raw" <<'PY'
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
+scenarios = list(dict.fromkeys(r["scenario"] for r in rows))
+stacks = ["hyper", "pronghorn", "axum", "actix"]
+def median(scenario, stack, field):
+    values = [float(r[field]) for r in rows if r["scenario"] == scenario and r["stack"] == stack]
+    return statistics.median(values) if values else float("nan")
+print("| scenario | stack | req/s (median) | × hyper | p99 ms | errors | server CPU µs/req | × hyper |")
+print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+for scenario in scenarios:
+    base_rps = median(scenario, "hyper", "req_per_s")
+    base_cpu = median(scenario, "hyper", "cpu_us_per_req")
+    for stack in stacks:
+        rps = median(scenario, stack, "req_per_s")
+        cpu = median(scenario, stack, "cpu_us_per_req")
+        errors = sum(int(r["errors"]) for r in rows if r["scenario"] == scenario and r["stack"] == stack)
+        print(f"| {scenario} | {stack} | {rps:,.0f} | {rps / base_rps:.2f} | {median(scenario, stack, 'p99_ms'):.2f} | {errors} | {cpu:.2f} | {cpu / base_cpu:.2f} |")
+PY

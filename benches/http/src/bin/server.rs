@@ -1,0 +1,305 @@
+//! One server of the HTTP load benchmark, on one thread:
+//! `server STACK PORT ROUTES` with STACK one of `pronghorn`, `hyper`, `axum`,
+//! `actix`.
+//!
+//! Every stack serves the same routes and runs the same three steps around
+//! them — a prefix that refuses requests carrying `x-block`, a postfix that
+//! adds `x-server`, a monitor that counts statuses — written the way each
+//! stack writes them: pronghorn hooks, inline code in a hand-written hyper
+//! `match`, axum `from_fn` middleware, actix-web `wrap_fn`.
+//!
+//! | route | answer |
+//! | --- | --- |
+//! | `GET /json` | `{"message":"Hello, World!"}` (serialised per request) |
+//! | `GET /async` | the same after one real suspension (`yield_now`) |
+//! | `GET /users/{id}` | `{"id":ID,"name":"user"}` |
+//! | `POST /echo` | the JSON body, parsed and serialised again |
+//! | `GET /error` | 500 |
+//! | `GET /r/{n}/x` | `{"route":N}`, one static route per n < ROUTES |
+
+use std::{
+    convert::Infallible,
+    net::SocketAddr,
+    ops::ControlFlow,
+    sync::atomic::{AtomicU64, Ordering},
+};
+
+use bytes::Bytes;
+use http::{HeaderValue, Method, Request, Response, StatusCode, header};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use serde::{Deserialize, Serialize};
+
+static SERVED: AtomicU64 = AtomicU64::new(0);
+static FAILED: AtomicU64 = AtomicU64::new(0);
+
+fn count(status: StatusCode) {
+    if status.is_server_error() {
+        FAILED.fetch_add(1, Ordering::Relaxed);
+    } else {
+        SERVED.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+#[derive(Serialize)]
+struct Message {
+    message: &'static str,
+}
+
+#[derive(Serialize, Deserialize)]
+struct User {
+    id: u64,
+    name: &'static str,
+}
+
+#[derive(Serialize)]
+struct RouteNumber {
+    route: usize,
+}
+
+const HELLO: Message = Message { message: "Hello, World!" };
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let stack = args.next().expect("usage: server STACK PORT ROUTES");
+    let port: u16 = args.next().and_then(|p| p.parse().ok()).unwrap_or(8080);
+    let routes: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(10);
+    let address = SocketAddr::from(([127, 0, 0, 1], port));
+    match stack.as_str() {
+        "actix" => actix(address, routes),
+        other => {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            runtime.block_on(async {
+                let listener = tokio::net::TcpListener::bind(address).await.unwrap();
+                println!("{other} listening on {address} with {routes} routes");
+                match other {
+                    "pronghorn" => pronghorn(listener, routes).await,
+                    "hyper" => hyper(listener, routes).await,
+                    "axum" => axum(listener, routes).await,
+                    _ => panic!("unknown stack {other}"),
+                }
+            });
+        }
+    }
+}
+
+// ---- pronghorn -------------------------------------------------------------
+
+async fn pronghorn(listener: tokio::net::TcpListener, routes: usize) {
+    use pronghorn::{
+        Body, Router,
+        handler::{Json, Path},
+        router::{Route, RouteExchange},
+    };
+    let mut router = Router::<Incoming>::new()
+        .get("/json", || Json(HELLO))
+        .get("/async", || async {
+            tokio::task::yield_now().await;
+            Json(HELLO)
+        })
+        .get("/users/{id}", |Path(id): Path<u64>| Json(User { id, name: "user" }))
+        .post("/echo", |Json(value): Json<serde_json::Value>| Json(value))
+        .get("/error", || (StatusCode::INTERNAL_SERVER_ERROR, "error"));
+    for n in 0..routes {
+        router = router.get(&format!("/r/{n}/x"), move || Json(RouteNumber { route: n }));
+    }
+    let router = router
+        .prefix("/", |request: Request<Incoming>, _: &mut Route<'_>| {
+            if request.headers().contains_key("x-block") {
+                ControlFlow::Break(StatusCode::FORBIDDEN)
+            } else {
+                ControlFlow::Continue(request)
+            }
+        })
+        .postfix("/", |_: &Route<'_>, mut response: Response<Body>| {
+            response.headers_mut().insert("x-server", HeaderValue::from_static("bench"));
+            response
+        })
+        .monitor("/", |exchange: &RouteExchange<'_>| count(exchange.status().unwrap_or(StatusCode::OK)))
+        .compile()
+        .unwrap();
+    pronghorn::serve(listener, router).await.unwrap();
+}
+
+// ---- bare hyper --------------------------------------------------------------
+
+fn json_response<T: Serialize>(status: StatusCode, value: &T) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(Bytes::from(serde_json::to_vec(value).unwrap())));
+    *response.status_mut() = status;
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+fn text(status: StatusCode, body: &'static str) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(Bytes::from_static(body.as_bytes())));
+    *response.status_mut() = status;
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+    response
+}
+
+async fn hyper_handle(request: Request<Incoming>, routes: usize) -> Response<Full<Bytes>> {
+    if request.headers().contains_key("x-block") {
+        return text(StatusCode::FORBIDDEN, "");
+    }
+    let path = request.uri().path().to_owned();
+    let mut response = match (request.method(), path.as_str()) {
+        (&Method::GET, "/json") => json_response(StatusCode::OK, &HELLO),
+        (&Method::GET, "/async") => {
+            tokio::task::yield_now().await;
+            json_response(StatusCode::OK, &HELLO)
+        }
+        (&Method::POST, "/echo") => {
+            let body = request.into_body().collect().await.unwrap().to_bytes();
+            match serde_json::from_slice::<serde_json::Value>(&body) {
+                Ok(value) => json_response(StatusCode::OK, &value),
+                Err(_) => text(StatusCode::BAD_REQUEST, "bad json"),
+            }
+        }
+        (&Method::GET, "/error") => text(StatusCode::INTERNAL_SERVER_ERROR, "error"),
+        (&Method::GET, path) => match path.strip_prefix("/users/").map(str::parse::<u64>) {
+            Some(Ok(id)) => json_response(StatusCode::OK, &User { id, name: "user" }),
+            _ => match path.strip_prefix("/r/").and_then(|rest| rest.strip_suffix("/x")).map(str::parse::<usize>) {
+                Some(Ok(n)) if n < routes => json_response(StatusCode::OK, &RouteNumber { route: n }),
+                _ => text(StatusCode::NOT_FOUND, "Not Found"),
+            },
+        },
+        _ => text(StatusCode::NOT_FOUND, "Not Found"),
+    };
+    response.headers_mut().insert("x-server", HeaderValue::from_static("bench"));
+    count(response.status());
+    response
+}
+
+async fn hyper(listener: tokio::net::TcpListener, routes: usize) {
+    loop {
+        let (stream, _) = listener.accept().await.unwrap();
+        stream.set_nodelay(true).unwrap();
+        let service = hyper::service::service_fn(move |request| async move {
+            Ok::<_, Infallible>(hyper_handle(request, routes).await)
+        });
+        tokio::spawn(async move {
+            let _ = hyper::server::conn::http1::Builder::new()
+                .pipeline_flush(true)
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
+
+// ---- axum ------------------------------------------------------------------
+
+async fn axum(listener: tokio::net::TcpListener, routes: usize) {
+    use axum::{
+        Json,
+        extract::{Path, Request as AxumRequest},
+        middleware::{Next, from_fn},
+        response::{IntoResponse, Response as AxumResponse},
+        routing::{get, post},
+    };
+    async fn prefix(request: AxumRequest, next: Next) -> AxumResponse {
+        if request.headers().contains_key("x-block") {
+            StatusCode::FORBIDDEN.into_response()
+        } else {
+            next.run(request).await
+        }
+    }
+    async fn postfix(request: AxumRequest, next: Next) -> AxumResponse {
+        let mut response = next.run(request).await;
+        response.headers_mut().insert("x-server", HeaderValue::from_static("bench"));
+        response
+    }
+    async fn monitor(request: AxumRequest, next: Next) -> AxumResponse {
+        let response = next.run(request).await;
+        count(response.status());
+        response
+    }
+    let mut router = axum::Router::new()
+        .route("/json", get(|| async { Json(HELLO) }))
+        .route(
+            "/async",
+            get(|| async {
+                tokio::task::yield_now().await;
+                Json(HELLO)
+            }),
+        )
+        .route("/users/{id}", get(|Path(id): Path<u64>| async move { Json(User { id, name: "user" }) }))
+        .route("/echo", post(|Json(value): Json<serde_json::Value>| async move { Json(value) }))
+        .route("/error", get(|| async { (StatusCode::INTERNAL_SERVER_ERROR, "error") }));
+    for n in 0..routes {
+        router = router.route(&format!("/r/{n}/x"), get(move || async move { Json(RouteNumber { route: n }) }));
+    }
+    let router = router.layer(from_fn(prefix)).layer(from_fn(postfix)).layer(from_fn(monitor));
+    // axum::serve does not set TCP_NODELAY by default: without it pipelined
+    // throughput collapses, so it is set here as for every other stack.
+    use axum::serve::ListenerExt;
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    axum::serve(listener, router).await.unwrap();
+}
+
+// ---- actix-web ---------------------------------------------------------------
+
+fn actix(address: SocketAddr, routes: usize) {
+    use actix_web::{
+        App, HttpResponse, HttpServer,
+        dev::Service as _,
+        http::header::{HeaderName, HeaderValue as ActixHeaderValue},
+        web,
+    };
+    println!("actix listening on {address} with {routes} routes");
+    actix_web::rt::System::new().block_on(async move {
+        HttpServer::new(move || {
+            let mut app = App::new()
+                .wrap_fn(|request, service| {
+                    let future = service.call(request);
+                    async move {
+                        let response = future.await?;
+                        count(StatusCode::from_u16(response.status().as_u16()).unwrap());
+                        Ok(response)
+                    }
+                })
+                .wrap_fn(|request, service| {
+                    let future = service.call(request);
+                    async move {
+                        let mut response = future.await?;
+                        response
+                            .headers_mut()
+                            .insert(HeaderName::from_static("x-server"), ActixHeaderValue::from_static("bench"));
+                        Ok(response)
+                    }
+                })
+                .wrap_fn(|request, service| {
+                    let blocked = request.headers().contains_key("x-block");
+                    let future = (!blocked).then(|| service.call(request));
+                    async move {
+                        match future {
+                            Some(future) => future.await,
+                            None => Err(actix_web::error::ErrorForbidden("blocked")),
+                        }
+                    }
+                })
+                .route("/json", web::get().to(|| async { web::Json(HELLO) }))
+                .route(
+                    "/async",
+                    web::get().to(|| async {
+                        tokio::task::yield_now().await;
+                        web::Json(HELLO)
+                    }),
+                )
+                .route("/users/{id}", web::get().to(|id: web::Path<u64>| async move { web::Json(User { id: *id, name: "user" }) }))
+                .route("/echo", web::post().to(|value: web::Json<serde_json::Value>| async move { web::Json(value.into_inner()) }))
+                .route("/error", web::get().to(|| async { HttpResponse::InternalServerError().body("error") }));
+            for n in 0..routes {
+                app = app.route(&format!("/r/{n}/x"), web::get().to(move || async move { web::Json(RouteNumber { route: n }) }));
+            }
+            app
+        })
+        .workers(1)
+        .bind(address)
+        .unwrap()
+        .run()
+        .await
+        .unwrap();
+    });
+}

@@ -1,0 +1,160 @@
+//! Properties of the router. First: on random route sets in the syntax both routers support, and
+//! random paths, pronghorn agrees with matchit on which route matches and
+//! on its parameters.
+//!
+//! The generated routes keep to where the two routers' documented rules
+//! agree: whole-segment parameters (one name per depth, as matchit
+//! requires), catch-alls at the end, static text from a small alphabet;
+//! paths have no empty segments (pronghorn ignores them, matchit does not).
+//! A route matchit refuses to insert is left out of both tables.
+
+use http::Method;
+use pronghorn::Router;
+use proptest::prelude::*;
+
+fn segment(depth: usize) -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => prop::sample::select(vec!["a", "b", "c", "ab"]).prop_map(str::to_owned),
+        2 => Just(format!("{{p{depth}}}")),
+    ]
+}
+
+fn route() -> impl Strategy<Value = String> {
+    (prop::collection::vec(0..6usize, 0..4), any::<bool>()).prop_flat_map(|(depths, catch_all)| {
+        let segments: Vec<_> = (0..depths.len()).map(segment).collect();
+        (segments, Just(catch_all)).prop_map(|(segments, catch_all)| {
+            let mut route: String = segments.iter().map(|s| format!("/{s}")).collect();
+            if catch_all {
+                route.push_str("/{*rest}");
+            }
+            if route.is_empty() {
+                route.push('/');
+            }
+            route
+        })
+    })
+}
+
+fn path() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop::sample::select(vec!["a", "b", "c", "ab", "x", "a.b"]),
+        0..6,
+    )
+    .prop_map(|segments| {
+        if segments.is_empty() {
+            "/".to_owned()
+        } else {
+            segments.iter().map(|s| format!("/{s}")).collect()
+        }
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn agrees_with_matchit(routes in prop::collection::vec(route(), 1..12), paths in prop::collection::vec(path(), 1..16)) {
+        let mut reference = matchit::Router::new();
+        let mut accepted: Vec<String> = Vec::new();
+        for route in routes {
+            if accepted.contains(&route) {
+                continue;
+            }
+            if reference.insert(route.clone(), accepted.len()).is_ok() {
+                accepted.push(route);
+            }
+        }
+        let router = accepted
+            .iter()
+            .fold(Router::<()>::new(), |router, route| router.get(route, || ""))
+            .compile()
+            .unwrap();
+        for path in &paths {
+            let theirs = reference.at(path).ok().map(|m| {
+                let params: Vec<(String, String)> = m.params.iter().map(|(k, v)| (k.to_owned(), v.to_owned())).collect();
+                (accepted[*m.value].clone(), params)
+            });
+            let ours = router.at(&Method::GET, path).map(|m| {
+                let params: Vec<(String, String)> = m.params().iter_raw().map(|(k, v)| (k.to_owned(), v.to_owned())).collect();
+                (m.pattern().to_owned(), params)
+            });
+            prop_assert_eq!(ours, theirs, "path {} in {:?}", path, accepted);
+        }
+    }
+}
+
+// ---- mirrors of the fuzz targets in fuzz/, so that CI keeps them --------
+
+fn route_text() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop_oneof![
+            Just("/".to_owned()),
+            Just("{".to_owned()),
+            Just("}".to_owned()),
+            Just("*".to_owned()),
+            Just("{{".to_owned()),
+            Just("{a}".to_owned()),
+            Just("{*r}".to_owned()),
+            "[a-z_0-9.-]{0,3}",
+            any::<char>().prop_map(String::from),
+        ],
+        0..10,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2048, ..ProptestConfig::default() })]
+
+    /// fuzz/fuzz_targets/pattern.rs: any pattern compiles or is refused with
+    /// an error naming it; lookups on what compiled never panic.
+    #[test]
+    fn any_pattern_compiles_or_names_itself(pattern in route_text()) {
+        match Router::<()>::new().get(&pattern, || "").compile() {
+            Ok(router) => {
+                let path = pattern.replace(['{', '}', '*'], "");
+                let _ = router.at(&Method::GET, &path);
+                let _ = router.at(&Method::GET, &pattern);
+            }
+            Err(error) => prop_assert!(error.to_string().contains(&pattern), "{} does not name {:?}", error, pattern),
+        }
+    }
+
+    /// fuzz/fuzz_targets/matching.rs: random tables and paths; every bound
+    /// parameter is a non-empty slice of the path and decodes without panic.
+    #[test]
+    fn matches_bind_non_empty_slices_of_the_path(
+        routes in prop::collection::vec(route_text(), 1..8),
+        paths in prop::collection::vec("(/[a-z{}%.*0-9]{0,4}){0,5}", 1..8),
+    ) {
+        let router = routes.iter().fold(Router::<()>::new(), |router, route| router.get(route, || ""));
+        if let Ok(router) = router.compile() {
+            for path in &paths {
+                if let Some(found) = router.at(&Method::GET, path) {
+                    for (name, value) in found.params().iter_raw() {
+                        prop_assert!(!value.is_empty(), "{} empty for {} on {}", name, path, found.pattern());
+                        prop_assert!(path.contains(value));
+                        let _ = found.params().get(name);
+                    }
+                }
+            }
+        }
+    }
+
+    /// fuzz/fuzz_targets/decode.rs: a parameter decodes to UTF-8 or to an
+    /// error carrying the raw text; without `%` it comes back unchanged.
+    #[test]
+    fn parameters_decode_or_keep_their_raw_text(value in "([^/%]|%[0-9A-Fa-f]{2}|%[^/]{0,2}){1,12}") {
+        let router = Router::<()>::new().get("/p/{value}", || "").compile().unwrap();
+        let path = format!("/p/{value}");
+        let found = router.at(&Method::GET, &path).expect("one segment always matches");
+        match found.params().get("value").unwrap() {
+            Ok(decoded) => {
+                if !value.contains('%') {
+                    prop_assert_eq!(decoded.as_ref(), value.as_str());
+                }
+            }
+            Err(error) => prop_assert_eq!(error.raw(), value.as_str()),
+        }
+    }
+}
