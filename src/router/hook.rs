@@ -19,7 +19,8 @@ pub struct Route<'a> {
     pub(crate) head: &'a RequestHead,
     pub(crate) pattern: Option<&'a str>,
     pub(crate) params: Params<'a>,
-    pub(crate) staged: Option<&'a mut HeaderMap>,
+    /// Where a prefix stages headers; `None` for other hooks.
+    pub(crate) staged: Option<&'a mut Option<Box<HeaderMap>>>,
 }
 
 impl<'a> Route<'a> {
@@ -54,7 +55,7 @@ impl<'a> Route<'a> {
     /// over a header of the same name. Only prefix hooks stage headers.
     pub fn stage_header(&mut self, name: HeaderName, value: HeaderValue) {
         if let Some(staged) = self.staged.as_deref_mut() {
-            staged.insert(name, value);
+            staged.get_or_insert_with(Box::default).insert(name, value);
         }
     }
 }

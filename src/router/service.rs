@@ -551,10 +551,13 @@ pub struct ResponseFuture<B> {
     target: Target,
     lists: Lists,
     captures: Captures,
+    /// The parameters of the hook being run; reused from hook to hook.
+    hook_captures: Captures,
     request: Option<Request<B>>,
     response: Option<Response<Body>>,
-    failure: Option<Failure>,
-    staged: HeaderMap,
+    failure: Option<Box<Failure>>,
+    /// Headers staged by prefixes; allocated only when one stages a header.
+    staged: Option<Box<HeaderMap>>,
     stage: Stage,
     pending: Pending<B>,
     start: Option<Instant>,
@@ -641,10 +644,11 @@ impl<B: 'static> ResponseFuture<B> {
             target,
             lists,
             captures,
+            hook_captures: Captures::new(),
             request: Some(request),
             response,
             failure: None,
-            staged: HeaderMap::new(),
+            staged: None,
             stage,
             pending: Pending::None,
         }
@@ -657,21 +661,22 @@ impl<B: 'static> ResponseFuture<B> {
         }
     }
 
-    /// Whether a hook with method filter `method` runs for this request.
-    fn method_applies(&self, method: Option<&Method>) -> bool {
-        let Some(method) = method else { return true };
-        method == self.head.method()
-            || matches!(self.target, Target::Route { as_get: true, .. }) && *method == Method::GET
-    }
-
     /// Records a panic of `step` as the failure and answers 500.
     fn fail(&mut self, step: &'static str, panic: Box<dyn Any + Send>) {
         let message = panic_message(panic.as_ref());
         tracing::error!(step, panic = %message, "pronghorn: a {step} panicked; answering 500");
-        self.failure = Some(Failure::Panic { step, message });
+        self.failure = Some(Box::new(Failure::Panic { step, message }));
         self.response = Some(internal_error());
         self.stage = Stage::Finish;
     }
+}
+
+/// Whether a hook with method filter `method` runs for the request of
+/// `head` that found `target`: HEAD served by a GET route runs GET hooks.
+fn method_applies(head: &RequestHead, target: &Target, method: Option<&Method>) -> bool {
+    let Some(method) = method else { return true };
+    method == head.method()
+        || matches!(target, Target::Route { as_get: true, .. }) && *method == Method::GET
 }
 
 /// The next hook of `list` from `from` that applies, with its parameters
@@ -793,14 +798,14 @@ impl<B: 'static> ResponseFuture<B> {
             (Lists::Found { prefixes, .. }, _) => prefixes,
             _ => &[],
         };
-        let mut captures = Captures::new();
-        let applies = |m: Option<&Method>| self.method_applies(m);
+        let (head, target) = (&self.head, &self.target);
+        let applies = |m: Option<&Method>| method_applies(head, target, m);
         let Some(index) = next_hook(
             &router.prefixes,
             list,
             from,
             self.head.path(),
-            &mut captures,
+            &mut self.hook_captures,
             applies,
         ) else {
             self.stage = Stage::Handler;
@@ -820,7 +825,7 @@ impl<B: 'static> ResponseFuture<B> {
             let mut route = Route {
                 head: &self.head,
                 pattern,
-                params: Params::new(self.head.path(), &hook.pattern.names, &captures),
+                params: Params::new(self.head.path(), &hook.pattern.names, &self.hook_captures),
                 staged: Some(&mut self.staged),
             };
             catch_unwind(AssertUnwindSafe(|| hook.hook.call(request, &mut route)))
@@ -885,14 +890,14 @@ impl<B: 'static> ResponseFuture<B> {
             return;
         };
         let route = &router.routes[id];
-        let mut captures = Captures::new();
-        let applies = |m: Option<&Method>| self.method_applies(m);
+        let (head, target) = (&self.head, &self.target);
+        let applies = |m: Option<&Method>| method_applies(head, target, m);
         let Some(index) = next_hook(
             &router.postfixes,
             &route.postfixes,
             from,
             self.head.path(),
-            &mut captures,
+            &mut self.hook_captures,
             applies,
         ) else {
             self.stage = Stage::Finish;
@@ -905,7 +910,7 @@ impl<B: 'static> ResponseFuture<B> {
             let context = Route {
                 head: &self.head,
                 pattern: Some(&route.pattern.source),
-                params: Params::new(self.head.path(), &hook.pattern.names, &captures),
+                params: Params::new(self.head.path(), &hook.pattern.names, &self.hook_captures),
                 staged: None,
             };
             catch_unwind(AssertUnwindSafe(|| hook.hook.call(&context, response)))
@@ -921,8 +926,8 @@ impl<B: 'static> ResponseFuture<B> {
     fn finish(&mut self) {
         self.stage = Stage::Monitor(0);
         let response = self.response.as_mut().expect("a step answered");
-        if !self.staged.is_empty() {
-            for (name, value) in self.staged.drain() {
+        if let Some(staged) = self.staged.take() {
+            for (name, value) in *staged {
                 if let Some(name) = name {
                     response.headers_mut().insert(name, value);
                 }
@@ -948,14 +953,14 @@ impl<B: 'static> ResponseFuture<B> {
             (Lists::Found { monitors, .. }, _) => monitors,
             _ => &[],
         };
-        let mut captures = Captures::new();
-        let applies = |m: Option<&Method>| self.method_applies(m);
+        let (head, target) = (&self.head, &self.target);
+        let applies = |m: Option<&Method>| method_applies(head, target, m);
         let Some(index) = next_hook(
             &router.monitors,
             list,
             from,
             self.head.path(),
-            &mut captures,
+            &mut self.hook_captures,
             applies,
         ) else {
             self.stage = Stage::Done;
@@ -967,7 +972,7 @@ impl<B: 'static> ResponseFuture<B> {
         let exchange = Exchange::routed(
             &self.head,
             self.response.as_ref().expect("a step answered"),
-            self.failure.as_ref(),
+            self.failure.as_deref(),
             self.route_pattern(),
             elapsed,
         );
