@@ -206,6 +206,12 @@ pub fn router() -> CompiledRouter<Empty<Bytes>> {
     router_with(Router::new().get("/users/42", router_json))
 }
 
+/// The router, static route, in a table of 1,000 more static routes.
+pub fn router_1000() -> CompiledRouter<Empty<Bytes>> {
+    let routes = (0..1000).fold(Router::new(), |router, n| router.get(&format!("/r/{n}/x"), router_json));
+    router_with(routes.get("/users/42", router_json))
+}
+
 /// The router, dynamic route with a typed parameter.
 pub fn router_dynamic() -> CompiledRouter<Empty<Bytes>> {
     router_with(Router::new().get("/users/{id}", |Path(id): Path<u32>| {

@@ -18,7 +18,7 @@ instructions() {
 }
 
 printf '| stack | instructions / request | allocations / request |\n| --- | ---: | ---: |\n'
-for stack in bare layers async-layers router router-dynamic axum axum-from-fn; do
+for stack in bare layers async-layers router router-1000 router-dynamic reloadable axum axum-from-fn; do
     small=$(instructions "$stack" 1000)
     large=$(instructions "$stack" 11000)
     allocations=$("$binary" "$stack" 10000 2>&1 | sed -n 's/allocations per request: //p')

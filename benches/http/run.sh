@@ -20,17 +20,17 @@ ticks=$(getconf CLK_TCK)
 raw=target/http-bench.tsv
 printf 'scenario\tstack\trun\treq_per_s\tp99_ms\terrors\tcpu_us_per_req\n' > "$raw"
 
-# name | connections | path | wrk script and its arguments | routes in the table
+# name | connections | path | wrk script | script arguments | routes in the table
 scenarios=(
-    "GET JSON, 10 connections|10|/json||10"
-    "GET JSON, 100 connections|100|/json||10"
-    "dynamic route|50|/users/42||10"
-    "POST JSON|50|/echo|-s post.lua|10"
-    "pipelined x10, sync|10|/json|-s pipeline.lua -- 10|10"
-    "pipelined x10, async|10|/async|-s pipeline.lua -- 10|10"
-    "500 error|50|/error||10"
-    "1,000 routes|50|/r/999/x||1000"
-    "10 routes|50|/r/9/x||10"
+    "GET JSON, 10 connections|10|/json|||10"
+    "GET JSON, 100 connections|100|/json|||10"
+    "dynamic route|50|/users/42|||10"
+    "POST JSON|50|/echo|post.lua||10"
+    "pipelined x10, sync|10|/json|pipeline.lua|10|10"
+    "pipelined x10, async|10|/async|pipeline.lua|10|10"
+    "500 error|50|/error|||10"
+    "1,000 routes|50|/r/999/x|||1000"
+    "10 routes|50|/r/9/x|||10"
 )
 stacks=(hyper pronghorn axum actix)
 
@@ -41,20 +41,24 @@ to_ms() { # wrk latency (e.g. 850.00us, 1.20ms, 2.00s) to milliseconds
 
 for run in $(seq 1 "$repetitions"); do
     for scenario in "${scenarios[@]}"; do
-        IFS='|' read -r name connections path script routes <<< "$scenario"
+        IFS='|' read -r name connections path script script_args routes <<< "$scenario"
+        wrk_args=(-t1 -c"$connections")
+        [ -n "$script" ] && wrk_args+=(-s "$script")
+        tail_args=()
+        [ -n "$script_args" ] && tail_args=(-- "$script_args")
         # Rotate the order of the stacks from one repetition to the next.
         for i in "${!stacks[@]}"; do
             stack=${stacks[$(( (i + run) % ${#stacks[@]} ))]}
+            port=$(( port + 1 ))   # a fresh port: no wait for the last one to close
+            url="http://127.0.0.1:$port$path"
             taskset -c 0 "$server" "$stack" "$port" "$routes" > /dev/null &
             pid=$!
             until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do sleep 0.05; done
-            # shellcheck disable=SC2086
-            taskset -c 1 wrk -t1 -c"$connections" -d1s $script "http://127.0.0.1:$port$path" > /dev/null
+            taskset -c 1 wrk "${wrk_args[@]}" -d1s "$url" "${tail_args[@]}" > /dev/null
             before=$(cpu_ticks "$pid")
-            # shellcheck disable=SC2086
-            output=$(taskset -c 1 wrk -t1 -c"$connections" -d"${seconds}s" --latency $script "http://127.0.0.1:$port$path")
+            output=$(taskset -c 1 wrk "${wrk_args[@]}" -d"${seconds}s" --latency "$url" "${tail_args[@]}")
             after=$(cpu_ticks "$pid")
-            kill "$pid"; wait "$pid" 2>/dev/null || true
+            kill -9 "$pid"; wait "$pid" 2>/dev/null || true
             rps=$(sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p' <<< "$output")
             requests=$(sed -n 's/^ *\([0-9]*\) requests in.*/\1/p' <<< "$output")
             p99=$(to_ms "$(awk '$1 == "99%" {print $2}' <<< "$output")")

@@ -64,6 +64,8 @@ fn main() {
         "async-layers" => drive(stacks::async_layers(), n),
         "router" => drive(stacks::router(), n),
         "router-dynamic" => drive(stacks::router_dynamic(), n),
+        "router-1000" => drive(stacks::router_1000(), n),
+        "reloadable" => drive(pronghorn::router::Reloadable::new(stacks::router()), n),
         "axum-from-fn" => drive(stacks::axum_from_fn(), n),
         "axum" => drive(stacks::axum_plain(), n),
         other => panic!("unknown stack {other}"),

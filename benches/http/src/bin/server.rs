@@ -73,7 +73,8 @@ fn main() {
                 let listener = tokio::net::TcpListener::bind(address).await.unwrap();
                 println!("{other} listening on {address} with {routes} routes");
                 match other {
-                    "pronghorn" => pronghorn(listener, routes).await,
+                    "pronghorn" => pronghorn(listener, routes, false).await,
+                    "pronghorn-h1" => pronghorn(listener, routes, true).await,
                     "hyper" => hyper(listener, routes).await,
                     "axum" => axum(listener, routes).await,
                     _ => panic!("unknown stack {other}"),
@@ -85,7 +86,7 @@ fn main() {
 
 // ---- pronghorn -------------------------------------------------------------
 
-async fn pronghorn(listener: tokio::net::TcpListener, routes: usize) {
+async fn pronghorn(listener: tokio::net::TcpListener, routes: usize, http1_only: bool) {
     use pronghorn::{
         Body, Router,
         handler::{Json, Path},
@@ -118,7 +119,23 @@ async fn pronghorn(listener: tokio::net::TcpListener, routes: usize) {
         .monitor("/", |exchange: &RouteExchange<'_>| count(exchange.status().unwrap_or(StatusCode::OK)))
         .compile()
         .unwrap();
-    pronghorn::serve(listener, router).await.unwrap();
+    if !http1_only {
+        pronghorn::serve(listener, router).await.unwrap();
+        return;
+    }
+    // Diagnostic variant: the router on hyper's HTTP/1 connection directly,
+    // as the bare hyper server runs, to measure what `serve` itself costs.
+    loop {
+        let (stream, _) = listener.accept().await.unwrap();
+        stream.set_nodelay(true).unwrap();
+        let service = hyper_util::service::TowerToHyperService::new(router.clone());
+        tokio::spawn(async move {
+            let _ = hyper::server::conn::http1::Builder::new()
+                .pipeline_flush(true)
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                .await;
+        });
+    }
 }
 
 // ---- bare hyper --------------------------------------------------------------
