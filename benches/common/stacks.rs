@@ -208,7 +208,9 @@ pub fn router() -> CompiledRouter<Empty<Bytes>> {
 
 /// The router, static route, in a table of 1,000 more static routes.
 pub fn router_1000() -> CompiledRouter<Empty<Bytes>> {
-    let routes = (0..1000).fold(Router::new(), |router, n| router.get(&format!("/r/{n}/x"), router_json));
+    let routes = (0..1000).fold(Router::new(), |router, n| {
+        router.get(&format!("/r/{n}/x"), router_json)
+    });
     router_with(routes.get("/users/42", router_json))
 }
 

@@ -10,7 +10,7 @@ use std::{
     panic::{AssertUnwindSafe, catch_unwind},
     pin::Pin,
     sync::Arc,
-    task::{Context, Poll},
+    task::{Context, Poll, ready},
     time::Instant,
 };
 
@@ -543,9 +543,8 @@ enum Pending<B> {
     Monitor(BoxFuture<()>),
 }
 
-/// Response future of [`CompiledRouter`]: runs the pipeline, synchronously
-/// as far as the steps allow, inside `poll`.
-pub struct ResponseFuture<B> {
+/// One request's pipeline: its state between steps.
+struct Pipeline<B> {
     router: Arc<Inner<B>>,
     head: RequestHead,
     target: Target,
@@ -559,22 +558,69 @@ pub struct ResponseFuture<B> {
     /// Headers staged by prefixes; allocated only when one stages a header.
     staged: Option<Box<HeaderMap>>,
     stage: Stage,
+    /// The step running or pending, named for a panic's report.
+    step: &'static str,
     pending: Pending<B>,
     start: Option<Instant>,
 }
 
-impl<B> fmt::Debug for ResponseFuture<B> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ResponseFuture")
-            .field("method", self.head.method())
-            .field("path", &self.head.path())
-            .field("stage", &self.stage)
-            .finish()
+/// Response future of [`CompiledRouter`].
+///
+/// The router runs a request's pipeline in `call`, as far as its steps
+/// answer synchronously: a fully synchronous request is already answered,
+/// and the future is ready on its first poll without having held anything
+/// but the response. Only when a step returns a future is the pipeline's
+/// state moved into the future (one box, beside the step's own boxed
+/// future), and polling continues from that step.
+pub struct ResponseFuture<B> {
+    kind: Kind<B>,
+}
+
+enum Kind<B> {
+    Ready(Option<Response<Body>>),
+    Running(Box<Pipeline<B>>),
+}
+
+impl<B: 'static> ResponseFuture<B> {
+    pub(super) fn new(router: Arc<Inner<B>>, request: Request<B>) -> Self {
+        let mut pipeline = Pipeline::new(router, request);
+        // Steps that suspend here are polled again, with the caller's
+        // waker, on the first poll of the future.
+        let kind = match pipeline.run(&mut Context::from_waker(std::task::Waker::noop())) {
+            Poll::Ready(response) => Kind::Ready(Some(response)),
+            Poll::Pending => Kind::Running(Box::new(pipeline)),
+        };
+        Self { kind }
     }
 }
 
-// Nothing in the future is pinned: its pending steps are boxed.
-impl<B> Unpin for ResponseFuture<B> {}
+impl<B: 'static> Future for ResponseFuture<B> {
+    type Output = Result<Response<Body>, Infallible>;
+
+    #[inline]
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match &mut self.kind {
+            Kind::Ready(response) => {
+                Poll::Ready(Ok(response.take().expect("future polled after completion")))
+            }
+            Kind::Running(pipeline) => pipeline.run(cx).map(Ok),
+        }
+    }
+}
+
+impl<B> fmt::Debug for ResponseFuture<B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut debug = f.debug_struct("ResponseFuture");
+        match &self.kind {
+            Kind::Ready(_) => debug.field("state", &"Ready"),
+            Kind::Running(pipeline) => debug
+                .field("method", pipeline.head.method())
+                .field("path", &pipeline.head.path())
+                .field("stage", &pipeline.stage),
+        };
+        debug.finish()
+    }
+}
 
 fn panic_message(panic: &(dyn Any + Send)) -> String {
     panic
@@ -588,8 +634,8 @@ fn internal_error() -> Response<Body> {
     (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error").into_response()
 }
 
-impl<B: 'static> ResponseFuture<B> {
-    pub(super) fn new(router: Arc<Inner<B>>, request: Request<B>) -> Self {
+impl<B: 'static> Pipeline<B> {
+    fn new(router: Arc<Inner<B>>, request: Request<B>) -> Self {
         let head = RequestHead::of(&request);
         let mut captures = Captures::new();
         #[cfg(feature = "ws")]
@@ -650,6 +696,7 @@ impl<B: 'static> ResponseFuture<B> {
             failure: None,
             staged: None,
             stage,
+            step: "prefix",
             pending: Pending::None,
         }
     }
@@ -697,68 +744,70 @@ fn next_hook<H: ?Sized>(
     })
 }
 
-impl<B: 'static> Future for ResponseFuture<B> {
-    type Output = Result<Response<Body>, Infallible>;
+impl<B: 'static> Pipeline<B> {
+    /// Runs the pipeline from where it stands until it answers or a step
+    /// suspends.
+    ///
+    /// One `catch_unwind` guards the whole run rather than one per step, so
+    /// that requests and responses are not copied in and out of a closure at
+    /// every step: a panic in a prefix, the handler or a postfix (or their
+    /// futures) lands here, becomes a 500, and the run goes on with the
+    /// staged headers and the monitors. Monitors are guarded one by one.
+    fn run(&mut self, cx: &mut Context<'_>) -> Poll<Response<Body>> {
+        loop {
+            match catch_unwind(AssertUnwindSafe(|| self.run_steps(cx))) {
+                Ok(poll) => return poll,
+                Err(panic) => {
+                    // The step that panicked has dropped what it held;
+                    // whatever future it left is abandoned with it.
+                    self.pending = Pending::None;
+                    self.fail(self.step, panic);
+                }
+            }
+        }
+    }
 
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = &mut *self;
+    fn run_steps(&mut self, cx: &mut Context<'_>) -> Poll<Response<Body>> {
         loop {
             // A pending step first: it is polled to completion exactly once.
-            match std::mem::replace(&mut this.pending, Pending::None) {
+            match &mut self.pending {
                 Pending::None => {}
-                Pending::Prefix(mut future) => {
-                    match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
-                        Ok(Poll::Pending) => {
-                            this.pending = Pending::Prefix(future);
-                            return Poll::Pending;
-                        }
-                        Ok(Poll::Ready(flow)) => this.prefix_done(flow),
-                        Err(panic) => this.fail("prefix", panic),
-                    }
+                Pending::Prefix(future) => {
+                    let flow = ready!(future.as_mut().poll(cx));
+                    self.pending = Pending::None;
+                    self.prefix_done(flow);
                 }
-                Pending::Handler(mut future) => {
-                    match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
-                        Ok(Poll::Pending) => {
-                            this.pending = Pending::Handler(future);
-                            return Poll::Pending;
-                        }
-                        Ok(Poll::Ready(response)) => this.response = Some(response),
-                        Err(panic) => this.fail("handler", panic),
-                    }
+                Pending::Handler(future) => {
+                    let response = ready!(future.as_mut().poll(cx));
+                    self.pending = Pending::None;
+                    self.response = Some(response);
                 }
-                Pending::Postfix(mut future) => {
-                    match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
-                        Ok(Poll::Pending) => {
-                            this.pending = Pending::Postfix(future);
-                            return Poll::Pending;
-                        }
-                        Ok(Poll::Ready(flow)) => this.postfix_done(flow),
-                        Err(panic) => this.fail("postfix", panic),
-                    }
+                Pending::Postfix(future) => {
+                    let flow = ready!(future.as_mut().poll(cx));
+                    self.pending = Pending::None;
+                    self.postfix_done(flow);
                 }
-                Pending::Monitor(mut future) => {
+                Pending::Monitor(future) => {
                     match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
-                        Ok(Poll::Pending) => {
-                            this.pending = Pending::Monitor(future);
-                            return Poll::Pending;
-                        }
+                        Ok(Poll::Pending) => return Poll::Pending,
                         Ok(Poll::Ready(())) => {}
                         Err(panic) => log_monitor_panic(panic.as_ref()),
                     }
+                    self.pending = Pending::None;
                 }
             }
-            match this.stage {
-                Stage::Prefix(from) => this.run_prefix(from),
-                Stage::Handler => this.run_handler(cx),
-                Stage::Postfix(from) => this.run_postfix(from),
-                Stage::Finish => this.finish(),
-                Stage::Monitor(from) => this.run_monitor(from),
+            match self.stage {
+                Stage::Prefix(from) => self.run_prefix(from),
+                Stage::Handler => self.run_handler(cx),
+                Stage::Postfix(from) => self.run_postfix(from),
+                Stage::Finish => self.finish(),
+                Stage::Monitor(from) => self.run_monitor(from),
                 Stage::Done => {
-                    let response = this
+                    let response = self
                         .response
                         .take()
                         .expect("future polled after completion");
-                    return Poll::Ready(Ok(response));
+                    return Poll::Ready(response);
                 }
             }
         }
@@ -770,7 +819,7 @@ fn log_monitor_panic(panic: &(dyn Any + Send)) {
     tracing::error!(panic = %message, "pronghorn: monitor hook panicked; response unchanged");
 }
 
-impl<B: 'static> ResponseFuture<B> {
+impl<B: 'static> Pipeline<B> {
     fn prefix_done(&mut self, flow: PrefixFlow<B>) {
         match flow {
             ControlFlow::Continue(request) => self.request = Some(request),
@@ -817,6 +866,7 @@ impl<B: 'static> ResponseFuture<B> {
             .request
             .take()
             .expect("the request is present until the handler runs");
+        self.step = "prefix";
         let step = {
             let pattern = match self.target {
                 Target::Route { id, .. } => Some(&*router.routes[id].pattern.source),
@@ -828,12 +878,11 @@ impl<B: 'static> ResponseFuture<B> {
                 params: Params::new(self.head.path(), &hook.pattern.names, &self.hook_captures),
                 staged: Some(&mut self.staged),
             };
-            catch_unwind(AssertUnwindSafe(|| hook.hook.call(request, &mut route)))
+            hook.hook.call(request, &mut route)
         };
         match step {
-            Ok(Step::Ready(flow)) => self.prefix_done(flow),
-            Ok(Step::Pending(future)) => self.pending = Pending::Prefix(future),
-            Err(panic) => self.fail("prefix", panic),
+            Step::Ready(flow) => self.prefix_done(flow),
+            Step::Pending(future) => self.pending = Pending::Prefix(future),
         }
     }
 
@@ -865,21 +914,16 @@ impl<B: 'static> ResponseFuture<B> {
             #[cfg(feature = "ws")]
             Endpoint::WebSocket(handler) => {
                 let params = crate::handler::RouteParams::from_params(context.params);
-                let handler = handler.clone();
-                match catch_unwind(AssertUnwindSafe(|| {
-                    crate::ws::handshake(request, params, handler)
-                })) {
-                    Ok(response) => self.response = Some(response),
-                    Err(panic) => self.fail("handler", panic),
-                }
+                self.step = "handler";
                 self.stage = Stage::Finish;
+                self.response = Some(crate::ws::handshake(request, params, handler.clone()));
                 return;
             }
         };
-        match catch_unwind(AssertUnwindSafe(|| handler.call(request, context, cx))) {
-            Ok(Step::Ready(response)) => self.response = Some(response),
-            Ok(Step::Pending(future)) => self.pending = Pending::Handler(future),
-            Err(panic) => self.fail("handler", panic),
+        self.step = "handler";
+        match handler.call(request, context, cx) {
+            Step::Ready(response) => self.response = Some(response),
+            Step::Pending(future) => self.pending = Pending::Handler(future),
         }
     }
 
@@ -906,6 +950,7 @@ impl<B: 'static> ResponseFuture<B> {
         let hook = &router.postfixes[route.postfixes[index].hook as usize];
         self.stage = Stage::Postfix(index + 1);
         let response = self.response.take().expect("the handler answered");
+        self.step = "postfix";
         let step = {
             let context = Route {
                 head: &self.head,
@@ -913,12 +958,11 @@ impl<B: 'static> ResponseFuture<B> {
                 params: Params::new(self.head.path(), &hook.pattern.names, &self.hook_captures),
                 staged: None,
             };
-            catch_unwind(AssertUnwindSafe(|| hook.hook.call(&context, response)))
+            hook.hook.call(&context, response)
         };
         match step {
-            Ok(Step::Ready(flow)) => self.postfix_done(flow),
-            Ok(Step::Pending(future)) => self.pending = Pending::Postfix(future),
-            Err(panic) => self.fail("postfix", panic),
+            Step::Ready(flow) => self.postfix_done(flow),
+            Step::Pending(future) => self.pending = Pending::Postfix(future),
         }
     }
 
