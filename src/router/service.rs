@@ -23,7 +23,7 @@ use super::{
     hook::{ErasedMonitor, ErasedPostfix, ErasedPrefix, PostfixFlow, PrefixFlow, Route},
     params::{Captures, Params},
     pattern::{Pattern, Segment, match_parts},
-    table::{RouteId, Table},
+    table::{RouteId, Table, catch_all_end, next_segment},
 };
 use crate::{
     Body, Exchange, RequestHead, Step,
@@ -226,21 +226,17 @@ fn match_hook(pattern: &Pattern, path: &str, captures: &mut Captures) -> bool {
                 }
             }
             Segment::CatchAll => {
-                // The rest of the path, less the static suffix.
-                let suffix = &pattern.segments[index + 1..];
-                let mut to = path.len();
-                for expected in suffix.iter().rev() {
-                    let Segment::Static(expected) = expected else {
-                        return false;
-                    };
-                    match last_segment(path, start, to) {
-                        Some((s, e)) if path[s..e] == **expected => to = s,
-                        _ => return false,
-                    }
-                }
-                return match last_segment(path, start, to) {
-                    Some((_, e)) => {
-                        captures.push(start, e);
+                // The rest of the path, less the static suffix (only static
+                // segments follow a catch-all: checked at parse time).
+                let suffix = pattern.segments[index + 1..]
+                    .iter()
+                    .map(|segment| match segment {
+                        Segment::Static(text) => &**text,
+                        _ => unreachable!("validated: only static segments follow a catch-all"),
+                    });
+                return match catch_all_end(path, start, suffix) {
+                    Some(end) => {
+                        captures.push(start, end);
                         true
                     }
                     None => false,
@@ -250,35 +246,6 @@ fn match_hook(pattern: &Pattern, path: &str, captures: &mut Captures) -> bool {
         from = end;
     }
     true
-}
-
-fn next_segment(path: &str, from: usize) -> (usize, usize) {
-    let bytes = path.as_bytes();
-    let mut start = from;
-    while start < bytes.len() && bytes[start] == b'/' {
-        start += 1;
-    }
-    let end = bytes[start..]
-        .iter()
-        .position(|&b| b == b'/')
-        .map_or(bytes.len(), |i| start + i);
-    (start, end)
-}
-
-fn last_segment(path: &str, from: usize, to: usize) -> Option<(usize, usize)> {
-    let bytes = &path.as_bytes()[..to];
-    let mut end = to;
-    while end > from && bytes[end - 1] == b'/' {
-        end -= 1;
-    }
-    if end == from {
-        return None;
-    }
-    let start = bytes[from..end]
-        .iter()
-        .rposition(|&b| b == b'/')
-        .map_or(from, |i| from + i + 1);
-    Some((start, end))
 }
 
 fn compile_hooks<H: ?Sized>(specs: Vec<HookSpec<H>>) -> Result<Vec<Hook<H>>, RouteError> {
@@ -726,22 +693,39 @@ fn method_applies(head: &RequestHead, target: &Target, method: Option<&Method>) 
         || matches!(target, Target::Route { as_get: true, .. }) && *method == Method::GET
 }
 
-/// The next hook of `list` from `from` that applies, with its parameters
-/// bound in `captures`.
-fn next_hook<H: ?Sized>(
-    hooks: &[Hook<H>],
+/// The next hook of `list` from `from` that applies to the request of
+/// `head`, with its position in the list and its parameters bound in
+/// `captures`.
+fn next_hook<'r, H: ?Sized>(
+    hooks: &'r [Hook<H>],
     list: &[Applied],
     from: usize,
-    path: &str,
+    head: &RequestHead,
+    target: &Target,
     captures: &mut Captures,
-    applies: impl Fn(Option<&Method>) -> bool,
-) -> Option<usize> {
-    (from..list.len()).find(|&index| {
-        let applied = list[index];
-        let hook = &hooks[applied.hook as usize];
-        applies(hook.method.as_ref())
-            && (!applied.check || match_hook(&hook.pattern, path, captures))
-    })
+) -> Option<(usize, &'r Hook<H>)> {
+    (from..list.len())
+        .map(|index| (index, &hooks[list[index].hook as usize]))
+        .find(|&(index, hook)| {
+            method_applies(head, target, hook.method.as_ref())
+                && (!list[index].check || match_hook(&hook.pattern, head.path(), captures))
+        })
+}
+
+/// The prefix and monitor lists of a request: its route's, or those found
+/// for an answer no route gives.
+fn hook_lists<'r, B>(
+    router: &'r Inner<B>,
+    lists: &'r Lists,
+    target: &Target,
+) -> (&'r [Applied], &'r [Applied]) {
+    match (lists, target) {
+        (Lists::Route, Target::Route { id, .. }) => {
+            (&router.routes[*id].prefixes, &router.routes[*id].monitors)
+        }
+        (Lists::Found { prefixes, monitors }, _) => (prefixes, monitors),
+        (Lists::Route, _) => (&[], &[]),
+    }
 }
 
 impl<B: 'static> Pipeline<B> {
@@ -842,25 +826,19 @@ impl<B: 'static> Pipeline<B> {
 
     fn run_prefix(&mut self, from: usize) {
         let router = &*self.router;
-        let list: &[Applied] = match (&self.lists, &self.target) {
-            (Lists::Route, Target::Route { id, .. }) => &router.routes[*id].prefixes,
-            (Lists::Found { prefixes, .. }, _) => prefixes,
-            _ => &[],
-        };
-        let (head, target) = (&self.head, &self.target);
-        let applies = |m: Option<&Method>| method_applies(head, target, m);
-        let Some(index) = next_hook(
+        let (list, _) = hook_lists(router, &self.lists, &self.target);
+        let found = next_hook(
             &router.prefixes,
             list,
             from,
-            self.head.path(),
+            &self.head,
+            &self.target,
             &mut self.hook_captures,
-            applies,
-        ) else {
+        );
+        let Some((index, hook)) = found else {
             self.stage = Stage::Handler;
             return;
         };
-        let hook = &router.prefixes[list[index].hook as usize];
         self.stage = Stage::Prefix(index + 1);
         let request = self
             .request
@@ -934,20 +912,18 @@ impl<B: 'static> Pipeline<B> {
             return;
         };
         let route = &router.routes[id];
-        let (head, target) = (&self.head, &self.target);
-        let applies = |m: Option<&Method>| method_applies(head, target, m);
-        let Some(index) = next_hook(
+        let found = next_hook(
             &router.postfixes,
             &route.postfixes,
             from,
-            self.head.path(),
+            &self.head,
+            &self.target,
             &mut self.hook_captures,
-            applies,
-        ) else {
+        );
+        let Some((index, hook)) = found else {
             self.stage = Stage::Finish;
             return;
         };
-        let hook = &router.postfixes[route.postfixes[index].hook as usize];
         self.stage = Stage::Postfix(index + 1);
         let response = self.response.take().expect("the handler answered");
         self.step = "postfix";
@@ -992,25 +968,19 @@ impl<B: 'static> Pipeline<B> {
 
     fn run_monitor(&mut self, from: usize) {
         let router = &*self.router;
-        let list: &[Applied] = match (&self.lists, &self.target) {
-            (Lists::Route, Target::Route { id, .. }) => &router.routes[*id].monitors,
-            (Lists::Found { monitors, .. }, _) => monitors,
-            _ => &[],
-        };
-        let (head, target) = (&self.head, &self.target);
-        let applies = |m: Option<&Method>| method_applies(head, target, m);
-        let Some(index) = next_hook(
+        let (_, list) = hook_lists(router, &self.lists, &self.target);
+        let found = next_hook(
             &router.monitors,
             list,
             from,
-            self.head.path(),
+            &self.head,
+            &self.target,
             &mut self.hook_captures,
-            applies,
-        ) else {
+        );
+        let Some((index, hook)) = found else {
             self.stage = Stage::Done;
             return;
         };
-        let hook = &router.monitors[list[index].hook as usize];
         self.stage = Stage::Monitor(index + 1);
         let elapsed = self.start.map(|start| start.elapsed()).unwrap_or_default();
         let exchange = Exchange::routed(

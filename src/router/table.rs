@@ -169,7 +169,7 @@ struct CatchAll {
 /// The next segment of `path` at or after `from`: `(start, end)`, skipping
 /// empty segments; `start == path.len()` when there is none.
 #[inline]
-fn next_segment(path: &str, from: usize) -> (usize, usize) {
+pub(crate) fn next_segment(path: &str, from: usize) -> (usize, usize) {
     let bytes = path.as_bytes();
     let mut start = from;
     while start < bytes.len() && bytes[start] == b'/' {
@@ -198,6 +198,26 @@ fn last_segment(path: &str, from: usize, to: usize) -> Option<(usize, usize)> {
         .rposition(|&b| b == b'/')
         .map_or(from, |i| from + i + 1);
     Some((start, end))
+}
+
+/// Where a catch-all that starts at byte `start` of `path` and is followed
+/// by the static segments `suffix` ends: the suffix takes the last segments
+/// of the path, the catch-all the one or more before them. `None` when the
+/// suffix does not match or leaves the catch-all nothing.
+pub(crate) fn catch_all_end<'s>(
+    path: &str,
+    start: usize,
+    suffix: impl DoubleEndedIterator<Item = &'s str>,
+) -> Option<usize> {
+    let mut to = path.len();
+    for expected in suffix.rev() {
+        let (s, e) = last_segment(path, start, to)?;
+        if path[s..e] != *expected {
+            return None;
+        }
+        to = s;
+    }
+    last_segment(path, start, to).map(|(_, end)| end)
 }
 
 /// Whether `path` is already in the form the static index is keyed by.
@@ -365,25 +385,9 @@ fn find_in<R>(
         captures.truncate(mark);
     }
     for catch_all in &node.catch_alls {
-        // The suffix takes the last segments; the catch-all the one or more
-        // before them.
-        let mut to = path.len();
-        let suffix_matches =
-            catch_all
-                .suffix
-                .iter()
-                .rev()
-                .all(|expected| match last_segment(path, start, to) {
-                    Some((s, e)) if path[s..e] == **expected => {
-                        to = s;
-                        true
-                    }
-                    _ => false,
-                });
-        if !suffix_matches {
-            continue;
-        }
-        let Some((_, last_end)) = last_segment(path, start, to) else {
+        let Some(last_end) =
+            catch_all_end(path, start, catch_all.suffix.iter().map(|text| &**text))
+        else {
             continue;
         };
         captures.push(start, last_end);
