@@ -2,6 +2,8 @@
 //! process, killed by its pid), the others through the `app` each exposes,
 //! served on loopback.
 
+mod common;
+
 #[allow(dead_code)]
 #[path = "../examples/axum.rs"]
 mod axum_example;
@@ -25,7 +27,6 @@ use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
 use http::{Method, Request, StatusCode, header};
 use http_body_util::{BodyExt, Full};
-use hyper_util::rt::TokioIo;
 use tokio::{
     io::{AsyncBufReadExt, BufReader},
     net::{TcpListener, TcpStream},
@@ -36,11 +37,7 @@ async fn fetch(
     request: http::request::Builder,
     body: &str,
 ) -> (http::response::Parts, String) {
-    let stream = TcpStream::connect(address).await.unwrap();
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .unwrap();
-    tokio::spawn(connection);
+    let mut sender = common::connect(address).await;
     let request = request
         .header(header::HOST, "localhost")
         .body(Full::new(Bytes::from(body.to_owned())))
@@ -163,11 +160,7 @@ where
 #[tokio::test]
 async fn streaming_sends_events_one_by_one() {
     let address = serve_on_loopback(streaming::app(Duration::from_millis(20))).await;
-    let stream = TcpStream::connect(address).await.unwrap();
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .unwrap();
-    tokio::spawn(connection);
+    let mut sender = common::connect(address).await;
     let request = Request::get("/ticks")
         .header(header::HOST, "localhost")
         .body(Full::<Bytes>::default())

@@ -2,8 +2,9 @@
 //! requests, graceful shutdown with many requests in flight, slowloris
 //! connections.
 
+mod common;
+
 use std::{
-    net::SocketAddr,
     sync::{
         Arc,
         atomic::{AtomicUsize, Ordering},
@@ -15,7 +16,6 @@ use bytes::Bytes;
 use http::{Request, Response, StatusCode, header};
 use http_body_util::{BodyExt, Empty};
 use hyper::body::Incoming;
-use hyper_util::rt::TokioIo;
 use pronghorn::{
     Body, Router,
     router::{Route, RouteExchange},
@@ -54,15 +54,6 @@ fn resident_kib() -> u64 {
 }
 
 type Sender = hyper::client::conn::http1::SendRequest<Empty<Bytes>>;
-
-async fn connect(address: SocketAddr) -> Sender {
-    let stream = TcpStream::connect(address).await.unwrap();
-    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .unwrap();
-    tokio::spawn(connection);
-    sender
-}
 
 async fn get(sender: &mut Sender, path: &str) -> (StatusCode, Bytes) {
     sender.ready().await.unwrap();
@@ -128,7 +119,7 @@ async fn a_panic_storm_answers_every_request_and_keeps_memory_stable() {
         let mut clients = Vec::new();
         for client in 0..8 {
             clients.push(tokio::spawn(async move {
-                let mut sender = connect(address).await;
+                let mut sender = common::connect(address).await;
                 let mut answered = 0;
                 for n in (client..requests).step_by(8) {
                     let path = paths[n % paths.len()];
@@ -213,7 +204,7 @@ async fn graceful_shutdown_loses_no_request_in_flight() {
     let mut requests = Vec::new();
     for n in 0..IN_FLIGHT {
         requests.push(tokio::spawn(async move {
-            let mut sender = connect(address).await;
+            let mut sender = common::connect(address).await;
             get(&mut sender, &format!("/slow/{n}")).await
         }));
     }
@@ -255,7 +246,7 @@ async fn slowloris_connections_are_closed_without_delaying_others() {
             .unwrap();
         stalled.push(stream);
     }
-    let mut sender = connect(address).await;
+    let mut sender = common::connect(address).await;
     for _ in 0..10 {
         assert_eq!(get(&mut sender, "/").await.0, StatusCode::OK);
     }

@@ -13,7 +13,7 @@ use http_body_util::{BodyExt, Empty, Full};
 use hyper::body::Incoming;
 use hyper_util::{rt::TokioIo, service::TowerToHyperService};
 use pronghorn::{Exchange, MonitorLayer, PostfixLayer, PrefixLayer, RequestHead};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tower::{Service, ServiceBuilder};
 
 /// Serves `service` on an ephemeral loopback port, one task per connection.
@@ -47,11 +47,7 @@ async fn send(
     address: SocketAddr,
     request: Request<Empty<Bytes>>,
 ) -> (StatusCode, http::HeaderMap, String) {
-    let stream = TcpStream::connect(address).await.unwrap();
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .unwrap();
-    tokio::spawn(connection);
+    let mut sender = common::connect(address).await;
     let response = sender.send_request(request).await.unwrap();
     let (parts, body) = response.into_parts();
     let body = body.collect().await.unwrap().to_bytes();

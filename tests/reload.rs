@@ -1,6 +1,8 @@
 //! Hot reload: swaps under load over loopback lose nothing; modules come
 //! and go by id; a conflicting module leaves the live table untouched.
 
+mod common;
+
 use std::{
     sync::{
         Arc,
@@ -13,29 +15,17 @@ use bytes::Bytes;
 use http::{Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Empty};
 use hyper::body::Incoming;
-use hyper_util::rt::TokioIo;
 use pronghorn::{
     Body, Router,
     router::{Reloadable, Route, RouteExchange},
 };
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tower::ServiceExt;
 
 fn table(name: &'static str) -> Router<Incoming> {
     Router::new()
         .get("/v", move || name)
         .get("/v/{id}", move || name)
-}
-
-async fn client(
-    address: std::net::SocketAddr,
-) -> hyper::client::conn::http1::SendRequest<Empty<Bytes>> {
-    let stream = TcpStream::connect(address).await.unwrap();
-    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .unwrap();
-    tokio::spawn(connection);
-    sender
 }
 
 async fn fetch(
@@ -86,7 +76,7 @@ async fn swaps_under_load_lose_no_request() {
         let (running, ok, failed, foreign) =
             (running.clone(), ok.clone(), failed.clone(), foreign.clone());
         clients.push(tokio::spawn(async move {
-            let mut sender = client(address).await;
+            let mut sender = common::connect(address).await;
             let path = if n % 2 == 0 { "/v" } else { "/v/7" };
             while running.load(Ordering::Relaxed) {
                 match fetch(&mut sender, path).await {
@@ -102,7 +92,7 @@ async fn swaps_under_load_lose_no_request() {
 
     let started = Instant::now();
     let mut swaps = 0u32;
-    let mut checker = client(address).await;
+    let mut checker = common::connect(address).await;
     while swaps < 200 || started.elapsed() < Duration::from_secs(2) {
         let next = if swaps % 2 == 0 { "B" } else { "A" };
         app.swap(table(next).compile().unwrap());

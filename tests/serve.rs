@@ -2,6 +2,8 @@
 //! keep-alive, HTTP/2, streaming and SSE, bodies and errors, tower-http
 //! around the router, WebSocket routes, graceful shutdown, header timeout.
 
+mod common;
+
 use std::{
     net::SocketAddr,
     sync::{Arc, Mutex},
@@ -169,15 +171,6 @@ impl Server {
 
 type Sender = hyper::client::conn::http1::SendRequest<Full<Bytes>>;
 
-async fn connect(address: SocketAddr) -> Sender {
-    let stream = TcpStream::connect(address).await.unwrap();
-    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .unwrap();
-    tokio::spawn(connection);
-    sender
-}
-
 async fn send(
     sender: &mut Sender,
     request: Request<Full<Bytes>>,
@@ -233,7 +226,7 @@ async fn pipelined_requests_answer_in_order_and_connections_are_reused() {
     );
 
     // Keep-alive: one connection, several requests.
-    let mut sender = connect(server.address).await;
+    let mut sender: Sender = common::connect(server.address).await;
     for n in 0..3 {
         let (parts, body) = send(
             &mut sender,
@@ -286,7 +279,7 @@ async fn a_stream_reaches_the_client_before_it_ends_and_sse_events_arrive_one_by
     *feeds.events.lock().unwrap() = Some(event_feed);
     let server = Server::start(app(&feeds, &Events::default()), None).await;
 
-    let mut sender = connect(server.address).await;
+    let mut sender: Sender = common::connect(server.address).await;
     let response = sender
         .send_request(
             request(Method::GET, "/stream")
@@ -315,7 +308,7 @@ async fn a_stream_reaches_the_client_before_it_ends_and_sse_events_arrive_one_by
         "the body ends with the stream"
     );
 
-    let mut sender = connect(server.address).await;
+    let mut sender: Sender = common::connect(server.address).await;
     let response = sender
         .send_request(
             request(Method::GET, "/events")
@@ -348,7 +341,7 @@ async fn bodies_errors_head_405_and_a_tower_http_cors_preflight() {
         .layer(cors)
         .service(app(&Feeds::default(), &Events::default()));
     let server = Server::start(service, None).await;
-    let mut sender = connect(server.address).await;
+    let mut sender: Sender = common::connect(server.address).await;
     let json = |body: &str, content_type: &str| {
         request(Method::POST, "/echo")
             .header(header::CONTENT_TYPE, content_type)
@@ -456,7 +449,7 @@ async fn websocket_echo_refusal_426_and_monitors() {
     assert!(
         matches!(missing, Err(tokio_tungstenite::tungstenite::Error::Http(ref r)) if r.status() == StatusCode::NOT_FOUND)
     );
-    let mut sender = connect(server.address).await;
+    let mut sender: Sender = common::connect(server.address).await;
     let (parts, _) = send(
         &mut sender,
         request(Method::GET, "/ws/lobby")
@@ -476,7 +469,7 @@ async fn graceful_shutdown_finishes_in_flight_requests_and_refuses_new_connectio
     let mut server = Server::start(app(&feeds, &Events::default()), None).await;
     let address = server.address;
 
-    let mut sender = connect(address).await;
+    let mut sender: Sender = common::connect(address).await;
     sender.ready().await.unwrap();
     let in_flight = tokio::spawn(
         sender.send_request(request(Method::GET, "/slow").body(Full::default()).unwrap()),
@@ -523,7 +516,7 @@ async fn a_connection_stalled_mid_headers_is_closed_after_the_header_timeout() {
         .await
         .unwrap();
     // Meanwhile another client is served at once.
-    let mut sender = connect(server.address).await;
+    let mut sender: Sender = common::connect(server.address).await;
     let (parts, _) = send(
         &mut sender,
         request(Method::GET, "/hello")

@@ -107,3 +107,20 @@ impl Wake for CountingWaker {
 pub fn poll_once<F: Future>(future: Pin<&mut F>) -> Poll<F::Output> {
     future.poll(&mut Context::from_waker(Waker::noop()))
 }
+
+/// Opens an HTTP/1.1 connection to `address` with hyper's client; the
+/// connection task runs on the current runtime.
+pub async fn connect<B>(address: std::net::SocketAddr) -> hyper::client::conn::http1::SendRequest<B>
+where
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    let (sender, connection) =
+        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
+            .await
+            .unwrap();
+    tokio::spawn(connection);
+    sender
+}
