@@ -101,7 +101,8 @@
 //!   shutdown; server-sent events ([`sse`]).
 //! - `json` (default): `Json<T>`, extractor and response.
 //! - `ws`: WebSocket routes (`Router::websocket`), with tokio-tungstenite.
-//! - `axum`: reserved; enables nothing yet.
+//! - `axum`: axum's responses as handler answers: `axum::response::Response`
+//!   directly, and any axum `IntoResponse` type through `handler::Axum`.
 //!
 //! Without default features the crate is the layers and the router, with no
 //! runtime dependency.

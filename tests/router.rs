@@ -1166,3 +1166,38 @@ fn the_router_and_its_future_are_send_and_sync() {
     send_sync::<RouteError>();
     send_sync::<Failure>();
 }
+
+#[cfg(feature = "axum")]
+#[tokio::test]
+async fn axum_responses_are_accepted() {
+    use pronghorn::handler::Axum;
+    let router = Router::new()
+        .get("/response", || {
+            axum::response::IntoResponse::into_response((StatusCode::CREATED, "from axum"))
+        })
+        .get("/json", || {
+            Axum(axum::Json(serde_json::json!({"ok": true})))
+        })
+        .get("/redirect", || Axum(axum::response::Redirect::to("/json")))
+        .compile()
+        .unwrap();
+    let created = get(&router, "/response").await;
+    assert_eq!(
+        (created.status, created.body.as_str()),
+        (StatusCode::CREATED, "from axum")
+    );
+    let json = get(&router, "/json").await;
+    assert_eq!(
+        (json.status, json.body.as_str()),
+        (StatusCode::OK, r#"{"ok":true}"#)
+    );
+    assert_eq!(json.headers[header::CONTENT_TYPE], "application/json");
+    let redirect = get(&router, "/redirect").await;
+    assert_eq!(
+        (
+            redirect.status,
+            redirect.headers[header::LOCATION].to_str().unwrap()
+        ),
+        (StatusCode::SEE_OTHER, "/json")
+    );
+}

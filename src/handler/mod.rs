@@ -29,6 +29,8 @@ use http::{Request, Response};
 
 #[cfg(feature = "json")]
 pub use self::extract::Json;
+#[cfg(feature = "axum")]
+pub use self::response::Axum;
 pub use self::{
     extract::{
         BodyFuture, FromRequestBody, FromRequestHead, Header, NamedHeader, Path, Query,
