@@ -507,7 +507,7 @@ async fn graceful_shutdown_finishes_in_flight_requests_and_refuses_new_connectio
 
 #[tokio::test]
 async fn a_connection_stalled_mid_headers_is_closed_after_the_header_timeout() {
-    let timeout = Duration::from_millis(300);
+    let timeout = Duration::from_millis(1000);
     let server = Server::start(app(&Feeds::default(), &Events::default()), Some(timeout)).await;
     let mut stalled = TcpStream::connect(server.address).await.unwrap();
     let started = Instant::now();
