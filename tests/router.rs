@@ -1086,6 +1086,26 @@ mod extractors {
         )
         .await;
         assert_eq!(vendor.status, StatusCode::OK);
+        let upper = send_body(
+            &router,
+            "/json",
+            Some("Application/JSON"),
+            r#"{"id":1,"name":"a"}"#,
+        )
+        .await;
+        assert_eq!(
+            upper.status,
+            StatusCode::OK,
+            "media types are case-insensitive"
+        );
+        let almost = send_body(
+            &router,
+            "/json",
+            Some("application/jsonx"),
+            r#"{"id":1,"name":"a"}"#,
+        )
+        .await;
+        assert_eq!(almost.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
         let malformed = send_body(&router, "/json", Some("application/json"), r#"{"id":1,"#).await;
         assert_eq!(malformed.status, StatusCode::BAD_REQUEST);
         assert!(

@@ -428,16 +428,14 @@ fn is_json(parts: &Parts) -> bool {
     else {
         return false;
     };
-    let essence = value
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    essence == "application/json"
-        || essence
-            .strip_prefix("application/")
-            .is_some_and(|s| s.ends_with("+json"))
+    // Media types are case-insensitive; compare without allocating.
+    let essence = value.split(';').next().unwrap_or("").trim().as_bytes();
+    let Some((kind, subtype)) = essence.split_at_checked(12) else {
+        return false;
+    };
+    kind.eq_ignore_ascii_case(b"application/")
+        && (subtype.eq_ignore_ascii_case(b"json")
+            || subtype.len() > 5 && subtype[subtype.len() - 5..].eq_ignore_ascii_case(b"+json"))
 }
 
 /// A JSON request body or response (feature `json`).
