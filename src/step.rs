@@ -137,6 +137,25 @@ where
     }
 }
 
+impl<T: 'static, F> Step<T, F>
+where
+    F: Future<Output = T> + Send + 'static,
+{
+    /// Converts the value with `convert` — now, or when the future
+    /// completes — and boxes the future: how type-erased steps are stored.
+    /// A ready step allocates nothing.
+    #[inline]
+    pub(crate) fn erase<U>(self, convert: fn(T) -> U) -> Step<U, crate::handler::BoxFuture<U>>
+    where
+        U: 'static,
+    {
+        match self {
+            Step::Ready(value) => Step::Ready(convert(value)),
+            Step::Pending(future) => Step::Pending(Box::pin(async move { convert(future.await) })),
+        }
+    }
+}
+
 pin_project_lite::pin_project! {
     /// The future of [`Step::into_future`].
     pub struct StepFuture<T, F> {

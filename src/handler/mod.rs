@@ -69,46 +69,22 @@ pub trait Handler<B, M>: Clone + Send + Sync + 'static {
     ) -> Step<Response<Body>, BoxFuture<Response<Body>>>;
 }
 
-/// The answer of a handler's return value: now, or boxed.
-trait Answer {
-    fn answer(self) -> Step<Response<Body>, BoxFuture<Response<Body>>>;
+type Answer = Step<Response<Body>, BoxFuture<Response<Body>>>;
+
+/// A synchronous handler's answer.
+#[inline]
+fn now<R: IntoResponse>(value: R) -> Answer {
+    Step::Ready(value.into_response())
 }
 
-struct Now<R>(R);
-struct Later<F>(F);
-struct Either<R, F>(Step<R, F>);
-
-impl<R: IntoResponse> Answer for Now<R> {
-    #[inline]
-    fn answer(self) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
-        Step::Ready(self.0.into_response())
-    }
-}
-
-impl<F> Answer for Later<F>
+/// An asynchronous handler's answer: its future, boxed.
+#[inline]
+fn later<F>(future: F) -> Answer
 where
     F: Future + Send + 'static,
-    F::Output: IntoResponse,
+    F::Output: IntoResponse + 'static,
 {
-    #[inline]
-    fn answer(self) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
-        let future = self.0;
-        Step::Pending(Box::pin(async move { future.await.into_response() }))
-    }
-}
-
-impl<R, F> Answer for Either<R, F>
-where
-    R: IntoResponse,
-    F: Future<Output = R> + Send + 'static,
-{
-    #[inline]
-    fn answer(self) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
-        match self.0 {
-            Step::Ready(value) => Now(value).answer(),
-            Step::Pending(future) => Later(future).answer(),
-        }
-    }
+    Step::<F::Output, F>::Pending(future).erase(IntoResponse::into_response)
 }
 
 macro_rules! try_extract {
@@ -122,8 +98,8 @@ macro_rules! try_extract {
 
 macro_rules! handler_impls {
     ($($ty:ident),*) => {
-        handler_impls!(@kind FnSync, R, Now, [R: IntoResponse], $($ty),*);
-        handler_impls!(@kind FnAsync, Fut, Later, [Fut: Future + Send + 'static, Fut::Output: IntoResponse], $($ty),*);
+        handler_impls!(@kind FnSync, R, now, [R: IntoResponse], $($ty),*);
+        handler_impls!(@kind FnAsync, Fut, later, [Fut: Future + Send + 'static, Fut::Output: IntoResponse + 'static], $($ty),*);
         handler_impls!(@step $($ty),*);
     };
     (@kind $kind:ident, $out:ident, $wrap:ident, [$($bounds:tt)*], $($ty:ident),*) => {
@@ -144,7 +120,7 @@ macro_rules! handler_impls {
                 let (parts, _) = request.into_parts();
                 let context = &route.with_parts(&parts);
                 $(let $ty = try_extract!($ty, context);)*
-                $wrap(self($($ty),*)).answer()
+                $wrap(self($($ty),*))
             }
         }
 
@@ -167,13 +143,13 @@ macro_rules! handler_impls {
                 $(let $ty = try_extract!($ty, context);)*
                 let mut body = T::from_body(body, context);
                 match Pin::new(&mut body).poll(cx) {
-                    Poll::Ready(Ok(body)) => $wrap(self($($ty,)* body)).answer(),
+                    Poll::Ready(Ok(body)) => $wrap(self($($ty,)* body)),
                     Poll::Ready(Err(response)) => Step::Ready(response),
                     Poll::Pending => {
                         let handler = self.clone();
                         Step::Pending(Box::pin(async move {
                             match body.await {
-                                Ok(body) => match $wrap(handler($($ty,)* body)).answer() {
+                                Ok(body) => match $wrap(handler($($ty,)* body)) {
                                     Step::Ready(response) => response,
                                     Step::Pending(future) => future.await,
                                 },
@@ -190,7 +166,7 @@ macro_rules! handler_impls {
         impl<F, R, Fut, B, $($ty,)*> Handler<B, (FnStep, ($($ty,)*))> for F
         where
             F: Fn($($ty),*) -> Step<R, Fut> + Clone + Send + Sync + 'static,
-            R: IntoResponse,
+            R: IntoResponse + 'static,
             Fut: Future<Output = R> + Send + 'static,
             $($ty: FromRequestHead,)*
         {
@@ -204,7 +180,7 @@ macro_rules! handler_impls {
                 let (parts, _) = request.into_parts();
                 let context = &route.with_parts(&parts);
                 $(let $ty = try_extract!($ty, context);)*
-                Either(self($($ty),*)).answer()
+                self($($ty),*).erase(IntoResponse::into_response)
             }
         }
     };

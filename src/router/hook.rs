@@ -174,11 +174,11 @@ where
     }
 }
 
-impl<F, Fut, B> RoutePrefix<B, FnAsync> for F
+impl<F, Fut, B: 'static> RoutePrefix<B, FnAsync> for F
 where
     F: Fn(Request<B>, &mut Route<'_>) -> Fut + Send + Sync + 'static,
     Fut: Future + Send + 'static,
-    Fut::Output: PrefixOutput<B>,
+    Fut::Output: PrefixOutput<B> + 'static,
 {
     #[inline]
     fn call(
@@ -186,15 +186,14 @@ where
         request: Request<B>,
         route: &mut Route<'_>,
     ) -> Step<PrefixFlow<B>, BoxFuture<PrefixFlow<B>>> {
-        let future = self(request, route);
-        Step::Pending(Box::pin(async move { future.await.into_flow() }))
+        Step::<Fut::Output, Fut>::Pending(self(request, route)).erase(PrefixOutput::into_flow)
     }
 }
 
-impl<F, O, Fut, B> RoutePrefix<B, FnStep> for F
+impl<F, O, Fut, B: 'static> RoutePrefix<B, FnStep> for F
 where
     F: Fn(Request<B>, &mut Route<'_>) -> Step<O, Fut> + Send + Sync + 'static,
-    O: PrefixOutput<B>,
+    O: PrefixOutput<B> + 'static,
     Fut: Future<Output = O> + Send + 'static,
 {
     #[inline]
@@ -203,12 +202,7 @@ where
         request: Request<B>,
         route: &mut Route<'_>,
     ) -> Step<PrefixFlow<B>, BoxFuture<PrefixFlow<B>>> {
-        match self(request, route) {
-            Step::Ready(output) => Step::Ready(output.into_flow()),
-            Step::Pending(future) => {
-                Step::Pending(Box::pin(async move { future.await.into_flow() }))
-            }
-        }
+        self(request, route).erase(PrefixOutput::into_flow)
     }
 }
 
@@ -242,7 +236,7 @@ impl<F, Fut> RoutePostfix<FnAsync> for F
 where
     F: Fn(&Route<'_>, Response<Body>) -> Fut + Send + Sync + 'static,
     Fut: Future + Send + 'static,
-    Fut::Output: PostfixOutput,
+    Fut::Output: PostfixOutput + 'static,
 {
     #[inline]
     fn call(
@@ -250,15 +244,14 @@ where
         route: &Route<'_>,
         response: Response<Body>,
     ) -> Step<PostfixFlow, BoxFuture<PostfixFlow>> {
-        let future = self(route, response);
-        Step::Pending(Box::pin(async move { future.await.into_flow() }))
+        Step::<Fut::Output, Fut>::Pending(self(route, response)).erase(PostfixOutput::into_flow)
     }
 }
 
 impl<F, O, Fut> RoutePostfix<FnStep> for F
 where
     F: Fn(&Route<'_>, Response<Body>) -> Step<O, Fut> + Send + Sync + 'static,
-    O: PostfixOutput,
+    O: PostfixOutput + 'static,
     Fut: Future<Output = O> + Send + 'static,
 {
     #[inline]
@@ -267,12 +260,7 @@ where
         route: &Route<'_>,
         response: Response<Body>,
     ) -> Step<PostfixFlow, BoxFuture<PostfixFlow>> {
-        match self(route, response) {
-            Step::Ready(output) => Step::Ready(output.into_flow()),
-            Step::Pending(future) => {
-                Step::Pending(Box::pin(async move { future.await.into_flow() }))
-            }
-        }
+        self(route, response).erase(PostfixOutput::into_flow)
     }
 }
 
@@ -303,30 +291,23 @@ impl<F, Fut> RouteMonitor<FnAsync> for F
 where
     F: Fn(&RouteExchange<'_>) -> Fut + Send + Sync + 'static,
     Fut: Future + Send + 'static,
-    Fut::Output: MonitorOutput,
+    Fut::Output: MonitorOutput + 'static,
 {
     #[inline]
     fn call(&self, exchange: &RouteExchange<'_>) -> Step<(), BoxFuture<()>> {
-        let future = self(exchange);
-        Step::Pending(Box::pin(async move { future.await.report() }))
+        Step::<Fut::Output, Fut>::Pending(self(exchange)).erase(MonitorOutput::report)
     }
 }
 
 impl<F, O, Fut> RouteMonitor<FnStep> for F
 where
     F: Fn(&RouteExchange<'_>) -> Step<O, Fut> + Send + Sync + 'static,
-    O: MonitorOutput,
+    O: MonitorOutput + 'static,
     Fut: Future<Output = O> + Send + 'static,
 {
     #[inline]
     fn call(&self, exchange: &RouteExchange<'_>) -> Step<(), BoxFuture<()>> {
-        match self(exchange) {
-            Step::Ready(output) => {
-                output.report();
-                Step::Ready(())
-            }
-            Step::Pending(future) => Step::Pending(Box::pin(async move { future.await.report() })),
-        }
+        self(exchange).erase(MonitorOutput::report)
     }
 }
 

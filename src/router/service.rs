@@ -887,6 +887,8 @@ impl<B: 'static> Pipeline<B> {
             state: &router.state,
             body_limit: router.body_limit,
         };
+        // Without the `ws` feature the match has one arm.
+        #[cfg_attr(not(feature = "ws"), allow(clippy::infallible_destructuring_match))]
         let handler = match &route.endpoint {
             Endpoint::Http(handler) => handler,
             #[cfg(feature = "ws")]
