@@ -19,7 +19,7 @@
 //! inferred type is. A layer kept in a field of a named type spells it out:
 //! `PrefixLayer<fn(Request<B>) -> ControlFlow<R, Request<B>>, FnSync>`.
 
-use std::fmt::Display;
+use std::{any::Any, fmt::Display};
 
 /// Marker of a closure hook that answers synchronously.
 #[derive(Debug)]
@@ -59,4 +59,21 @@ impl<E: Display> MonitorOutput for Result<(), E> {
             tracing::error!(%error, "pronghorn: monitor hook failed");
         }
     }
+}
+
+/// The message of a panic, when its payload is a string.
+pub(crate) fn panic_message(panic: &(dyn Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(non-string panic payload)")
+}
+
+/// Logs a monitor hook's panic: the response goes out unchanged.
+pub(crate) fn log_monitor_panic(panic: &(dyn Any + Send)) {
+    tracing::error!(
+        panic = panic_message(panic),
+        "pronghorn: monitor hook panicked; response unchanged"
+    );
 }

@@ -1,5 +1,4 @@
 use std::{
-    any::Any,
     fmt,
     future::Future,
     panic::{AssertUnwindSafe, catch_unwind},
@@ -13,7 +12,10 @@ use pin_project_lite::pin_project;
 use tower_service::Service;
 
 use super::{Exchange, MonitorHook};
-use crate::{RequestHead, Step, hook::MonitorOutput};
+use crate::{
+    RequestHead, Step,
+    hook::{MonitorOutput, log_monitor_panic},
+};
 
 pin_project! {
     /// Response future of [`Monitor`](super::Monitor).
@@ -81,7 +83,7 @@ where
                         return Poll::Ready(outcome);
                     }
                     Err(panic) => {
-                        log_panic(panic.as_ref());
+                        log_monitor_panic(panic.as_ref());
                         return Poll::Ready(outcome);
                     }
                 }
@@ -92,7 +94,7 @@ where
                 match catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
                     Ok(Poll::Pending) => return Poll::Pending,
                     Ok(Poll::Ready(output)) => output.report(),
-                    Err(panic) => log_panic(panic.as_ref()),
+                    Err(panic) => log_monitor_panic(panic.as_ref()),
                 }
                 return Poll::Ready(outcome.take().expect("future polled after completion"));
             }
@@ -103,18 +105,6 @@ where
         });
         self.poll(cx)
     }
-}
-
-fn log_panic(panic: &(dyn Any + Send)) {
-    let message = panic
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("(non-string panic payload)");
-    tracing::error!(
-        panic = message,
-        "pronghorn: monitor hook panicked; response unchanged"
-    );
 }
 
 impl<S, B, H, M> fmt::Debug for ResponseFuture<S, B, H, M>

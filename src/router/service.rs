@@ -28,6 +28,7 @@ use super::{
 use crate::{
     Body, Exchange, RequestHead, Step,
     handler::{BoxFuture, IntoResponse, RouteContext},
+    hook::{log_monitor_panic, panic_message},
 };
 
 /// A hook as compiled: its pattern, scope and the hook itself.
@@ -589,14 +590,6 @@ impl<B> fmt::Debug for ResponseFuture<B> {
     }
 }
 
-fn panic_message(panic: &(dyn Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "(non-string panic payload)".to_owned())
-}
-
 fn internal_error() -> Response<Body> {
     (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error").into_response()
 }
@@ -677,7 +670,7 @@ impl<B: 'static> Pipeline<B> {
 
     /// Records a panic of `step` as the failure and answers 500.
     fn fail(&mut self, step: &'static str, panic: Box<dyn Any + Send>) {
-        let message = panic_message(panic.as_ref());
+        let message = panic_message(panic.as_ref()).to_owned();
         tracing::error!(step, panic = %message, "pronghorn: a {step} panicked; answering 500");
         self.failure = Some(Box::new(Failure::Panic { step, message }));
         self.response = Some(internal_error());
@@ -796,11 +789,6 @@ impl<B: 'static> Pipeline<B> {
             }
         }
     }
-}
-
-fn log_monitor_panic(panic: &(dyn Any + Send)) {
-    let message = panic_message(panic);
-    tracing::error!(panic = %message, "pronghorn: monitor hook panicked; response unchanged");
 }
 
 impl<B: 'static> Pipeline<B> {
