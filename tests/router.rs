@@ -657,6 +657,38 @@ async fn example_8_monitor_panics_are_isolated() {
     }
 }
 
+/// Every monitor of a request reads the same elapsed time, and it covers
+/// the handler's own time.
+#[tokio::test]
+async fn monitors_share_one_elapsed_time_that_covers_the_handler() {
+    use std::{
+        sync::{Arc, Mutex},
+        time::Duration,
+    };
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let (first, second) = (seen.clone(), seen.clone());
+    let router = Router::new()
+        .get("/slow", || async {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            "done"
+        })
+        .monitor("/", move |x: &RouteExchange<'_>| {
+            first.lock().unwrap().push(x.elapsed());
+        })
+        .monitor("/slow", move |x: &RouteExchange<'_>| {
+            // Some work between the two readings.
+            std::hint::black_box((0..10_000u64).sum::<u64>());
+            second.lock().unwrap().push(x.elapsed());
+        })
+        .compile()
+        .unwrap();
+    assert_eq!(get(&router, "/slow").await.body, "done");
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 2);
+    assert_eq!(seen[0], seen[1]);
+    assert!(seen[0] >= Duration::from_millis(20), "{seen:?}");
+}
+
 /// BEHAVIOR.md §8 example 9, and §5 steps 4–6: staged headers go out on
 /// every answer; a panic is a 500 with a generic body, seen by monitors.
 #[tokio::test]

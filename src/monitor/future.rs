@@ -3,15 +3,14 @@ use std::{
     future::Future,
     panic::{AssertUnwindSafe, catch_unwind},
     pin::Pin,
-    task::{Context, Poll, ready},
-    time::Instant,
+    task::{Context, Poll},
 };
 
 use http::Request;
 use pin_project_lite::pin_project;
 use tower_service::Service;
 
-use super::{Exchange, MonitorHook};
+use super::{Exchange, MonitorHook, hook::Clock};
 use crate::{
     RequestHead, Step,
     hook::{MonitorOutput, log_monitor_panic},
@@ -36,7 +35,7 @@ pin_project! {
         S: Service<Request<B>>,
         H: MonitorHook<S::Response, S::Error, M>,
     {
-        Inner { #[pin] future: S::Future, hook: Option<(H, RequestHead, Instant)> },
+        Inner { #[pin] future: S::Future, hook: Option<(H, RequestHead, Clock)> },
         Hook { #[pin] future: H::Future, outcome: Option<Result<S::Response, S::Error>> },
     }
 }
@@ -47,11 +46,11 @@ where
     H: MonitorHook<S::Response, S::Error, M>,
 {
     #[inline]
-    pub(crate) fn new(future: S::Future, hook: H, head: RequestHead, start: Instant) -> Self {
+    pub(crate) fn new(future: S::Future, hook: H, head: RequestHead, clock: Clock) -> Self {
         Self {
             kind: Kind::Inner {
                 future,
-                hook: Some((hook, head, start)),
+                hook: Some((hook, head, clock)),
             },
         }
     }
@@ -68,23 +67,31 @@ where
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let (future, outcome) = match self.as_mut().project().kind.project() {
             KindProj::Inner { future, hook } => {
-                let outcome = ready!(future.poll(cx));
-                let (mut hook, head, start) = hook.take().expect("future polled after completion");
+                // The poll is handed back as it came whenever the hook answers
+                // at once, so that the outcome is never moved.
+                let poll = future.poll(cx);
+                let Poll::Ready(outcome) = &poll else {
+                    return Poll::Pending;
+                };
+                let (mut hook, head, clock) = hook.take().expect("future polled after completion");
                 let step = {
-                    let exchange = Exchange::new(&head, outcome.as_ref(), start.elapsed());
+                    let exchange = Exchange::new(&head, outcome.as_ref(), &clock);
                     // The hook reads the outcome through a shared borrow and is
                     // dropped after a panic, so no broken state is observed.
                     catch_unwind(AssertUnwindSafe(|| hook.call(&exchange)))
                 };
                 match step {
-                    Ok(Step::Pending(future)) => (future, outcome),
+                    Ok(Step::Pending(future)) => match poll {
+                        Poll::Ready(outcome) => (future, outcome),
+                        Poll::Pending => unreachable!("the inner future answered"),
+                    },
                     Ok(Step::Ready(output)) => {
                         output.report();
-                        return Poll::Ready(outcome);
+                        return poll;
                     }
                     Err(panic) => {
                         log_monitor_panic(panic.as_ref());
-                        return Poll::Ready(outcome);
+                        return poll;
                     }
                 }
             }

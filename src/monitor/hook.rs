@@ -1,4 +1,9 @@
-use std::{fmt, future::Future, time::Duration};
+use std::{
+    fmt,
+    future::Future,
+    sync::atomic::{AtomicU64, Ordering},
+    time::{Duration, Instant},
+};
 
 use http::{HeaderMap, Method, Response, StatusCode, Uri};
 
@@ -22,14 +27,45 @@ pub struct Exchange<'a, R, E> {
     response: Option<&'a R>,
     error: Option<&'a E>,
     pattern: Option<&'a str>,
-    elapsed: Duration,
+    clock: &'a Clock,
+}
+
+/// When the inner service was called; the elapsed time is read from the
+/// system clock only when a monitor asks for it, and then kept, so that
+/// every monitor of a request sees the same figure.
+pub(crate) struct Clock {
+    start: Instant,
+    /// The elapsed nanoseconds plus one, once read; 0 until then.
+    elapsed: AtomicU64,
+}
+
+impl Clock {
+    #[inline]
+    pub(crate) fn start() -> Self {
+        Self {
+            start: Instant::now(),
+            elapsed: AtomicU64::new(0),
+        }
+    }
+
+    pub(crate) fn elapsed(&self) -> Duration {
+        match self.elapsed.load(Ordering::Relaxed) {
+            0 => {
+                let elapsed = self.start.elapsed();
+                let nanos = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX - 1);
+                self.elapsed.store(nanos + 1, Ordering::Relaxed);
+                Duration::from_nanos(nanos)
+            }
+            stored => Duration::from_nanos(stored - 1),
+        }
+    }
 }
 
 impl<'a, R, E> Exchange<'a, R, E> {
     pub(crate) fn new(
         head: &'a RequestHead,
         outcome: Result<&'a R, &'a E>,
-        elapsed: Duration,
+        clock: &'a Clock,
     ) -> Self {
         let (response, error) = match outcome {
             Ok(response) => (Some(response), None),
@@ -40,7 +76,7 @@ impl<'a, R, E> Exchange<'a, R, E> {
             response,
             error,
             pattern: None,
-            elapsed,
+            clock,
         }
     }
 
@@ -49,14 +85,14 @@ impl<'a, R, E> Exchange<'a, R, E> {
         response: &'a R,
         error: Option<&'a E>,
         pattern: Option<&'a str>,
-        elapsed: Duration,
+        clock: &'a Clock,
     ) -> Self {
         Self {
             head,
             response: Some(response),
             error,
             pattern,
-            elapsed,
+            clock,
         }
     }
 
@@ -114,9 +150,12 @@ impl<'a, R, E> Exchange<'a, R, E> {
     }
 
     /// The time from the call of the inner service to its answer.
+    ///
+    /// The clock is read at the first call, when the monitors run, and the
+    /// figure kept: a monitor that never asks costs no clock read.
     #[inline]
     pub fn elapsed(&self) -> Duration {
-        self.elapsed
+        self.clock.elapsed()
     }
 }
 
@@ -149,7 +188,7 @@ impl<R: fmt::Debug, E: fmt::Debug> fmt::Debug for Exchange<'_, R, E> {
             .field("response", &self.response)
             .field("error", &self.error)
             .field("pattern", &self.pattern)
-            .field("elapsed", &self.elapsed)
+            .field("elapsed", &self.elapsed())
             .finish()
     }
 }

@@ -44,6 +44,7 @@ mod future;
 mod hook;
 mod service;
 
+pub(crate) use self::hook::Clock;
 pub use self::{
     future::ResponseFuture,
     hook::{Exchange, MonitorHook},

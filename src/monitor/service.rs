@@ -1,12 +1,9 @@
-use std::{
-    task::{Context, Poll},
-    time::Instant,
-};
+use std::task::{Context, Poll};
 
 use http::Request;
 use tower_service::Service;
 
-use super::{MonitorHook, ResponseFuture};
+use super::{MonitorHook, ResponseFuture, hook::Clock};
 use crate::RequestHead;
 
 hook_layer! {
@@ -36,7 +33,7 @@ where
     #[inline]
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let head = RequestHead::of(&request);
-        let start = Instant::now();
-        ResponseFuture::new(self.inner.call(request), self.hook.clone(), head, start)
+        let clock = Clock::start();
+        ResponseFuture::new(self.inner.call(request), self.hook.clone(), head, clock)
     }
 }

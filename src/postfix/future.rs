@@ -14,25 +14,27 @@ use crate::{RequestHead, Step};
 
 pin_project! {
     /// Response future of [`Postfix`](super::Postfix).
+    ///
+    /// The inner future sits in a field of its own rather than in a state
+    /// variant, so that it is built in place and never moved: a synchronous
+    /// stack then copies its response no more often than it must.
     pub struct ResponseFuture<S, B, H, M>
     where
         S: Service<Request<B>>,
         H: PostfixHook<S::Response, M>,
     {
         #[pin]
-        kind: Kind<S, B, H, M>,
+        inner: S::Future,
+        #[pin]
+        state: State<H, H::Future>,
     }
 }
 
 pin_project! {
-    #[project = KindProj]
-    enum Kind<S, B, H, M>
-    where
-        S: Service<Request<B>>,
-        H: PostfixHook<S::Response, M>,
-    {
-        Inner { #[pin] future: S::Future, hook: Option<(H, RequestHead)> },
-        Hook { #[pin] future: H::Future },
+    #[project = StateProj]
+    enum State<H, F> {
+        Inner { hook: Option<(H, RequestHead)> },
+        Hook { #[pin] future: F },
     }
 }
 
@@ -42,10 +44,10 @@ where
     H: PostfixHook<S::Response, M>,
 {
     #[inline]
-    pub(crate) fn new(future: S::Future, hook: H, head: RequestHead) -> Self {
+    pub(crate) fn new(inner: S::Future, hook: H, head: RequestHead) -> Self {
         Self {
-            kind: Kind::Inner {
-                future,
+            inner,
+            state: State::Inner {
                 hook: Some((hook, head)),
             },
         }
@@ -60,20 +62,24 @@ where
     type Output = Result<S::Response, S::Error>;
 
     #[inline]
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let future = match self.as_mut().project().kind.project() {
-            KindProj::Inner { future, hook } => {
-                let response = ready!(future.poll(cx))?;
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut this = self.project();
+        let future = match this.state.as_mut().project() {
+            StateProj::Inner { hook } => {
+                let response = ready!(this.inner.poll(cx))?;
                 let (mut hook, head) = hook.take().expect("future polled after completion");
                 match hook.call(&head, response) {
                     Step::Ready(response) => return Poll::Ready(Ok(response)),
                     Step::Pending(future) => future,
                 }
             }
-            KindProj::Hook { future } => return future.poll(cx).map(Ok),
+            StateProj::Hook { future } => return future.poll(cx).map(Ok),
         };
-        self.as_mut().project().kind.set(Kind::Hook { future });
-        self.poll(cx)
+        this.state.set(State::Hook { future });
+        match this.state.project() {
+            StateProj::Hook { future } => future.poll(cx).map(Ok),
+            StateProj::Inner { .. } => unreachable!("the hook's future was just stored"),
+        }
     }
 }
 
@@ -83,9 +89,9 @@ where
     H: PostfixHook<S::Response, M>,
 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let state = match self.kind {
-            Kind::Inner { .. } => "Inner",
-            Kind::Hook { .. } => "Hook",
+        let state = match self.state {
+            State::Inner { .. } => "Inner",
+            State::Hook { .. } => "Hook",
         };
         f.debug_struct("ResponseFuture")
             .field("state", &state)

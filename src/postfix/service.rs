@@ -33,6 +33,7 @@ where
     #[inline]
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let head = RequestHead::of(&request);
-        ResponseFuture::new(self.inner.call(request), self.hook.clone(), head)
+        let hook = self.hook.clone();
+        ResponseFuture::new(self.inner.call(request), hook, head)
     }
 }

@@ -11,7 +11,6 @@ use std::{
     pin::Pin,
     sync::Arc,
     task::{Context, Poll, ready},
-    time::Instant,
 };
 
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
@@ -29,6 +28,7 @@ use crate::{
     Body, Exchange, RequestHead, Step,
     handler::{BoxFuture, IntoResponse, RouteContext},
     hook::{log_monitor_panic, panic_message},
+    monitor::Clock,
 };
 
 /// A hook as compiled: its pattern, scope and the hook itself.
@@ -529,7 +529,7 @@ struct Pipeline<B> {
     /// The step running or pending, named for a panic's report.
     step: &'static str,
     pending: Pending<B>,
-    start: Option<Instant>,
+    clock: Option<Clock>,
 }
 
 /// Response future of [`CompiledRouter`].
@@ -552,13 +552,18 @@ enum Kind<B> {
 impl<B: 'static> ResponseFuture<B> {
     pub(super) fn new(router: Arc<Inner<B>>, request: Request<B>) -> Self {
         let mut pipeline = Pipeline::new(router, request);
+        pipeline.route();
         // Steps that suspend here are polled again, with the caller's
         // waker, on the first poll of the future.
-        let kind = match pipeline.run(&mut Context::from_waker(std::task::Waker::noop())) {
-            Poll::Ready(response) => Kind::Ready(Some(response)),
-            Poll::Pending => Kind::Running(Box::new(pipeline)),
-        };
-        Self { kind }
+        match pipeline.run(&mut Context::from_waker(std::task::Waker::noop())) {
+            // Taken straight into the future: the response moves once.
+            Poll::Ready(()) => Self {
+                kind: Kind::Ready(pipeline.response.take()),
+            },
+            Poll::Pending => Self {
+                kind: Kind::Running(Box::new(pipeline)),
+            },
+        }
     }
 }
 
@@ -571,7 +576,12 @@ impl<B: 'static> Future for ResponseFuture<B> {
             Kind::Ready(response) => {
                 Poll::Ready(Ok(response.take().expect("future polled after completion")))
             }
-            Kind::Running(pipeline) => pipeline.run(cx).map(Ok),
+            Kind::Running(pipeline) => pipeline.run(cx).map(|()| {
+                Ok(pipeline
+                    .response
+                    .take()
+                    .expect("future polled after completion"))
+            }),
         }
     }
 }
@@ -595,23 +605,53 @@ fn internal_error() -> Response<Body> {
 }
 
 impl<B: 'static> Pipeline<B> {
+    /// A pipeline for `request`, not yet routed: see [`Pipeline::route`].
+    /// Built whole and then completed in place, so that the request and
+    /// the capture buffers are not copied from field to field.
+    #[inline]
     fn new(router: Arc<Inner<B>>, request: Request<B>) -> Self {
-        let head = RequestHead::of(&request);
-        let mut captures = Captures::new();
+        Self {
+            head: RequestHead::of(&request),
+            router,
+            target: Target::NotFound,
+            lists: Lists::Route,
+            captures: Captures::new(),
+            hook_captures: Captures::new(),
+            request: Some(request),
+            response: None,
+            failure: None,
+            staged: None,
+            stage: Stage::Prefix(0),
+            step: "prefix",
+            pending: Pending::None,
+            clock: None,
+        }
+    }
+
+    /// Finds the request's target and the hooks it runs; answers at once
+    /// what no route answers.
+    fn route(&mut self) {
         #[cfg(feature = "ws")]
-        let upgrade = crate::ws::is_upgrade(request.headers());
+        let upgrade = self
+            .request
+            .as_ref()
+            .is_some_and(|request| crate::ws::is_upgrade(request.headers()));
         #[cfg(not(feature = "ws"))]
         let upgrade = false;
-        let target = router.lookup(head.method(), head.path(), upgrade, &mut captures);
-        let (lists, stage, response) = match &target {
-            Target::Route { .. } => (Lists::Route, Stage::Prefix(0), None),
+        let router = &*self.router;
+        let head = &self.head;
+        self.target = router.lookup(head.method(), head.path(), upgrade, &mut self.captures);
+        let monitored = match &self.target {
+            Target::Route { id, .. } => !router.routes[*id].monitors.is_empty(),
             Target::Elsewhere { options: true, .. } => {
                 let methods = [head.method()];
-                let lists = Lists::Found {
+                let monitors = applied_at(&router.monitors, &methods, head.path());
+                let monitored = !monitors.is_empty();
+                self.lists = Lists::Found {
                     prefixes: applied_at(&router.prefixes, &methods, head.path()),
-                    monitors: applied_at(&router.monitors, &methods, head.path()),
+                    monitors,
                 };
-                (lists, Stage::Prefix(0), None)
+                monitored
             }
             fixed => {
                 let response = match fixed {
@@ -631,33 +671,19 @@ impl<B: 'static> Pipeline<B> {
                     }
                     _ => (StatusCode::NOT_FOUND, "Not Found").into_response(),
                 };
-                let lists = Lists::Found {
+                let monitors = applied_at(&router.monitors, &[head.method()], head.path());
+                let monitored = !monitors.is_empty();
+                self.lists = Lists::Found {
                     prefixes: Box::new([]),
-                    monitors: applied_at(&router.monitors, &[head.method()], head.path()),
+                    monitors,
                 };
-                (lists, Stage::Finish, Some(response))
+                self.response = Some(response);
+                self.stage = Stage::Finish;
+                monitored
             }
         };
-        let monitored = match (&lists, &target) {
-            (Lists::Route, Target::Route { id, .. }) => !router.routes[*id].monitors.is_empty(),
-            (Lists::Found { monitors, .. }, _) => !monitors.is_empty(),
-            _ => false,
-        };
-        Self {
-            start: monitored.then(Instant::now),
-            router,
-            head,
-            target,
-            lists,
-            captures,
-            hook_captures: Captures::new(),
-            request: Some(request),
-            response,
-            failure: None,
-            staged: None,
-            stage,
-            step: "prefix",
-            pending: Pending::None,
+        if monitored {
+            self.clock = Some(Clock::start());
         }
     }
 
@@ -730,7 +756,7 @@ impl<B: 'static> Pipeline<B> {
     /// every step: a panic in a prefix, the handler or a postfix (or their
     /// futures) lands here, becomes a 500, and the run goes on with the
     /// staged headers and the monitors. Monitors are guarded one by one.
-    fn run(&mut self, cx: &mut Context<'_>) -> Poll<Response<Body>> {
+    fn run(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         loop {
             match catch_unwind(AssertUnwindSafe(|| self.run_steps(cx))) {
                 Ok(poll) => return poll,
@@ -744,7 +770,7 @@ impl<B: 'static> Pipeline<B> {
         }
     }
 
-    fn run_steps(&mut self, cx: &mut Context<'_>) -> Poll<Response<Body>> {
+    fn run_steps(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         loop {
             // A pending step first: it is polled to completion exactly once.
             match &mut self.pending {
@@ -779,13 +805,8 @@ impl<B: 'static> Pipeline<B> {
                 Stage::Postfix(from) => self.run_postfix(from),
                 Stage::Finish => self.finish(),
                 Stage::Monitor(from) => self.run_monitor(from),
-                Stage::Done => {
-                    let response = self
-                        .response
-                        .take()
-                        .expect("future polled after completion");
-                    return Poll::Ready(response);
-                }
+                // The response stays in `self.response` for the caller.
+                Stage::Done => return Poll::Ready(()),
             }
         }
     }
@@ -972,13 +993,14 @@ impl<B: 'static> Pipeline<B> {
             return;
         };
         self.stage = Stage::Monitor(index + 1);
-        let elapsed = self.start.map(|start| start.elapsed()).unwrap_or_default();
         let exchange = Exchange::routed(
             &self.head,
             self.response.as_ref().expect("a step answered"),
             self.failure.as_deref(),
             self.route_pattern(),
-            elapsed,
+            self.clock
+                .as_ref()
+                .expect("a request with monitors has a clock"),
         );
         match catch_unwind(AssertUnwindSafe(|| hook.hook.call(&exchange))) {
             Ok(Step::Ready(())) => {}

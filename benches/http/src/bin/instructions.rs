@@ -54,6 +54,55 @@ where
     eprintln!("allocations per request: {per_request}");
 }
 
+/// The route tables of `benches/router.rs` at 1,000 routes: half static, a
+/// quarter with a parameter, a quarter catch-alls.
+fn patterns() -> Vec<String> {
+    let mut routes: Vec<String> = (0..500).map(|i| format!("/api/v1/resource{i}")).collect();
+    routes.extend((0..250).map(|i| format!("/api/v1/resource{i}/{{id}}")));
+    routes.extend((0..250).map(|i| format!("/files{i}/{{*path}}")));
+    routes
+}
+
+/// `lookup-ROUTER-KIND`: N lookups of one path in the 1,000-route table.
+fn lookup(router: &str, kind: &str, n: u64) {
+    let path = match kind {
+        "static" => "/api/v1/resource499",
+        "dynamic" => "/api/v1/resource249/12345",
+        "catch-all" => "/files0/assets/css/site.css",
+        other => panic!("unknown lookup {other}"),
+    };
+    let routes = patterns();
+    let mut found = 0;
+    match router {
+        "pronghorn" => {
+            let table = routes
+                .iter()
+                .fold(pronghorn::Router::<()>::new(), |router, route| router.get(route, || ""))
+                .compile()
+                .unwrap();
+            for _ in 0..n {
+                found += usize::from(
+                    table
+                        .at(&http::Method::GET, std::hint::black_box(path))
+                        .is_some(),
+                );
+            }
+        }
+        "matchit" => {
+            let mut table = matchit::Router::new();
+            for (index, route) in routes.iter().enumerate() {
+                table.insert(route.clone(), index).unwrap();
+            }
+            for _ in 0..n {
+                found += usize::from(table.at(std::hint::black_box(path)).is_ok());
+            }
+        }
+        other => panic!("unknown router {other}"),
+    }
+    assert_eq!(found as u64, n);
+    eprintln!("allocations per request: -");
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let stack = args.next().expect("usage: instructions STACK N");
@@ -68,6 +117,9 @@ fn main() {
         "reloadable" => drive(pronghorn::router::Reloadable::new(stacks::router()), n),
         "axum-from-fn" => drive(stacks::axum_from_fn(), n),
         "axum" => drive(stacks::axum_plain(), n),
-        other => panic!("unknown stack {other}"),
+        other => match other.strip_prefix("lookup-").and_then(|rest| rest.split_once('-')) {
+            Some((router, kind)) => lookup(router, kind, n),
+            None => panic!("unknown stack {other}"),
+        },
     }
 }
