@@ -1,5 +1,13 @@
-//! The compiled route table: an exact index of static paths, and a segment
+//! The compiled route table: an exact index of static paths, and a radix
 //! tree for the rest, searched depth first with backtracking.
+//!
+//! The tree is byte-level for static text, as matchit's is: a node holds
+//! the bytes it matches and its static children are told apart by their
+//! first byte, so the static part of a path is compared with `memcmp`,
+//! never split into segments or hashed. Dynamic segments and catch-alls
+//! hang off the node where their segment starts (its bytes so far end with
+//! `/`), in registration order, and are tried only after every static
+//! branch there has failed.
 
 use std::{
     collections::HashMap,
@@ -13,8 +21,7 @@ use super::{
     pattern::{Part, Pattern, Segment, match_parts},
 };
 
-/// The multiply-rotate hash of rustc's `FxHasher`, for the static index
-/// and wide static fan-outs.
+/// The multiply-rotate hash of rustc's `FxHasher`, for the static index.
 ///
 /// Written here rather than taken from a crate: it is a dozen lines, and the
 /// default SipHash costs more than the rest of a static lookup. The tables
@@ -41,11 +48,22 @@ impl Hasher for FxHasher {
             ));
         }
         let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut word = [0u8; 8];
-            word[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(word));
+        if rest.is_empty() {
+            return;
         }
+        let word = match bytes.len().checked_sub(8) {
+            // The last eight bytes, shifted down to the ones not yet hashed:
+            // one load instead of a copy of variable length.
+            Some(from) => {
+                let last = u64::from_le_bytes(bytes[from..].try_into().expect("eight bytes"));
+                last >> (8 * (8 - rest.len()))
+            }
+            None => rest
+                .iter()
+                .enumerate()
+                .fold(0, |word, (i, &byte)| word | u64::from(byte) << (8 * i)),
+        };
+        self.add(word);
     }
 
     #[inline]
@@ -65,9 +83,6 @@ impl Hasher for FxHasher {
 }
 
 type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
-
-/// Above this many static children, a node indexes them by hash.
-const WIDE: usize = 8;
 
 /// Index of a route in the compiled router's route list.
 pub(crate) type RouteId = usize;
@@ -124,38 +139,67 @@ impl Methods {
     }
 }
 
+/// A node of the tree: the bytes it matches after its parent's, and what
+/// may follow them.
 #[derive(Debug, Default)]
 struct Node {
-    /// In insertion order.
-    statics: Vec<(Box<str>, Node)>,
-    /// Positions in `statics` by text, once there are more than `WIDE`.
-    wide: Option<FxHashMap<Box<str>, usize>>,
-    /// In the order their shapes were first registered.
+    prefix: Box<[u8]>,
+    /// The first byte of each static child, in `children`'s order.
+    indices: Vec<u8>,
+    children: Vec<Node>,
+    /// Dynamic segments starting here, in registration order; each child
+    /// starts where the segment ends.
     dynamics: Vec<(Box<[Part]>, Node)>,
-    /// In the order their shapes were first registered.
     catch_alls: Vec<CatchAll>,
+    /// The routes whose path ends here.
     methods: Methods,
 }
 
 impl Node {
-    #[inline]
-    fn static_child(&self, segment: &str) -> Option<usize> {
-        match &self.wide {
-            Some(index) => index.get(segment).copied(),
-            None => self.statics.iter().position(|(text, _)| **text == *segment),
+    fn leaf(prefix: &[u8]) -> Self {
+        Self {
+            prefix: prefix.into(),
+            ..Self::default()
         }
     }
 
-    fn add_static(&mut self, text: &str) -> usize {
-        let index = self.statics.len();
-        self.statics.push((text.into(), Node::default()));
-        if self.statics.len() > WIDE {
-            let wide = self.wide.get_or_insert_with(Default::default);
-            for (position, (text, _)) in self.statics.iter().enumerate() {
-                wide.insert(text.clone(), position);
-            }
+    /// The node for the static bytes `text` below this one, made as needed:
+    /// the radix insertion, splitting a child where `text` leaves it.
+    fn descend(&mut self, text: &[u8]) -> &mut Node {
+        if text.is_empty() {
+            return self;
         }
-        index
+        let Some(index) = self.indices.iter().position(|&b| b == text[0]) else {
+            self.indices.push(text[0]);
+            self.children.push(Node::leaf(text));
+            return self.children.last_mut().expect("just pushed");
+        };
+        let child = &mut self.children[index];
+        let common = child
+            .prefix
+            .iter()
+            .zip(text)
+            .take_while(|(a, b)| a == b)
+            .count();
+        if common < child.prefix.len() {
+            // Split: the shared bytes become a node of their own, with the
+            // old child, less those bytes, below it.
+            let mut upper = Node::leaf(&child.prefix[..common]);
+            let mut lower = std::mem::replace(child, Node::default());
+            lower.prefix = lower.prefix[common..].into();
+            upper.indices.push(lower.prefix[0]);
+            upper.children.push(lower);
+            *child = upper;
+        }
+        child.descend(&text[common..])
+    }
+
+    #[inline]
+    fn child(&self, byte: u8) -> Option<&Node> {
+        self.indices
+            .iter()
+            .position(|&b| b == byte)
+            .map(|index| &self.children[index])
     }
 }
 
@@ -226,9 +270,60 @@ fn is_normalized(path: &str) -> bool {
     let bytes = path.as_bytes();
     match bytes {
         [b'/'] => true,
-        [b'/', .., last] if *last != b'/' => !bytes.windows(2).any(|pair| pair == b"//"),
+        [b'/', .., last] if *last != b'/' => !has_double_slash(bytes),
         _ => false,
     }
+}
+
+/// Whether two byte strings of the same length are equal, compared by
+/// overlapping word loads up to sixteen bytes: the tree's node prefixes are
+/// short, and `memcmp`'s call and length dispatch cost more than the bytes.
+#[inline(always)]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    debug_assert_eq!(a.len(), b.len());
+    fn word<const N: usize>(bytes: &[u8], at: usize) -> [u8; N] {
+        bytes[at..at + N].try_into().expect("in bounds")
+    }
+    let n = a.len();
+    match n {
+        0 => true,
+        1..=3 => a.iter().zip(b).all(|(x, y)| x == y),
+        4..=7 => word::<4>(a, 0) == word::<4>(b, 0) && word::<4>(a, n - 4) == word::<4>(b, n - 4),
+        8..=16 => word::<8>(a, 0) == word::<8>(b, 0) && word::<8>(a, n - 8) == word::<8>(b, n - 8),
+        _ => a == b,
+    }
+}
+
+/// Whether `bytes` holds `//`, eight bytes at a time: every request pays
+/// for this scan, and a byte-by-byte loop costs as much as the whole walk
+/// of a short path.
+#[inline]
+fn has_double_slash(bytes: &[u8]) -> bool {
+    const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const SLASHES: u64 = 0x2f2f_2f2f_2f2f_2f2f;
+    // The high bit of each byte of the answer is set where the byte is `/`
+    // (exact: no carry crosses bytes, unlike the shorter zero-byte test).
+    let slashes = |word: u64| {
+        let x = word ^ SLASHES;
+        !(((x & LOW) + LOW) | x | LOW)
+    };
+    let mut chunks = bytes.chunks_exact(8);
+    // Whether the byte before the current word was `/`.
+    let mut carry = 0;
+    for chunk in &mut chunks {
+        let found = slashes(u64::from_le_bytes(
+            chunk.try_into().expect("chunks of eight"),
+        ));
+        if found & (found >> 8 | carry) != 0 {
+            return true;
+        }
+        carry = found >> 56;
+    }
+    let rest = chunks.remainder();
+    let mut word = [0u8; 8];
+    word[..rest.len()].copy_from_slice(rest);
+    let found = slashes(u64::from_le_bytes(word));
+    found & (found >> 8 | carry) != 0
 }
 
 fn normalize(path: &str) -> String {
@@ -247,11 +342,21 @@ fn normalize(path: &str) -> String {
 #[derive(Debug, Default)]
 pub(crate) struct Table {
     statics: FxHashMap<Box<str>, Methods>,
+    /// Bit `n` set when a static path of `n` bytes is indexed (bit 127 for
+    /// every length from 127 on): most dynamic paths skip the hash.
+    static_lengths: u128,
     root: Node,
 }
 
+/// The bit of `static_lengths` for a path of `length` bytes.
+#[inline]
+fn length_bit(length: usize) -> u128 {
+    1 << length.min(127)
+}
+
 impl Table {
-    /// Adds a route; on a conflict returns the route registered before.
+    /// Adds `pattern` for `method` (`None`: any method). On a conflict,
+    /// answers the route already there.
     pub(crate) fn insert(
         &mut self,
         pattern: &Pattern,
@@ -259,17 +364,16 @@ impl Table {
         route: RouteId,
     ) -> Result<(), RouteId> {
         let mut node = &mut self.root;
+        // Static bytes not yet laid into the tree: `/` and each static
+        // segment, up to the next dynamic segment or catch-all.
+        let mut text = String::new();
         let mut segments = pattern.segments.iter();
         while let Some(segment) = segments.next() {
-            node = match segment {
-                Segment::Static(text) => {
-                    let index = match node.static_child(text) {
-                        Some(index) => index,
-                        None => node.add_static(text),
-                    };
-                    &mut node.statics[index].1
-                }
+            text.push('/');
+            match segment {
+                Segment::Static(static_text) => text.push_str(static_text),
                 Segment::Dynamic(parts) => {
+                    node = node.descend(std::mem::take(&mut text).as_bytes());
                     let index = match node.dynamics.iter().position(|(p, _)| p == parts) {
                         Some(index) => index,
                         None => {
@@ -277,11 +381,10 @@ impl Table {
                             node.dynamics.len() - 1
                         }
                     };
-                    &mut node.dynamics[index].1
+                    node = &mut node.dynamics[index].1;
                 }
                 Segment::CatchAll => {
-                    // Only static segments follow a catch-all (checked when
-                    // the pattern was parsed).
+                    node = node.descend(text.as_bytes());
                     let suffix: Box<[Box<str>]> = segments
                         .map(|segment| match segment {
                             Segment::Static(text) => text.clone(),
@@ -300,11 +403,16 @@ impl Table {
                     };
                     return node.catch_alls[index].methods.insert(method, route);
                 }
-            };
+            }
         }
-        node.methods.insert(method, route)?;
+        if pattern.segments.is_empty() {
+            text.push('/');
+        }
+        node.descend(text.as_bytes())
+            .methods
+            .insert(method, route)?;
         if let Some(path) = pattern.static_path() {
-            // The tree already refused a duplicate, so this cannot conflict.
+            self.static_lengths |= length_bit(path.len());
             let _ = self
                 .statics
                 .entry(path.into())
@@ -314,11 +422,8 @@ impl Table {
         Ok(())
     }
 
-    /// The first route, in precedence order, whose methods `accept` takes.
-    ///
-    /// Fully static routes are found by one hash lookup; the tree search
-    /// would find them first anyway (static children come first), so the
-    /// index changes no answer.
+    /// The route for `path` that `accept` takes from the methods found,
+    /// with its captures.
     #[inline]
     pub(crate) fn find(
         &self,
@@ -326,78 +431,212 @@ impl Table {
         captures: &mut Captures,
         accept: impl Fn(&Methods) -> Option<RouteId> + Copy,
     ) -> Option<RouteId> {
-        let indexed = if is_normalized(path) {
-            self.statics.get(path)
-        } else {
-            self.statics.get(normalize(path).as_str())
-        };
-        if let Some(route) = indexed.and_then(accept) {
-            captures.truncate(0);
-            return Some(route);
-        }
+        let normalized = is_normalized(path);
         captures.truncate(0);
-        find_in(&self.root, path, 0, captures, &mut |methods, _| {
-            accept(methods)
-        })
+        if self.static_lengths & length_bit(path.len()) != 0 || !normalized {
+            let indexed = if normalized {
+                self.statics.get(path)
+            } else {
+                self.statics.get(normalize(path).as_str())
+            };
+            if let Some(route) = indexed.and_then(accept) {
+                return Some(route);
+            }
+        }
+        let walk = Walk { path, normalized };
+        walk.root(&self.root, captures, &mut |methods, _| accept(methods))
     }
 
-    /// Calls `visit` for every place of the tree `path` reaches (for `Allow`).
+    /// Calls `visit` with the methods of every route whose pattern matches
+    /// `path`, whatever its method.
     pub(crate) fn visit_all(&self, path: &str, mut visit: impl FnMut(&Methods)) {
         let mut captures = Captures::new();
-        find_in::<()>(&self.root, path, 0, &mut captures, &mut |methods, _| {
+        let walk = Walk {
+            path,
+            normalized: is_normalized(path),
+        };
+        walk.root::<()>(&self.root, &mut captures, &mut |methods, _| {
             visit(methods);
             None
         });
     }
 }
 
-/// Depth-first search from `node` at byte `from` of `path`: static child,
-/// then dynamic children in order, then catch-alls; a branch that fails
-/// further down leaves no captures behind.
-fn find_in<R>(
-    node: &Node,
-    path: &str,
-    from: usize,
-    captures: &mut Captures,
-    accept: &mut impl FnMut(&Methods, &Captures) -> Option<R>,
-) -> Option<R> {
-    let (start, end) = next_segment(path, from);
-    if start == path.len() {
-        return if node.methods.is_empty() {
-            None
-        } else {
-            accept(&node.methods, captures)
-        };
-    }
-    let segment = &path[start..end];
-    if let Some(index) = node.static_child(segment) {
-        if let Some(found) = find_in(&node.statics[index].1, path, end, captures, accept) {
-            return Some(found);
+/// One search of the tree for `path`.
+///
+/// A path in normal form (see [`is_normalized`]) is compared with the
+/// tree's bytes as it is. Any other path is compared as its normal form
+/// would be, without building it: a `/` of the tree takes a run of slashes
+/// (or none at the very start), and trailing slashes end the path; the
+/// captures still point into the path as received.
+#[derive(Clone, Copy)]
+struct Walk<'p> {
+    path: &'p str,
+    normalized: bool,
+}
+
+impl Walk<'_> {
+    /// Where `prefix` ends when it matches the path at `at`.
+    #[inline(always)]
+    fn eat(self, prefix: &[u8], at: usize) -> Option<usize> {
+        let path = self.path.as_bytes();
+        if self.normalized {
+            // The first byte chose the child: only the rest is compared.
+            let end = at + prefix.len();
+            let matched = end <= path.len() && same(&prefix[1..], &path[at + 1..end]);
+            return matched.then_some(end);
         }
+        let mut at = at;
+        for &expected in prefix {
+            if expected == b'/' {
+                let run = path[at..].iter().take_while(|&&b| b == b'/').count();
+                if run == 0 && at != 0 {
+                    return None;
+                }
+                at += run;
+            } else if path.get(at) == Some(&expected) {
+                at += 1;
+            } else {
+                return None;
+            }
+        }
+        Some(at)
     }
-    let mark = captures.len();
-    for (parts, child) in &node.dynamics {
-        if match_parts(parts, segment, start, |a, b| captures.push(a, b)) {
-            if let Some(found) = find_in(child, path, end, captures, accept) {
+
+    /// Whether nothing but trailing slashes is left from `at`.
+    #[inline(always)]
+    fn at_end(self, at: usize) -> bool {
+        let path = self.path.as_bytes();
+        at == path.len() || !self.normalized && path[at..].iter().all(|&b| b == b'/')
+    }
+
+    /// Depth-first search from `node`, whose bytes end at `at`: static
+    /// child, then dynamic segments in order, then catch-alls; a branch
+    /// that fails further down leaves no captures behind.
+    ///
+    /// The static descent is a loop. The nodes it passes that have dynamic
+    /// segments or catch-alls are kept, and tried deepest first once the
+    /// static branch has failed: the order of a recursive search, without
+    /// a call per node. Only a dynamic segment's subtree is searched by a
+    /// call of its own.
+    fn node<R>(
+        self,
+        mut node: &Node,
+        mut at: usize,
+        captures: &mut Captures,
+        accept: &mut impl FnMut(&Methods, &Captures) -> Option<R>,
+    ) -> Option<R> {
+        let mut forks: [(&Node, usize); FORKS] = [(node, at); FORKS];
+        let mut count = 0;
+        loop {
+            if self.at_end(at) {
+                if !node.methods.is_empty() {
+                    if let Some(found) = accept(&node.methods, captures) {
+                        return Some(found);
+                    }
+                }
+                break;
+            }
+            if !node.dynamics.is_empty() || !node.catch_alls.is_empty() {
+                if count == FORKS {
+                    // More forks than kept: the rest of the descent is
+                    // searched by a call of its own.
+                    if let Some(found) = self.statics(node, at, captures, accept) {
+                        return Some(found);
+                    }
+                    break;
+                }
+                forks[count] = (node, at);
+                count += 1;
+            }
+            match node.child(self.path.as_bytes()[at]) {
+                Some(child) => match self.eat(&child.prefix, at) {
+                    Some(end) => (node, at) = (child, end),
+                    None => break,
+                },
+                None => break,
+            }
+        }
+        while count > 0 {
+            count -= 1;
+            let (node, at) = forks[count];
+            if let Some(found) = self.dynamics(node, at, captures, accept) {
                 return Some(found);
             }
         }
-        captures.truncate(mark);
+        None
     }
-    for catch_all in &node.catch_alls {
-        let Some(last_end) =
-            catch_all_end(path, start, catch_all.suffix.iter().map(|text| &**text))
-        else {
-            continue;
-        };
-        captures.push(start, last_end);
-        if let Some(found) = accept(&catch_all.methods, captures) {
-            return Some(found);
+
+    /// The search of `node`'s static child only, from `at`.
+    fn statics<R>(
+        self,
+        node: &Node,
+        at: usize,
+        captures: &mut Captures,
+        accept: &mut impl FnMut(&Methods, &Captures) -> Option<R>,
+    ) -> Option<R> {
+        let child = node.child(self.path.as_bytes()[at])?;
+        let end = self.eat(&child.prefix, at)?;
+        self.node(child, end, captures, accept)
+    }
+
+    /// The search of `node`'s dynamic segments and catch-alls, in order,
+    /// for the segment that starts at `at`.
+    fn dynamics<R>(
+        self,
+        node: &Node,
+        at: usize,
+        captures: &mut Captures,
+        accept: &mut impl FnMut(&Methods, &Captures) -> Option<R>,
+    ) -> Option<R> {
+        // A segment starts here: the node's bytes so far end with `/`.
+        let (start, end) = next_segment(self.path, at);
+        let mark = captures.len();
+        for (parts, child) in &node.dynamics {
+            if match_parts(parts, &self.path[start..end], start, |a, b| {
+                captures.push(a, b)
+            }) {
+                if let Some(found) = self.node(child, end, captures, accept) {
+                    return Some(found);
+                }
+            }
+            captures.truncate(mark);
         }
-        captures.truncate(mark);
+        for catch_all in &node.catch_alls {
+            let Some(last_end) = catch_all_end(
+                self.path,
+                start,
+                catch_all.suffix.iter().map(|text| &**text),
+            ) else {
+                continue;
+            };
+            captures.push(start, last_end);
+            if let Some(found) = accept(&catch_all.methods, captures) {
+                return Some(found);
+            }
+            captures.truncate(mark);
+        }
+        None
     }
-    None
+
+    /// The search from the root. Every route's bytes start with `/`, which
+    /// a path that is empty or lacks it is taken to have (see [`Walk::eat`]),
+    /// so the root has one child at most and nothing else.
+    fn root<R>(
+        self,
+        root: &Node,
+        captures: &mut Captures,
+        accept: &mut impl FnMut(&Methods, &Captures) -> Option<R>,
+    ) -> Option<R> {
+        let child = root.child(b'/')?;
+        let end = self.eat(&child.prefix, 0)?;
+        self.node(child, end, captures, accept)
+    }
 }
+
+/// How many nodes with dynamic segments one static descent keeps to come
+/// back to; a deeper descent goes on in a call of its own.
+const FORKS: usize = 8;
 
 #[cfg(test)]
 mod tests {
@@ -441,6 +680,24 @@ mod tests {
         );
         assert_eq!(lookup(&t, "/b/a/missing"), Some((3, vec!["a".into()])));
         assert_eq!(lookup(&t, "/c"), None);
+    }
+
+    #[test]
+    fn double_slashes_are_found_anywhere() {
+        for length in 0..40 {
+            for at in 0..length {
+                let mut path = vec![b'a'; length];
+                path[at] = b'/';
+                assert!(!has_double_slash(&path), "{length} {at}");
+                if at + 1 < length {
+                    path[at + 1] = b'/';
+                    assert!(has_double_slash(&path), "{length} {at}");
+                }
+            }
+        }
+        assert!(!has_double_slash(b"/a/b/c/d/e/f/g/h/i/j"));
+        assert!(has_double_slash(b"/a/b/c/d/e/f/g//h"));
+        assert!(!has_double_slash("/é/ÿ/\u{7f}/\u{80}".as_bytes()));
     }
 
     #[test]
