@@ -185,7 +185,7 @@ impl Node {
             // Split: the shared bytes become a node of their own, with the
             // old child, less those bytes, below it.
             let mut upper = Node::leaf(&child.prefix[..common]);
-            let mut lower = std::mem::replace(child, Node::default());
+            let mut lower = std::mem::take(child);
             lower.prefix = lower.prefix[common..].into();
             upper.indices.push(lower.prefix[0]);
             upper.children.push(lower);
