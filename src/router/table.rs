@@ -443,22 +443,43 @@ impl Table {
                 return Some(route);
             }
         }
-        let walk = Walk { path, normalized };
-        walk.root(&self.root, captures, &mut |methods, _| accept(methods))
+        search(&self.root, path, normalized, captures, &mut |methods, _| {
+            accept(methods)
+        })
     }
 
     /// Calls `visit` with the methods of every route whose pattern matches
     /// `path`, whatever its method.
     pub(crate) fn visit_all(&self, path: &str, mut visit: impl FnMut(&Methods)) {
         let mut captures = Captures::new();
-        let walk = Walk {
+        let normalized = is_normalized(path);
+        search::<()>(
+            &self.root,
             path,
-            normalized: is_normalized(path),
-        };
-        walk.root::<()>(&self.root, &mut captures, &mut |methods, _| {
-            visit(methods);
-            None
-        });
+            normalized,
+            &mut captures,
+            &mut |methods, _| {
+                visit(methods);
+                None
+            },
+        );
+    }
+}
+
+/// The search of the tree from `root` for `path`, compiled apart for paths
+/// in normal form, which need no slash handling.
+#[inline]
+fn search<R>(
+    root: &Node,
+    path: &str,
+    normalized: bool,
+    captures: &mut Captures,
+    accept: &mut impl FnMut(&Methods, &Captures) -> Option<R>,
+) -> Option<R> {
+    if normalized {
+        Walk::<true> { path }.root(root, captures, accept)
+    } else {
+        Walk::<false> { path }.root(root, captures, accept)
     }
 }
 
@@ -470,17 +491,16 @@ impl Table {
 /// (or none at the very start), and trailing slashes end the path; the
 /// captures still point into the path as received.
 #[derive(Clone, Copy)]
-struct Walk<'p> {
+struct Walk<'p, const NORMALIZED: bool> {
     path: &'p str,
-    normalized: bool,
 }
 
-impl Walk<'_> {
+impl<const NORMALIZED: bool> Walk<'_, NORMALIZED> {
     /// Where `prefix` ends when it matches the path at `at`.
     #[inline(always)]
     fn eat(self, prefix: &[u8], at: usize) -> Option<usize> {
         let path = self.path.as_bytes();
-        if self.normalized {
+        if NORMALIZED {
             // The first byte chose the child: only the rest is compared.
             let end = at + prefix.len();
             let matched = end <= path.len() && same(&prefix[1..], &path[at + 1..end]);
@@ -507,18 +527,16 @@ impl Walk<'_> {
     #[inline(always)]
     fn at_end(self, at: usize) -> bool {
         let path = self.path.as_bytes();
-        at == path.len() || !self.normalized && path[at..].iter().all(|&b| b == b'/')
+        at == path.len() || !NORMALIZED && path[at..].iter().all(|&b| b == b'/')
     }
 
     /// Depth-first search from `node`, whose bytes end at `at`: static
     /// child, then dynamic segments in order, then catch-alls; a branch
     /// that fails further down leaves no captures behind.
     ///
-    /// The static descent is a loop. The nodes it passes that have dynamic
-    /// segments or catch-alls are kept, and tried deepest first once the
-    /// static branch has failed: the order of a recursive search, without
-    /// a call per node. Only a dynamic segment's subtree is searched by a
-    /// call of its own.
+    /// The static descent is a loop; only a node with dynamic segments or
+    /// catch-alls (a fork) searches its static branch by a call of its own,
+    /// to come back to them if that branch fails.
     fn node<R>(
         self,
         mut node: &Node,
@@ -526,58 +544,29 @@ impl Walk<'_> {
         captures: &mut Captures,
         accept: &mut impl FnMut(&Methods, &Captures) -> Option<R>,
     ) -> Option<R> {
-        let mut forks: [(&Node, usize); FORKS] = [(node, at); FORKS];
-        let mut count = 0;
         loop {
             if self.at_end(at) {
-                if !node.methods.is_empty() {
-                    if let Some(found) = accept(&node.methods, captures) {
-                        return Some(found);
-                    }
+                // A dynamic segment or catch-all needs at least one byte.
+                return if node.methods.is_empty() {
+                    None
+                } else {
+                    accept(&node.methods, captures)
+                };
+            }
+            let next = node
+                .child(self.path.as_bytes()[at])
+                .and_then(|child| Some((child, self.eat(&child.prefix, at)?)));
+            if node.dynamics.is_empty() && node.catch_alls.is_empty() {
+                (node, at) = next?;
+                continue;
+            }
+            if let Some((child, end)) = next {
+                if let Some(found) = self.node(child, end, captures, accept) {
+                    return Some(found);
                 }
-                break;
             }
-            if !node.dynamics.is_empty() || !node.catch_alls.is_empty() {
-                if count == FORKS {
-                    // More forks than kept: the rest of the descent is
-                    // searched by a call of its own.
-                    if let Some(found) = self.statics(node, at, captures, accept) {
-                        return Some(found);
-                    }
-                    break;
-                }
-                forks[count] = (node, at);
-                count += 1;
-            }
-            match node.child(self.path.as_bytes()[at]) {
-                Some(child) => match self.eat(&child.prefix, at) {
-                    Some(end) => (node, at) = (child, end),
-                    None => break,
-                },
-                None => break,
-            }
+            return self.dynamics(node, at, captures, accept);
         }
-        while count > 0 {
-            count -= 1;
-            let (node, at) = forks[count];
-            if let Some(found) = self.dynamics(node, at, captures, accept) {
-                return Some(found);
-            }
-        }
-        None
-    }
-
-    /// The search of `node`'s static child only, from `at`.
-    fn statics<R>(
-        self,
-        node: &Node,
-        at: usize,
-        captures: &mut Captures,
-        accept: &mut impl FnMut(&Methods, &Captures) -> Option<R>,
-    ) -> Option<R> {
-        let child = node.child(self.path.as_bytes()[at])?;
-        let end = self.eat(&child.prefix, at)?;
-        self.node(child, end, captures, accept)
     }
 
     /// The search of `node`'s dynamic segments and catch-alls, in order,
@@ -633,10 +622,6 @@ impl Walk<'_> {
         self.node(child, end, captures, accept)
     }
 }
-
-/// How many nodes with dynamic segments one static descent keeps to come
-/// back to; a deeper descent goes on in a call of its own.
-const FORKS: usize = 8;
 
 #[cfg(test)]
 mod tests {
