@@ -198,12 +198,16 @@ handler_impls!(T1, T2, T3, T4, T5, T6, T7, T8);
 
 /// A handler with its marker erased, as the router stores it.
 pub(crate) trait ErasedHandler<B>: Send + Sync + 'static {
+    /// Answers into `response`, or returns the future of the answer. The
+    /// answer is written in place rather than returned, so that it is not
+    /// copied once more on its way out of the `dyn` call.
     fn call(
         &self,
         request: Request<B>,
         route: RouteContext<'_>,
         cx: &mut Context<'_>,
-    ) -> Step<Response<Body>, BoxFuture<Response<Body>>>;
+        response: &mut Option<Response<Body>>,
+    ) -> Option<BoxFuture<Response<Body>>>;
 }
 
 pub(crate) struct Erased<H, M> {
@@ -231,7 +235,14 @@ where
         request: Request<B>,
         route: RouteContext<'_>,
         cx: &mut Context<'_>,
-    ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
-        self.handler.call(request, route, cx)
+        response: &mut Option<Response<Body>>,
+    ) -> Option<BoxFuture<Response<Body>>> {
+        match self.handler.call(request, route, cx) {
+            Step::Ready(answer) => {
+                *response = Some(answer);
+                None
+            }
+            Step::Pending(future) => Some(future),
+        }
     }
 }

@@ -311,21 +311,36 @@ where
     }
 }
 
+/// What a synchronous prefix or postfix did with the message it was lent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Done {
+    /// Passed it on, in its slot.
+    Continue,
+    /// Answered (a prefix) or replaced the response (a postfix): the answer
+    /// is in the response slot and later hooks of the kind are skipped.
+    Answered,
+}
+
 /// Object-safe forms, as the router stores hooks.
+///
+/// The request and the response stay in the pipeline's slots: a hook takes
+/// its message out of the slot and puts its answer back, so that neither
+/// is copied once more on its way in and out of the `dyn` call.
 pub(crate) trait ErasedPrefix<B>: Send + Sync + 'static {
     fn call(
         &self,
-        request: Request<B>,
+        request: &mut Option<Request<B>>,
+        response: &mut Option<Response<Body>>,
         route: &mut Route<'_>,
-    ) -> Step<PrefixFlow<B>, BoxFuture<PrefixFlow<B>>>;
+    ) -> Step<Done, BoxFuture<PrefixFlow<B>>>;
 }
 
 pub(crate) trait ErasedPostfix: Send + Sync + 'static {
     fn call(
         &self,
         route: &Route<'_>,
-        response: Response<Body>,
-    ) -> Step<PostfixFlow, BoxFuture<PostfixFlow>>;
+        response: &mut Option<Response<Body>>,
+    ) -> Step<Done, BoxFuture<PostfixFlow>>;
 }
 
 pub(crate) trait ErasedMonitor: Send + Sync + 'static {
@@ -351,10 +366,24 @@ impl<H: RoutePrefix<B, M>, M: 'static, B> ErasedPrefix<B> for Erased<H, M> {
     #[inline]
     fn call(
         &self,
-        request: Request<B>,
+        request: &mut Option<Request<B>>,
+        response: &mut Option<Response<Body>>,
         route: &mut Route<'_>,
-    ) -> Step<PrefixFlow<B>, BoxFuture<PrefixFlow<B>>> {
-        self.hook.call(request, route)
+    ) -> Step<Done, BoxFuture<PrefixFlow<B>>> {
+        let taken = request
+            .take()
+            .expect("the request is present until the handler runs");
+        match self.hook.call(taken, route) {
+            Step::Ready(ControlFlow::Continue(passed)) => {
+                *request = Some(passed);
+                Step::Ready(Done::Continue)
+            }
+            Step::Ready(ControlFlow::Break(answer)) => {
+                *response = Some(answer);
+                Step::Ready(Done::Answered)
+            }
+            Step::Pending(future) => Step::Pending(future),
+        }
     }
 }
 
@@ -363,9 +392,16 @@ impl<H: RoutePostfix<M>, M: 'static> ErasedPostfix for Erased<H, M> {
     fn call(
         &self,
         route: &Route<'_>,
-        response: Response<Body>,
-    ) -> Step<PostfixFlow, BoxFuture<PostfixFlow>> {
-        self.hook.call(route, response)
+        response: &mut Option<Response<Body>>,
+    ) -> Step<Done, BoxFuture<PostfixFlow>> {
+        let taken = response.take().expect("the handler answered");
+        let (done, answer) = match self.hook.call(route, taken) {
+            Step::Ready(ControlFlow::Continue(answer)) => (Done::Continue, answer),
+            Step::Ready(ControlFlow::Break(answer)) => (Done::Answered, answer),
+            Step::Pending(future) => return Step::Pending(future),
+        };
+        *response = Some(answer);
+        Step::Ready(done)
     }
 }
 

@@ -19,7 +19,7 @@ use tower_service::Service;
 use super::{
     Failure, Priority, RouteError,
     builder::{Endpoint, HookSpec, Router},
-    hook::{ErasedMonitor, ErasedPostfix, ErasedPrefix, PostfixFlow, PrefixFlow, Route},
+    hook::{Done, ErasedMonitor, ErasedPostfix, ErasedPrefix, PostfixFlow, PrefixFlow, Route},
     params::{Captures, Params},
     pattern::{Pattern, Segment, match_parts},
     table::{RouteId, Table, catch_all_end, next_segment},
@@ -773,42 +773,51 @@ impl<B: 'static> Pipeline<B> {
     fn run_steps(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         loop {
             // A pending step first: it is polled to completion exactly once.
-            match &mut self.pending {
-                Pending::None => {}
-                Pending::Prefix(future) => {
-                    let flow = ready!(future.as_mut().poll(cx));
-                    self.pending = Pending::None;
-                    self.prefix_done(flow);
-                }
-                Pending::Handler(future) => {
-                    let response = ready!(future.as_mut().poll(cx));
-                    self.pending = Pending::None;
-                    self.response = Some(response);
-                }
-                Pending::Postfix(future) => {
-                    let flow = ready!(future.as_mut().poll(cx));
-                    self.pending = Pending::None;
-                    self.postfix_done(flow);
-                }
-                Pending::Monitor(future) => {
-                    match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
-                        Ok(Poll::Pending) => return Poll::Pending,
-                        Ok(Poll::Ready(())) => {}
-                        Err(panic) => log_monitor_panic(panic.as_ref()),
-                    }
-                    self.pending = Pending::None;
-                }
+            if !matches!(self.pending, Pending::None) {
+                ready!(self.poll_pending(cx));
             }
+            // Each stage runs its hooks for as long as they answer at once.
             match self.stage {
-                Stage::Prefix(from) => self.run_prefix(from),
+                Stage::Prefix(from) => self.run_prefixes(from),
                 Stage::Handler => self.run_handler(cx),
-                Stage::Postfix(from) => self.run_postfix(from),
+                Stage::Postfix(from) => self.run_postfixes(from),
                 Stage::Finish => self.finish(),
-                Stage::Monitor(from) => self.run_monitor(from),
+                Stage::Monitor(from) => self.run_monitors(from),
                 // The response stays in `self.response` for the caller.
                 Stage::Done => return Poll::Ready(()),
             }
         }
+    }
+
+    /// Polls the pending step; once it answers, applies its answer.
+    fn poll_pending(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        match &mut self.pending {
+            Pending::None => {}
+            Pending::Prefix(future) => {
+                let flow = ready!(future.as_mut().poll(cx));
+                self.pending = Pending::None;
+                self.prefix_done(flow);
+            }
+            Pending::Handler(future) => {
+                let response = ready!(future.as_mut().poll(cx));
+                self.pending = Pending::None;
+                self.response = Some(response);
+            }
+            Pending::Postfix(future) => {
+                let flow = ready!(future.as_mut().poll(cx));
+                self.pending = Pending::None;
+                self.postfix_done(flow);
+            }
+            Pending::Monitor(future) => {
+                match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+                    Ok(Poll::Pending) => return Poll::Pending,
+                    Ok(Poll::Ready(())) => {}
+                    Err(panic) => log_monitor_panic(panic.as_ref()),
+                }
+                self.pending = Pending::None;
+            }
+        }
+        Poll::Ready(())
     }
 }
 
@@ -833,43 +842,51 @@ impl<B: 'static> Pipeline<B> {
         }
     }
 
-    fn run_prefix(&mut self, from: usize) {
+    /// Runs the prefixes from the `from`th of the list, while they let
+    /// the request through at once.
+    fn run_prefixes(&mut self, mut from: usize) {
         let router = &*self.router;
         let (list, _) = hook_lists(router, &self.lists, &self.target);
-        let found = next_hook(
-            &router.prefixes,
-            list,
-            from,
-            &self.head,
-            &self.target,
-            &mut self.hook_captures,
-        );
-        let Some((index, hook)) = found else {
-            self.stage = Stage::Handler;
-            return;
+        let pattern = match self.target {
+            Target::Route { id, .. } => Some(&*router.routes[id].pattern.source),
+            _ => None,
         };
-        self.stage = Stage::Prefix(index + 1);
-        let request = self
-            .request
-            .take()
-            .expect("the request is present until the handler runs");
         self.step = "prefix";
-        let step = {
-            let pattern = match self.target {
-                Target::Route { id, .. } => Some(&*router.routes[id].pattern.source),
-                _ => None,
+        loop {
+            let found = next_hook(
+                &router.prefixes,
+                list,
+                from,
+                &self.head,
+                &self.target,
+                &mut self.hook_captures,
+            );
+            let Some((index, hook)) = found else {
+                self.stage = Stage::Handler;
+                return;
             };
+            from = index + 1;
+            self.stage = Stage::Prefix(from);
             let mut route = Route {
                 head: &self.head,
                 pattern,
                 params: Params::new(self.head.path(), &hook.pattern.names, &self.hook_captures),
                 staged: Some(&mut self.staged),
             };
-            hook.hook.call(request, &mut route)
-        };
-        match step {
-            Step::Ready(flow) => self.prefix_done(flow),
-            Step::Pending(future) => self.pending = Pending::Prefix(future),
+            match hook
+                .hook
+                .call(&mut self.request, &mut self.response, &mut route)
+            {
+                Step::Ready(Done::Continue) => {}
+                Step::Ready(Done::Answered) => {
+                    self.stage = Stage::Finish;
+                    return;
+                }
+                Step::Pending(future) => {
+                    self.pending = Pending::Prefix(future);
+                    return;
+                }
+            }
         }
     }
 
@@ -910,46 +927,53 @@ impl<B: 'static> Pipeline<B> {
             }
         };
         self.step = "handler";
-        match handler.call(request, context, cx) {
-            Step::Ready(response) => self.response = Some(response),
-            Step::Pending(future) => self.pending = Pending::Handler(future),
+        if let Some(future) = handler.call(request, context, cx, &mut self.response) {
+            self.pending = Pending::Handler(future);
         }
     }
 
-    fn run_postfix(&mut self, from: usize) {
+    /// Runs the postfixes from the `from`th of the route's list, while they
+    /// answer at once.
+    fn run_postfixes(&mut self, mut from: usize) {
         let router = &*self.router;
         let Target::Route { id, .. } = self.target else {
             self.stage = Stage::Finish;
             return;
         };
         let route = &router.routes[id];
-        let found = next_hook(
-            &router.postfixes,
-            &route.postfixes,
-            from,
-            &self.head,
-            &self.target,
-            &mut self.hook_captures,
-        );
-        let Some((index, hook)) = found else {
-            self.stage = Stage::Finish;
-            return;
-        };
-        self.stage = Stage::Postfix(index + 1);
-        let response = self.response.take().expect("the handler answered");
         self.step = "postfix";
-        let step = {
+        loop {
+            let found = next_hook(
+                &router.postfixes,
+                &route.postfixes,
+                from,
+                &self.head,
+                &self.target,
+                &mut self.hook_captures,
+            );
+            let Some((index, hook)) = found else {
+                self.stage = Stage::Finish;
+                return;
+            };
+            from = index + 1;
+            self.stage = Stage::Postfix(from);
             let context = Route {
                 head: &self.head,
                 pattern: Some(&route.pattern.source),
                 params: Params::new(self.head.path(), &hook.pattern.names, &self.hook_captures),
                 staged: None,
             };
-            hook.hook.call(&context, response)
-        };
-        match step {
-            Step::Ready(flow) => self.postfix_done(flow),
-            Step::Pending(future) => self.pending = Pending::Postfix(future),
+            match hook.hook.call(&context, &mut self.response) {
+                Step::Ready(Done::Continue) => {}
+                Step::Ready(Done::Answered) => {
+                    self.stage = Stage::Finish;
+                    return;
+                }
+                Step::Pending(future) => {
+                    self.pending = Pending::Postfix(future);
+                    return;
+                }
+            }
         }
     }
 
@@ -977,35 +1001,43 @@ impl<B: 'static> Pipeline<B> {
         }
     }
 
-    fn run_monitor(&mut self, from: usize) {
+    /// Runs the monitors from the `from`th of the list, while they answer
+    /// at once.
+    fn run_monitors(&mut self, mut from: usize) {
         let router = &*self.router;
         let (_, list) = hook_lists(router, &self.lists, &self.target);
-        let found = next_hook(
-            &router.monitors,
-            list,
-            from,
-            &self.head,
-            &self.target,
-            &mut self.hook_captures,
-        );
-        let Some((index, hook)) = found else {
-            self.stage = Stage::Done;
-            return;
-        };
-        self.stage = Stage::Monitor(index + 1);
-        let exchange = Exchange::routed(
-            &self.head,
-            self.response.as_ref().expect("a step answered"),
-            self.failure.as_deref(),
-            self.route_pattern(),
-            self.clock
-                .as_ref()
-                .expect("a request with monitors has a clock"),
-        );
-        match catch_unwind(AssertUnwindSafe(|| hook.hook.call(&exchange))) {
-            Ok(Step::Ready(())) => {}
-            Ok(Step::Pending(future)) => self.pending = Pending::Monitor(future),
-            Err(panic) => log_monitor_panic(panic.as_ref()),
+        loop {
+            let found = next_hook(
+                &router.monitors,
+                list,
+                from,
+                &self.head,
+                &self.target,
+                &mut self.hook_captures,
+            );
+            let Some((index, hook)) = found else {
+                self.stage = Stage::Done;
+                return;
+            };
+            from = index + 1;
+            self.stage = Stage::Monitor(from);
+            let exchange = Exchange::routed(
+                &self.head,
+                self.response.as_ref().expect("a step answered"),
+                self.failure.as_deref(),
+                self.route_pattern(),
+                self.clock
+                    .as_ref()
+                    .expect("a request with monitors has a clock"),
+            );
+            match catch_unwind(AssertUnwindSafe(|| hook.hook.call(&exchange))) {
+                Ok(Step::Ready(())) => {}
+                Ok(Step::Pending(future)) => {
+                    self.pending = Pending::Monitor(future);
+                    return;
+                }
+                Err(panic) => log_monitor_panic(panic.as_ref()),
+            }
         }
     }
 }
