@@ -8,7 +8,7 @@ use std::{borrow::Cow, fmt, future::Future, marker::PhantomData};
 
 use bytes::Bytes;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, StatusCode, Uri, request::Parts};
-use http_body_util::{BodyExt, Limited};
+use http_body_util::{BodyExt, Limited, combinators::Collect};
 
 use super::{IntoResponse, de};
 use crate::{Body, body::BoxError, router::Params};
@@ -345,74 +345,107 @@ impl<T: Clone + Send + Sync + 'static> FromRequestHead for State<T> {
     }
 }
 
-/// The future of a body extractor: collects the body within the limit.
-pub struct BodyFuture<T> {
-    collect: std::pin::Pin<Box<dyn Future<Output = Result<T, Response<Body>>> + Send>>,
-}
-
-impl<T> fmt::Debug for BodyFuture<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("BodyFuture")
+pin_project_lite::pin_project! {
+    /// The future of a body extractor: collects the body within the limit
+    /// and converts it. A named type, not a box: a body that is already
+    /// complete is read without allocating for the future.
+    pub struct BodyFuture<T, B>
+    where
+        B: http_body::Body,
+        B::Error: Into<BoxError>,
+    {
+        #[pin]
+        collect: Option<Collect<Limited<B>>>,
+        // Why the body is refused before it is read (a wrong content type).
+        refused: Option<Response<Body>>,
+        limit: usize,
+        convert: fn(Bytes) -> Result<T, Response<Body>>,
     }
 }
 
-impl<T> Future for BodyFuture<T> {
+impl<T, B> BodyFuture<T, B>
+where
+    B: http_body::Body,
+    B::Error: Into<BoxError>,
+{
+    fn new(
+        body: B,
+        limit: usize,
+        refused: Option<Response<Body>>,
+        convert: fn(Bytes) -> Result<T, Response<Body>>,
+    ) -> Self {
+        Self {
+            collect: refused
+                .is_none()
+                .then(|| Limited::new(body, limit).collect()),
+            refused,
+            limit,
+            convert,
+        }
+    }
+}
+
+impl<T, B> fmt::Debug for BodyFuture<T, B>
+where
+    B: http_body::Body,
+    B::Error: Into<BoxError>,
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BodyFuture")
+            .field("limit", &self.limit)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T, B> Future for BodyFuture<T, B>
+where
+    B: http_body::Body<Data = Bytes>,
+    B::Error: Into<BoxError>,
+{
     type Output = Result<T, Response<Body>>;
 
     fn poll(
-        mut self: std::pin::Pin<&mut Self>,
+        self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Self::Output> {
-        self.collect.as_mut().poll(cx)
-    }
-}
-
-async fn collect<B>(body: B, limit: usize) -> Result<Bytes, Response<Body>>
-where
-    B: http_body::Body + Send,
-    B::Error: Into<BoxError>,
-{
-    match Limited::new(body, limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(error) if error.is::<http_body_util::LengthLimitError>() => Err((
-            StatusCode::PAYLOAD_TOO_LARGE,
-            format!("request body larger than the limit of {limit} bytes"),
-        )
-            .into_response()),
-        Err(error) => Err(bad_request(format!(
-            "request body could not be read: {error}"
-        ))),
+        let this = self.project();
+        let Some(collect) = this.collect.as_pin_mut() else {
+            let refused = this.refused.take().expect("future polled after completion");
+            return std::task::Poll::Ready(Err(refused));
+        };
+        let limit = *this.limit;
+        std::task::Poll::Ready(match std::task::ready!(collect.poll(cx)) {
+            Ok(collected) => (this.convert)(collected.to_bytes()),
+            Err(error) if error.is::<http_body_util::LengthLimitError>() => Err((
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("request body larger than the limit of {limit} bytes"),
+            )
+                .into_response()),
+            Err(error) => Err(bad_request(format!(
+                "request body could not be read: {error}"
+            ))),
+        })
     }
 }
 
 macro_rules! body_extractor {
-    ($ty:ty, $check:expr, $convert:expr) => {
+    ($ty:ty, $convert:expr) => {
         impl<B> FromRequestBody<B> for $ty
         where
-            B: http_body::Body<Data = Bytes> + Send + 'static,
+            B: http_body::Body<Data = Bytes> + Send + Unpin + 'static,
             B::Error: Into<BoxError>,
         {
-            type Future = BodyFuture<Self>;
+            type Future = BodyFuture<Self, B>;
 
             fn from_body(body: B, context: &RequestContext<'_>) -> Self::Future {
-                let check: fn(&Parts) -> Result<(), Response<Body>> = $check;
-                let checked = check(context.parts);
-                let limit = context.body_limit;
-                BodyFuture {
-                    collect: Box::pin(async move {
-                        checked?;
-                        let bytes = collect(body, limit).await?;
-                        let convert: fn(Bytes) -> Result<$ty, Response<Body>> = $convert;
-                        convert(bytes)
-                    }),
-                }
+                BodyFuture::new(body, context.body_limit, None, $convert)
             }
         }
     };
 }
 
-body_extractor!(Bytes, |_| Ok(()), Ok);
-body_extractor!(String, |_| Ok(()), |bytes: Bytes| {
+body_extractor!(Bytes, Ok);
+body_extractor!(String, |bytes: Bytes| {
     String::from_utf8(bytes.to_vec())
         .map_err(|error| bad_request(format!("request body is not UTF-8: {error}")))
 });
@@ -446,30 +479,25 @@ pub struct Json<T>(pub T);
 #[cfg(feature = "json")]
 impl<B, T> FromRequestBody<B> for Json<T>
 where
-    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B: http_body::Body<Data = Bytes> + Send + Unpin + 'static,
     B::Error: Into<BoxError>,
     T: serde::de::DeserializeOwned + Send + 'static,
 {
-    type Future = BodyFuture<Self>;
+    type Future = BodyFuture<Self, B>;
 
     fn from_body(body: B, context: &RequestContext<'_>) -> Self::Future {
-        let json = is_json(context.parts);
-        let limit = context.body_limit;
-        BodyFuture {
-            collect: Box::pin(async move {
-                if !json {
-                    return Err((
-                        StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                        "expected a request with `content-type: application/json`",
-                    )
-                        .into_response());
-                }
-                let bytes = collect(body, limit).await?;
-                serde_json::from_slice(&bytes)
-                    .map(Json)
-                    .map_err(|error| bad_request(format!("invalid JSON body: {error}")))
-            }),
-        }
+        let refused = (!is_json(context.parts)).then(|| {
+            (
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "expected a request with `content-type: application/json`",
+            )
+                .into_response()
+        });
+        BodyFuture::new(body, context.body_limit, refused, |bytes| {
+            serde_json::from_slice(&bytes)
+                .map(Json)
+                .map_err(|error| bad_request(format!("invalid JSON body: {error}")))
+        })
     }
 }
 
