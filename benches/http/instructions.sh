@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Instructions and heap allocations per in-process request, for each stack
-# of benches/common/stacks.rs, counted by callgrind: the difference between
+# of benches/common/stacks.rs, and instructions per route lookup beside
+# matchit, counted by callgrind: the difference between
 # runs of 11,000 and 1,000 requests, divided by 10,000, so that start-up and
 # the first request's lazy initialisation cancel out. Instruction counts do
 # not depend on how busy the machine is.
@@ -17,10 +18,21 @@ instructions() {
         | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
 
+per_request() {
+    local small large
+    small=$(instructions "$1" 1000)
+    large=$(instructions "$1" 11000)
+    echo $(( (large - small) / 10000 ))
+}
+
 printf '| stack | instructions / request | allocations / request |\n| --- | ---: | ---: |\n'
 for stack in bare layers async-layers router router-1000 router-dynamic reloadable axum axum-from-fn; do
-    small=$(instructions "$stack" 1000)
-    large=$(instructions "$stack" 11000)
     allocations=$("$binary" "$stack" 10000 2>&1 | sed -n 's/allocations per request: //p')
-    printf '| %s | %d | %s |\n' "$stack" $(( (large - small) / 10000 )) "$allocations"
+    printf '| %s | %d | %s |\n' "$stack" "$(per_request "$stack")" "$allocations"
+done
+
+# Route lookup alone, in the 1,000-route table of benches/router.rs.
+printf '\n| lookup (1,000 routes) | pronghorn | matchit |\n| --- | ---: | ---: |\n'
+for kind in static dynamic catch-all; do
+    printf '| %s | %d | %d |\n' "$kind" "$(per_request "lookup-pronghorn-$kind")" "$(per_request "lookup-matchit-$kind")"
 done
