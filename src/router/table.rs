@@ -261,7 +261,11 @@ pub(crate) fn catch_all_end<'s>(
         }
         to = s;
     }
-    last_segment(path, start, to).map(|(_, end)| end)
+    // What is left holds a segment when it is more than slashes; the
+    // catch-all ends after its last byte that is not one.
+    let bytes = &path.as_bytes()[start..to];
+    let kept = bytes.iter().rposition(|&b| b != b'/')?;
+    Some(start + kept + 1)
 }
 
 /// Whether `path` is already in the form the static index is keyed by.
@@ -578,18 +582,23 @@ impl<const NORMALIZED: bool> Walk<'_, NORMALIZED> {
         captures: &mut Captures,
         accept: &mut impl FnMut(&Methods, &Captures) -> Option<R>,
     ) -> Option<R> {
-        // A segment starts here: the node's bytes so far end with `/`.
-        let (start, end) = next_segment(self.path, at);
+        // A segment starts here: the node's bytes so far end with `/`, which
+        // took every slash before it, and the path does not end here.
+        let start = at;
+        debug_assert!(self.path.as_bytes()[start] != b'/');
         let mark = captures.len();
-        for (parts, child) in &node.dynamics {
-            if match_parts(parts, &self.path[start..end], start, |a, b| {
-                captures.push(a, b)
-            }) {
-                if let Some(found) = self.node(child, end, captures, accept) {
-                    return Some(found);
+        if !node.dynamics.is_empty() {
+            let rest = &self.path.as_bytes()[start..];
+            let end = start + rest.iter().position(|&b| b == b'/').unwrap_or(rest.len());
+            let segment = &self.path[start..end];
+            for (parts, child) in &node.dynamics {
+                if match_parts(parts, segment, start, |a, b| captures.push(a, b)) {
+                    if let Some(found) = self.node(child, end, captures, accept) {
+                        return Some(found);
+                    }
                 }
+                captures.truncate(mark);
             }
-            captures.truncate(mark);
         }
         for catch_all in &node.catch_alls {
             let Some(last_end) = catch_all_end(
