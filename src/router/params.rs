@@ -4,11 +4,16 @@ use std::{borrow::Cow, fmt};
 
 use super::MAX_PARAMETERS;
 
+/// The longest path a match is tried on: the longest an `http::Uri`
+/// holds, so that a capture's bounds fit in 16 bits. Longer paths match
+/// nothing.
+pub(crate) const MAX_PATH: usize = u16::MAX as usize - 1;
+
 /// The byte ranges a match captured, in capture order. Fixed size: a match
 /// never allocates.
 #[derive(Clone, Copy)]
 pub(crate) struct Captures {
-    ranges: [(u32, u32); MAX_PARAMETERS],
+    ranges: [(u16, u16); MAX_PARAMETERS],
     len: u8,
 }
 
@@ -26,8 +31,8 @@ impl Captures {
     #[inline]
     pub(crate) fn push(&mut self, start: usize, end: usize) {
         let slot = &mut self.ranges[usize::from(self.len)];
-        // Paths longer than 4 GiB never reach here: hyper refuses them first.
-        *slot = (start as u32, end as u32);
+        // Longer paths are refused before a match starts (`MAX_PATH`).
+        *slot = (start as u16, end as u16);
         self.len += 1;
     }
 
@@ -42,7 +47,7 @@ impl Captures {
     }
 
     #[inline]
-    pub(crate) fn ranges(&self) -> &[(u32, u32)] {
+    pub(crate) fn ranges(&self) -> &[(u16, u16)] {
         &self.ranges[..self.len()]
     }
 }

@@ -20,7 +20,7 @@ use super::{
     Failure, Priority, RouteError,
     builder::{Endpoint, HookSpec, Router},
     hook::{Done, ErasedMonitor, ErasedPostfix, ErasedPrefix, PostfixFlow, PrefixFlow, Route},
-    params::{Captures, Params},
+    params::{Captures, MAX_PATH, Params},
     pattern::{Pattern, Segment, match_parts},
     table::{RouteId, Table, catch_all_end, next_segment},
 };
@@ -208,6 +208,9 @@ fn relation(hook: &[Segment], route: &[Segment]) -> Relation {
 /// after the pattern ends.
 fn match_hook(pattern: &Pattern, path: &str, captures: &mut Captures) -> bool {
     captures.truncate(0);
+    if path.len() > MAX_PATH {
+        return false;
+    }
     let mut from = 0;
     for (index, segment) in pattern.segments.iter().enumerate() {
         let (start, end) = next_segment(path, from);

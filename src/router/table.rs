@@ -17,7 +17,7 @@ use std::{
 use http::Method;
 
 use super::{
-    params::Captures,
+    params::{Captures, MAX_PATH},
     pattern::{Part, Pattern, Segment, match_parts},
 };
 
@@ -435,8 +435,11 @@ impl Table {
         captures: &mut Captures,
         accept: impl Fn(&Methods) -> Option<RouteId> + Copy,
     ) -> Option<RouteId> {
-        let normalized = is_normalized(path);
         captures.truncate(0);
+        if path.len() > MAX_PATH {
+            return None;
+        }
+        let normalized = is_normalized(path);
         if self.static_lengths & length_bit(path.len()) != 0 || !normalized {
             let indexed = if normalized {
                 self.statics.get(path)
@@ -674,6 +677,16 @@ mod tests {
         );
         assert_eq!(lookup(&t, "/b/a/missing"), Some((3, vec!["a".into()])));
         assert_eq!(lookup(&t, "/c"), None);
+    }
+
+    #[test]
+    fn paths_longer_than_a_uri_holds_match_nothing() {
+        let t = table(&["/{*rest}", "/a/{id}"]);
+        let longest = format!("/{}", "x".repeat(MAX_PATH - 1));
+        assert_eq!(lookup(&t, &longest).map(|(route, _)| route), Some(0));
+        let longer = format!("/{}", "x".repeat(MAX_PATH));
+        assert_eq!(lookup(&t, &longer), None);
+        assert_eq!(lookup(&t, &format!("/a/{}", "7".repeat(MAX_PATH))), None);
     }
 
     #[test]
