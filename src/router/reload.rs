@@ -218,6 +218,6 @@ impl<B: 'static> Service<Request<B>> for Reloadable<B> {
 
     #[inline]
     fn call(&mut self, request: Request<B>) -> ResponseFuture<B> {
-        ResponseFuture::new(Arc::clone(self.live.load()), request)
+        ResponseFuture::new(self.live.load(), request)
     }
 }

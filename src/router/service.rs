@@ -6,7 +6,7 @@ use std::{
     convert::Infallible,
     fmt,
     future::Future,
-    ops::ControlFlow,
+    ops::{ControlFlow, Deref},
     panic::{AssertUnwindSafe, catch_unwind},
     pin::Pin,
     sync::Arc,
@@ -482,7 +482,7 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> ResponseFuture<B> {
-        ResponseFuture::new(self.inner.clone(), request)
+        ResponseFuture::new(&self.inner, request)
     }
 }
 
@@ -515,8 +515,12 @@ enum Pending<B> {
 }
 
 /// One request's pipeline: its state between steps.
-struct Pipeline<B> {
-    router: Arc<Inner<B>>,
+///
+/// `R` holds the router: a borrow while the pipeline runs inside `call`,
+/// an `Arc` once a suspended pipeline moves into the response future, so
+/// that a synchronous request never touches the reference count.
+struct Pipeline<B, R = Arc<Inner<B>>> {
+    router: R,
     head: RequestHead,
     target: Target,
     lists: Lists,
@@ -553,8 +557,8 @@ enum Kind<B> {
 }
 
 impl<B: 'static> ResponseFuture<B> {
-    pub(super) fn new(router: Arc<Inner<B>>, request: Request<B>) -> Self {
-        let mut pipeline = Pipeline::new(router, request);
+    pub(super) fn new(router: &Arc<Inner<B>>, request: Request<B>) -> Self {
+        let mut pipeline = Pipeline::new(&**router, request);
         pipeline.route();
         // Steps that suspend here are polled again, with the caller's
         // waker, on the first poll of the future.
@@ -564,7 +568,7 @@ impl<B: 'static> ResponseFuture<B> {
                 kind: Kind::Ready(pipeline.response.take()),
             },
             Poll::Pending => Self {
-                kind: Kind::Running(Box::new(pipeline)),
+                kind: Kind::Running(Box::new(pipeline.owned(Arc::clone(router)))),
             },
         }
     }
@@ -607,12 +611,35 @@ fn internal_error() -> Response<Body> {
     (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error").into_response()
 }
 
-impl<B: 'static> Pipeline<B> {
+impl<B: 'static> Pipeline<B, &Inner<B>> {
+    /// The same pipeline, holding the router by `Arc`: to be boxed into
+    /// the response future.
+    fn owned(self, router: Arc<Inner<B>>) -> Pipeline<B> {
+        Pipeline {
+            router,
+            head: self.head,
+            target: self.target,
+            lists: self.lists,
+            captures: self.captures,
+            hook_captures: self.hook_captures,
+            request: self.request,
+            response: self.response,
+            failure: self.failure,
+            staged: self.staged,
+            stage: self.stage,
+            step: self.step,
+            pending: self.pending,
+            clock: self.clock,
+        }
+    }
+}
+
+impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
     /// A pipeline for `request`, not yet routed: see [`Pipeline::route`].
     /// Built whole and then completed in place, so that the request and
     /// the capture buffers are not copied from field to field.
     #[inline]
-    fn new(router: Arc<Inner<B>>, request: Request<B>) -> Self {
+    fn new(router: R, request: Request<B>) -> Self {
         Self {
             head: RequestHead::of(&request),
             router,
@@ -750,7 +777,7 @@ fn hook_lists<'r, B>(
     }
 }
 
-impl<B: 'static> Pipeline<B> {
+impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
     /// Runs the pipeline from where it stands until it answers or a step
     /// suspends.
     ///
@@ -824,7 +851,7 @@ impl<B: 'static> Pipeline<B> {
     }
 }
 
-impl<B: 'static> Pipeline<B> {
+impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
     fn prefix_done(&mut self, flow: PrefixFlow<B>) {
         match flow {
             ControlFlow::Continue(request) => self.request = Some(request),
