@@ -192,6 +192,32 @@ async fn precedence_static_dynamic_catch_all_and_backtracking() {
         get(&router, "/b/a/missing").await.body,
         "/b/{first}/missing first=a"
     );
+    // The same rules on paths with empty segments: each is searched as its
+    // normal form would be, and captures are slices of the path as sent.
+    let router = routes(&[
+        "/e/{x}/edit",
+        "/e/{*rest}",
+        "/f/{name}.{ext}",
+        "/f/{*path}/raw",
+    ]);
+    assert_eq!(
+        get(&router, "/e/x//edit").await.body,
+        "/e/{x}/edit x=x",
+        "a dynamic route before a catch-all, across `//`"
+    );
+    assert_eq!(get(&router, "//e//x/edit//").await.body, "/e/{x}/edit x=x");
+    assert_eq!(
+        get(&router, "/e/x//other/").await.body,
+        "/e/{*rest} rest=x//other"
+    );
+    assert_eq!(
+        get(&router, "/f//a.b.json").await.body,
+        "/f/{name}.{ext} name=a ext=b.json"
+    );
+    assert_eq!(
+        get(&router, "/f/a//b///raw/").await.body,
+        "/f/{*path}/raw path=a//b"
+    );
 }
 
 #[tokio::test]
