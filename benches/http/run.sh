@@ -5,6 +5,7 @@
 # alternate within each repetition; medians are reported.
 #
 # Usage: benches/http/run.sh [SECONDS_PER_RUN] [REPETITIONS]
+#        ONLY='dynamic|POST' benches/http/run.sh ...   (scenarios matching a regex)
 # Output: a markdown table on stdout, raw runs in target/http-bench.tsv.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -42,6 +43,7 @@ to_ms() { # wrk latency (e.g. 850.00us, 1.20ms, 2.00s) to milliseconds
 for run in $(seq 1 "$repetitions"); do
     for scenario in "${scenarios[@]}"; do
         IFS='|' read -r name connections path script script_args routes <<< "$scenario"
+        [[ -n "${ONLY:-}" && ! "$name" =~ $ONLY ]] && continue
         wrk_args=(-t1 -c"$connections")
         [ -n "$script" ] && wrk_args+=(-s "$script")
         tail_args=()
