@@ -439,54 +439,47 @@ impl Table {
         if path.len() > MAX_PATH {
             return None;
         }
-        let normalized = is_normalized(path);
-        if self.static_lengths & length_bit(path.len()) != 0 || !normalized {
-            let indexed = if normalized {
-                self.statics.get(path)
-            } else {
-                self.statics.get(normalize(path).as_str())
-            };
-            if let Some(route) = indexed.and_then(accept) {
+        if self.static_lengths & length_bit(path.len()) != 0 && is_normalized(path) {
+            if let Some(route) = self.statics.get(path).and_then(accept) {
                 return Some(route);
             }
+            return Walk::<true> { path }
+                .root(&self.root, captures, &mut |methods, _| accept(methods));
         }
-        search(&self.root, path, normalized, captures, &mut |methods, _| {
-            accept(methods)
-        })
+        // The exact walk first, before the path's form is known: a route it
+        // finds other than through a catch-all has matched every byte of
+        // the path against route text (which holds no `//` and ends in no
+        // `/`) or against parameters (which hold no `/`), so the path was in
+        // normal form and the answer stands. Only a miss or a catch-all
+        // costs the scan for empty segments.
+        let found = Walk::<true> { path }.root(&self.root, captures, &mut |methods, catch_all| {
+            Some((accept(methods)?, catch_all))
+        });
+        match found {
+            Some((route, false)) => return Some(route),
+            found if is_normalized(path) => return found.map(|(route, _)| route),
+            _ => {}
+        }
+        captures.truncate(0);
+        if let Some(route) = self.statics.get(normalize(path).as_str()).and_then(accept) {
+            return Some(route);
+        }
+        Walk::<false> { path }.root(&self.root, captures, &mut |methods, _| accept(methods))
     }
 
     /// Calls `visit` with the methods of every route whose pattern matches
     /// `path`, whatever its method.
     pub(crate) fn visit_all(&self, path: &str, mut visit: impl FnMut(&Methods)) {
         let mut captures = Captures::new();
-        let normalized = is_normalized(path);
-        search::<()>(
-            &self.root,
-            path,
-            normalized,
-            &mut captures,
-            &mut |methods, _| {
-                visit(methods);
-                None
-            },
-        );
-    }
-}
-
-/// The search of the tree from `root` for `path`, compiled apart for paths
-/// in normal form, which need no slash handling.
-#[inline]
-fn search<R>(
-    root: &Node,
-    path: &str,
-    normalized: bool,
-    captures: &mut Captures,
-    accept: &mut impl FnMut(&Methods, &Captures) -> Option<R>,
-) -> Option<R> {
-    if normalized {
-        Walk::<true> { path }.root(root, captures, accept)
-    } else {
-        Walk::<false> { path }.root(root, captures, accept)
+        let visit = &mut |methods: &Methods, _| -> Option<()> {
+            visit(methods);
+            None
+        };
+        if is_normalized(path) {
+            Walk::<true> { path }.root(&self.root, &mut captures, visit);
+        } else {
+            Walk::<false> { path }.root(&self.root, &mut captures, visit);
+        }
     }
 }
 
@@ -549,7 +542,7 @@ impl<const NORMALIZED: bool> Walk<'_, NORMALIZED> {
         mut node: &Node,
         mut at: usize,
         captures: &mut Captures,
-        accept: &mut impl FnMut(&Methods, &Captures) -> Option<R>,
+        accept: &mut impl FnMut(&Methods, bool) -> Option<R>,
     ) -> Option<R> {
         loop {
             if self.at_end(at) {
@@ -557,7 +550,7 @@ impl<const NORMALIZED: bool> Walk<'_, NORMALIZED> {
                 return if node.methods.is_empty() {
                     None
                 } else {
-                    accept(&node.methods, captures)
+                    accept(&node.methods, false)
                 };
             }
             let next = node
@@ -583,12 +576,13 @@ impl<const NORMALIZED: bool> Walk<'_, NORMALIZED> {
         node: &Node,
         at: usize,
         captures: &mut Captures,
-        accept: &mut impl FnMut(&Methods, &Captures) -> Option<R>,
+        accept: &mut impl FnMut(&Methods, bool) -> Option<R>,
     ) -> Option<R> {
         // A segment starts here: the node's bytes so far end with `/`, which
-        // took every slash before it, and the path does not end here.
+        // took every slash before it (in the exact walk of a path not in
+        // normal form, one more may follow: the segment is then empty, and
+        // the walk's answer is not used, see `Table::find`).
         let start = at;
-        debug_assert!(self.path.as_bytes()[start] != b'/');
         let mark = captures.len();
         if !node.dynamics.is_empty() {
             let rest = &self.path.as_bytes()[start..];
@@ -612,7 +606,7 @@ impl<const NORMALIZED: bool> Walk<'_, NORMALIZED> {
                 continue;
             };
             captures.push(start, last_end);
-            if let Some(found) = accept(&catch_all.methods, captures) {
+            if let Some(found) = accept(&catch_all.methods, true) {
                 return Some(found);
             }
             captures.truncate(mark);
@@ -627,8 +621,12 @@ impl<const NORMALIZED: bool> Walk<'_, NORMALIZED> {
         self,
         root: &Node,
         captures: &mut Captures,
-        accept: &mut impl FnMut(&Methods, &Captures) -> Option<R>,
+        accept: &mut impl FnMut(&Methods, bool) -> Option<R>,
     ) -> Option<R> {
+        // The exact comparison takes the first byte for granted.
+        if NORMALIZED && self.path.as_bytes().first() != Some(&b'/') {
+            return None;
+        }
         let child = root.child(b'/')?;
         let end = self.eat(&child.prefix, 0)?;
         self.node(child, end, captures, accept)
