@@ -11,8 +11,10 @@
 //! A synchronous handler costs no allocation of the router's own: it is
 //! called in the first poll of the response future. Only the future of an
 //! asynchronous handler is boxed, and only when it is called. A body
-//! extractor reads the body behind one boxed future, polled once in place:
-//! a body that is already complete then costs no suspension.
+//! extractor reads the body through a [`BodyFuture`], a named future polled
+//! once in place: a body that is already complete costs no suspension and
+//! no allocation beyond collecting it; only a body still arriving makes the
+//! handler's call a boxed future.
 
 mod de;
 mod extract;
