@@ -346,16 +346,17 @@ fn normalize(path: &str) -> String {
 #[derive(Debug, Default)]
 pub(crate) struct Table {
     statics: FxHashMap<Box<str>, Methods>,
-    /// Bit `n` set when a static path of `n` bytes is indexed (bit 127 for
-    /// every length from 127 on): most dynamic paths skip the hash.
-    static_lengths: u128,
+    /// Bit `n % 64` set when a static path of `n` bytes is indexed: most
+    /// dynamic paths skip the hash (one word: a shift of 128 bits costs
+    /// more than the rare false positive).
+    static_lengths: u64,
     root: Node,
 }
 
 /// The bit of `static_lengths` for a path of `length` bytes.
 #[inline]
-fn length_bit(length: usize) -> u128 {
-    1 << length.min(127)
+fn length_bit(length: usize) -> u64 {
+    1 << (length % 64)
 }
 
 impl Table {
