@@ -47,23 +47,9 @@ impl Hasher for FxHasher {
                 chunk.try_into().expect("chunks of eight"),
             ));
         }
-        let rest = chunks.remainder();
-        if rest.is_empty() {
-            return;
+        if !chunks.remainder().is_empty() {
+            self.add(tail_word(bytes));
         }
-        let word = match bytes.len().checked_sub(8) {
-            // The last eight bytes, shifted down to the ones not yet hashed:
-            // one load instead of a copy of variable length.
-            Some(from) => {
-                let last = u64::from_le_bytes(bytes[from..].try_into().expect("eight bytes"));
-                last >> (8 * (8 - rest.len()))
-            }
-            None => rest
-                .iter()
-                .enumerate()
-                .fold(0, |word, (i, &byte)| word | u64::from(byte) << (8 * i)),
-        };
-        self.add(word);
     }
 
     #[inline]
@@ -323,11 +309,29 @@ fn has_double_slash(bytes: &[u8]) -> bool {
         }
         carry = found >> 56;
     }
-    let rest = chunks.remainder();
-    let mut word = [0u8; 8];
-    word[..rest.len()].copy_from_slice(rest);
-    let found = slashes(u64::from_le_bytes(word));
+    let found = slashes(tail_word(bytes));
     found & (found >> 8 | carry) != 0
+}
+
+/// The bytes of `bytes` after its last whole eight, as a little-endian word
+/// padded with zeros. From eight bytes on, one load of the last eight,
+/// shifted: no copy of variable length, which costs a `memcpy` call.
+#[inline]
+fn tail_word(bytes: &[u8]) -> u64 {
+    let rest = bytes.len() % 8;
+    if rest == 0 {
+        return 0;
+    }
+    match bytes.len().checked_sub(8) {
+        Some(from) => {
+            let last = u64::from_le_bytes(bytes[from..].try_into().expect("eight bytes"));
+            last >> (8 * (8 - rest))
+        }
+        None => bytes
+            .iter()
+            .enumerate()
+            .fold(0, |word, (i, &byte)| word | u64::from(byte) << (8 * i)),
+    }
 }
 
 fn normalize(path: &str) -> String {
@@ -686,6 +690,21 @@ mod tests {
         let longer = format!("/{}", "x".repeat(MAX_PATH));
         assert_eq!(lookup(&t, &longer), None);
         assert_eq!(lookup(&t, &format!("/a/{}", "7".repeat(MAX_PATH))), None);
+    }
+
+    #[test]
+    fn the_tail_word_holds_the_bytes_after_the_last_whole_eight() {
+        let bytes: Vec<u8> = (1..=20).collect();
+        for length in 0..=20 {
+            let rest = &bytes[length - length % 8..length];
+            let mut padded = [0u8; 8];
+            padded[..rest.len()].copy_from_slice(rest);
+            assert_eq!(
+                tail_word(&bytes[..length]),
+                u64::from_le_bytes(padded),
+                "{length}"
+            );
+        }
     }
 
     #[test]
