@@ -3,12 +3,14 @@
 //! shutdown (feature `server`).
 
 use std::{
+    cell::RefCell,
     error::Error as StdError,
     fmt,
     future::{Future, IntoFuture, pending},
     io,
     net::SocketAddr,
     pin::{Pin, pin},
+    task::{Context, Poll, Waker, ready},
     time::Duration,
 };
 
@@ -17,8 +19,8 @@ use hyper::body::Incoming;
 use hyper_util::{
     rt::{TokioExecutor, TokioIo, TokioTimer},
     server::{conn::auto, graceful::GracefulShutdown},
-    service::TowerToHyperService,
 };
+use pin_project_lite::pin_project;
 use tokio::net::TcpListener;
 use tower_service::Service;
 
@@ -35,6 +37,12 @@ pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// that has not sent a request's headers within the header-read timeout
 /// (default 10 s) is closed. HTTP/2 is served to clients that speak it
 /// (prior knowledge). Upgrades (WebSocket) are supported.
+///
+/// Each connection gets one clone of `service` and calls it request after
+/// request, as tower services expect; when it is ready at once (the
+/// router always is), a request goes straight into its `call`, with no
+/// clone and no extra future per request. A service that is not ready is
+/// cloned for that request and the clone awaited.
 ///
 /// ```no_run
 /// use pronghorn::{Router, serve};
@@ -199,10 +207,7 @@ where
             tracing::debug!(%error, "pronghorn: could not set TCP_NODELAY");
         }
         let connection = builder
-            .serve_connection_with_upgrades(
-                TokioIo::new(stream),
-                TowerToHyperService::new(service.clone()),
-            )
+            .serve_connection_with_upgrades(TokioIo::new(stream), Connection::new(service.clone()))
             .into_owned();
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
@@ -214,4 +219,104 @@ where
     drop(listener);
     graceful.shutdown().await;
     Ok(())
+}
+
+/// One connection's service, as hyper calls it: tower's `call(&mut self)`
+/// behind hyper's `call(&self)`.
+///
+/// hyper-util's `TowerToHyperService` clones the service for every request
+/// and drives the clone through a `Oneshot`. Here the connection keeps one
+/// service, asks it once whether it is ready and, when it is, calls it at
+/// once: the request moves straight into the service's own future. Only a
+/// service that is not ready at once (a concurrency limit, a buffer) is
+/// cloned, and the clone is polled for readiness with the task's waker.
+struct Connection<S> {
+    service: RefCell<S>,
+}
+
+impl<S> Connection<S> {
+    fn new(service: S) -> Self {
+        Self {
+            service: RefCell::new(service),
+        }
+    }
+}
+
+impl<S, R> hyper::service::Service<R> for Connection<S>
+where
+    S: Service<R> + Clone,
+    S::Error: Into<BoxError>,
+{
+    type Response = S::Response;
+    type Error = BoxError;
+    type Future = ConnectionFuture<S, R>;
+
+    fn call(&self, request: R) -> Self::Future {
+        // hyper calls one request at a time on a connection: the borrow
+        // ends before the next call.
+        let mut service = self.service.borrow_mut();
+        // The readiness asked here with a waker that ignores wake-ups is
+        // asked again, with the task's, on the clone below.
+        let state = match service.poll_ready(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready(Ok(())) => State::Called {
+                future: service.call(request),
+            },
+            Poll::Ready(Err(error)) => State::Failed {
+                error: Some(error.into()),
+            },
+            Poll::Pending => State::Waiting {
+                service: service.clone(),
+                request: Some(request),
+            },
+        };
+        ConnectionFuture { state }
+    }
+}
+
+pin_project! {
+    /// The response future of [`Connection`].
+    struct ConnectionFuture<S, R>
+    where
+        S: Service<R>,
+    {
+        #[pin]
+        state: State<S, R>,
+    }
+}
+
+pin_project! {
+    #[project = StateProj]
+    enum State<S, R>
+    where
+        S: Service<R>,
+    {
+        Called { #[pin] future: S::Future },
+        Waiting { service: S, request: Option<R> },
+        Failed { error: Option<BoxError> },
+    }
+}
+
+impl<S, R> Future for ConnectionFuture<S, R>
+where
+    S: Service<R>,
+    S::Error: Into<BoxError>,
+{
+    type Output = Result<S::Response, BoxError>;
+
+    #[inline]
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        loop {
+            let future = match self.as_mut().project().state.project() {
+                StateProj::Called { future } => return future.poll(cx).map_err(Into::into),
+                StateProj::Failed { error } => {
+                    return Poll::Ready(Err(error.take().expect("polled after completion")));
+                }
+                StateProj::Waiting { service, request } => {
+                    ready!(service.poll_ready(cx)).map_err(Into::into)?;
+                    service.call(request.take().expect("polled after completion"))
+                }
+            };
+            self.as_mut().project().state.set(State::Called { future });
+        }
+    }
 }

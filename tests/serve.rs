@@ -545,3 +545,90 @@ async fn a_connection_stalled_mid_headers_is_closed_after_the_header_timeout() {
     );
     server.stop().await;
 }
+
+/// A tower service that is ready only once its gate opens, and answers how
+/// many requests this value of it (not its clones) has served.
+#[derive(Clone)]
+struct Gated {
+    open: Arc<std::sync::atomic::AtomicBool>,
+    waker: Arc<futures_util::task::AtomicWaker>,
+    polls: Arc<std::sync::atomic::AtomicUsize>,
+    served: usize,
+}
+
+impl tower::Service<Request<Incoming>> for Gated {
+    type Response = Response<Full<Bytes>>;
+    type Error = std::convert::Infallible;
+    type Future = std::future::Ready<Result<Self::Response, Self::Error>>;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Self::Error>> {
+        use std::sync::atomic::Ordering;
+        self.polls.fetch_add(1, Ordering::SeqCst);
+        self.waker.register(cx.waker());
+        if self.open.load(Ordering::SeqCst) {
+            std::task::Poll::Ready(Ok(()))
+        } else {
+            std::task::Poll::Pending
+        }
+    }
+
+    fn call(&mut self, _: Request<Incoming>) -> Self::Future {
+        self.served += 1;
+        std::future::ready(Ok(Response::new(Full::from(self.served.to_string()))))
+    }
+}
+
+#[tokio::test]
+async fn a_service_not_ready_is_awaited_and_each_connection_keeps_its_own() {
+    use std::sync::atomic::Ordering;
+    let gated = Gated {
+        open: Arc::default(),
+        waker: Arc::default(),
+        polls: Arc::default(),
+        served: 0,
+    };
+    let server = Server::start(gated.clone(), None).await;
+
+    // Not ready: the request waits for readiness, polled with the task's
+    // waker, and is answered when the gate opens.
+    let mut sender: Sender = common::connect(server.address).await;
+    sender.ready().await.unwrap();
+    let in_flight =
+        tokio::spawn(sender.send_request(request(Method::GET, "/").body(Full::default()).unwrap()));
+    // Asked once in `call`, then again by the response future.
+    while gated.polls.load(Ordering::SeqCst) < 2 {
+        tokio::task::yield_now().await;
+    }
+    assert!(!in_flight.is_finished());
+    gated.open.store(true, Ordering::SeqCst);
+    gated.waker.wake();
+    let response = in_flight.await.unwrap().unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    // The clone made for the wait served it.
+    assert_eq!(
+        response.into_body().collect().await.unwrap().to_bytes(),
+        "1"
+    );
+
+    // Ready: one connection calls one service, request after request; a new
+    // connection starts from a fresh clone.
+    for connection in 0..2 {
+        let mut sender: Sender = common::connect(server.address).await;
+        for n in 1..=3 {
+            let (parts, body) = send(
+                &mut sender,
+                request(Method::GET, "/").body(Full::default()).unwrap(),
+            )
+            .await;
+            assert_eq!(
+                (parts.status, body),
+                (StatusCode::OK, Bytes::from(n.to_string())),
+                "connection {connection}, request {n}"
+            );
+        }
+    }
+    server.stop().await;
+}
