@@ -122,8 +122,8 @@ impl<B> CompiledRouter<B> {
     /// ```
     pub fn at<'a>(&'a self, method: &Method, path: &'a str) -> Option<Match<'a>> {
         let mut captures = Captures::new();
-        match self.inner.lookup(method, path, false, &mut captures) {
-            Target::Route { id, .. } => {
+        match self.inner.find(method, path, false, &mut captures) {
+            Some(Target::Route { id, .. }) => {
                 let pattern = &self.inner.routes[id].pattern;
                 Some(Match {
                     pattern: &pattern.source,
@@ -366,6 +366,8 @@ pub(super) fn compile<B>(router: Router<B>) -> Result<CompiledRouter<B>, RouteEr
             endpoint: spec.endpoint,
         });
     }
+    table.index_statics();
+    websockets.index_statics();
     Ok(CompiledRouter {
         inner: Arc::new(Inner {
             table,
@@ -409,33 +411,47 @@ impl<B> Inner<B> {
         upgrade: bool,
         captures: &mut Captures,
     ) -> Target {
+        self.find(method, path, upgrade, captures)
+            .unwrap_or_else(|| self.elsewhere(method, path))
+    }
+
+    /// The route for the request, or the upgrade it lacks; `None` when no
+    /// route takes its method.
+    fn find(
+        &self,
+        method: &Method,
+        path: &str,
+        upgrade: bool,
+        captures: &mut Captures,
+    ) -> Option<Target> {
         let websocket = |captures: &mut Captures| {
             self.websockets
                 .find(path, captures, |methods| methods.get(&Method::GET))
         };
+        let route = |id| Some(Target::Route { id, as_get: false });
         if upgrade && *method == Method::GET {
             if let Some(id) = websocket(captures) {
-                return Target::Route { id, as_get: false };
+                return route(id);
             }
         }
         let table = &self.table;
-        let mut route = |m: &Method| table.find(path, captures, |methods| methods.get(m));
-        let any = |captures: &mut Captures| table.find(path, captures, |methods| methods.any());
-        if let Some(id) = route(method) {
-            return Target::Route { id, as_get: false };
+        if let Some(id) = table.find(path, captures, |methods| methods.get(method)) {
+            return route(id);
         }
-        if let Some(id) = any(captures) {
-            return Target::Route { id, as_get: false };
+        if table.any_method() {
+            if let Some(id) = table.find(path, captures, |methods| methods.any()) {
+                return route(id);
+            }
         }
         if *method == Method::HEAD {
             if let Some(id) = table.find(path, captures, |methods| methods.get(&Method::GET)) {
-                return Target::Route { id, as_get: true };
+                return Some(Target::Route { id, as_get: true });
             }
         }
         if (*method == Method::GET || *method == Method::HEAD) && websocket(captures).is_some() {
-            return Target::UpgradeRequired;
+            return Some(Target::UpgradeRequired);
         }
-        self.elsewhere(method, path)
+        None
     }
 
     /// The `Allow` answer for a path that other methods reach, or 404.

@@ -180,6 +180,24 @@ impl Node {
         child.descend(&text[common..])
     }
 
+    /// What the walk of `path` (static, in normal form) costs from this
+    /// node, whose bytes `path` starts with, in the units of
+    /// [`INDEX_COST`]; `None` if the walk does not end on a node.
+    fn walk_cost(&self, path: &[u8]) -> Option<usize> {
+        let mut node = self;
+        let mut at = node.prefix.len();
+        let mut cost = NODE_COST;
+        while at < path.len() {
+            let index = node.indices.iter().position(|&b| b == path[at])?;
+            let forks = !node.dynamics.is_empty() || !node.catch_alls.is_empty();
+            cost += index + 1 + if forks { NODE_COST } else { 0 };
+            node = &node.children[index];
+            at += node.prefix.len();
+            cost += NODE_COST + node.prefix.len() / 8;
+        }
+        Some(cost)
+    }
+
     #[inline]
     fn child(&self, byte: u8) -> Option<&Node> {
         self.indices
@@ -354,8 +372,18 @@ pub(crate) struct Table {
     /// dynamic paths skip the hash (one word: a shift of 128 bits costs
     /// more than the rare false positive).
     static_lengths: u64,
+    /// Whether a route takes any method: only then is a path that no
+    /// route takes with its method searched again.
+    any_method: bool,
     root: Node,
 }
+
+/// The cost of a search of the static index, in the units of
+/// `Node::walk_cost`: a step of a child search costs one, a node eight
+/// (measured with callgrind: a hash lookup costs about what the walk
+/// through five nodes does).
+const INDEX_COST: usize = 40;
+const NODE_COST: usize = 8;
 
 /// The bit of `static_lengths` for a path of `length` bytes.
 #[inline]
@@ -372,6 +400,7 @@ impl Table {
         method: Option<&Method>,
         route: RouteId,
     ) -> Result<(), RouteId> {
+        self.any_method |= method.is_none();
         let mut node = &mut self.root;
         // Static bytes not yet laid into the tree: `/` and each static
         // segment, up to the next dynamic segment or catch-all.
@@ -431,6 +460,30 @@ impl Table {
         Ok(())
     }
 
+    /// Whether a route of the table takes any method.
+    #[inline]
+    pub(crate) fn any_method(&self) -> bool {
+        self.any_method
+    }
+
+    /// Keeps in the static index only the paths that the walk finds for
+    /// more than a search of the index costs: the few routes of a small
+    /// table are found fastest by the walk, the deep fan-outs of a large
+    /// one (`/items/0` to `/items/999`) by the hash, whose cost does not
+    /// grow with the table. Called once every route is in.
+    pub(crate) fn index_statics(&mut self) {
+        let root = &self.root;
+        self.statics.retain(|path, _| {
+            root.child(b'/')
+                .and_then(|child| child.walk_cost(path.as_bytes()))
+                .is_none_or(|cost| cost > INDEX_COST)
+        });
+        self.static_lengths = self
+            .statics
+            .keys()
+            .fold(0, |lengths, path| lengths | length_bit(path.len()));
+    }
+
     /// The route for `path` that `accept` takes from the methods found,
     /// with its captures.
     #[inline]
@@ -444,12 +497,11 @@ impl Table {
         if path.len() > MAX_PATH {
             return None;
         }
-        if self.static_lengths & length_bit(path.len()) != 0 && is_normalized(path) {
+        // A path found in the index is a route's path, so in normal form.
+        if self.static_lengths & length_bit(path.len()) != 0 {
             if let Some(route) = self.statics.get(path).and_then(accept) {
                 return Some(route);
             }
-            return Walk::<true> { path }
-                .root(&self.root, captures, &mut |methods, _| accept(methods));
         }
         // The exact walk first, before the path's form is known: a route it
         // finds other than through a catch-all has matched every byte of
@@ -660,6 +712,42 @@ mod tests {
             .iter()
             .map(|&(a, b)| path[a as usize..b as usize].to_owned());
         Some((route, values.collect()))
+    }
+
+    #[test]
+    fn the_static_index_keeps_deep_fan_outs_and_answers_as_the_walk_does() {
+        let small = {
+            let mut t = table(&["/users/42", "/users/{id}", "/health"]);
+            t.index_statics();
+            t
+        };
+        assert!(small.statics.is_empty(), "a small table is walked");
+        assert_eq!(lookup(&small, "/users/42"), Some((0, vec![])));
+
+        let mut routes: Vec<String> = (0..1000).map(|n| format!("/items/{n}")).collect();
+        routes.push("/items/{id}".into());
+        routes.push("/items/{id}/x".into());
+        let routes: Vec<&str> = routes.iter().map(String::as_str).collect();
+        let mut walked = table(&routes);
+        walked.statics.clear();
+        walked.static_lengths = 0;
+        let mut indexed = table(&routes);
+        indexed.index_statics();
+        assert!(indexed.statics.contains_key("/items/999"));
+        assert!(indexed.statics.len() < 1000, "shallow paths are walked");
+        for path in [
+            "/items/0",
+            "/items/7",
+            "/items/999",
+            "/items//999/",
+            "/items/1000",
+        ]
+        .into_iter()
+        .chain(["/items/999/x", "items/12", "/items/5x"])
+        {
+            assert_eq!(lookup(&indexed, path), lookup(&walked, path), "{path}");
+        }
+        assert_eq!(lookup(&indexed, "/items/999"), Some((999, vec![])));
     }
 
     #[test]
