@@ -366,8 +366,8 @@ pub(super) fn compile<B>(router: Router<B>) -> Result<CompiledRouter<B>, RouteEr
             endpoint: spec.endpoint,
         });
     }
-    table.index_statics();
-    websockets.index_statics();
+    table.finish();
+    websockets.finish();
     Ok(CompiledRouter {
         inner: Arc::new(Inner {
             table,
