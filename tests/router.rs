@@ -444,6 +444,9 @@ async fn head_served_by_get_runs_get_hooks() {
         "HEAD must not bypass a GET prefix"
     );
     assert_eq!(events.take(), ["head hook"]);
+    let get = send(&router, Method::GET, "/secret").await;
+    assert_eq!(get.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(events.take(), Vec::<String>::new(), "a HEAD hook skips GET");
 }
 
 #[tokio::test]

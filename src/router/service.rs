@@ -43,8 +43,8 @@ struct Hook<H: ?Sized> {
 #[derive(Clone, Copy, Debug)]
 struct Applied {
     hook: u32,
-    /// Whether the hook's pattern must be matched against the path at
-    /// request time: it may not apply, or it has parameters to bind.
+    /// Whether the hook's method and pattern must be checked at request
+    /// time: it may not apply, or it has parameters to bind.
     check: bool,
 }
 
@@ -288,6 +288,10 @@ fn applied<H: ?Sized>(
                 Relation::Maybe => true,
                 Relation::Always => !hook.pattern.names.is_empty(),
             };
+            // A hook for the route's own method applies to every request
+            // the route answers (a GET route also answers HEAD, which a
+            // GET hook sees too); any other method is checked per request.
+            let check = check || hook.method.is_some() && hook.method.as_ref() != method;
             Some((
                 index,
                 Applied {
@@ -522,6 +526,18 @@ enum Stage {
     Done,
 }
 
+impl Stage {
+    /// The step that runs in this stage, as a panic there is reported:
+    /// the stage stays `Handler` until the handler has answered.
+    fn step(self) -> &'static str {
+        match self {
+            Stage::Prefix(_) => "prefix",
+            Stage::Handler => "handler",
+            _ => "postfix",
+        }
+    }
+}
+
 enum Pending<B> {
     None,
     Prefix(BoxFuture<PrefixFlow<B>>),
@@ -550,7 +566,6 @@ struct Pipeline<B, R = Arc<Inner<B>>> {
     staged: Option<Box<HeaderMap>>,
     stage: Stage,
     /// The step running or pending, named for a panic's report.
-    step: &'static str,
     pending: Pending<B>,
     clock: Option<Clock>,
 }
@@ -643,7 +658,6 @@ impl<B: 'static> Pipeline<B, &Inner<B>> {
             failure: self.failure,
             staged: self.staged,
             stage: self.stage,
-            step: self.step,
             pending: self.pending,
             clock: self.clock,
         }
@@ -668,7 +682,6 @@ impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
             failure: None,
             staged: None,
             stage: Stage::Prefix(0),
-            step: "prefix",
             pending: Pending::None,
             clock: None,
         }
@@ -769,12 +782,18 @@ fn next_hook<'r, H: ?Sized>(
     target: &Target,
     captures: &mut Captures,
 ) -> Option<(usize, &'r Hook<H>)> {
-    (from..list.len())
-        .map(|index| (index, &hooks[list[index].hook as usize]))
-        .find(|&(index, hook)| {
-            method_applies(head, target, hook.method.as_ref())
-                && (!list[index].check || match_hook(&hook.pattern, head.path(), captures))
-        })
+    let mut index = from;
+    while let Some(applied) = list.get(index) {
+        let hook = &hooks[applied.hook as usize];
+        if !applied.check
+            || method_applies(head, target, hook.method.as_ref())
+                && match_hook(&hook.pattern, head.path(), captures)
+        {
+            return Some((index, hook));
+        }
+        index += 1;
+    }
+    None
 }
 
 /// The prefix and monitor lists of a request: its route's, or those found
@@ -810,7 +829,7 @@ impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
                     // The step that panicked has dropped what it held;
                     // whatever future it left is abandoned with it.
                     self.pending = Pending::None;
-                    self.fail(self.step, panic);
+                    self.fail(self.stage.step(), panic);
                 }
             }
         }
@@ -819,20 +838,47 @@ impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
     fn run_steps(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         loop {
             // A pending step first: it is polled to completion exactly once.
-            if !matches!(self.pending, Pending::None) {
+            if self.suspended() {
                 ready!(self.poll_pending(cx));
             }
-            // Each stage runs its hooks for as long as they answer at once.
-            match self.stage {
-                Stage::Prefix(from) => self.run_prefixes(from),
-                Stage::Handler => self.run_handler(cx),
-                Stage::Postfix(from) => self.run_postfixes(from),
-                Stage::Finish => self.finish(),
-                Stage::Monitor(from) => self.run_monitors(from),
-                // The response stays in `self.response` for the caller.
-                Stage::Done => return Poll::Ready(()),
+            // The stages in their order, each running its hooks for as long
+            // as they answer at once; a step left pending sends the run
+            // back to the top.
+            if let Stage::Prefix(from) = self.stage {
+                self.run_prefixes(from);
+                if self.suspended() {
+                    continue;
+                }
             }
+            if self.stage == Stage::Handler {
+                self.run_handler(cx);
+                if self.suspended() {
+                    continue;
+                }
+            }
+            if let Stage::Postfix(from) = self.stage {
+                self.run_postfixes(from);
+                if self.suspended() {
+                    continue;
+                }
+            }
+            if self.stage == Stage::Finish {
+                self.finish();
+            }
+            if let Stage::Monitor(from) = self.stage {
+                self.run_monitors(from);
+                if self.suspended() {
+                    continue;
+                }
+            }
+            // Done: the response stays in `self.response` for the caller.
+            return Poll::Ready(());
         }
+    }
+
+    #[inline]
+    fn suspended(&self) -> bool {
+        !matches!(self.pending, Pending::None)
     }
 
     /// Polls the pending step; once it answers, applies its answer.
@@ -848,6 +894,7 @@ impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
                 let response = ready!(future.as_mut().poll(cx));
                 self.pending = Pending::None;
                 self.response = Some(response);
+                self.stage = Stage::Postfix(0);
             }
             Pending::Postfix(future) => {
                 let flow = ready!(future.as_mut().poll(cx));
@@ -897,7 +944,6 @@ impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
             Target::Route { id, .. } => Some(&*router.routes[id].pattern.source),
             _ => None,
         };
-        self.step = "prefix";
         loop {
             let found = next_hook(
                 &router.prefixes,
@@ -937,7 +983,6 @@ impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
     }
 
     fn run_handler(&mut self, cx: &mut Context<'_>) {
-        self.stage = Stage::Postfix(0);
         let router = &*self.router;
         let Target::Route { id, .. } = self.target else {
             // An automatic OPTIONS answer: no prefix answered it.
@@ -966,15 +1011,15 @@ impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
             #[cfg(feature = "ws")]
             Endpoint::WebSocket(handler) => {
                 let params = crate::handler::RouteParams::from_params(context.params);
-                self.step = "handler";
-                self.stage = Stage::Finish;
                 self.response = Some(crate::ws::handshake(request, params, handler.clone()));
+                self.stage = Stage::Finish;
                 return;
             }
         };
-        self.step = "handler";
-        if let Some(future) = handler.call(request, context, cx, &mut self.response) {
-            self.pending = Pending::Handler(future);
+        match handler.call(request, context, cx, &mut self.response) {
+            None => self.stage = Stage::Postfix(0),
+            // The stage moves on when the future answers.
+            Some(future) => self.pending = Pending::Handler(future),
         }
     }
 
@@ -987,7 +1032,6 @@ impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
             return;
         };
         let route = &router.routes[id];
-        self.step = "postfix";
         loop {
             let found = next_hook(
                 &router.postfixes,
