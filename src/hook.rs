@@ -8,6 +8,7 @@
 //! | [`FnSync`] | the value itself: the step is always ready |
 //! | [`FnAsync`] | a future of the value: the step is always pending |
 //! | [`FnStep`] | a [`Step`](crate::Step): it decides per call |
+//! | [`FnEdit`] | nothing: a postfix that edits the response in place |
 //!
 //! A type that implements the trait itself uses the default marker,
 //! [`Custom`]. The compiler picks the marker from the closure's return type,
@@ -32,6 +33,12 @@ pub enum FnAsync {}
 /// Marker of a closure hook that answers with a [`Step`](crate::Step).
 #[derive(Debug)]
 pub enum FnStep {}
+
+/// Marker of a postfix closure that edits the response where it lies,
+/// through `&mut`, and returns nothing: the step is always ready, and the
+/// response is not moved in and out of the closure.
+#[derive(Debug)]
+pub enum FnEdit {}
 
 /// Marker of a type that implements a hook trait itself (the default).
 #[derive(Debug)]

@@ -399,6 +399,27 @@ async fn postfix_replaces_the_response() {
     );
 }
 
+#[test]
+fn a_postfix_edits_the_response_in_place_and_sees_the_head() {
+    let mut service = Postfix::new(
+        counted(Arc::default()),
+        |head: &RequestHead, response: &mut Res| {
+            let value = HeaderValue::from_str(head.path()).unwrap();
+            response.headers_mut().insert("x-path", value);
+        },
+    );
+    // Synchronous: ready on the first poll.
+    let mut future = pin!(service.call(request("/edited")));
+    let Poll::Ready(Ok(response)) = poll_once(future.as_mut()) else {
+        panic!("an in-place postfix is synchronous");
+    };
+    assert_eq!(
+        (response.status(), response.body().as_str()),
+        (StatusCode::OK, "inner")
+    );
+    assert_eq!(response.headers()["x-path"], "/edited");
+}
+
 #[derive(Debug, PartialEq)]
 struct Broken(&'static str);
 

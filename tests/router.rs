@@ -797,7 +797,7 @@ async fn example_9_staged_headers_failures_and_panics() {
 #[tokio::test]
 async fn postfix_replacement_skips_later_postfixes() {
     let events = Events::default();
-    let (e1, e2) = (events.clone(), events.clone());
+    let (e1, e2, e3) = (events.clone(), events.clone(), events.clone());
     let router = Router::new()
         .get("/r", || "original")
         .get("/m", || "original")
@@ -818,6 +818,16 @@ async fn postfix_replacement_skips_later_postfixes() {
                 response
             },
         )
+        // In place, and after the one above (deeper): sees its edit.
+        .postfix(
+            "/m",
+            move |route: &Route<'_>, response: &mut Response<Body>| {
+                e3.push(format!("edit {}", route.path()));
+                let seen = response.headers().contains_key("x-modified");
+                let value = HeaderValue::from_static(if seen { "after" } else { "before" });
+                response.headers_mut().insert("x-edited", value);
+            },
+        )
         .compile()
         .unwrap();
     let replaced = get(&router, "/r").await;
@@ -829,7 +839,9 @@ async fn postfix_replacement_skips_later_postfixes() {
     assert_eq!(events.take(), ["replace"]);
     let modified = get(&router, "/m").await;
     assert_eq!(modified.headers["x-modified"], "1");
-    assert_eq!(events.take(), ["modify /m"]);
+    assert_eq!(modified.headers["x-edited"], "after");
+    assert_eq!(modified.body, "original");
+    assert_eq!(events.take(), ["modify /m", "edit /m"]);
 }
 
 #[tokio::test]

@@ -29,7 +29,7 @@ use pronghorn::{
     Body, CompiledRouter, Exchange, IntoResponse, MonitorLayer, PostfixLayer, PrefixLayer,
     RequestHead, Router,
     handler::Path,
-    router::{Route, RouteExchange},
+    router::{Route, RouteExchange, RoutePostfix},
 };
 use tower::{Service, ServiceBuilder, service_fn};
 
@@ -126,10 +126,14 @@ fn prefix(request: Req) -> ControlFlow<Res, Req> {
     }
 }
 
-fn postfix(_: &RequestHead, mut response: Res) -> Res {
+fn postfix(_: &RequestHead, response: &mut Res) {
     response
         .headers_mut()
         .insert(header::SERVER, HeaderValue::from_static("pronghorn"));
+}
+
+fn postfix_by_value(head: &RequestHead, mut response: Res) -> Res {
+    postfix(head, &mut response);
     response
 }
 
@@ -139,11 +143,21 @@ fn monitor(exchange: &Exchange<'_, Res, Infallible>) {
     }
 }
 
-/// pronghorn's three layers, synchronous, around the same handler.
+/// pronghorn's three layers, synchronous, around the same handler; the
+/// postfix edits the response in place.
 pub fn layers() -> impl Service<Req, Response = Res, Error = Infallible> {
     ServiceBuilder::new()
         .layer(MonitorLayer::new(monitor))
         .layer(PostfixLayer::new(postfix))
+        .layer(PrefixLayer::new(prefix))
+        .service(service_fn(handler))
+}
+
+/// The same, with a postfix that takes the response and returns it.
+pub fn layers_by_value() -> impl Service<Req, Response = Res, Error = Infallible> {
+    ServiceBuilder::new()
+        .layer(MonitorLayer::new(monitor))
+        .layer(PostfixLayer::new(postfix_by_value))
         .layer(PrefixLayer::new(prefix))
         .service(service_fn(handler))
 }
@@ -156,7 +170,7 @@ pub fn async_layers() -> impl Service<Req, Response = Res, Error = Infallible> {
             async {}
         }))
         .layer(PostfixLayer::new(|head: &RequestHead, response: Res| {
-            let response = postfix(head, response);
+            let response = postfix_by_value(head, response);
             async move { response }
         }))
         .layer(PrefixLayer::new(
@@ -177,7 +191,10 @@ fn router_json() -> Response<Body> {
 /// pronghorn's router with three path-scoped hooks, on `routes` (one
 /// static route `/users/42`, or the dynamic `/users/{id}` with a typed
 /// parameter).
-fn router_with(routes: Router<Empty<Bytes>>) -> CompiledRouter<Empty<Bytes>> {
+fn router_with<M: 'static>(
+    routes: Router<Empty<Bytes>>,
+    postfix: impl RoutePostfix<M>,
+) -> CompiledRouter<Empty<Bytes>> {
     routes
         .prefix("/", |request: Req, _: &mut Route<'_>| {
             if request.headers().contains_key(header::AUTHORIZATION) {
@@ -186,12 +203,7 @@ fn router_with(routes: Router<Empty<Bytes>>) -> CompiledRouter<Empty<Bytes>> {
                 ControlFlow::Break(StatusCode::UNAUTHORIZED)
             }
         })
-        .postfix("/users", |_: &Route<'_>, mut response: Response<Body>| {
-            response
-                .headers_mut()
-                .insert(header::SERVER, HeaderValue::from_static("pronghorn"));
-            response
-        })
+        .postfix("/users", postfix)
         .monitor("/", |exchange: &RouteExchange<'_>| {
             if exchange.status() == Some(StatusCode::OK) {
                 OK.fetch_add(1, Ordering::Relaxed);
@@ -201,9 +213,26 @@ fn router_with(routes: Router<Empty<Bytes>>) -> CompiledRouter<Empty<Bytes>> {
         .unwrap()
 }
 
-/// The router, static route.
+fn route_postfix(_: &Route<'_>, response: &mut Response<Body>) {
+    response
+        .headers_mut()
+        .insert(header::SERVER, HeaderValue::from_static("pronghorn"));
+}
+
+/// The router, static route; the postfix edits the response in place.
 pub fn router() -> CompiledRouter<Empty<Bytes>> {
-    router_with(Router::new().get("/users/42", router_json))
+    router_with(Router::new().get("/users/42", router_json), route_postfix)
+}
+
+/// The same, with a postfix that takes the response and returns it.
+pub fn router_by_value() -> CompiledRouter<Empty<Bytes>> {
+    router_with(
+        Router::new().get("/users/42", router_json),
+        |route: &Route<'_>, mut response: Response<Body>| {
+            route_postfix(route, &mut response);
+            response
+        },
+    )
 }
 
 /// The router, static route, in a table of 1,000 more static routes.
@@ -211,18 +240,19 @@ pub fn router_1000() -> CompiledRouter<Empty<Bytes>> {
     let routes = (0..1000).fold(Router::new(), |router, n| {
         router.get(&format!("/r/{n}/x"), router_json)
     });
-    router_with(routes.get("/users/42", router_json))
+    router_with(routes.get("/users/42", router_json), route_postfix)
 }
 
 /// The router, dynamic route with a typed parameter.
 pub fn router_dynamic() -> CompiledRouter<Empty<Bytes>> {
-    router_with(Router::new().get("/users/{id}", |Path(id): Path<u32>| {
+    let routes = Router::new().get("/users/{id}", |Path(id): Path<u32>| {
         if id == 42 {
             router_json()
         } else {
             IntoResponse::into_response(StatusCode::NOT_FOUND)
         }
-    }))
+    });
+    router_with(routes, route_postfix)
 }
 
 async fn axum_prefix(request: AxumRequest, next: Next) -> axum::response::Response {

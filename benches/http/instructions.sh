@@ -26,7 +26,7 @@ per_request() {
 }
 
 printf '| stack | instructions / request | allocations / request |\n| --- | ---: | ---: |\n'
-for stack in bare layers async-layers router router-1000 router-dynamic reloadable axum axum-from-fn; do
+for stack in bare layers layers-by-value async-layers router router-by-value router-1000 router-dynamic reloadable axum axum-from-fn; do
     allocations=$("$binary" "$stack" 10000 2>&1 | sed -n 's/allocations per request: //p')
     printf '| %s | %d | %s |\n' "$stack" "$(per_request "$stack")" "$allocations"
 done

@@ -2,7 +2,7 @@ use std::future::Future;
 
 use crate::{
     RequestHead, Step,
-    hook::{FnAsync, FnStep, FnSync},
+    hook::{FnAsync, FnEdit, FnStep, FnSync},
     step::Never,
 };
 
@@ -14,7 +14,9 @@ use crate::{
 ///
 /// Implemented for closures `FnMut(&RequestHead, R) -> X` where `X` is `R`
 /// (synchronous), a future of `R` (asynchronous), or a [`Step`] of `R`
-/// (decided per response). An asynchronous closure reads what it needs from
+/// (decided per response), and for closures `FnMut(&RequestHead, &mut R)`
+/// that edit the response in place (synchronous, and the response is not
+/// moved in and out of the closure). An asynchronous closure reads what it needs from
 /// the head before returning its future, which cannot borrow the head.
 ///
 /// # Example
@@ -53,6 +55,19 @@ where
     #[inline]
     fn call(&mut self, head: &RequestHead, response: R) -> Step<R, Never<R>> {
         Step::Ready(self(head, response))
+    }
+}
+
+impl<F, R> PostfixHook<R, FnEdit> for F
+where
+    F: FnMut(&RequestHead, &mut R),
+{
+    type Future = Never<R>;
+
+    #[inline]
+    fn call(&mut self, head: &RequestHead, mut response: R) -> Step<R, Never<R>> {
+        self(head, &mut response);
+        Step::Ready(response)
     }
 }
 

@@ -268,6 +268,36 @@ impl<B: 'static> Router<B> {
 
     /// Registers a postfix hook: it runs after the handler and may modify
     /// or replace the response.
+    ///
+    /// A hook that only edits the response takes it as `&mut` and returns
+    /// nothing; one that may replace it takes it by value and returns it, a
+    /// [`Replace`](crate::router::Replace) (which skips later postfixes), a
+    /// `Result`, or a future or [`Step`](crate::Step) of one of these (see
+    /// [`RoutePostfix`]).
+    ///
+    /// ```
+    /// use http::{HeaderValue, Response, StatusCode};
+    /// use pronghorn::{Body, Router, router::Route};
+    ///
+    /// let router = Router::<String>::new()
+    ///     .get("/", || "hello")
+    ///     .postfix("/", |_: &Route<'_>, response: &mut Response<Body>| {
+    ///         response
+    ///             .headers_mut()
+    ///             .insert("x-frame-options", HeaderValue::from_static("DENY"));
+    ///     })
+    ///     .postfix("/", |_: &Route<'_>, response: Response<Body>| {
+    ///         // An error answer replaces the response.
+    ///         if response.status().is_server_error() {
+    ///             Err((StatusCode::SERVICE_UNAVAILABLE, "try again"))
+    ///         } else {
+    ///             Ok(response)
+    ///         }
+    ///     })
+    ///     .compile()
+    ///     .unwrap();
+    /// # let _ = router;
+    /// ```
     pub fn postfix<H, M>(mut self, scope: impl Into<Scope>, hook: H) -> Self
     where
         H: RoutePostfix<M>,

@@ -9,7 +9,7 @@ use super::{Failure, Params};
 use crate::{
     Body, Exchange, RequestHead, Step,
     handler::{BoxFuture, IntoResponse},
-    hook::{FnAsync, FnStep, FnSync, MonitorOutput},
+    hook::{FnAsync, FnEdit, FnStep, FnSync, MonitorOutput},
 };
 
 /// What a path-scoped hook sees of the match: the request head, the matched
@@ -207,7 +207,9 @@ where
 }
 
 /// A postfix hook for the router: `Fn(&Route<'_>, Response<Body>) -> X`
-/// where `X` is a [`PostfixOutput`], a future of one, or a [`Step`] of one.
+/// where `X` is a [`PostfixOutput`], a future of one, or a [`Step`] of one;
+/// or `Fn(&Route<'_>, &mut Response<Body>)`, which edits the response where
+/// it lies (synchronous, and the response is not moved in and out).
 pub trait RoutePostfix<M>: Send + Sync + 'static {
     #[doc(hidden)]
     fn call(
@@ -215,6 +217,36 @@ pub trait RoutePostfix<M>: Send + Sync + 'static {
         route: &Route<'_>,
         response: Response<Body>,
     ) -> Step<PostfixFlow, BoxFuture<PostfixFlow>>;
+
+    /// Edits `response` in place and answers `true`, for a hook that only
+    /// edits; any other answers `false` and is `call`ed with the response.
+    #[doc(hidden)]
+    #[inline]
+    fn edit(&self, route: &Route<'_>, response: &mut Response<Body>) -> bool {
+        let _ = (route, response);
+        false
+    }
+}
+
+impl<F> RoutePostfix<FnEdit> for F
+where
+    F: Fn(&Route<'_>, &mut Response<Body>) + Send + Sync + 'static,
+{
+    #[inline]
+    fn call(
+        &self,
+        route: &Route<'_>,
+        mut response: Response<Body>,
+    ) -> Step<PostfixFlow, BoxFuture<PostfixFlow>> {
+        self(route, &mut response);
+        Step::Ready(ControlFlow::Continue(response))
+    }
+
+    #[inline]
+    fn edit(&self, route: &Route<'_>, response: &mut Response<Body>) -> bool {
+        self(route, response);
+        true
+    }
 }
 
 impl<F, O> RoutePostfix<FnSync> for F
@@ -394,6 +426,12 @@ impl<H: RoutePostfix<M>, M: 'static> ErasedPostfix for Erased<H, M> {
         route: &Route<'_>,
         response: &mut Option<Response<Body>>,
     ) -> Step<Done, BoxFuture<PostfixFlow>> {
+        if self
+            .hook
+            .edit(route, response.as_mut().expect("the handler answered"))
+        {
+            return Step::Ready(Done::Continue);
+        }
         let taken = response.take().expect("the handler answered");
         let (done, answer) = match self.hook.call(route, taken) {
             Step::Ready(ControlFlow::Continue(answer)) => (Done::Continue, answer),

@@ -111,8 +111,10 @@ fn main() {
     match stack.as_str() {
         "bare" => drive(stacks::bare(), n),
         "layers" => drive(stacks::layers(), n),
+        "layers-by-value" => drive(stacks::layers_by_value(), n),
         "async-layers" => drive(stacks::async_layers(), n),
         "router" => drive(stacks::router(), n),
+        "router-by-value" => drive(stacks::router_by_value(), n),
         "router-dynamic" => drive(stacks::router_dynamic(), n),
         "router-1000" => drive(stacks::router_1000(), n),
         "reloadable" => drive(pronghorn::router::Reloadable::new(stacks::router()), n),

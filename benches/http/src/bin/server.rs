@@ -112,9 +112,8 @@ async fn pronghorn(listener: tokio::net::TcpListener, routes: usize, http1_only:
                 ControlFlow::Continue(request)
             }
         })
-        .postfix("/", |_: &Route<'_>, mut response: Response<Body>| {
+        .postfix("/", |_: &Route<'_>, response: &mut Response<Body>| {
             response.headers_mut().insert("x-server", HeaderValue::from_static("bench"));
-            response
         })
         .monitor("/", |exchange: &RouteExchange<'_>| count(exchange.status().unwrap_or(StatusCode::OK)))
         .compile()
