@@ -8,7 +8,7 @@
 //! | [`FnSync`] | the value itself: the step is always ready |
 //! | [`FnAsync`] | a future of the value: the step is always pending |
 //! | [`FnStep`] | a [`Step`](crate::Step): it decides per call |
-//! | [`FnEdit`] | nothing: a postfix that edits the response in place |
+//! | [`FnEdit`] | works on the message in place, through `&mut`: a prefix answers whether to go on, a postfix nothing |
 //!
 //! A type that implements the trait itself uses the default marker,
 //! [`Custom`]. The compiler picks the marker from the closure's return type,
@@ -34,9 +34,11 @@ pub enum FnAsync {}
 #[derive(Debug)]
 pub enum FnStep {}
 
-/// Marker of a postfix closure that edits the response where it lies,
-/// through `&mut`, and returns nothing: the step is always ready, and the
-/// response is not moved in and out of the closure.
+/// Marker of a closure that works on the message where it lies, through
+/// `&mut`: a prefix that answers `ControlFlow<R>` (`Continue(())` lets the
+/// request through), a postfix that edits the response and returns
+/// nothing. The step is always ready, and the message is not moved in and
+/// out of the closure.
 #[derive(Debug)]
 pub enum FnEdit {}
 

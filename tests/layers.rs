@@ -399,6 +399,44 @@ async fn postfix_replaces_the_response() {
     );
 }
 
+#[tokio::test]
+async fn a_prefix_looks_at_the_request_in_place_and_answers_or_lets_it_through() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let seen = calls.clone();
+    // The inner service answers with what the prefix wrote.
+    let inner = service_fn(move |request: Request<String>| {
+        seen.fetch_add(1, Ordering::SeqCst);
+        let checked = request.headers().get("x-checked").cloned();
+        let body = checked.map_or("unchecked".to_owned(), |v| v.to_str().unwrap().to_owned());
+        ready(Ok::<_, Infallible>(text(StatusCode::OK, &body)))
+    });
+    let service = Prefix::new(inner, |request: &mut Request<String>| {
+        if request.uri().path() == "/blocked" {
+            return ControlFlow::Break(text(StatusCode::FORBIDDEN, "no"));
+        }
+        request
+            .headers_mut()
+            .insert("x-checked", HeaderValue::from_static("1"));
+        ControlFlow::Continue(())
+    });
+    let blocked = service.clone().oneshot(request("/blocked")).await.unwrap();
+    assert_eq!(
+        (blocked.status(), blocked.body().as_str()),
+        (StatusCode::FORBIDDEN, "no")
+    );
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        0,
+        "an answer skips the inner service"
+    );
+    let passed = service.oneshot(request("/open")).await.unwrap();
+    assert_eq!(
+        (passed.status(), passed.body().as_str()),
+        (StatusCode::OK, "1")
+    );
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+}
+
 #[test]
 fn a_postfix_edits_the_response_in_place_and_sees_the_head() {
     let mut service = Postfix::new(

@@ -795,6 +795,35 @@ async fn example_9_staged_headers_failures_and_panics() {
 }
 
 #[tokio::test]
+async fn a_prefix_in_place_edits_the_request_or_answers() {
+    let router = Router::new()
+        .get("/r/{id}", |headers: HeaderMap| {
+            headers["x-user"].to_str().unwrap().to_owned()
+        })
+        .prefix("/r/{id}", |request: &mut Req, route: &mut Route<'_>| {
+            let id = route.params().get("id").unwrap().unwrap().into_owned();
+            if id == "0" {
+                return ControlFlow::Break((StatusCode::FORBIDDEN, "no"));
+            }
+            let value = HeaderValue::from_str(&format!("user {id}")).unwrap();
+            request.headers_mut().insert("x-user", value);
+            ControlFlow::Continue(())
+        })
+        .compile()
+        .unwrap();
+    let passed = get(&router, "/r/7").await;
+    assert_eq!(
+        (passed.status, passed.body.as_str()),
+        (StatusCode::OK, "user 7")
+    );
+    let refused = get(&router, "/r/0").await;
+    assert_eq!(
+        (refused.status, refused.body.as_str()),
+        (StatusCode::FORBIDDEN, "no")
+    );
+}
+
+#[tokio::test]
 async fn postfix_replacement_skips_later_postfixes() {
     let events = Events::default();
     let (e1, e2, e3) = (events.clone(), events.clone(), events.clone());

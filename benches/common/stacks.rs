@@ -29,7 +29,7 @@ use pronghorn::{
     Body, CompiledRouter, Exchange, IntoResponse, MonitorLayer, PostfixLayer, PrefixLayer,
     RequestHead, Router,
     handler::Path,
-    router::{Route, RouteExchange, RoutePostfix},
+    router::{Route, RouteExchange, RoutePostfix, RoutePrefix},
 };
 use tower::{Service, ServiceBuilder, service_fn};
 
@@ -118,12 +118,17 @@ pub fn bare() -> impl Service<Req, Response = Res, Error = Infallible> {
     })
 }
 
-fn prefix(request: Req) -> ControlFlow<Res, Req> {
+fn prefix(request: &mut Req) -> ControlFlow<Res> {
     if request.headers().contains_key(header::AUTHORIZATION) {
-        ControlFlow::Continue(request)
+        ControlFlow::Continue(())
     } else {
         ControlFlow::Break(json(StatusCode::UNAUTHORIZED, b"{}"))
     }
+}
+
+fn prefix_by_value(mut request: Req) -> ControlFlow<Res, Req> {
+    prefix(&mut request)?;
+    ControlFlow::Continue(request)
 }
 
 fn postfix(_: &RequestHead, response: &mut Res) {
@@ -153,12 +158,13 @@ pub fn layers() -> impl Service<Req, Response = Res, Error = Infallible> {
         .service(service_fn(handler))
 }
 
-/// The same, with a postfix that takes the response and returns it.
+/// The same, with a prefix and a postfix that take the message and return
+/// it.
 pub fn layers_by_value() -> impl Service<Req, Response = Res, Error = Infallible> {
     ServiceBuilder::new()
         .layer(MonitorLayer::new(monitor))
         .layer(PostfixLayer::new(postfix_by_value))
-        .layer(PrefixLayer::new(prefix))
+        .layer(PrefixLayer::new(prefix_by_value))
         .service(service_fn(handler))
 }
 
@@ -173,9 +179,9 @@ pub fn async_layers() -> impl Service<Req, Response = Res, Error = Infallible> {
             let response = postfix_by_value(head, response);
             async move { response }
         }))
-        .layer(PrefixLayer::new(
-            |request: Req| async move { prefix(request) },
-        ))
+        .layer(PrefixLayer::new(|request: Req| async move {
+            prefix_by_value(request)
+        }))
         .service(service_fn(handler))
 }
 
@@ -191,18 +197,13 @@ fn router_json() -> Response<Body> {
 /// pronghorn's router with three path-scoped hooks, on `routes` (one
 /// static route `/users/42`, or the dynamic `/users/{id}` with a typed
 /// parameter).
-fn router_with<M: 'static>(
+fn router_with<P: 'static, Q: 'static>(
     routes: Router<Empty<Bytes>>,
-    postfix: impl RoutePostfix<M>,
+    prefix: impl RoutePrefix<Empty<Bytes>, P>,
+    postfix: impl RoutePostfix<Q>,
 ) -> CompiledRouter<Empty<Bytes>> {
     routes
-        .prefix("/", |request: Req, _: &mut Route<'_>| {
-            if request.headers().contains_key(header::AUTHORIZATION) {
-                ControlFlow::Continue(request)
-            } else {
-                ControlFlow::Break(StatusCode::UNAUTHORIZED)
-            }
-        })
+        .prefix("/", prefix)
         .postfix("/users", postfix)
         .monitor("/", |exchange: &RouteExchange<'_>| {
             if exchange.status() == Some(StatusCode::OK) {
@@ -213,21 +214,35 @@ fn router_with<M: 'static>(
         .unwrap()
 }
 
+fn route_prefix(request: &mut Req, _: &mut Route<'_>) -> ControlFlow<StatusCode> {
+    if request.headers().contains_key(header::AUTHORIZATION) {
+        ControlFlow::Continue(())
+    } else {
+        ControlFlow::Break(StatusCode::UNAUTHORIZED)
+    }
+}
+
 fn route_postfix(_: &Route<'_>, response: &mut Response<Body>) {
     response
         .headers_mut()
         .insert(header::SERVER, HeaderValue::from_static("pronghorn"));
 }
 
-/// The router, static route; the postfix edits the response in place.
+/// The router, static route; the prefix and the postfix work in place.
 pub fn router() -> CompiledRouter<Empty<Bytes>> {
-    router_with(Router::new().get("/users/42", router_json), route_postfix)
+    let routes = Router::new().get("/users/42", router_json);
+    router_with(routes, route_prefix, route_postfix)
 }
 
-/// The same, with a postfix that takes the response and returns it.
+/// The same, with a prefix and a postfix that take the message and return
+/// it.
 pub fn router_by_value() -> CompiledRouter<Empty<Bytes>> {
     router_with(
         Router::new().get("/users/42", router_json),
+        |mut request: Req, route: &mut Route<'_>| {
+            route_prefix(&mut request, route)?;
+            ControlFlow::Continue(request)
+        },
         |route: &Route<'_>, mut response: Response<Body>| {
             route_postfix(route, &mut response);
             response
@@ -240,7 +255,11 @@ pub fn router_1000() -> CompiledRouter<Empty<Bytes>> {
     let routes = (0..1000).fold(Router::new(), |router, n| {
         router.get(&format!("/r/{n}/x"), router_json)
     });
-    router_with(routes.get("/users/42", router_json), route_postfix)
+    router_with(
+        routes.get("/users/42", router_json),
+        route_prefix,
+        route_postfix,
+    )
 }
 
 /// The router, dynamic route with a typed parameter.
@@ -252,7 +271,7 @@ pub fn router_dynamic() -> CompiledRouter<Empty<Bytes>> {
             IntoResponse::into_response(StatusCode::NOT_FOUND)
         }
     });
-    router_with(routes, route_postfix)
+    router_with(routes, route_prefix, route_postfix)
 }
 
 async fn axum_prefix(request: AxumRequest, next: Next) -> axum::response::Response {

@@ -66,8 +66,11 @@ where
         let mut this = self.project();
         let future = match this.state.as_mut().project() {
             StateProj::Inner { hook } => {
-                let response = ready!(this.inner.poll(cx))?;
+                let mut response = ready!(this.inner.poll(cx))?;
                 let (mut hook, head) = hook.take().expect("future polled after completion");
+                if hook.edit(&head, &mut response) {
+                    return Poll::Ready(Ok(response));
+                }
                 match hook.call(&head, response) {
                     Step::Ready(response) => return Poll::Ready(Ok(response)),
                     Step::Pending(future) => future,

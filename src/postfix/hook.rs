@@ -44,6 +44,16 @@ pub trait PostfixHook<R, M = crate::hook::Custom> {
 
     /// Answers the response to send on.
     fn call(&mut self, head: &RequestHead, response: R) -> Step<R, Self::Future>;
+
+    /// Edits `response` where it lies and answers `true`, for a hook that
+    /// works in place; any other answers `false` and is `call`ed with the
+    /// response.
+    #[doc(hidden)]
+    #[inline]
+    fn edit(&mut self, head: &RequestHead, response: &mut R) -> bool {
+        let _ = (head, response);
+        false
+    }
 }
 
 impl<F, R> PostfixHook<R, FnSync> for F
@@ -68,6 +78,12 @@ where
     fn call(&mut self, head: &RequestHead, mut response: R) -> Step<R, Never<R>> {
         self(head, &mut response);
         Step::Ready(response)
+    }
+
+    #[inline]
+    fn edit(&mut self, head: &RequestHead, response: &mut R) -> bool {
+        self(head, response);
+        true
     }
 }
 

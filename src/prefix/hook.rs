@@ -4,7 +4,7 @@ use http::Request;
 
 use crate::{
     Step,
-    hook::{FnAsync, FnStep, FnSync},
+    hook::{FnAsync, FnEdit, FnStep, FnSync},
     step::Never,
 };
 
@@ -20,7 +20,12 @@ use crate::{
 ///
 /// - `ControlFlow<R, Request<B>>`: synchronous;
 /// - a future of it: asynchronous;
-/// - a [`Step`] of it: decided per request.
+/// - a [`Step`] of it: decided per request;
+///
+/// and for closures `FnMut(&mut Request<B>) -> ControlFlow<R>` that look at
+/// (or edit) the request where it lies and answer `Continue(())` to let it
+/// through, as tower-http's `ValidateRequest` does: synchronous, and the
+/// request is not moved in and out of the closure.
 ///
 /// # Example
 ///
@@ -56,6 +61,16 @@ pub trait PrefixHook<B, R, M = crate::hook::Custom> {
 
     /// Lets `request` through (`Continue`) or answers it (`Break`).
     fn call(&mut self, request: Request<B>) -> Step<ControlFlow<R, Request<B>>, Self::Future>;
+
+    /// Answers from a look at `request` where it lies, for a hook that
+    /// works in place; any other answers `None` and is `call`ed with the
+    /// request.
+    #[doc(hidden)]
+    #[inline]
+    fn inspect(&mut self, request: &mut Request<B>) -> Option<ControlFlow<R>> {
+        let _ = request;
+        None
+    }
 }
 
 impl<F, B, R> PrefixHook<B, R, FnSync> for F
@@ -67,6 +82,26 @@ where
     #[inline]
     fn call(&mut self, request: Request<B>) -> Step<ControlFlow<R, Request<B>>, Self::Future> {
         Step::Ready(self(request))
+    }
+}
+
+impl<F, B, R> PrefixHook<B, R, FnEdit> for F
+where
+    F: FnMut(&mut Request<B>) -> ControlFlow<R>,
+{
+    type Future = Never<ControlFlow<R, Request<B>>>;
+
+    #[inline]
+    fn call(&mut self, mut request: Request<B>) -> Step<ControlFlow<R, Request<B>>, Self::Future> {
+        Step::Ready(match self(&mut request) {
+            ControlFlow::Continue(()) => ControlFlow::Continue(request),
+            ControlFlow::Break(answer) => ControlFlow::Break(answer),
+        })
+    }
+
+    #[inline]
+    fn inspect(&mut self, request: &mut Request<B>) -> Option<ControlFlow<R>> {
+        Some(self(request))
     }
 }
 

@@ -35,7 +35,14 @@ where
     }
 
     #[inline]
-    fn call(&mut self, request: Request<B>) -> Self::Future {
+    fn call(&mut self, mut request: Request<B>) -> Self::Future {
+        match self.hook.inspect(&mut request) {
+            Some(ControlFlow::Continue(())) => {
+                return ResponseFuture::inner(self.inner.call(request));
+            }
+            Some(ControlFlow::Break(response)) => return ResponseFuture::answered(response),
+            None => {}
+        }
         match self.hook.call(request) {
             Step::Ready(ControlFlow::Continue(request)) => {
                 ResponseFuture::inner(self.inner.call(request))

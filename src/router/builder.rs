@@ -254,6 +254,30 @@ impl<B: 'static> Router<B> {
 
     /// Registers a prefix hook: it runs before the handler and lets the
     /// request through or answers it.
+    ///
+    /// A hook that only looks at (or edits) the request takes it as `&mut`
+    /// and answers `ControlFlow<R>`: `Continue(())` lets it through. One
+    /// that takes it by value returns it (see [`RoutePrefix`] for every
+    /// form, asynchronous ones included).
+    ///
+    /// ```
+    /// use std::ops::ControlFlow;
+    /// use http::{Request, StatusCode, header};
+    /// use pronghorn::{Router, router::Route};
+    ///
+    /// let router = Router::<String>::new()
+    ///     .get("/admin", || "welcome")
+    ///     .prefix("/admin", |request: &mut Request<String>, _: &mut Route<'_>| {
+    ///         if request.headers().contains_key(header::AUTHORIZATION) {
+    ///             ControlFlow::Continue(())
+    ///         } else {
+    ///             ControlFlow::Break(StatusCode::UNAUTHORIZED)
+    ///         }
+    ///     })
+    ///     .compile()
+    ///     .unwrap();
+    /// # let _ = router;
+    /// ```
     pub fn prefix<H, M>(mut self, scope: impl Into<Scope>, hook: H) -> Self
     where
         H: RoutePrefix<B, M>,

@@ -149,7 +149,11 @@ pub(crate) type PrefixFlow<B> = ControlFlow<Response<Body>, Request<B>>;
 pub(crate) type PostfixFlow = ControlFlow<Response<Body>, Response<Body>>;
 
 /// A prefix hook for the router: `Fn(Request<B>, &mut Route<'_>) -> X`
-/// where `X` is a [`PrefixOutput`], a future of one, or a [`Step`] of one.
+/// where `X` is a [`PrefixOutput`], a future of one, or a [`Step`] of one;
+/// or `Fn(&mut Request<B>, &mut Route<'_>) -> ControlFlow<R>` with `R`
+/// an [`IntoResponse`], which looks at (or edits) the request where it lies
+/// and answers `Continue(())` to let it through (synchronous, and the
+/// request is not moved in and out).
 pub trait RoutePrefix<B, M>: Send + Sync + 'static {
     #[doc(hidden)]
     fn call(
@@ -157,6 +161,50 @@ pub trait RoutePrefix<B, M>: Send + Sync + 'static {
         request: Request<B>,
         route: &mut Route<'_>,
     ) -> Step<PrefixFlow<B>, BoxFuture<PrefixFlow<B>>>;
+
+    /// Answers from a look at `request` where it lies, for a hook that
+    /// works in place; any other answers `None` and is `call`ed with the
+    /// request.
+    #[doc(hidden)]
+    #[inline]
+    fn inspect(
+        &self,
+        request: &mut Request<B>,
+        route: &mut Route<'_>,
+    ) -> Option<ControlFlow<Response<Body>>> {
+        let _ = (request, route);
+        None
+    }
+}
+
+impl<F, R, B> RoutePrefix<B, FnEdit> for F
+where
+    F: Fn(&mut Request<B>, &mut Route<'_>) -> ControlFlow<R> + Send + Sync + 'static,
+    R: IntoResponse,
+{
+    #[inline]
+    fn call(
+        &self,
+        mut request: Request<B>,
+        route: &mut Route<'_>,
+    ) -> Step<PrefixFlow<B>, BoxFuture<PrefixFlow<B>>> {
+        Step::Ready(match self(&mut request, route) {
+            ControlFlow::Continue(()) => ControlFlow::Continue(request),
+            ControlFlow::Break(answer) => ControlFlow::Break(answer.into_response()),
+        })
+    }
+
+    #[inline]
+    fn inspect(
+        &self,
+        request: &mut Request<B>,
+        route: &mut Route<'_>,
+    ) -> Option<ControlFlow<Response<Body>>> {
+        Some(match self(request, route) {
+            ControlFlow::Continue(()) => ControlFlow::Continue(()),
+            ControlFlow::Break(answer) => ControlFlow::Break(answer.into_response()),
+        })
+    }
 }
 
 impl<F, O, B> RoutePrefix<B, FnSync> for F
@@ -402,6 +450,17 @@ impl<H: RoutePrefix<B, M>, M: 'static, B> ErasedPrefix<B> for Erased<H, M> {
         response: &mut Option<Response<Body>>,
         route: &mut Route<'_>,
     ) -> Step<Done, BoxFuture<PrefixFlow<B>>> {
+        let present = request
+            .as_mut()
+            .expect("the request is present until the handler runs");
+        match self.hook.inspect(present, route) {
+            Some(ControlFlow::Continue(())) => return Step::Ready(Done::Continue),
+            Some(ControlFlow::Break(answer)) => {
+                *response = Some(answer);
+                return Step::Ready(Done::Answered);
+            }
+            None => {}
+        }
         let taken = request
             .take()
             .expect("the request is present until the handler runs");

@@ -105,11 +105,11 @@ async fn pronghorn(listener: tokio::net::TcpListener, routes: usize, http1_only:
         router = router.get(&format!("/r/{n}/x"), move || Json(RouteNumber { route: n }));
     }
     let router = router
-        .prefix("/", |request: Request<Incoming>, _: &mut Route<'_>| {
+        .prefix("/", |request: &mut Request<Incoming>, _: &mut Route<'_>| {
             if request.headers().contains_key("x-block") {
                 ControlFlow::Break(StatusCode::FORBIDDEN)
             } else {
-                ControlFlow::Continue(request)
+                ControlFlow::Continue(())
             }
         })
         .postfix("/", |_: &Route<'_>, response: &mut Response<Body>| {
