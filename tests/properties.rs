@@ -12,35 +12,50 @@ use http::Method;
 use pronghorn::Router;
 use proptest::prelude::*;
 
-fn segment(depth: usize) -> impl Strategy<Value = String> {
+/// Static segments of the narrow tables: few children per node.
+const NARROW: &[&str] = &["a", "b", "c", "ab"];
+/// Static segments of the wide tables: nodes with many children (which
+/// find them through a table) and long static paths (which go to the
+/// static index).
+const WIDE: &[&str] = &[
+    "a", "b", "c", "d", "e", "f", "g", "h", "ab", "ac", "ad", "ae", "af",
+];
+
+fn segment(depth: usize, text: &'static [&'static str]) -> impl Strategy<Value = String> {
     prop_oneof![
-        4 => prop::sample::select(vec!["a", "b", "c", "ab"]).prop_map(str::to_owned),
+        4 => prop::sample::select(text).prop_map(str::to_owned),
         2 => Just(format!("{{p{depth}}}")),
     ]
 }
 
-fn route() -> impl Strategy<Value = String> {
-    (prop::collection::vec(0..6usize, 0..4), any::<bool>()).prop_flat_map(|(depths, catch_all)| {
-        let segments: Vec<_> = (0..depths.len()).map(segment).collect();
-        (segments, Just(catch_all)).prop_map(|(segments, catch_all)| {
-            let mut route: String = segments.iter().map(|s| format!("/{s}")).collect();
-            if catch_all {
-                route.push_str("/{*rest}");
-            }
-            if route.is_empty() {
-                route.push('/');
-            }
-            route
-        })
-    })
+fn route_from(text: &'static [&'static str]) -> impl Strategy<Value = String> {
+    (prop::collection::vec(0..6usize, 0..5), any::<bool>()).prop_flat_map(
+        move |(depths, catch_all)| {
+            let segments: Vec<_> = (0..depths.len())
+                .map(|depth| segment(depth, text))
+                .collect();
+            (segments, Just(catch_all)).prop_map(|(segments, catch_all)| {
+                let mut route: String = segments.iter().map(|s| format!("/{s}")).collect();
+                if catch_all {
+                    route.push_str("/{*rest}");
+                }
+                if route.is_empty() {
+                    route.push('/');
+                }
+                route
+            })
+        },
+    )
 }
 
-fn path() -> impl Strategy<Value = String> {
-    prop::collection::vec(
-        prop::sample::select(vec!["a", "b", "c", "ab", "x", "a.b"]),
-        0..6,
-    )
-    .prop_map(|segments| {
+fn route() -> impl Strategy<Value = String> {
+    route_from(NARROW)
+}
+
+fn path_from(text: &'static [&'static str]) -> impl Strategy<Value = String> {
+    let mut segments = text.to_vec();
+    segments.extend(["x", "a.b"]);
+    prop::collection::vec(prop::sample::select(segments), 0..6).prop_map(|segments| {
         if segments.is_empty() {
             "/".to_owned()
         } else {
@@ -49,37 +64,66 @@ fn path() -> impl Strategy<Value = String> {
     })
 }
 
+fn path() -> impl Strategy<Value = String> {
+    path_from(NARROW)
+}
+
+/// Builds both routers from `routes` and checks that they answer every
+/// path alike.
+fn agree(routes: Vec<String>, paths: &[String]) -> Result<(), TestCaseError> {
+    let mut reference = matchit::Router::new();
+    let mut accepted: Vec<String> = Vec::new();
+    for route in routes {
+        if accepted.contains(&route) {
+            continue;
+        }
+        if reference.insert(route.clone(), accepted.len()).is_ok() {
+            accepted.push(route);
+        }
+    }
+    let router = accepted
+        .iter()
+        .fold(Router::<()>::new(), |router, route| {
+            router.get(route, || "")
+        })
+        .compile()
+        .unwrap();
+    for path in paths {
+        let theirs = reference.at(path).ok().map(|m| {
+            let params: Vec<(String, String)> = m
+                .params
+                .iter()
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect();
+            (accepted[*m.value].clone(), params)
+        });
+        let ours = router.at(&Method::GET, path).map(|m| {
+            let params: Vec<(String, String)> = m
+                .params()
+                .iter_raw()
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect();
+            (m.pattern().to_owned(), params)
+        });
+        prop_assert_eq!(ours, theirs, "path {} in {:?}", path, accepted);
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
     #[test]
     fn agrees_with_matchit(routes in prop::collection::vec(route(), 1..12), paths in prop::collection::vec(path(), 1..16)) {
-        let mut reference = matchit::Router::new();
-        let mut accepted: Vec<String> = Vec::new();
-        for route in routes {
-            if accepted.contains(&route) {
-                continue;
-            }
-            if reference.insert(route.clone(), accepted.len()).is_ok() {
-                accepted.push(route);
-            }
-        }
-        let router = accepted
-            .iter()
-            .fold(Router::<()>::new(), |router, route| router.get(route, || ""))
-            .compile()
-            .unwrap();
-        for path in &paths {
-            let theirs = reference.at(path).ok().map(|m| {
-                let params: Vec<(String, String)> = m.params.iter().map(|(k, v)| (k.to_owned(), v.to_owned())).collect();
-                (accepted[*m.value].clone(), params)
-            });
-            let ours = router.at(&Method::GET, path).map(|m| {
-                let params: Vec<(String, String)> = m.params().iter_raw().map(|(k, v)| (k.to_owned(), v.to_owned())).collect();
-                (m.pattern().to_owned(), params)
-            });
-            prop_assert_eq!(ours, theirs, "path {} in {:?}", path, accepted);
-        }
+        agree(routes, &paths)?;
+    }
+
+    #[test]
+    fn agrees_with_matchit_on_wide_tables(
+        routes in prop::collection::vec(route_from(WIDE), 8..48),
+        paths in prop::collection::vec(path_from(WIDE), 1..24),
+    ) {
+        agree(routes, &paths)?;
     }
 }
 

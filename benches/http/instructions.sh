@@ -33,6 +33,6 @@ done
 
 # Route lookup alone, in the 1,000-route table of benches/router.rs.
 printf '\n| lookup (1,000 routes) | pronghorn | matchit |\n| --- | ---: | ---: |\n'
-for kind in static dynamic catch-all; do
+for kind in static dynamic catch-all miss; do
     printf '| %s | %d | %d |\n' "$kind" "$(per_request "lookup-pronghorn-$kind")" "$(per_request "lookup-matchit-$kind")"
 done

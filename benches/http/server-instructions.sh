@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Instructions per request of a loopback server under 10-deep pipelined
+# GETs, counted by callgrind: each server runs under valgrind, wrk warms it
+# up for 2 s, the counters are zeroed, wrk runs again and the counters are
+# dumped; instructions in that window divided by the requests wrk counted.
+# Instruction counts do not depend on how busy the machine is (the request
+# count does not matter either, as long as it is large).
+#
+# Usage: benches/http/server-instructions.sh [STACK...]   (default: hyper pronghorn pronghorn-h1)
+set -euo pipefail
+cd "$(dirname "$0")"
+command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind; }
+command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
+cargo build --release --bin server -q
+stacks=("$@")
+[ ${#stacks[@]} -eq 0 ] && stacks=(hyper pronghorn pronghorn-h1)
+out=$(mktemp -d)
+port=19080
+
+printf '| server | instructions / request | × hyper |\n| --- | ---: | ---: |\n'
+hyper=
+for stack in "${stacks[@]}"; do
+    port=$(( port + 1 ))
+    valgrind --tool=callgrind --callgrind-out-file="$out/$stack.%p" \
+        target/release/server "$stack" "$port" 10 > /dev/null 2>&1 &
+    pid=$!
+    until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do sleep 0.2; done
+    url="http://127.0.0.1:$port/json"
+    wrk -t1 -c10 -d2s -s pipeline.lua "$url" -- 10 > /dev/null
+    callgrind_control -z "$pid" > /dev/null 2>&1
+    requests=$(wrk -t1 -c10 -d6s -s pipeline.lua "$url" -- 10 | sed -n 's/^ *\([0-9]*\) requests in.*/\1/p')
+    callgrind_control -d "$pid" > /dev/null 2>&1
+    kill "$pid"; wait "$pid" 2>/dev/null || true
+    dump=$(ls -t "$out/$stack".*.* 2>/dev/null | head -1)
+    total=$(callgrind_annotate "$dump" 2>/dev/null | sed -n 's/^ *\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' | tr -d ,)
+    per=$(( total / requests ))
+    [ "$stack" = hyper ] && hyper=$per
+    ratio=$([ -n "$hyper" ] && awk -v a="$per" -v b="$hyper" 'BEGIN { printf "%.2f", a / b }' || echo "-")
+    printf '| %s | %d | %s |\n' "$stack" "$per" "$ratio"
+done
+rm -rf "$out"
