@@ -14,9 +14,8 @@ use proptest::prelude::*;
 
 /// Static segments of the narrow tables: few children per node.
 const NARROW: &[&str] = &["a", "b", "c", "ab"];
-/// Static segments of the wide tables: nodes with many children (which
-/// find them through a table) and long static paths (which go to the
-/// static index).
+/// Static segments of the wide tables: nodes with many children and long
+/// static paths (which go to the static index).
 const WIDE: &[&str] = &[
     "a", "b", "c", "d", "e", "f", "g", "h", "ab", "ac", "ad", "ae", "af",
 ];

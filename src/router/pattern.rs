@@ -213,12 +213,21 @@ fn parse_segment(
 /// A parameter followed by literal text captures up to the first occurrence
 /// of that text; a parameter at the end captures the rest. No capture is
 /// empty, and no other split is tried.
+#[inline]
 pub(crate) fn match_parts(
     parts: &[Part],
     segment: &str,
     base: usize,
     mut capture: impl FnMut(usize, usize),
 ) -> bool {
+    // The usual case, a whole-segment parameter: no search.
+    if let [Part::Param] = parts {
+        if segment.is_empty() {
+            return false;
+        }
+        capture(base, base + segment.len());
+        return true;
+    }
     let mut position = 0;
     for (index, part) in parts.iter().enumerate() {
         let rest = &segment[position..];

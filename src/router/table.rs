@@ -139,16 +139,7 @@ struct Node {
     catch_alls: Vec<CatchAll>,
     /// The routes whose path ends here.
     methods: Methods,
-    /// For a node with many static children: the position in `children`
-    /// of the child for each first byte (`NO_CHILD`: none), so that the
-    /// search is one load rather than a scan. Made by [`Node::finish`].
-    wide: Option<Box<[u8; 256]>>,
 }
-
-/// From this many static children on, a node finds its child by a table.
-const WIDE: usize = 5;
-/// No child starts with this byte, in [`Node::wide`].
-const NO_CHILD: u8 = u8::MAX;
 
 impl Node {
     fn leaf(prefix: &[u8]) -> Self {
@@ -199,8 +190,7 @@ impl Node {
         while at < path.len() {
             let index = node.indices.iter().position(|&b| b == path[at])?;
             let forks = !node.dynamics.is_empty() || !node.catch_alls.is_empty();
-            let search = if node.wide.is_some() { 1 } else { index + 1 };
-            cost += search + if forks { NODE_COST } else { 0 };
+            cost += index + 1 + if forks { NODE_COST } else { 0 };
             node = &node.children[index];
             at += node.prefix.len();
             cost += NODE_COST + node.prefix.len() / 8;
@@ -208,37 +198,12 @@ impl Node {
         Some(cost)
     }
 
-    /// Builds the child tables of this node and those below it, once the
-    /// tree is complete.
-    fn finish(&mut self) {
-        // Positions must fit below `NO_CHILD`; a node has at most one child
-        // per first byte, so 255 at most (no route byte is 0xFF: paths are
-        // UTF-8, which never holds that byte).
-        self.wide = (self.children.len() >= WIDE).then(|| {
-            let mut table = Box::new([NO_CHILD; 256]);
-            for (position, &byte) in self.indices.iter().enumerate() {
-                table[usize::from(byte)] = position as u8;
-            }
-            table
-        });
-        for child in &mut self.children {
-            child.finish();
-        }
-        for (_, child) in &mut self.dynamics {
-            child.finish();
-        }
-    }
-
     #[inline]
     fn child(&self, byte: u8) -> Option<&Node> {
-        let position = match &self.wide {
-            Some(table) if self.indices.len() >= WIDE => match table[usize::from(byte)] {
-                NO_CHILD => return None,
-                position => usize::from(position),
-            },
-            _ => self.indices.iter().position(|&b| b == byte)?,
-        };
-        Some(&self.children[position])
+        self.indices
+            .iter()
+            .position(|&b| b == byte)
+            .map(|index| &self.children[index])
     }
 }
 
@@ -501,15 +466,13 @@ impl Table {
         self.any_method
     }
 
-    /// Completes the table once every route is in: gives nodes with many
-    /// static children a table of them, and keeps in the static index only
-    /// the paths that the walk finds for more than a search of the index
-    /// costs: the few routes of a small
+    /// Completes the table once every route is in: keeps in the static
+    /// index only the paths that the walk finds for more than a search of
+    /// the index costs: the few routes of a small
     /// table are found fastest by the walk, the deep fan-outs of a large
     /// one (`/items/0` to `/items/999`) by the hash, whose cost does not
     /// grow with the table.
     pub(crate) fn finish(&mut self) {
-        self.root.finish();
         let root = &self.root;
         self.statics.retain(|path, _| {
             root.child(b'/')
