@@ -11,7 +11,7 @@ use std::{
     net::SocketAddr,
     pin::{Pin, pin},
     task::{Context, Poll, Waker, ready},
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 use http::{Request, Response};
@@ -175,7 +175,7 @@ where
     let mut builder = auto::Builder::new(TokioExecutor::new());
     builder
         .http1()
-        .timer(TokioTimer::new())
+        .timer(LazyTimer)
         .header_read_timeout(header_read_timeout)
         .keep_alive(true)
         .pipeline_flush(true);
@@ -320,3 +320,79 @@ where
         }
     }
 }
+
+/// hyper's HTTP/1 timer, which runs the header-read timeout: hyper-util's
+/// `TokioTimer`, except that the Tokio sleep is made when hyper first polls
+/// it.
+///
+/// hyper arms the timeout before reading every request head and drops it
+/// once the head is parsed. A head that is already in the read buffer (a
+/// pipelined or promptly sent request) is parsed before the timeout is ever
+/// polled, and then costs no Tokio timer entry: no runtime handle looked up
+/// and cloned, no entry made and dropped. A head that is not there yet
+/// arms the sleep for the deadline hyper set, at once.
+#[derive(Clone, Copy, Debug)]
+struct LazyTimer;
+
+impl hyper::rt::Timer for LazyTimer {
+    fn sleep(&self, duration: Duration) -> Pin<Box<dyn hyper::rt::Sleep>> {
+        self.sleep_until(self.now() + duration)
+    }
+
+    fn sleep_until(&self, deadline: Instant) -> Pin<Box<dyn hyper::rt::Sleep>> {
+        Box::pin(LazySleep {
+            deadline,
+            sleep: None,
+        })
+    }
+
+    fn reset(&self, sleep: &mut Pin<Box<dyn hyper::rt::Sleep>>, deadline: Instant) {
+        match sleep.as_mut().downcast_mut_pin::<LazySleep>() {
+            Some(lazy) => lazy.reset(deadline),
+            None => *sleep = self.sleep_until(deadline),
+        }
+    }
+
+    fn now(&self) -> Instant {
+        // Tokio's clock, as `TokioTimer`'s: it follows a paused test clock.
+        tokio::time::Instant::now().into()
+    }
+}
+
+pin_project! {
+    /// The sleep of [`LazyTimer`]: a deadline, and the Tokio sleep once
+    /// polled.
+    struct LazySleep {
+        deadline: Instant,
+        #[pin]
+        sleep: Option<tokio::time::Sleep>,
+    }
+}
+
+impl LazySleep {
+    fn reset(self: Pin<&mut Self>, deadline: Instant) {
+        let this = self.project();
+        *this.deadline = deadline;
+        if let Some(sleep) = this.sleep.as_pin_mut() {
+            sleep.reset(deadline.into());
+        }
+    }
+}
+
+impl Future for LazySleep {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let mut this = self.project();
+        if this.sleep.is_none() {
+            let deadline = (*this.deadline).into();
+            this.sleep.set(Some(tokio::time::sleep_until(deadline)));
+        }
+        this.sleep
+            .as_pin_mut()
+            .expect("the sleep was just made")
+            .poll(cx)
+    }
+}
+
+impl hyper::rt::Sleep for LazySleep {}

@@ -564,8 +564,9 @@ struct Pipeline<B, R = Arc<Inner<B>>> {
     failure: Option<Box<Failure>>,
     /// Headers staged by prefixes; allocated only when one stages a header.
     staged: Option<Box<HeaderMap>>,
+    /// Where the run stands; also names the step for a panic's report.
     stage: Stage,
-    /// The step running or pending, named for a panic's report.
+    /// The step that suspended, polled first on the next run.
     pending: Pending<B>,
     clock: Option<Clock>,
 }
