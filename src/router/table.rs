@@ -495,7 +495,9 @@ impl Table {
         accept: impl Fn(&Methods) -> Option<RouteId> + Copy,
     ) -> Option<RouteId> {
         captures.truncate(0);
-        if path.len() > MAX_PATH {
+        // An empty table (the WebSocket routes of most routers) answers
+        // before the path is scanned.
+        if path.len() > MAX_PATH || self.root.children.is_empty() {
             return None;
         }
         // A path found in the index is a route's path, so in normal form.
