@@ -188,10 +188,8 @@ where
         mut request: Request<B>,
         route: &mut Route<'_>,
     ) -> Step<PrefixFlow<B>, BoxFuture<PrefixFlow<B>>> {
-        Step::Ready(match self(&mut request, route) {
-            ControlFlow::Continue(()) => ControlFlow::Continue(request),
-            ControlFlow::Break(answer) => ControlFlow::Break(answer.into_response()),
-        })
+        let flow = self(&mut request, route).map_break(IntoResponse::into_response);
+        Step::Ready(flow.map_continue(|()| request))
     }
 
     #[inline]
@@ -200,10 +198,7 @@ where
         request: &mut Request<B>,
         route: &mut Route<'_>,
     ) -> Option<ControlFlow<Response<Body>>> {
-        Some(match self(request, route) {
-            ControlFlow::Continue(()) => ControlFlow::Continue(()),
-            ControlFlow::Break(answer) => ControlFlow::Break(answer.into_response()),
-        })
+        Some(self(request, route).map_break(IntoResponse::into_response))
     }
 }
 
