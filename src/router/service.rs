@@ -766,6 +766,18 @@ impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
 
 /// Whether a hook with method filter `method` runs for the request of
 /// `head` that found `target`: HEAD served by a GET route runs GET hooks.
+/// The parameters `names` bind in the request's path; the path is worked
+/// out from the URI only when there are any (most hooks have none).
+#[inline]
+fn params_of<'a>(
+    head: &'a RequestHead,
+    names: &'a [Box<str>],
+    captures: &'a Captures,
+) -> Params<'a> {
+    let path = if names.is_empty() { "" } else { head.path() };
+    Params::new(path, names, captures)
+}
+
 fn method_applies(head: &RequestHead, target: &Target, method: Option<&Method>) -> bool {
     let Some(method) = method else { return true };
     method == head.method()
@@ -963,7 +975,7 @@ impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
             let mut route = Route {
                 head: &self.head,
                 pattern,
-                params: Params::new(self.head.path(), &hook.pattern.names, &self.hook_captures),
+                params: params_of(&self.head, &hook.pattern.names, &self.hook_captures),
                 staged: Some(&mut self.staged),
             };
             match hook
@@ -1001,7 +1013,7 @@ impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
             .take()
             .expect("the request is present until the handler runs");
         let context = RouteContext {
-            params: Params::new(self.head.path(), &route.pattern.names, &self.captures),
+            params: params_of(&self.head, &route.pattern.names, &self.captures),
             state: &router.state,
             body_limit: router.body_limit,
         };
@@ -1051,7 +1063,7 @@ impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
             let context = Route {
                 head: &self.head,
                 pattern: Some(&route.pattern.source),
-                params: Params::new(self.head.path(), &hook.pattern.names, &self.hook_captures),
+                params: params_of(&self.head, &hook.pattern.names, &self.hook_captures),
                 staged: None,
             };
             match hook.hook.call(&context, &mut self.response) {
