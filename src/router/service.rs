@@ -6,7 +6,7 @@ use std::{
     convert::Infallible,
     fmt,
     future::Future,
-    ops::{ControlFlow, Deref},
+    ops::ControlFlow,
     panic::{AssertUnwindSafe, catch_unwind},
     pin::Pin,
     sync::Arc,
@@ -548,11 +548,12 @@ enum Pending<B> {
 
 /// One request's pipeline: its state between steps.
 ///
-/// `R` holds the router: a borrow while the pipeline runs inside `call`,
-/// an `Arc` once a suspended pipeline moves into the response future, so
-/// that a synchronous request never touches the reference count.
-struct Pipeline<B, R = Arc<Inner<B>>> {
-    router: R,
+/// The router is not part of the state: each run is handed it, borrowed
+/// from the service inside `call` (a synchronous request never touches the
+/// reference count) or from the response future's `Arc` once a step has
+/// suspended. Borrowed apart from the state, it is known not to change
+/// while the state does.
+struct Pipeline<B> {
     head: RequestHead,
     target: Target,
     lists: Lists,
@@ -585,22 +586,22 @@ pub struct ResponseFuture<B> {
 
 enum Kind<B> {
     Ready(Option<Response<Body>>),
-    Running(Box<Pipeline<B>>),
+    Running(Arc<Inner<B>>, Box<Pipeline<B>>),
 }
 
 impl<B: 'static> ResponseFuture<B> {
     pub(super) fn new(router: &Arc<Inner<B>>, request: Request<B>) -> Self {
-        let mut pipeline = Pipeline::new(&**router, request);
-        pipeline.route();
+        let mut pipeline = Pipeline::new(request);
+        pipeline.route(router);
         // Steps that suspend here are polled again, with the caller's
         // waker, on the first poll of the future.
-        match pipeline.run(&mut Context::from_waker(std::task::Waker::noop())) {
+        match pipeline.run(router, &mut Context::from_waker(std::task::Waker::noop())) {
             // Taken straight into the future: the response moves once.
             Poll::Ready(()) => Self {
                 kind: Kind::Ready(pipeline.response.take()),
             },
             Poll::Pending => Self {
-                kind: Kind::Running(Box::new(pipeline.owned(Arc::clone(router)))),
+                kind: Kind::Running(Arc::clone(router), Box::new(pipeline)),
             },
         }
     }
@@ -615,7 +616,7 @@ impl<B: 'static> Future for ResponseFuture<B> {
             Kind::Ready(response) => {
                 Poll::Ready(Ok(response.take().expect("future polled after completion")))
             }
-            Kind::Running(pipeline) => pipeline.run(cx).map(|()| {
+            Kind::Running(router, pipeline) => pipeline.run(router, cx).map(|()| {
                 Ok(pipeline
                     .response
                     .take()
@@ -630,7 +631,7 @@ impl<B> fmt::Debug for ResponseFuture<B> {
         let mut debug = f.debug_struct("ResponseFuture");
         match &self.kind {
             Kind::Ready(_) => debug.field("state", &"Ready"),
-            Kind::Running(pipeline) => debug
+            Kind::Running(_, pipeline) => debug
                 .field("method", pipeline.head.method())
                 .field("path", &pipeline.head.path())
                 .field("stage", &pipeline.stage),
@@ -643,37 +644,14 @@ fn internal_error() -> Response<Body> {
     (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error").into_response()
 }
 
-impl<B: 'static> Pipeline<B, &Inner<B>> {
-    /// The same pipeline, holding the router by `Arc`: to be boxed into
-    /// the response future.
-    fn owned(self, router: Arc<Inner<B>>) -> Pipeline<B> {
-        Pipeline {
-            router,
-            head: self.head,
-            target: self.target,
-            lists: self.lists,
-            captures: self.captures,
-            hook_captures: self.hook_captures,
-            request: self.request,
-            response: self.response,
-            failure: self.failure,
-            staged: self.staged,
-            stage: self.stage,
-            pending: self.pending,
-            clock: self.clock,
-        }
-    }
-}
-
-impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
+impl<B: 'static> Pipeline<B> {
     /// A pipeline for `request`, not yet routed: see [`Pipeline::route`].
     /// Built whole and then completed in place, so that the request and
     /// the capture buffers are not copied from field to field.
     #[inline]
-    fn new(router: R, request: Request<B>) -> Self {
+    fn new(request: Request<B>) -> Self {
         Self {
             head: RequestHead::of(&request),
-            router,
             target: Target::NotFound,
             lists: Lists::Route,
             captures: Captures::new(),
@@ -690,7 +668,7 @@ impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
 
     /// Finds the request's target and the hooks it runs; answers at once
     /// what no route answers.
-    fn route(&mut self) {
+    fn route(&mut self, router: &Inner<B>) {
         #[cfg(feature = "ws")]
         let upgrade = self
             .request
@@ -698,7 +676,6 @@ impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
             .is_some_and(|request| crate::ws::is_upgrade(request.headers()));
         #[cfg(not(feature = "ws"))]
         let upgrade = false;
-        let router = &*self.router;
         let head = &self.head;
         self.target = router.lookup(head.method(), head.path(), upgrade, &mut self.captures);
         let monitored = match &self.target {
@@ -747,13 +724,6 @@ impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
         }
     }
 
-    fn route_pattern(&self) -> Option<&str> {
-        match self.target {
-            Target::Route { id, .. } => Some(&self.router.routes[id].pattern.source),
-            _ => None,
-        }
-    }
-
     /// Records a panic of `step` as the failure and answers 500.
     fn fail(&mut self, step: &'static str, panic: Box<dyn Any + Send>) {
         let message = panic_message(panic.as_ref()).to_owned();
@@ -764,8 +734,6 @@ impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
     }
 }
 
-/// Whether a hook with method filter `method` runs for the request of
-/// `head` that found `target`: HEAD served by a GET route runs GET hooks.
 /// The parameters `names` bind in the request's path; the path is worked
 /// out from the URI only when there are any (most hooks have none).
 #[inline]
@@ -778,6 +746,8 @@ fn params_of<'a>(
     Params::new(path, names, captures)
 }
 
+/// Whether a hook with method filter `method` runs for the request of
+/// `head` that found `target`: HEAD served by a GET route runs GET hooks.
 fn method_applies(head: &RequestHead, target: &Target, method: Option<&Method>) -> bool {
     let Some(method) = method else { return true };
     method == head.method()
@@ -812,20 +782,17 @@ fn next_hook<'r, H: ?Sized>(
 /// The prefix and monitor lists of a request: its route's, or those found
 /// for an answer no route gives.
 fn hook_lists<'r, B>(
-    router: &'r Inner<B>,
+    route: Option<&'r CompiledRoute<B>>,
     lists: &'r Lists,
-    target: &Target,
 ) -> (&'r [Applied], &'r [Applied]) {
-    match (lists, target) {
-        (Lists::Route, Target::Route { id, .. }) => {
-            (&router.routes[*id].prefixes, &router.routes[*id].monitors)
-        }
+    match (lists, route) {
+        (Lists::Route, Some(route)) => (&route.prefixes, &route.monitors),
         (Lists::Found { prefixes, monitors }, _) => (prefixes, monitors),
-        (Lists::Route, _) => (&[], &[]),
+        (Lists::Route, None) => (&[], &[]),
     }
 }
 
-impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
+impl<B: 'static> Pipeline<B> {
     /// Runs the pipeline from where it stands until it answers or a step
     /// suspends.
     ///
@@ -834,9 +801,9 @@ impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
     /// every step: a panic in a prefix, the handler or a postfix (or their
     /// futures) lands here, becomes a 500, and the run goes on with the
     /// staged headers and the monitors. Monitors are guarded one by one.
-    fn run(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+    fn run(&mut self, router: &Inner<B>, cx: &mut Context<'_>) -> Poll<()> {
         loop {
-            match catch_unwind(AssertUnwindSafe(|| self.run_steps(cx))) {
+            match catch_unwind(AssertUnwindSafe(|| self.run_steps(router, cx))) {
                 Ok(poll) => return poll,
                 Err(panic) => {
                     // The step that panicked has dropped what it held;
@@ -848,7 +815,11 @@ impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
         }
     }
 
-    fn run_steps(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+    fn run_steps(&mut self, router: &Inner<B>, cx: &mut Context<'_>) -> Poll<()> {
+        let route = match self.target {
+            Target::Route { id, .. } => Some(&router.routes[id]),
+            _ => None,
+        };
         loop {
             // A pending step first: it is polled to completion exactly once.
             if self.suspended() {
@@ -858,19 +829,19 @@ impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
             // as they answer at once; a step left pending sends the run
             // back to the top.
             if let Stage::Prefix(from) = self.stage {
-                self.run_prefixes(from);
+                self.run_prefixes(router, route, from);
                 if self.suspended() {
                     continue;
                 }
             }
             if self.stage == Stage::Handler {
-                self.run_handler(cx);
+                self.run_handler(router, route, cx);
                 if self.suspended() {
                     continue;
                 }
             }
             if let Stage::Postfix(from) = self.stage {
-                self.run_postfixes(from);
+                self.run_postfixes(router, route, from);
                 if self.suspended() {
                     continue;
                 }
@@ -879,7 +850,7 @@ impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
                 self.finish();
             }
             if let Stage::Monitor(from) = self.stage {
-                self.run_monitors(from);
+                self.run_monitors(router, route, from);
                 if self.suspended() {
                     continue;
                 }
@@ -927,7 +898,7 @@ impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
     }
 }
 
-impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
+impl<B: 'static> Pipeline<B> {
     fn prefix_done(&mut self, flow: PrefixFlow<B>) {
         match flow {
             ControlFlow::Continue(request) => self.request = Some(request),
@@ -950,13 +921,14 @@ impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
 
     /// Runs the prefixes from the `from`th of the list, while they let
     /// the request through at once.
-    fn run_prefixes(&mut self, mut from: usize) {
-        let router = &*self.router;
-        let (list, _) = hook_lists(router, &self.lists, &self.target);
-        let pattern = match self.target {
-            Target::Route { id, .. } => Some(&*router.routes[id].pattern.source),
-            _ => None,
-        };
+    fn run_prefixes(
+        &mut self,
+        router: &Inner<B>,
+        route: Option<&CompiledRoute<B>>,
+        mut from: usize,
+    ) {
+        let (list, _) = hook_lists(route, &self.lists);
+        let pattern = route.map(|route| &*route.pattern.source);
         loop {
             let found = next_hook(
                 &router.prefixes,
@@ -995,9 +967,13 @@ impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
         }
     }
 
-    fn run_handler(&mut self, cx: &mut Context<'_>) {
-        let router = &*self.router;
-        let Target::Route { id, .. } = self.target else {
+    fn run_handler(
+        &mut self,
+        router: &Inner<B>,
+        route: Option<&CompiledRoute<B>>,
+        cx: &mut Context<'_>,
+    ) {
+        let Some(route) = route else {
             // An automatic OPTIONS answer: no prefix answered it.
             if let Target::Elsewhere { allow, .. } = &self.target {
                 let mut response = StatusCode::NO_CONTENT.into_response();
@@ -1007,7 +983,6 @@ impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
             self.stage = Stage::Finish;
             return;
         };
-        let route = &router.routes[id];
         let request = self
             .request
             .take()
@@ -1038,13 +1013,16 @@ impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
 
     /// Runs the postfixes from the `from`th of the route's list, while they
     /// answer at once.
-    fn run_postfixes(&mut self, mut from: usize) {
-        let router = &*self.router;
-        let Target::Route { id, .. } = self.target else {
+    fn run_postfixes(
+        &mut self,
+        router: &Inner<B>,
+        route: Option<&CompiledRoute<B>>,
+        mut from: usize,
+    ) {
+        let Some(route) = route else {
             self.stage = Stage::Finish;
             return;
         };
-        let route = &router.routes[id];
         loop {
             let found = next_hook(
                 &router.postfixes,
@@ -1106,9 +1084,14 @@ impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
 
     /// Runs the monitors from the `from`th of the list, while they answer
     /// at once.
-    fn run_monitors(&mut self, mut from: usize) {
-        let router = &*self.router;
-        let (_, list) = hook_lists(router, &self.lists, &self.target);
+    fn run_monitors(
+        &mut self,
+        router: &Inner<B>,
+        route: Option<&CompiledRoute<B>>,
+        mut from: usize,
+    ) {
+        let (_, list) = hook_lists(route, &self.lists);
+        let pattern = route.map(|route| &*route.pattern.source);
         loop {
             let found = next_hook(
                 &router.monitors,
@@ -1128,7 +1111,7 @@ impl<B: 'static, R: Deref<Target = Inner<B>>> Pipeline<B, R> {
                 &self.head,
                 self.response.as_ref().expect("a step answered"),
                 self.failure.as_deref(),
-                self.route_pattern(),
+                pattern,
                 self.clock
                     .as_ref()
                     .expect("a request with monitors has a clock"),
