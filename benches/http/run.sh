@@ -2,7 +2,8 @@
 # HTTP load benchmark: pronghorn beside bare hyper, axum and actix-web, on
 # the scenarios of the framework pronghorn reimplements. Each server runs on
 # one thread pinned to core 0, wrk on one thread pinned to core 1; servers
-# alternate within each repetition; medians are reported.
+# alternate within each repetition; medians are reported, and ratios to
+# hyper are medians of the ratios within each repetition.
 #
 # Usage: benches/http/run.sh [SECONDS_PER_RUN] [REPETITIONS]
 #        ONLY='dynamic|POST' benches/http/run.sh ...   (scenarios matching a regex)
@@ -83,14 +84,22 @@ stacks = ["hyper", "pronghorn", "axum", "actix"]
 def median(scenario, stack, field):
     values = [float(r[field]) for r in rows if r["scenario"] == scenario and r["stack"] == stack]
     return statistics.median(values) if values else float("nan")
+def ratio(scenario, stack, field):
+    # Each repetition runs every stack back to back: the ratio to hyper is
+    # taken within a repetition, where the machine's pace is shared, and
+    # its median across repetitions is reported.
+    runs = {}
+    for r in rows:
+        if r["scenario"] == scenario:
+            runs.setdefault(r["run"], {})[r["stack"]] = float(r[field])
+    values = [run[stack] / run["hyper"] for run in runs.values() if stack in run and run.get("hyper")]
+    return statistics.median(values) if values else float("nan")
 print("| scenario | stack | req/s (median) | × hyper | p99 ms | errors | server CPU µs/req | × hyper |")
 print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 for scenario in scenarios:
-    base_rps = median(scenario, "hyper", "req_per_s")
-    base_cpu = median(scenario, "hyper", "cpu_us_per_req")
     for stack in stacks:
         rps = median(scenario, stack, "req_per_s")
         cpu = median(scenario, stack, "cpu_us_per_req")
         errors = sum(int(r["errors"]) for r in rows if r["scenario"] == scenario and r["stack"] == stack)
-        print(f"| {scenario} | {stack} | {rps:,.0f} | {rps / base_rps:.2f} | {median(scenario, stack, 'p99_ms'):.2f} | {errors} | {cpu:.2f} | {cpu / base_cpu:.2f} |")
+        print(f"| {scenario} | {stack} | {rps:,.0f} | {ratio(scenario, stack, 'req_per_s'):.2f} | {median(scenario, stack, 'p99_ms'):.2f} | {errors} | {cpu:.2f} | {ratio(scenario, stack, 'cpu_us_per_req'):.2f} |")
 PY
