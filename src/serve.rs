@@ -252,8 +252,9 @@ where
     type Future = ConnectionFuture<S, R>;
 
     fn call(&self, request: R) -> Self::Future {
-        // hyper calls one request at a time on a connection: the borrow
-        // ends before the next call.
+        // hyper calls the service from the connection's task, one call at
+        // a time (HTTP/2 streams too), and no future holds the borrow: it
+        // ends with this call.
         let mut service = self.service.borrow_mut();
         // The readiness asked here with a waker that ignores wake-ups is
         // asked again, with the task's, on the clone below.
