@@ -669,11 +669,13 @@ impl<B: 'static> Pipeline<B> {
     /// Finds the request's target and the hooks it runs; answers at once
     /// what no route answers.
     fn route(&mut self, router: &Inner<B>) {
+        // The upgrade headers are read only when some route takes them.
         #[cfg(feature = "ws")]
-        let upgrade = self
-            .request
-            .as_ref()
-            .is_some_and(|request| crate::ws::is_upgrade(request.headers()));
+        let upgrade = !router.websockets.is_empty()
+            && self
+                .request
+                .as_ref()
+                .is_some_and(|request| crate::ws::is_upgrade(request.headers()));
         #[cfg(not(feature = "ws"))]
         let upgrade = false;
         let head = &self.head;

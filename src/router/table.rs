@@ -460,6 +460,12 @@ impl Table {
         Ok(())
     }
 
+    /// Whether the table has no route.
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.root.children.is_empty()
+    }
+
     /// Whether a route of the table takes any method.
     #[inline]
     pub(crate) fn any_method(&self) -> bool {
@@ -497,7 +503,7 @@ impl Table {
         captures.truncate(0);
         // An empty table (the WebSocket routes of most routers) answers
         // before the path is scanned.
-        if path.len() > MAX_PATH || self.root.children.is_empty() {
+        if path.len() > MAX_PATH || self.is_empty() {
             return None;
         }
         // A path found in the index is a route's path, so in normal form.
