@@ -139,6 +139,9 @@ struct Node {
     catch_alls: Vec<CatchAll>,
     /// The routes whose path ends here.
     methods: Methods,
+    /// Whether dynamic segments or catch-alls start here: the walk comes
+    /// back to such a node when its static branch fails.
+    fork: bool,
 }
 
 impl Node {
@@ -189,7 +192,7 @@ impl Node {
         let mut cost = NODE_COST;
         while at < path.len() {
             let index = node.indices.iter().position(|&b| b == path[at])?;
-            let forks = !node.dynamics.is_empty() || !node.catch_alls.is_empty();
+            let forks = node.fork;
             cost += index + 1 + if forks { NODE_COST } else { 0 };
             node = &node.children[index];
             at += node.prefix.len();
@@ -416,6 +419,7 @@ impl Table {
                         Some(index) => index,
                         None => {
                             node.dynamics.push((parts.clone(), Node::default()));
+                            node.fork = true;
                             node.dynamics.len() - 1
                         }
                     };
@@ -432,6 +436,7 @@ impl Table {
                     let index = match node.catch_alls.iter().position(|c| c.suffix == suffix) {
                         Some(index) => index,
                         None => {
+                            node.fork = true;
                             node.catch_alls.push(CatchAll {
                                 suffix,
                                 methods: Methods::default(),
@@ -622,7 +627,7 @@ impl<const NORMALIZED: bool> Walk<'_, NORMALIZED> {
             let next = node
                 .child(self.path.as_bytes()[at])
                 .and_then(|child| Some((child, self.eat(&child.prefix, at)?)));
-            if node.dynamics.is_empty() && node.catch_alls.is_empty() {
+            if !node.fork {
                 (node, at) = next?;
                 continue;
             }
