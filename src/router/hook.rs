@@ -448,27 +448,30 @@ impl<H: RoutePrefix<B, M>, M: 'static, B> ErasedPrefix<B> for Erased<H, M> {
         let present = request
             .as_mut()
             .expect("the request is present until the handler runs");
-        match self.hook.inspect(present, route) {
-            Some(ControlFlow::Continue(())) => return Step::Ready(Done::Continue),
-            Some(ControlFlow::Break(answer)) => {
-                *response = Some(answer);
-                return Step::Ready(Done::Answered);
+        // A hook that works in place leaves the request in its slot; any
+        // other takes it and, letting it through, hands it back.
+        let flow = match self.hook.inspect(present, route) {
+            Some(flow) => flow,
+            None => {
+                let taken = request
+                    .take()
+                    .expect("the request is present until the handler runs");
+                match self.hook.call(taken, route) {
+                    Step::Ready(ControlFlow::Continue(passed)) => {
+                        *request = Some(passed);
+                        ControlFlow::Continue(())
+                    }
+                    Step::Ready(ControlFlow::Break(answer)) => ControlFlow::Break(answer),
+                    Step::Pending(future) => return Step::Pending(future),
+                }
             }
-            None => {}
-        }
-        let taken = request
-            .take()
-            .expect("the request is present until the handler runs");
-        match self.hook.call(taken, route) {
-            Step::Ready(ControlFlow::Continue(passed)) => {
-                *request = Some(passed);
-                Step::Ready(Done::Continue)
-            }
-            Step::Ready(ControlFlow::Break(answer)) => {
+        };
+        match flow {
+            ControlFlow::Continue(()) => Step::Ready(Done::Continue),
+            ControlFlow::Break(answer) => {
                 *response = Some(answer);
                 Step::Ready(Done::Answered)
             }
-            Step::Pending(future) => Step::Pending(future),
         }
     }
 }

@@ -192,8 +192,7 @@ impl Node {
         let mut cost = NODE_COST;
         while at < path.len() {
             let index = node.indices.iter().position(|&b| b == path[at])?;
-            let forks = node.fork;
-            cost += index + 1 + if forks { NODE_COST } else { 0 };
+            cost += index + 1 + if node.fork { NODE_COST } else { 0 };
             node = &node.children[index];
             at += node.prefix.len();
             cost += NODE_COST + node.prefix.len() / 8;
@@ -373,7 +372,8 @@ pub(crate) struct Table {
     statics: FxHashMap<Box<str>, Methods>,
     /// Bit `n % 64` set when a static path of `n` bytes is indexed: most
     /// dynamic paths skip the hash (one word: a shift of 128 bits costs
-    /// more than the rare false positive).
+    /// more than the rare false positive). Set by [`Table::finish`]: until
+    /// then the index is not searched.
     static_lengths: u64,
     /// Whether a route takes any method: only then is a path that no
     /// route takes with its method searched again.
@@ -455,7 +455,6 @@ impl Table {
             .methods
             .insert(method, route)?;
         if let Some(path) = pattern.static_path() {
-            self.static_lengths |= length_bit(path.len());
             let _ = self
                 .statics
                 .entry(path.into())
@@ -479,10 +478,10 @@ impl Table {
 
     /// Completes the table once every route is in: keeps in the static
     /// index only the paths that the walk finds for more than a search of
-    /// the index costs: the few routes of a small
-    /// table are found fastest by the walk, the deep fan-outs of a large
-    /// one (`/items/0` to `/items/999`) by the hash, whose cost does not
-    /// grow with the table.
+    /// the index costs — the few routes of a small table are found fastest
+    /// by the walk, the deep fan-outs of a large one (`/items/0` to
+    /// `/items/999`) by the hash, whose cost does not grow with the table
+    /// — and turns the index on.
     pub(crate) fn finish(&mut self) {
         let root = &self.root;
         self.statics.retain(|path, _| {
@@ -742,9 +741,9 @@ mod tests {
         routes.push("/items/{id}".into());
         routes.push("/items/{id}/x".into());
         let routes: Vec<&str> = routes.iter().map(String::as_str).collect();
-        let mut walked = table(&routes);
-        walked.statics.clear();
-        walked.static_lengths = 0;
+        // Not finished: its index is never searched, every path is walked.
+        let walked = table(&routes);
+        assert_eq!(walked.static_lengths, 0);
         let mut indexed = table(&routes);
         indexed.finish();
         assert!(indexed.statics.contains_key("/items/999"));
