@@ -10,6 +10,10 @@ use std::{
     io,
     net::SocketAddr,
     pin::{Pin, pin},
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering},
+    },
     task::{Context, Poll, Waker, ready},
     time::{Duration, Instant},
 };
@@ -34,8 +38,8 @@ pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 ///
 /// Every accepted socket gets `TCP_NODELAY`; HTTP/1 responses to pipelined
 /// requests are flushed in batches (hyper's `pipeline_flush`); a connection
-/// that has not sent a request's headers within the header-read timeout
-/// (default 10 s) is closed. HTTP/2 is served to clients that speak it
+/// left waiting for a request's headers for the header-read timeout
+/// (default 10 s, see [`Serve::header_read_timeout`]) is closed. HTTP/2 is served to clients that speak it
 /// (prior knowledge). Upgrades (WebSocket) are supported.
 ///
 /// Each connection gets one clone of `service` and calls it request after
@@ -82,8 +86,19 @@ impl<S> fmt::Debug for Serve<S> {
 }
 
 impl<S> Serve<S> {
-    /// How long a client may take to send a request's headers before its
-    /// connection is closed (default 10 s).
+    /// How long a connection may wait for a request's headers before it is
+    /// closed (default 10 s).
+    ///
+    /// A connection waits from when it is accepted until its first request
+    /// arrives and, over HTTP/1, from when the previous exchange is over
+    /// (its response sent) until the next request's headers are complete:
+    /// a client that connects and says nothing, sends its headers a byte
+    /// at a time, or keeps an idle connection open is cut off. A request
+    /// being answered or a response being streamed, however long, is not a
+    /// wait, nor is an HTTP/2 connection once its first request arrived.
+    ///
+    /// Connections are checked four times per timeout, so one is closed
+    /// between one and one and a quarter timeouts after its wait began.
     pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
         self.header_read_timeout = timeout;
         self
@@ -175,7 +190,6 @@ where
     let mut builder = auto::Builder::new(TokioExecutor::new());
     builder
         .http1()
-        .timer(LazyTimer)
         .header_read_timeout(header_read_timeout)
         .keep_alive(true)
         .pipeline_flush(true);
@@ -206,10 +220,17 @@ where
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!(%error, "pronghorn: could not set TCP_NODELAY");
         }
+        let watch = Arc::new(HeadWatch::new());
+        // The timer goes with this connection's copy of the builder.
+        builder.http1().timer(HeadTimer {
+            watch: Arc::clone(&watch),
+            epoch: Instant::now(),
+        });
+        let service = Connection::new(service.clone(), Arc::clone(&watch));
         let connection = builder
-            .serve_connection_with_upgrades(TokioIo::new(stream), Connection::new(service.clone()))
+            .serve_connection_with_upgrades(TokioIo::new(stream), service)
             .into_owned();
-        let connection = graceful.watch(connection);
+        let connection = Watchdog::new(graceful.watch(connection), watch, header_read_timeout);
         tokio::spawn(async move {
             if let Err(error) = connection.await {
                 tracing::debug!(error = %error, "pronghorn: connection ended with an error");
@@ -232,12 +253,14 @@ where
 /// cloned, and the clone is polled for readiness with the task's waker.
 struct Connection<S> {
     service: RefCell<S>,
+    watch: Arc<HeadWatch>,
 }
 
 impl<S> Connection<S> {
-    fn new(service: S) -> Self {
+    fn new(service: S, watch: Arc<HeadWatch>) -> Self {
         Self {
             service: RefCell::new(service),
+            watch,
         }
     }
 }
@@ -252,6 +275,7 @@ where
     type Future = ConnectionFuture<S, R>;
 
     fn call(&self, request: R) -> Self::Future {
+        self.watch.head_received();
         // hyper calls the service from the connection's task, one call at
         // a time (HTTP/2 streams too), and no future holds the borrow: it
         // ends with this call.
@@ -322,78 +346,195 @@ where
     }
 }
 
-/// hyper's HTTP/1 timer, which runs the header-read timeout: hyper-util's
-/// `TokioTimer`, except that the Tokio sleep is made when hyper first polls
-/// it.
+/// How a connection stands with request heads: shared by its watchdog,
+/// hyper's HTTP/1 timer and its service, all on the connection's task.
 ///
-/// hyper arms the timeout before reading every request head and drops it
-/// once the head is parsed. A head that is already in the read buffer (a
-/// pipelined or promptly sent request) is parsed before the timeout is ever
-/// polled, and then costs no Tokio timer entry: no runtime handle looked up
-/// and cloned, no entry made and dropped. A head that is not there yet
-/// arms the sleep for the deadline hyper set, at once.
-#[derive(Clone, Copy, Debug)]
-struct LazyTimer;
+/// The state is one word: the number of the current wait for a request
+/// head, shifted left, and whether the connection is waiting (bit 0). A
+/// connection starts waiting (the protocol is not known yet); hyper's
+/// HTTP/1 connection starts a new wait each time it begins to read a head
+/// (it asks its timer for the time then), and a request delivered to the
+/// service ends the wait.
+#[derive(Debug)]
+struct HeadWatch {
+    state: AtomicU64,
+}
 
-impl hyper::rt::Timer for LazyTimer {
-    fn sleep(&self, duration: Duration) -> Pin<Box<dyn hyper::rt::Sleep>> {
-        self.sleep_until(self.now() + duration)
-    }
+const WAITING: u64 = 1;
 
-    fn sleep_until(&self, deadline: Instant) -> Pin<Box<dyn hyper::rt::Sleep>> {
-        Box::pin(LazySleep {
-            deadline,
-            sleep: None,
-        })
-    }
-
-    fn reset(&self, sleep: &mut Pin<Box<dyn hyper::rt::Sleep>>, deadline: Instant) {
-        match sleep.as_mut().downcast_mut_pin::<LazySleep>() {
-            Some(lazy) => lazy.reset(deadline),
-            None => *sleep = self.sleep_until(deadline),
+impl HeadWatch {
+    fn new() -> Self {
+        Self {
+            state: AtomicU64::new(WAITING),
         }
+    }
+
+    fn state(&self) -> u64 {
+        self.state.load(Ordering::Relaxed)
+    }
+
+    // One task writes and reads the state, so a plain load and store do:
+    // no read-modify-write is needed.
+
+    /// hyper begins to read a request head: a new wait.
+    fn head_awaited(&self) {
+        let next = (self.state() | WAITING) + 2;
+        self.state.store(next, Ordering::Relaxed);
+    }
+
+    /// A request head arrived: the wait is over.
+    #[inline]
+    fn head_received(&self) {
+        let state = self.state();
+        if state & WAITING != 0 {
+            self.state.store(state & !WAITING, Ordering::Relaxed);
+        }
+    }
+}
+
+/// hyper's HTTP/1 timer, one per connection, which runs no timer at all:
+/// it tells the connection's [`Watchdog`] when hyper begins to wait for a
+/// request head, and hands hyper a sleep that never fires.
+///
+/// hyper arms its header-read timeout before every request head and drops
+/// it once the head is parsed, which with a real timer costs a clock read,
+/// an allocation and a free per request. The sleep here has no size, so
+/// boxing it allocates nothing, and the time handed out is fixed: the
+/// watchdog keeps the time, with one Tokio timer per connection.
+#[derive(Debug)]
+struct HeadTimer {
+    watch: Arc<HeadWatch>,
+    /// What `now` answers: only added to and handed back by hyper.
+    epoch: Instant,
+}
+
+impl hyper::rt::Timer for HeadTimer {
+    fn sleep(&self, _: Duration) -> Pin<Box<dyn hyper::rt::Sleep>> {
+        Box::pin(NeverSleep)
+    }
+
+    fn sleep_until(&self, _: Instant) -> Pin<Box<dyn hyper::rt::Sleep>> {
+        Box::pin(NeverSleep)
     }
 
     fn now(&self) -> Instant {
-        // Tokio's clock, as `TokioTimer`'s: it follows a paused test clock.
-        tokio::time::Instant::now().into()
+        // hyper asks for the time exactly when it arms the header-read
+        // timeout, that is, when it begins to read a request head.
+        self.watch.head_awaited();
+        self.epoch
     }
 }
 
-pin_project! {
-    /// The sleep of [`LazyTimer`]: a deadline, and the Tokio sleep once
-    /// polled.
-    struct LazySleep {
-        deadline: Instant,
-        #[pin]
-        sleep: Option<tokio::time::Sleep>,
-    }
-}
+/// The sleep of [`HeadTimer`]: never ready, holding nothing.
+struct NeverSleep;
 
-impl LazySleep {
-    fn reset(self: Pin<&mut Self>, deadline: Instant) {
-        let this = self.project();
-        *this.deadline = deadline;
-        if let Some(sleep) = this.sleep.as_pin_mut() {
-            sleep.reset(deadline.into());
-        }
-    }
-}
-
-impl Future for LazySleep {
+impl Future for NeverSleep {
     type Output = ();
 
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let mut this = self.project();
-        if this.sleep.is_none() {
-            let deadline = (*this.deadline).into();
-            this.sleep.set(Some(tokio::time::sleep_until(deadline)));
-        }
-        this.sleep
-            .as_pin_mut()
-            .expect("the sleep was just made")
-            .poll(cx)
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
+        Poll::Pending
     }
 }
 
-impl hyper::rt::Sleep for LazySleep {}
+impl hyper::rt::Sleep for NeverSleep {}
+
+/// Ticks of the watchdog in one header-read timeout.
+const TICKS: u32 = 4;
+
+pin_project! {
+    /// A connection under its header-read watchdog: closed once it has
+    /// waited for one request head through `TICKS` ticks of a quarter of
+    /// the timeout, that is, between one and one and a quarter timeouts
+    /// after the wait began.
+    ///
+    /// A connection waits from when it is accepted until its first request
+    /// head, and over HTTP/1 from when hyper begins to read each following
+    /// head (after the previous request) until it is parsed, as hyper's own
+    /// timeout counts; a request being answered, a response being
+    /// streamed, an HTTP/2 connection past its first request are not
+    /// waiting. One Tokio timer per connection, re-armed at each tick,
+    /// replaces hyper's timer per request.
+    struct Watchdog<C> {
+        #[pin]
+        connection: C,
+        #[pin]
+        tick: tokio::time::Sleep,
+        watch: Arc<HeadWatch>,
+        period: Duration,
+        // The state at the last tick.
+        seen: u64,
+        // Ticks in a row that found the same wait.
+        idle: u32,
+        // Whether the tick was polled since it was last set.
+        polled: bool,
+    }
+}
+
+impl<C> Watchdog<C> {
+    fn new(connection: C, watch: Arc<HeadWatch>, timeout: Duration) -> Self {
+        let period = (timeout / TICKS).max(Duration::from_millis(1));
+        Self {
+            connection,
+            tick: tokio::time::sleep(period),
+            seen: watch.state(),
+            watch,
+            period,
+            idle: 0,
+            polled: false,
+        }
+    }
+}
+
+impl<C, E> Future for Watchdog<C>
+where
+    C: Future<Output = Result<(), E>>,
+    E: Into<BoxError>,
+{
+    type Output = Result<(), BoxError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut this = self.project();
+        if let Poll::Ready(result) = this.connection.poll(cx) {
+            return Poll::Ready(result.map_err(Into::into));
+        }
+        loop {
+            // Once polled, the tick holds this task's waker and wakes it
+            // when it fires: until then, checking it is one load (polling
+            // it at every poll of the connection would cost more than
+            // hyper's timer saved, one request per poll without
+            // pipelining).
+            if *this.polled && !this.tick.is_elapsed() {
+                return Poll::Pending;
+            }
+            if this.tick.as_mut().poll(cx).is_pending() {
+                *this.polled = true;
+                return Poll::Pending;
+            }
+            let state = this.watch.state();
+            if state & WAITING != 0 && state == *this.seen {
+                *this.idle += 1;
+                if *this.idle >= TICKS {
+                    return Poll::Ready(Err(HeaderTimeout.into()));
+                }
+            } else {
+                *this.seen = state;
+                *this.idle = 0;
+            }
+            let next = this.tick.deadline() + *this.period;
+            this.tick.as_mut().reset(next);
+            *this.polled = false;
+        }
+    }
+}
+
+/// Why the watchdog closed a connection.
+#[derive(Debug)]
+struct HeaderTimeout;
+
+impl fmt::Display for HeaderTimeout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("no request head within the header-read timeout")
+    }
+}
+
+impl StdError for HeaderTimeout {}

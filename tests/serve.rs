@@ -632,3 +632,87 @@ async fn a_service_not_ready_is_awaited_and_each_connection_keeps_its_own() {
     }
     server.stop().await;
 }
+
+/// Reads from `stream` until the server closes it; how long that took.
+async fn time_to_close(stream: &mut TcpStream, started: Instant) -> Duration {
+    let mut buffer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut buffer))
+        .await
+        .expect("the server closes the connection")
+        .unwrap();
+    started.elapsed()
+}
+
+#[tokio::test]
+async fn a_silent_or_idle_connection_is_closed_after_the_header_timeout() {
+    let timeout = Duration::from_millis(400);
+    let server = Server::start(app(&Feeds::default(), &Events::default()), Some(timeout)).await;
+
+    // A client that connects and sends nothing at all.
+    let started = Instant::now();
+    let mut silent = TcpStream::connect(server.address).await.unwrap();
+    let elapsed = time_to_close(&mut silent, started).await;
+    assert!(elapsed >= timeout, "closed after {elapsed:?}");
+    assert!(elapsed < timeout * 3, "closed only after {elapsed:?}");
+
+    // A client that sends one request and then keeps the connection idle.
+    let mut idle = TcpStream::connect(server.address).await.unwrap();
+    idle.write_all(b"GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = [0; 12];
+    idle.read_exact(&mut answer).await.unwrap();
+    assert_eq!(&answer, b"HTTP/1.1 200");
+    let started = Instant::now();
+    let elapsed = time_to_close(&mut idle, started).await;
+    assert!(elapsed >= timeout, "closed after {elapsed:?}");
+    assert!(elapsed < timeout * 3, "closed only after {elapsed:?}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_slow_answer_or_a_long_stream_outlives_the_header_timeout() {
+    let timeout = Duration::from_millis(200);
+    let feeds = Feeds::default();
+    let (chunks, chunk_feed) = mpsc::unbounded_channel();
+    let (release, released) = oneshot::channel();
+    *feeds.chunks.lock().unwrap() = Some(chunk_feed);
+    *feeds.slow.lock().unwrap() = Some(released);
+    let server = Server::start(app(&feeds, &Events::default()), Some(timeout)).await;
+
+    // A handler that answers after several timeouts.
+    let mut sender: Sender = common::connect(server.address).await;
+    let answer = tokio::spawn(async move {
+        let answer = send(
+            &mut sender,
+            request(Method::GET, "/slow").body(Full::default()).unwrap(),
+        )
+        .await;
+        (answer, sender)
+    });
+    tokio::time::sleep(timeout * 4).await;
+    release.send(()).unwrap();
+    let ((parts, body), mut sender) = answer.await.unwrap();
+    assert_eq!(parts.status, StatusCode::OK);
+    assert_eq!(body, "slow done");
+
+    // A stream the client waits on, sending nothing, for several timeouts.
+    let response = sender
+        .send_request(
+            request(Method::GET, "/stream")
+                .body(Full::default())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    let mut body = response.into_body();
+    for n in 0..4 {
+        tokio::time::sleep(timeout).await;
+        chunks.send(Bytes::from(format!("chunk {n}"))).unwrap();
+        let frame = body.frame().await.unwrap().unwrap();
+        assert_eq!(frame.into_data().unwrap(), format!("chunk {n}"));
+    }
+    drop(chunks);
+    assert!(body.frame().await.is_none());
+    server.stop().await;
+}
