@@ -201,11 +201,16 @@ handler_impls!(T1, T2, T3, T4, T5, T6, T7, T8);
 /// A handler with its marker erased, as the router stores it.
 pub(crate) trait ErasedHandler<B>: Send + Sync + 'static {
     /// Answers into `response`, or returns the future of the answer. The
-    /// answer is written in place rather than returned, so that it is not
-    /// copied once more on its way out of the `dyn` call.
+    /// request is taken from where it lies and the answer written in place
+    /// rather than returned, so that neither is copied once more on its
+    /// way through the `dyn` call.
+    ///
+    /// # Panics
+    ///
+    /// If `request` is `None`.
     fn call(
         &self,
-        request: Request<B>,
+        request: &mut Option<Request<B>>,
         route: RouteContext<'_>,
         cx: &mut Context<'_>,
         response: &mut Option<Response<Body>>,
@@ -234,11 +239,14 @@ where
     #[inline]
     fn call(
         &self,
-        request: Request<B>,
+        request: &mut Option<Request<B>>,
         route: RouteContext<'_>,
         cx: &mut Context<'_>,
         response: &mut Option<Response<Body>>,
     ) -> Option<BoxFuture<Response<Body>>> {
+        let request = request
+            .take()
+            .expect("the request is present until the handler runs");
         match self.handler.call(request, route, cx) {
             Step::Ready(answer) => {
                 *response = Some(answer);

@@ -985,10 +985,6 @@ impl<B: 'static> Pipeline<B> {
             self.stage = Stage::Finish;
             return;
         };
-        let request = self
-            .request
-            .take()
-            .expect("the request is present until the handler runs");
         let context = RouteContext {
             params: params_of(&self.head, &route.pattern.names, &self.captures),
             state: &router.state,
@@ -1001,12 +997,16 @@ impl<B: 'static> Pipeline<B> {
             #[cfg(feature = "ws")]
             Endpoint::WebSocket(handler) => {
                 let params = crate::handler::RouteParams::from_params(context.params);
+                let request = self
+                    .request
+                    .take()
+                    .expect("the request is present until the handler runs");
                 self.response = Some(crate::ws::handshake(request, params, handler.clone()));
                 self.stage = Stage::Finish;
                 return;
             }
         };
-        match handler.call(request, context, cx, &mut self.response) {
+        match handler.call(&mut self.request, context, cx, &mut self.response) {
             None => self.stage = Stage::Postfix(0),
             // The stage moves on when the future answers.
             Some(future) => self.pending = Pending::Handler(future),
