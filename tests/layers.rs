@@ -18,7 +18,7 @@ use std::{
 };
 
 use common::{CountingWaker, Events, Gate, poll_once};
-use http::{HeaderValue, Request, Response, StatusCode};
+use http::{HeaderValue, Method, Request, Response, StatusCode, Version};
 use pronghorn::{
     Exchange, Monitor, MonitorLayer, Postfix, PostfixLayer, Prefix, PrefixLayer, RequestHead, Step,
 };
@@ -670,4 +670,32 @@ fn services_layers_and_futures_are_send_sync_clone_and_debug() {
     );
     assert!(format!("{future:?}").starts_with("ResponseFuture"));
     assert!(service.get_ref().get_ref().get_ref().0.lock().is_ok());
+}
+
+#[test]
+fn the_head_keeps_the_method_and_the_uri_in_every_form() {
+    let forms = [
+        (Method::GET, "/users/7?full=1"),
+        (Method::GET, "/"),
+        (Method::OPTIONS, "*"),
+        (Method::GET, "http://example.com/x?y=1"),
+        (Method::GET, "https://example.com"),
+        (Method::CONNECT, "example.com:443"),
+    ];
+    for (method, uri) in forms {
+        let request = Request::builder()
+            .method(method.clone())
+            .uri(uri)
+            .version(Version::HTTP_10)
+            .body(())
+            .unwrap();
+        let head = RequestHead::of(&request);
+        assert_eq!(head.method(), method, "{uri}");
+        assert_eq!(head.uri(), request.uri(), "{uri}");
+        assert_eq!(head.uri().to_string(), request.uri().to_string());
+        assert_eq!(head.uri().authority(), request.uri().authority(), "{uri}");
+        assert_eq!(head.path(), request.uri().path(), "{uri}");
+        assert_eq!(head.uri().query(), request.uri().query(), "{uri}");
+        assert_eq!(head.version(), Version::HTTP_10);
+    }
 }

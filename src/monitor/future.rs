@@ -35,7 +35,7 @@ pin_project! {
         S: Service<Request<B>>,
         H: MonitorHook<S::Response, S::Error, M>,
     {
-        Inner { #[pin] future: S::Future, hook: Option<(H, RequestHead, Clock)> },
+        Inner { #[pin] future: S::Future, hook: H, head: RequestHead, clock: Clock },
         Hook { #[pin] future: H::Future, outcome: Option<Result<S::Response, S::Error>> },
     }
 }
@@ -50,7 +50,9 @@ where
         Self {
             kind: Kind::Inner {
                 future,
-                hook: Some((hook, head, clock)),
+                hook,
+                head,
+                clock,
             },
         }
     }
@@ -66,18 +68,27 @@ where
     #[inline]
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let (future, outcome) = match self.as_mut().project().kind.project() {
-            KindProj::Inner { future, hook } => {
+            KindProj::Inner {
+                future,
+                hook,
+                head,
+                clock,
+            } => {
                 // The poll is handed back as it came whenever the hook answers
                 // at once, so that the outcome is never moved.
                 let poll = future.poll(cx);
                 let Poll::Ready(outcome) = &poll else {
                     return Poll::Pending;
                 };
-                let (mut hook, head, clock) = hook.take().expect("future polled after completion");
+                // The hook, head and clock are used where they lie: moving
+                // them out would copy the head. Polled again after it
+                // answered, the future polls the inner future again, which
+                // the `Future` contract leaves open (async blocks panic).
                 let step = {
-                    let exchange = Exchange::new(&head, outcome.as_ref(), &clock);
+                    let exchange = Exchange::new(head, outcome.as_ref(), clock);
                     // The hook reads the outcome through a shared borrow and is
-                    // dropped after a panic, so no broken state is observed.
+                    // not called again after a panic, so no broken state is
+                    // observed.
                     catch_unwind(AssertUnwindSafe(|| hook.call(&exchange)))
                 };
                 match step {

@@ -2,7 +2,7 @@ use std::{
     fmt,
     future::Future,
     pin::Pin,
-    task::{Context, Poll, ready},
+    task::{Context, Poll},
 };
 
 use http::Request;
@@ -33,7 +33,7 @@ pin_project! {
 pin_project! {
     #[project = StateProj]
     enum State<H, F> {
-        Inner { hook: Option<(H, RequestHead)> },
+        Inner { hook: H, head: RequestHead },
         Hook { #[pin] future: F },
     }
 }
@@ -47,9 +47,7 @@ where
     pub(crate) fn new(inner: S::Future, hook: H, head: RequestHead) -> Self {
         Self {
             inner,
-            state: State::Inner {
-                hook: Some((hook, head)),
-            },
+            state: State::Inner { hook, head },
         }
     }
 }
@@ -65,13 +63,21 @@ where
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();
         let future = match this.state.as_mut().project() {
-            StateProj::Inner { hook } => {
-                let mut response = ready!(this.inner.poll(cx))?;
-                let (mut hook, head) = hook.take().expect("future polled after completion");
-                if hook.edit(&head, &mut response) {
-                    return Poll::Ready(Ok(response));
+            StateProj::Inner { hook, head } => {
+                // The hook and head are used where they lie, as the
+                // monitor's are, and a hook that works in place edits the
+                // response inside the inner poll, handed back as it came.
+                let mut poll = this.inner.poll(cx);
+                let Poll::Ready(Ok(response)) = &mut poll else {
+                    return poll;
+                };
+                if hook.edit(head, response) {
+                    return poll;
                 }
-                match hook.call(&head, response) {
+                let Poll::Ready(Ok(response)) = poll else {
+                    unreachable!("the inner future answered");
+                };
+                match hook.call(head, response) {
                     Step::Ready(response) => return Poll::Ready(Ok(response)),
                     Step::Pending(future) => future,
                 }
