@@ -1323,3 +1323,191 @@ async fn axum_responses_are_accepted() {
         (StatusCode::SEE_OTHER, "/json")
     );
 }
+
+/// One step that suspends, wherever it is: the request is answered the
+/// same, its steps run in the same order, and staged headers still go out,
+/// as when every step answers at once (which answers on the first poll).
+#[tokio::test]
+async fn one_suspending_step_anywhere_gives_the_same_answer_and_order() {
+    use http::Uri;
+    use tokio::task::yield_now;
+
+    fn suspends(uri: &Uri, step: &str) -> bool {
+        uri.query() == Some(step)
+    }
+    /// Pending on its first two polls: the router polls a suspended step
+    /// once more inside `call`, and this one is still pending on the first
+    /// poll of the response future.
+    async fn suspend() {
+        yield_now().await;
+        yield_now().await;
+    }
+    let events = Events::default();
+    let (e1, e2, e3) = (events.clone(), events.clone(), events.clone());
+    let mut router = Router::new()
+        .get("/steps", move |uri: Uri| {
+            let events = e1.clone();
+            if suspends(&uri, "handler") {
+                Step::Pending(async move {
+                    suspend().await;
+                    events.push("handler");
+                    "ok"
+                })
+            } else {
+                events.push("handler");
+                Step::Ready("ok")
+            }
+        })
+        .prefix("/", |_: &mut Req, route: &mut Route<'_>| {
+            route.stage_header(
+                header::HeaderName::from_static("x-staged"),
+                HeaderValue::from_static("yes"),
+            );
+            ControlFlow::<StatusCode>::Continue(())
+        });
+    for name in ["prefix-1", "prefix-2"] {
+        let events = e2.clone();
+        router = router.prefix("/steps", move |request: Req, route: &mut Route<'_>| {
+            let events = events.clone();
+            if suspends(route.uri(), name) {
+                Step::Pending(async move {
+                    suspend().await;
+                    events.push(name);
+                    request
+                })
+            } else {
+                events.push(name);
+                Step::Ready(request)
+            }
+        });
+    }
+    for name in ["postfix-1", "postfix-2"] {
+        let events = e3.clone();
+        router = router.postfix(
+            "/steps",
+            move |route: &Route<'_>, mut response: Response<Body>| {
+                let events = events.clone();
+                response
+                    .headers_mut()
+                    .insert(name, HeaderValue::from_static("ran"));
+                if suspends(route.uri(), name) {
+                    Step::Pending(async move {
+                        suspend().await;
+                        events.push(name);
+                        response
+                    })
+                } else {
+                    events.push(name);
+                    Step::Ready(response)
+                }
+            },
+        );
+    }
+    for name in ["monitor-1", "monitor-2"] {
+        let events = events.clone();
+        router = router.monitor("/steps", move |x: &RouteExchange<'_>| {
+            let events = events.clone();
+            let seen = format!("{name} {}", x.status().unwrap().as_u16());
+            if suspends(x.uri(), name) {
+                Step::Pending(async move {
+                    suspend().await;
+                    events.push(seen);
+                })
+            } else {
+                events.push(seen);
+                Step::Ready(())
+            }
+        });
+    }
+    let router = router.compile().unwrap();
+
+    let cases = [
+        "",
+        "prefix-1",
+        "prefix-2",
+        "handler",
+        "postfix-1",
+        "postfix-2",
+        "monitor-1",
+        "monitor-2",
+    ];
+    for case in cases {
+        let path = format!("/steps?{case}");
+        let call = router
+            .clone()
+            .oneshot(Request::get(path.as_str()).body(String::new()).unwrap());
+        assert_eq!(
+            poll_once(pin!(call)).is_ready(),
+            case.is_empty(),
+            "{case}: only a synchronous request answers on the first poll"
+        );
+        events.take();
+        let answer = get(&router, &path).await;
+        assert_eq!(
+            (answer.status, answer.body.as_str()),
+            (StatusCode::OK, "ok"),
+            "{case}"
+        );
+        for name in ["x-staged", "postfix-1", "postfix-2"] {
+            assert!(answer.headers.contains_key(name), "{case}: {name}");
+        }
+        assert_eq!(
+            events.take(),
+            [
+                "prefix-1",
+                "prefix-2",
+                "handler",
+                "postfix-1",
+                "postfix-2",
+                "monitor-1 200",
+                "monitor-2 200"
+            ],
+            "{case}"
+        );
+    }
+}
+
+/// A panic in a prefix, the handler or a postfix answers 500, names its
+/// step to the monitors, and keeps the staged headers.
+#[tokio::test]
+async fn a_panic_names_its_step_and_keeps_the_staged_headers() {
+    fn panics(uri: &http::Uri, step: &str) -> bool {
+        uri.query() == Some(step)
+    }
+    let failures = Events::default();
+    let seen = failures.clone();
+    let router = Router::new()
+        .get("/p", |uri: http::Uri| {
+            assert!(!panics(&uri, "handler"), "handler boom");
+            "ok"
+        })
+        .prefix("/", |request: &mut Req, route: &mut Route<'_>| {
+            route.stage_header(
+                header::HeaderName::from_static("x-staged"),
+                HeaderValue::from_static("yes"),
+            );
+            assert!(!panics(request.uri(), "prefix"), "prefix boom");
+            ControlFlow::<StatusCode>::Continue(())
+        })
+        .postfix("/", |route: &Route<'_>, _: &mut Response<Body>| {
+            assert!(!panics(route.uri(), "postfix"), "postfix boom");
+        })
+        .monitor("/", move |x: &RouteExchange<'_>| {
+            let failure = match x.error() {
+                Some(Failure::Panic { step, message }) => format!("{step}: {message}"),
+                Some(other) => other.to_string(),
+                None => "none".to_owned(),
+            };
+            seen.push(format!("{} {failure}", x.status().unwrap().as_u16()));
+        })
+        .compile()
+        .unwrap();
+    for step in ["prefix", "handler", "postfix"] {
+        let answer = get(&router, &format!("/p?{step}")).await;
+        assert_eq!(answer.status, StatusCode::INTERNAL_SERVER_ERROR, "{step}");
+        assert_eq!(answer.headers["x-staged"], "yes", "{step}");
+        assert_eq!(failures.take(), [format!("500 {step}: {step} boom")]);
+    }
+    assert_eq!(get(&router, "/p").await.body, "ok");
+    assert_eq!(failures.take(), ["200 none"]);
+}

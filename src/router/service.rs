@@ -19,7 +19,10 @@ use tower_service::Service;
 use super::{
     Failure, Priority, RouteError,
     builder::{Endpoint, HookSpec, Router},
-    hook::{Done, ErasedMonitor, ErasedPostfix, ErasedPrefix, PostfixFlow, PrefixFlow, Route},
+    hook::{
+        Done, ErasedMonitor, ErasedPostfix, ErasedPrefix, PostfixFlow, PrefixFlow, Route,
+        RouteExchange,
+    },
     params::{Captures, MAX_PATH, Params},
     pattern::{Pattern, Segment, match_parts},
     table::{RouteId, Table, catch_all_end, next_segment},
@@ -591,10 +594,17 @@ enum Kind<B> {
 
 impl<B: 'static> ResponseFuture<B> {
     pub(super) fn new(router: &Arc<Inner<B>>, request: Request<B>) -> Self {
-        let mut pipeline = Pipeline::new(request);
-        pipeline.route(router);
-        // Steps that suspend here are polled again, with the caller's
-        // waker, on the first poll of the future.
+        let mut pipeline = match Pipeline::start(router, request) {
+            Started::Answered(response) => {
+                return Self {
+                    kind: Kind::Ready(Some(response)),
+                };
+            }
+            Started::Machine(pipeline) => pipeline,
+        };
+        // A step that suspended is polled again here, once, and the run
+        // goes on if it answered; one that is still pending is polled
+        // with the caller's waker on the first poll of the future.
         match pipeline.run(router, &mut Context::from_waker(std::task::Waker::noop())) {
             // Taken straight into the future: the response moves once.
             Poll::Ready(()) => Self {
@@ -644,17 +654,180 @@ fn internal_error() -> Response<Body> {
     (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error").into_response()
 }
 
+/// How the first run of a request ended.
+// The value only passes from `Pipeline::start` to `ResponseFuture::new` on
+// the stack: boxing the state here would cost an allocation to a request
+// whose suspended step answers when polled again in `call`.
+#[allow(clippy::large_enum_variant)]
+enum Started<B> {
+    /// Every step answered at once.
+    Answered(Response<Body>),
+    /// A step suspended, or the request is not one a route's handler
+    /// answers: the state machine runs on from this state.
+    Machine(Pipeline<B>),
+}
+
 impl<B: 'static> Pipeline<B> {
-    /// A pipeline for `request`, not yet routed: see [`Pipeline::route`].
-    /// Built whole and then completed in place, so that the request and
-    /// the capture buffers are not copied from field to field.
-    #[inline]
-    fn new(request: Request<B>) -> Self {
-        Self {
-            head: RequestHead::of(&request),
-            target: Target::NotFound,
+    /// The first run of a request, in `call`.
+    ///
+    /// A request for a route's handler runs its steps here, one after the
+    /// other, with its state in local variables: a synchronous request
+    /// never builds the state machine's state nor steps through its
+    /// stages. The first step that suspends hands the state over to the
+    /// machine ([`Pipeline::run`]), which polls that step and goes on from
+    /// there; so do requests that no handler answers (404, 405, OPTIONS,
+    /// WebSocket routes), from their start.
+    fn start(router: &Inner<B>, request: Request<B>) -> Started<B> {
+        let head = RequestHead::of(&request);
+        let mut captures = Captures::new();
+        // The upgrade headers are read only when some route takes them.
+        #[cfg(feature = "ws")]
+        let upgrade = !router.websockets.is_empty() && crate::ws::is_upgrade(request.headers());
+        #[cfg(not(feature = "ws"))]
+        let upgrade = false;
+        let target = router.lookup(head.method(), head.path(), upgrade, &mut captures);
+        let route = match &target {
+            Target::Route { id, .. } => &router.routes[*id],
+            _ => return Started::Machine(Self::at_start(router, head, target, captures, request)),
+        };
+        // Without the `ws` feature the match has one arm.
+        #[cfg_attr(not(feature = "ws"), allow(clippy::infallible_destructuring_match))]
+        let handler = match &route.endpoint {
+            Endpoint::Http(handler) => handler,
+            #[cfg(feature = "ws")]
+            Endpoint::WebSocket(_) => {
+                return Started::Machine(Self::at_start(router, head, target, captures, request));
+            }
+        };
+        let pattern = Some(&*route.pattern.source);
+        let clock = (!route.monitors.is_empty()).then(Clock::start);
+        let mut hook_captures = Captures::new();
+        let mut request = Some(request);
+        let mut response = None;
+        let mut staged = None;
+        let mut failure = None;
+        // The phase of the run, which names the step of a panic.
+        let mut phase = Stage::Prefix(0);
+        // The state handed to the machine when a step suspends, with the
+        // stage it stands at and the step's future.
+        macro_rules! suspended {
+            ($stage:expr, $pending:expr) => {
+                Started::Machine(Self {
+                    head,
+                    target,
+                    lists: Lists::Route,
+                    captures,
+                    hook_captures,
+                    request,
+                    response,
+                    failure,
+                    staged,
+                    stage: $stage,
+                    pending: $pending,
+                    clock,
+                })
+            };
+        }
+        // One `catch_unwind` for the prefixes, the handler and the
+        // postfixes, as in `Pipeline::run`; a step that suspends ends it
+        // with the stage the machine takes over at.
+        let run = catch_unwind(AssertUnwindSafe(|| {
+            for (index, applied) in route.prefixes.iter().enumerate() {
+                let hook = &router.prefixes[applied.hook as usize];
+                if !applies(applied, hook, &head, &target, &mut hook_captures) {
+                    continue;
+                }
+                let mut view = Route {
+                    head: &head,
+                    pattern,
+                    params: params_of(&head, &hook.pattern.names, &hook_captures),
+                    staged: Some(&mut staged),
+                };
+                match hook.hook.call(&mut request, &mut response, &mut view) {
+                    Step::Ready(Done::Continue) => {}
+                    Step::Ready(Done::Answered) => return None,
+                    Step::Pending(future) => {
+                        return Some((Stage::Prefix(index + 1), Pending::Prefix(future)));
+                    }
+                }
+            }
+            phase = Stage::Handler;
+            let context = RouteContext {
+                params: params_of(&head, &route.pattern.names, &captures),
+                state: &router.state,
+                body_limit: router.body_limit,
+            };
+            let waker = &mut Context::from_waker(std::task::Waker::noop());
+            if let Some(future) = handler.call(&mut request, context, waker, &mut response) {
+                return Some((Stage::Handler, Pending::Handler(future)));
+            }
+            phase = Stage::Postfix(0);
+            for (index, applied) in route.postfixes.iter().enumerate() {
+                let hook = &router.postfixes[applied.hook as usize];
+                if !applies(applied, hook, &head, &target, &mut hook_captures) {
+                    continue;
+                }
+                let view = Route {
+                    head: &head,
+                    pattern,
+                    params: params_of(&head, &hook.pattern.names, &hook_captures),
+                    staged: None,
+                };
+                match hook.hook.call(&view, &mut response) {
+                    Step::Ready(Done::Continue) => {}
+                    Step::Ready(Done::Answered) => break,
+                    Step::Pending(future) => {
+                        return Some((Stage::Postfix(index + 1), Pending::Postfix(future)));
+                    }
+                }
+            }
+            None
+        }));
+        match run {
+            Ok(None) => {}
+            Ok(Some((stage, pending))) => return suspended!(stage, pending),
+            Err(panic) => {
+                failure = Some(panicked(phase.step(), panic.as_ref()));
+                response = Some(internal_error());
+            }
+        }
+        let answer = response.as_mut().expect("a step answered");
+        finish(answer, staged.take(), head.method());
+        for (index, applied) in route.monitors.iter().enumerate() {
+            let hook = &router.monitors[applied.hook as usize];
+            if !applies(applied, hook, &head, &target, &mut hook_captures) {
+                continue;
+            }
+            let exchange = Exchange::routed(
+                &head,
+                response.as_ref().expect("a step answered"),
+                failure.as_deref(),
+                pattern,
+                clock.as_ref().expect("a request with monitors has a clock"),
+            );
+            if let Some(future) = monitor(hook, &exchange) {
+                return suspended!(Stage::Monitor(index + 1), Pending::Monitor(future));
+            }
+        }
+        Started::Answered(response.expect("a step answered"))
+    }
+
+    /// The state of a request that the machine runs from its start: the
+    /// hooks that a request no route answers runs are found by matching
+    /// its path, and a fixed answer (404, 405, 426) goes straight to the
+    /// monitors.
+    fn at_start(
+        router: &Inner<B>,
+        head: RequestHead,
+        target: Target,
+        captures: Captures,
+        request: Request<B>,
+    ) -> Self {
+        let mut pipeline = Self {
+            head,
+            target,
             lists: Lists::Route,
-            captures: Captures::new(),
+            captures,
             hook_captures: Captures::new(),
             request: Some(request),
             response: None,
@@ -663,30 +836,15 @@ impl<B: 'static> Pipeline<B> {
             stage: Stage::Prefix(0),
             pending: Pending::None,
             clock: None,
-        }
-    }
-
-    /// Finds the request's target and the hooks it runs; answers at once
-    /// what no route answers.
-    fn route(&mut self, router: &Inner<B>) {
-        // The upgrade headers are read only when some route takes them.
-        #[cfg(feature = "ws")]
-        let upgrade = !router.websockets.is_empty()
-            && self
-                .request
-                .as_ref()
-                .is_some_and(|request| crate::ws::is_upgrade(request.headers()));
-        #[cfg(not(feature = "ws"))]
-        let upgrade = false;
-        let head = &self.head;
-        self.target = router.lookup(head.method(), head.path(), upgrade, &mut self.captures);
-        let monitored = match &self.target {
+        };
+        let head = &pipeline.head;
+        let monitored = match &pipeline.target {
             Target::Route { id, .. } => !router.routes[*id].monitors.is_empty(),
             Target::Elsewhere { options: true, .. } => {
                 let methods = [head.method()];
                 let monitors = applied_at(&router.monitors, &methods, head.path());
                 let monitored = !monitors.is_empty();
-                self.lists = Lists::Found {
+                pipeline.lists = Lists::Found {
                     prefixes: applied_at(&router.prefixes, &methods, head.path()),
                     monitors,
                 };
@@ -712,27 +870,68 @@ impl<B: 'static> Pipeline<B> {
                 };
                 let monitors = applied_at(&router.monitors, &[head.method()], head.path());
                 let monitored = !monitors.is_empty();
-                self.lists = Lists::Found {
+                pipeline.lists = Lists::Found {
                     prefixes: Box::new([]),
                     monitors,
                 };
-                self.response = Some(response);
-                self.stage = Stage::Finish;
+                pipeline.response = Some(response);
+                pipeline.stage = Stage::Finish;
                 monitored
             }
         };
         if monitored {
-            self.clock = Some(Clock::start());
+            pipeline.clock = Some(Clock::start());
         }
+        pipeline
     }
 
     /// Records a panic of `step` as the failure and answers 500.
-    fn fail(&mut self, step: &'static str, panic: Box<dyn Any + Send>) {
-        let message = panic_message(panic.as_ref()).to_owned();
-        tracing::error!(step, panic = %message, "pronghorn: a {step} panicked; answering 500");
-        self.failure = Some(Box::new(Failure::Panic { step, message }));
+    fn fail(&mut self, step: &'static str, panic: &(dyn Any + Send)) {
+        self.failure = Some(panicked(step, panic));
         self.response = Some(internal_error());
         self.stage = Stage::Finish;
+    }
+}
+
+/// Logs a panic of `step` and makes it the request's failure.
+fn panicked(step: &'static str, panic: &(dyn Any + Send)) -> Box<Failure> {
+    let message = panic_message(panic).to_owned();
+    tracing::error!(step, panic = %message, "pronghorn: a {step} panicked; answering 500");
+    Box::new(Failure::Panic { step, message })
+}
+
+/// Runs one monitor, isolated: a panic is logged and changes nothing.
+/// Returns the monitor's future if it suspends.
+fn monitor(hook: &Hook<dyn ErasedMonitor>, exchange: &RouteExchange<'_>) -> Option<BoxFuture<()>> {
+    match catch_unwind(AssertUnwindSafe(|| hook.hook.call(exchange))) {
+        Ok(Step::Ready(())) => None,
+        Ok(Step::Pending(future)) => Some(future),
+        Err(panic) => {
+            log_monitor_panic(panic.as_ref());
+            None
+        }
+    }
+}
+
+/// Applies staged headers and HEAD's empty body: the response is final.
+fn finish(response: &mut Response<Body>, staged: Option<Box<HeaderMap>>, method: &Method) {
+    if let Some(staged) = staged {
+        for (name, value) in *staged {
+            if let Some(name) = name {
+                response.headers_mut().insert(name, value);
+            }
+        }
+    }
+    if *method == Method::HEAD {
+        let size = http_body::Body::size_hint(response.body()).exact();
+        if let Some(size) = size {
+            if !response.headers().contains_key(header::CONTENT_LENGTH) {
+                response
+                    .headers_mut()
+                    .insert(header::CONTENT_LENGTH, HeaderValue::from(size));
+            }
+        }
+        *response.body_mut() = Body::empty();
     }
 }
 
@@ -770,15 +969,27 @@ fn next_hook<'r, H: ?Sized>(
     let mut index = from;
     while let Some(applied) = list.get(index) {
         let hook = &hooks[applied.hook as usize];
-        if !applied.check
-            || method_applies(head, target, hook.method.as_ref())
-                && match_hook(&hook.pattern, head.path(), captures)
-        {
+        if applies(applied, hook, head, target, captures) {
             return Some((index, hook));
         }
         index += 1;
     }
     None
+}
+
+/// Whether `hook`, `applied` to the route, runs for the request of
+/// `head`; binds its parameters in `captures` when it is checked.
+#[inline]
+fn applies<H: ?Sized>(
+    applied: &Applied,
+    hook: &Hook<H>,
+    head: &RequestHead,
+    target: &Target,
+    captures: &mut Captures,
+) -> bool {
+    !applied.check
+        || method_applies(head, target, hook.method.as_ref())
+            && match_hook(&hook.pattern, head.path(), captures)
 }
 
 /// The prefix and monitor lists of a request: its route's, or those found
@@ -811,7 +1022,7 @@ impl<B: 'static> Pipeline<B> {
                     // The step that panicked has dropped what it held;
                     // whatever future it left is abandoned with it.
                     self.pending = Pending::None;
-                    self.fail(self.stage.step(), panic);
+                    self.fail(self.stage.step(), panic.as_ref());
                 }
             }
         }
@@ -1064,24 +1275,7 @@ impl<B: 'static> Pipeline<B> {
     fn finish(&mut self) {
         self.stage = Stage::Monitor(0);
         let response = self.response.as_mut().expect("a step answered");
-        if let Some(staged) = self.staged.take() {
-            for (name, value) in *staged {
-                if let Some(name) = name {
-                    response.headers_mut().insert(name, value);
-                }
-            }
-        }
-        if *self.head.method() == Method::HEAD {
-            let size = http_body::Body::size_hint(response.body()).exact();
-            if let Some(size) = size {
-                if !response.headers().contains_key(header::CONTENT_LENGTH) {
-                    response
-                        .headers_mut()
-                        .insert(header::CONTENT_LENGTH, HeaderValue::from(size));
-                }
-            }
-            *response.body_mut() = Body::empty();
-        }
+        finish(response, self.staged.take(), self.head.method());
     }
 
     /// Runs the monitors from the `from`th of the list, while they answer
@@ -1118,13 +1312,9 @@ impl<B: 'static> Pipeline<B> {
                     .as_ref()
                     .expect("a request with monitors has a clock"),
             );
-            match catch_unwind(AssertUnwindSafe(|| hook.hook.call(&exchange))) {
-                Ok(Step::Ready(())) => {}
-                Ok(Step::Pending(future)) => {
-                    self.pending = Pending::Monitor(future);
-                    return;
-                }
-                Err(panic) => log_monitor_panic(panic.as_ref()),
+            if let Some(future) = monitor(hook, &exchange) {
+                self.pending = Pending::Monitor(future);
+                return;
             }
         }
     }
