@@ -503,7 +503,14 @@ where
             // it at every poll of the connection would cost more than
             // hyper's timer saved, one request per poll without
             // pipelining).
-            if *this.polled && !this.tick.is_elapsed() {
+            if *this.polled {
+                if !this.tick.is_elapsed() {
+                    return Poll::Pending;
+                }
+            } else if !tokio::task::coop::has_budget_remaining() {
+                // With the task's budget spent, the tick would answer
+                // `Pending` without taking the waker; whatever spent the
+                // budget has the task polled again, and the tick with it.
                 return Poll::Pending;
             }
             if this.tick.as_mut().poll(cx).is_pending() {
@@ -538,3 +545,49 @@ impl fmt::Display for HeaderTimeout {
 }
 
 impl StdError for HeaderTimeout {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A connection that spends its task's whole budget on its first poll,
+    /// then waits for ever: the watchdog's first tick must still take the
+    /// task's waker (over loopback, hyper spends the budget under load).
+    struct Greedy {
+        spent: bool,
+    }
+
+    impl Future for Greedy {
+        type Output = Result<(), BoxError>;
+
+        fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+            if !self.spent {
+                self.spent = true;
+                loop {
+                    let spend = pin!(tokio::task::coop::consume_budget());
+                    if spend.poll(cx).is_pending() {
+                        break;
+                    }
+                }
+            }
+            Poll::Pending
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_watchdog_closes_a_waiting_connection_that_spent_its_budget() {
+        let timeout = Duration::from_secs(1);
+        let started = tokio::time::Instant::now();
+        let watchdog = Watchdog::new(Greedy { spent: false }, Arc::new(HeadWatch::new()), timeout);
+        let closed = tokio::time::timeout(timeout * 10, watchdog)
+            .await
+            .expect("the watchdog closes the connection");
+        let error = closed.expect_err("closed for its header timeout");
+        assert!(error.is::<HeaderTimeout>(), "{error}");
+        let elapsed = started.elapsed();
+        assert!(
+            elapsed >= timeout && elapsed <= timeout + timeout / TICKS,
+            "closed after {elapsed:?}"
+        );
+    }
+}
