@@ -7,6 +7,7 @@
 # count does not matter either, as long as it is large).
 #
 # Usage: benches/http/server-instructions.sh [STACK...]   (default: hyper pronghorn pronghorn-h1)
+#        PIPELINE=0 benches/http/server-instructions.sh ...  (plain GETs, one per round trip)
 set -euo pipefail
 cd "$(dirname "$0")"
 command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind; }
@@ -16,6 +17,9 @@ stacks=("$@")
 [ ${#stacks[@]} -eq 0 ] && stacks=(hyper pronghorn pronghorn-h1)
 out=$(mktemp -d)
 port=19080
+load=(-s pipeline.lua)
+tail=(-- 10)
+if [ "${PIPELINE:-1}" = 0 ]; then load=(); tail=(); fi
 
 printf '| server | instructions / request | × hyper |\n| --- | ---: | ---: |\n'
 hyper=
@@ -26,9 +30,9 @@ for stack in "${stacks[@]}"; do
     pid=$!
     until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do sleep 0.2; done
     url="http://127.0.0.1:$port/json"
-    wrk -t1 -c10 -d2s -s pipeline.lua "$url" -- 10 > /dev/null
+    wrk -t1 -c10 -d2s "${load[@]}" "$url" "${tail[@]}" > /dev/null
     callgrind_control -z "$pid" > /dev/null 2>&1
-    requests=$(wrk -t1 -c10 -d6s -s pipeline.lua "$url" -- 10 | sed -n 's/^ *\([0-9]*\) requests in.*/\1/p')
+    requests=$(wrk -t1 -c10 -d6s "${load[@]}" "$url" "${tail[@]}" | sed -n 's/^ *\([0-9]*\) requests in.*/\1/p')
     callgrind_control -d "$pid" > /dev/null 2>&1
     kill "$pid"; wait "$pid" 2>/dev/null || true
     dump=$(ls -t "$out/$stack".*.* 2>/dev/null | head -1)
