@@ -188,6 +188,11 @@ where
         header_read_timeout,
     } = serve;
     let mut builder = auto::Builder::new(TokioExecutor::new());
+    // hyper arms its header-read timeout with each connection's
+    // `HeadTimer`, which only tells the connection's watchdog; the
+    // watchdog keeps the time. `epoch` is what those timers answer for
+    // the time: any instant does, one read of the clock serves all.
+    let epoch = Instant::now();
     builder
         .http1()
         .header_read_timeout(header_read_timeout)
@@ -224,7 +229,7 @@ where
         // The timer goes with this connection's copy of the builder.
         builder.http1().timer(HeadTimer {
             watch: Arc::clone(&watch),
-            epoch: Instant::now(),
+            epoch,
         });
         let service = Connection::new(service.clone(), Arc::clone(&watch));
         let connection = builder
