@@ -593,18 +593,19 @@ enum Kind<B> {
 }
 
 impl<B: 'static> ResponseFuture<B> {
+    #[inline]
     pub(super) fn new(router: &Arc<Inner<B>>, request: Request<B>) -> Self {
-        let mut pipeline = match Pipeline::start(router, request) {
-            Started::Answered(response) => {
-                return Self {
-                    kind: Kind::Ready(Some(response)),
-                };
-            }
-            Started::Machine(pipeline) => pipeline,
-        };
-        // A step that suspended is polled again here, once, and the run
-        // goes on if it answered; one that is still pending is polled
-        // with the caller's waker on the first poll of the future.
+        Pipeline::start(router, request)
+    }
+
+    /// The future of a request whose state machine takes over from
+    /// `pipeline`: a step that suspended is polled again here, once, and
+    /// the run goes on if it answered; one that is still pending is polled
+    /// with the caller's waker on the first poll of the future.
+    // Out of line: only a suspension or a request no handler answers comes
+    // here, and the first run stays small without it.
+    #[inline(never)]
+    fn from_machine(router: &Arc<Inner<B>>, mut pipeline: Pipeline<B>) -> Self {
         match pipeline.run(router, &mut Context::from_waker(std::task::Waker::noop())) {
             // Taken straight into the future: the response moves once.
             Poll::Ready(()) => Self {
@@ -654,19 +655,6 @@ fn internal_error() -> Response<Body> {
     (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error").into_response()
 }
 
-/// How the first run of a request ended.
-// The value only passes from `Pipeline::start` to `ResponseFuture::new` on
-// the stack: boxing the state here would cost an allocation to a request
-// whose suspended step answers when polled again in `call`.
-#[allow(clippy::large_enum_variant)]
-enum Started<B> {
-    /// Every step answered at once.
-    Answered(Response<Body>),
-    /// A step suspended, or the request is not one a route's handler
-    /// answers: the state machine runs on from this state.
-    Machine(Pipeline<B>),
-}
-
 impl<B: 'static> Pipeline<B> {
     /// The first run of a request, in `call`.
     ///
@@ -677,7 +665,12 @@ impl<B: 'static> Pipeline<B> {
     /// machine ([`Pipeline::run`]), which polls that step and goes on from
     /// there; so do requests that no handler answers (404, 405, OPTIONS,
     /// WebSocket routes), from their start.
-    fn start(router: &Inner<B>, request: Request<B>) -> Started<B> {
+    ///
+    /// The answer goes straight into the response future that `call`
+    /// returns: a synchronous request moves its response once on its way
+    /// out.
+    fn start(router: &Arc<Inner<B>>, request: Request<B>) -> ResponseFuture<B> {
+        let machine = ResponseFuture::from_machine;
         let head = RequestHead::of(&request);
         let mut captures = Captures::new();
         // The upgrade headers are read only when some route takes them.
@@ -688,7 +681,12 @@ impl<B: 'static> Pipeline<B> {
         let target = router.lookup(head.method(), head.path(), upgrade, &mut captures);
         let route = match &target {
             Target::Route { id, .. } => &router.routes[*id],
-            _ => return Started::Machine(Self::at_start(router, head, target, captures, request)),
+            _ => {
+                return machine(
+                    router,
+                    Self::at_start(router, head, target, captures, request),
+                );
+            }
         };
         // Without the `ws` feature the match has one arm.
         #[cfg_attr(not(feature = "ws"), allow(clippy::infallible_destructuring_match))]
@@ -696,7 +694,10 @@ impl<B: 'static> Pipeline<B> {
             Endpoint::Http(handler) => handler,
             #[cfg(feature = "ws")]
             Endpoint::WebSocket(_) => {
-                return Started::Machine(Self::at_start(router, head, target, captures, request));
+                return machine(
+                    router,
+                    Self::at_start(router, head, target, captures, request),
+                );
             }
         };
         let pattern = Some(&*route.pattern.source);
@@ -712,20 +713,23 @@ impl<B: 'static> Pipeline<B> {
         // stage it stands at and the step's future.
         macro_rules! suspended {
             ($stage:expr, $pending:expr) => {
-                Started::Machine(Self {
-                    head,
-                    target,
-                    lists: Lists::Route,
-                    captures,
-                    hook_captures,
-                    request,
-                    response,
-                    failure,
-                    staged,
-                    stage: $stage,
-                    pending: $pending,
-                    clock,
-                })
+                machine(
+                    router,
+                    Self {
+                        head,
+                        target,
+                        lists: Lists::Route,
+                        captures,
+                        hook_captures,
+                        request,
+                        response,
+                        failure,
+                        staged,
+                        stage: $stage,
+                        pending: $pending,
+                        clock,
+                    },
+                )
             };
         }
         // One `catch_unwind` for the prefixes, the handler and the
@@ -809,7 +813,9 @@ impl<B: 'static> Pipeline<B> {
                 return suspended!(Stage::Monitor(index + 1), Pending::Monitor(future));
             }
         }
-        Started::Answered(response.expect("a step answered"))
+        ResponseFuture {
+            kind: Kind::Ready(response),
+        }
     }
 
     /// The state of a request that the machine runs from its start: the
