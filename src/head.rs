@@ -32,7 +32,7 @@ pub struct RequestHead {
 
 impl RequestHead {
     /// Copies the head of `request`.
-    #[inline]
+    #[inline(always)]
     pub fn of<B>(request: &Request<B>) -> Self {
         let uri = request.uri();
         // In origin form (`/path?query`, what a server mostly receives) the
