@@ -908,6 +908,7 @@ fn panicked(step: &'static str, panic: &(dyn Any + Send)) -> Box<Failure> {
 
 /// Runs one monitor, isolated: a panic is logged and changes nothing.
 /// Returns the monitor's future if it suspends.
+#[inline(always)]
 fn monitor(hook: &Hook<dyn ErasedMonitor>, exchange: &RouteExchange<'_>) -> Option<BoxFuture<()>> {
     match catch_unwind(AssertUnwindSafe(|| hook.hook.call(exchange))) {
         Ok(Step::Ready(())) => None,
@@ -920,7 +921,16 @@ fn monitor(hook: &Hook<dyn ErasedMonitor>, exchange: &RouteExchange<'_>) -> Opti
 }
 
 /// Applies staged headers and HEAD's empty body: the response is final.
+// Inlined, the check alone: most responses have nothing to apply.
+#[inline(always)]
 fn finish(response: &mut Response<Body>, staged: Option<Box<HeaderMap>>, method: &Method) {
+    if staged.is_some() || *method == Method::HEAD {
+        apply(response, staged, method);
+    }
+}
+
+#[inline(never)]
+fn apply(response: &mut Response<Body>, staged: Option<Box<HeaderMap>>, method: &Method) {
     if let Some(staged) = staged {
         for (name, value) in *staged {
             if let Some(name) = name {

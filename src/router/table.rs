@@ -604,9 +604,12 @@ impl<const NORMALIZED: bool> Walk<'_, NORMALIZED> {
     /// child, then dynamic segments in order, then catch-alls; a branch
     /// that fails further down leaves no captures behind.
     ///
-    /// The static descent is a loop; only a node with dynamic segments or
-    /// catch-alls (a fork) searches its static branch by a call of its own,
-    /// to come back to them if that branch fails.
+    /// The static descent is a loop, inlined where the search starts: a
+    /// static route is found without a call. Only a node with dynamic
+    /// segments or catch-alls (a fork) goes on out of line, in
+    /// [`Walk::fork`], which searches its static branch by a call of its
+    /// own to come back to them if that branch fails.
+    #[inline(always)]
     fn node<R>(
         self,
         mut node: &Node,
@@ -630,13 +633,27 @@ impl<const NORMALIZED: bool> Walk<'_, NORMALIZED> {
                 (node, at) = next?;
                 continue;
             }
-            if let Some((child, end)) = next {
-                if let Some(found) = self.node(child, end, captures, accept) {
-                    return Some(found);
-                }
-            }
-            return self.dynamics(node, at, captures, accept);
+            return self.fork(node, at, next, captures, accept);
         }
+    }
+
+    /// The search of a fork at `at`: its static branch `next` (the child
+    /// and where its bytes end), then its dynamic segments and catch-alls.
+    #[inline(never)]
+    fn fork<R>(
+        self,
+        node: &Node,
+        at: usize,
+        next: Option<(&Node, usize)>,
+        captures: &mut Captures,
+        accept: &mut impl FnMut(&Methods, bool) -> Option<R>,
+    ) -> Option<R> {
+        if let Some((child, end)) = next {
+            if let Some(found) = self.node(child, end, captures, accept) {
+                return Some(found);
+            }
+        }
+        self.dynamics(node, at, captures, accept)
     }
 
     /// The search of `node`'s dynamic segments and catch-alls, in order,
