@@ -34,18 +34,23 @@ impl RequestHead {
     /// Copies the head of `request`.
     #[inline(always)]
     pub fn of<B>(request: &Request<B>) -> Self {
+        let method = request.method().clone();
+        let version = request.version();
         let uri = request.uri();
         // In origin form (`/path?query`, what a server mostly receives) the
         // URI is rebuilt around its path and query, which clones one shared
         // buffer where `Uri::clone` clones two (the empty authority's too).
-        let uri = match (uri.scheme(), uri.authority(), uri.path_and_query()) {
-            (None, None, Some(path_and_query)) => Uri::from(path_and_query.clone()),
-            _ => uri.clone(),
-        };
-        Self {
-            method: request.method().clone(),
-            uri,
-            version: request.version(),
+        match (uri.scheme(), uri.authority(), uri.path_and_query()) {
+            (None, None, Some(path_and_query)) => Self {
+                method,
+                uri: Uri::from(path_and_query.clone()),
+                version,
+            },
+            _ => Self {
+                method,
+                uri: uri.clone(),
+                version,
+            },
         }
     }
 
