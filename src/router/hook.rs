@@ -5,7 +5,7 @@ use std::{fmt, future::Future, marker::PhantomData, ops::ControlFlow};
 
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Response, Uri};
 
-use super::{Failure, Params};
+use super::{Failure, Params, params::Captures, service::params_of};
 use crate::{
     Body, Exchange, RequestHead, Step,
     handler::{BoxFuture, IntoResponse},
@@ -18,7 +18,9 @@ use crate::{
 pub struct Route<'a> {
     pub(crate) head: &'a RequestHead,
     pub(crate) pattern: Option<&'a str>,
-    pub(crate) params: Params<'a>,
+    /// The names of the hook's parameters, and what the path bound.
+    pub(crate) names: &'a [Box<str>],
+    pub(crate) captures: &'a Captures,
     /// Where a prefix stages headers; `None` for other hooks.
     pub(crate) staged: Option<&'a mut Option<Box<HeaderMap>>>,
 }
@@ -47,7 +49,7 @@ impl<'a> Route<'a> {
 
     /// The parameters of the hook's own pattern.
     pub fn params(&self) -> Params<'a> {
-        self.params
+        params_of(self.head, self.names, self.captures)
     }
 
     /// Stages a header for the response that goes out, whatever it is —
@@ -66,7 +68,7 @@ impl fmt::Debug for Route<'_> {
             .field("method", self.method())
             .field("path", &self.path())
             .field("pattern", &self.pattern)
-            .field("params", &self.params)
+            .field("params", &self.params())
             .finish()
     }
 }

@@ -744,7 +744,8 @@ impl<B: 'static> Pipeline<B> {
                 let mut view = Route {
                     head: &head,
                     pattern,
-                    params: params_of(&head, &hook.pattern.names, &hook_captures),
+                    names: &hook.pattern.names,
+                    captures: &hook_captures,
                     staged: Some(&mut staged),
                 };
                 match hook.hook.call(&mut request, &mut response, &mut view) {
@@ -774,7 +775,8 @@ impl<B: 'static> Pipeline<B> {
                 let view = Route {
                     head: &head,
                     pattern,
-                    params: params_of(&head, &hook.pattern.names, &hook_captures),
+                    names: &hook.pattern.names,
+                    captures: &hook_captures,
                     staged: None,
                 };
                 match hook.hook.call(&view, &mut response) {
@@ -797,20 +799,19 @@ impl<B: 'static> Pipeline<B> {
         }
         let answer = response.as_mut().expect("a step answered");
         finish(answer, staged.take(), head.method());
-        for (index, applied) in route.monitors.iter().enumerate() {
-            let hook = &router.monitors[applied.hook as usize];
-            if !applies(applied, hook, &head, &target, &mut hook_captures) {
-                continue;
-            }
-            let exchange = Exchange::routed(
-                &head,
-                response.as_ref().expect("a step answered"),
-                failure.as_deref(),
-                pattern,
-                clock.as_ref().expect("a request with monitors has a clock"),
-            );
-            if let Some(future) = monitor(hook, &exchange) {
-                return suspended!(Stage::Monitor(index + 1), Pending::Monitor(future));
+        // A request has a clock when its route has monitors.
+        if let Some(started) = &clock {
+            let answer = &*answer;
+            for (index, applied) in route.monitors.iter().enumerate() {
+                let hook = &router.monitors[applied.hook as usize];
+                if !applies(applied, hook, &head, &target, &mut hook_captures) {
+                    continue;
+                }
+                let exchange =
+                    Exchange::routed(&head, answer, failure.as_deref(), pattern, started);
+                if let Some(future) = monitor(hook, &exchange) {
+                    return suspended!(Stage::Monitor(index + 1), Pending::Monitor(future));
+                }
             }
         }
         ResponseFuture {
@@ -954,7 +955,7 @@ fn apply(response: &mut Response<Body>, staged: Option<Box<HeaderMap>>, method: 
 /// The parameters `names` bind in the request's path; the path is worked
 /// out from the URI only when there are any (most hooks have none).
 #[inline]
-fn params_of<'a>(
+pub(super) fn params_of<'a>(
     head: &'a RequestHead,
     names: &'a [Box<str>],
     captures: &'a Captures,
@@ -1176,7 +1177,8 @@ impl<B: 'static> Pipeline<B> {
             let mut route = Route {
                 head: &self.head,
                 pattern,
-                params: params_of(&self.head, &hook.pattern.names, &self.hook_captures),
+                names: &hook.pattern.names,
+                captures: &self.hook_captures,
                 staged: Some(&mut self.staged),
             };
             match hook
@@ -1270,7 +1272,8 @@ impl<B: 'static> Pipeline<B> {
             let context = Route {
                 head: &self.head,
                 pattern: Some(&route.pattern.source),
-                params: params_of(&self.head, &hook.pattern.names, &self.hook_captures),
+                names: &hook.pattern.names,
+                captures: &self.hook_captures,
                 staged: None,
             };
             match hook.hook.call(&context, &mut self.response) {
