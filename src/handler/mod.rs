@@ -122,6 +122,9 @@ macro_rules! handler_impls {
                 let (parts, _) = request.into_parts();
                 let context = &route.with_parts(&parts);
                 $(let $ty = try_extract!($ty, context);)*
+                // The request is done with before the handler runs: its
+                // answer then goes straight where it is kept.
+                drop(parts);
                 $wrap(self($($ty),*))
             }
         }
