@@ -393,8 +393,8 @@ where
 pub(crate) enum Done {
     /// Passed it on, in its slot.
     Continue,
-    /// Answered (a prefix) or replaced the response (a postfix): the answer
-    /// is in the response slot and later hooks of the kind are skipped.
+    /// Replaced the response: the answer is in the response slot and later
+    /// postfixes are skipped.
     Answered,
 }
 
@@ -404,12 +404,16 @@ pub(crate) enum Done {
 /// its message out of the slot and puts its answer back, so that neither
 /// is copied once more on its way in and out of the `dyn` call.
 pub(crate) trait ErasedPrefix<B>: Send + Sync + 'static {
+    /// Runs the prefix on the request in its slot: `None` when it is done,
+    /// having answered into `response` or passed the request on; or the
+    /// future of a prefix that suspended. (An `Option` of the future is
+    /// returned in two registers, a three-way answer through memory.)
     fn call(
         &self,
         request: &mut Option<Request<B>>,
         response: &mut Option<Response<Body>>,
         route: &mut Route<'_>,
-    ) -> Step<Done, BoxFuture<PrefixFlow<B>>>;
+    ) -> Option<BoxFuture<PrefixFlow<B>>>;
 }
 
 pub(crate) trait ErasedPostfix: Send + Sync + 'static {
@@ -446,7 +450,7 @@ impl<H: RoutePrefix<B, M>, M: 'static, B> ErasedPrefix<B> for Erased<H, M> {
         request: &mut Option<Request<B>>,
         response: &mut Option<Response<Body>>,
         route: &mut Route<'_>,
-    ) -> Step<Done, BoxFuture<PrefixFlow<B>>> {
+    ) -> Option<BoxFuture<PrefixFlow<B>>> {
         let present = request
             .as_mut()
             .expect("the request is present until the handler runs");
@@ -464,17 +468,14 @@ impl<H: RoutePrefix<B, M>, M: 'static, B> ErasedPrefix<B> for Erased<H, M> {
                         ControlFlow::Continue(())
                     }
                     Step::Ready(ControlFlow::Break(answer)) => ControlFlow::Break(answer),
-                    Step::Pending(future) => return Step::Pending(future),
+                    Step::Pending(future) => return Some(future),
                 }
             }
         };
-        match flow {
-            ControlFlow::Continue(()) => Step::Ready(Done::Continue),
-            ControlFlow::Break(answer) => {
-                *response = Some(answer);
-                Step::Ready(Done::Answered)
-            }
+        if let ControlFlow::Break(answer) = flow {
+            *response = Some(answer);
         }
+        None
     }
 }
 

@@ -748,12 +748,12 @@ impl<B: 'static> Pipeline<B> {
                     captures: &hook_captures,
                     staged: Some(&mut staged),
                 };
-                match hook.hook.call(&mut request, &mut response, &mut view) {
-                    Step::Ready(Done::Continue) => {}
-                    Step::Ready(Done::Answered) => return None,
-                    Step::Pending(future) => {
-                        return Some((Stage::Prefix(index + 1), Pending::Prefix(future)));
-                    }
+                if let Some(future) = hook.hook.call(&mut request, &mut response, &mut view) {
+                    return Some((Stage::Prefix(index + 1), Pending::Prefix(future)));
+                }
+                if response.is_some() {
+                    // The prefix answered.
+                    return None;
                 }
             }
             phase = Stage::Handler;
@@ -1181,19 +1181,17 @@ impl<B: 'static> Pipeline<B> {
                 captures: &self.hook_captures,
                 staged: Some(&mut self.staged),
             };
-            match hook
+            let suspended = hook
                 .hook
-                .call(&mut self.request, &mut self.response, &mut route)
-            {
-                Step::Ready(Done::Continue) => {}
-                Step::Ready(Done::Answered) => {
-                    self.stage = Stage::Finish;
-                    return;
-                }
-                Step::Pending(future) => {
-                    self.pending = Pending::Prefix(future);
-                    return;
-                }
+                .call(&mut self.request, &mut self.response, &mut route);
+            if let Some(future) = suspended {
+                self.pending = Pending::Prefix(future);
+                return;
+            }
+            if self.response.is_some() {
+                // The prefix answered.
+                self.stage = Stage::Finish;
+                return;
             }
         }
     }
