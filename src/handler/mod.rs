@@ -69,6 +69,23 @@ pub trait Handler<B, M>: Clone + Send + Sync + 'static {
         route: RouteContext<'_>,
         cx: &mut Context<'_>,
     ) -> Step<Response<Body>, BoxFuture<Response<Body>>>;
+
+    /// Calls the handler on the request in `slot`, which it leaves empty.
+    /// A handler that reads nothing of the request drops it where it lies
+    /// instead of moving it out first.
+    #[doc(hidden)]
+    #[inline]
+    fn call_in_slot(
+        &self,
+        slot: &mut Option<Request<B>>,
+        route: RouteContext<'_>,
+        cx: &mut Context<'_>,
+    ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
+        let request = slot
+            .take()
+            .expect("the request is present until the handler runs");
+        self.call(request, route, cx)
+    }
 }
 
 type Answer = Step<Response<Body>, BoxFuture<Response<Body>>>;
@@ -127,6 +144,8 @@ macro_rules! handler_impls {
                 drop(parts);
                 $wrap(self($($ty),*))
             }
+
+            handler_impls!(@in_slot $wrap, $($ty),*);
         }
 
         #[allow(non_snake_case, unused_variables)]
@@ -187,8 +206,34 @@ macro_rules! handler_impls {
                 $(let $ty = try_extract!($ty, context);)*
                 self($($ty),*).erase(IntoResponse::into_response)
             }
+
+            handler_impls!(@in_slot erase_step, $($ty),*);
         }
     };
+    // A handler without extractors drops the request in its slot.
+    (@in_slot $wrap:ident,) => {
+        #[inline]
+        fn call_in_slot(
+            &self,
+            slot: &mut Option<Request<B>>,
+            _: RouteContext<'_>,
+            _: &mut Context<'_>,
+        ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
+            *slot = None;
+            $wrap(self())
+        }
+    };
+    (@in_slot $wrap:ident, $($ty:ident),+) => {};
+}
+
+/// A handler's [`Step`], its answer turned into a response.
+#[inline]
+fn erase_step<R, Fut>(step: Step<R, Fut>) -> Answer
+where
+    R: IntoResponse + 'static,
+    Fut: Future<Output = R> + Send + 'static,
+{
+    step.erase(IntoResponse::into_response)
 }
 
 handler_impls!();
@@ -247,10 +292,7 @@ where
         cx: &mut Context<'_>,
         response: &mut Option<Response<Body>>,
     ) -> Option<BoxFuture<Response<Body>>> {
-        let request = request
-            .take()
-            .expect("the request is present until the handler runs");
-        match self.handler.call(request, route, cx) {
+        match self.handler.call_in_slot(request, route, cx) {
             Step::Ready(answer) => {
                 *response = Some(answer);
                 None
