@@ -204,7 +204,7 @@ macro_rules! handler_impls {
                 let (parts, _) = request.into_parts();
                 let context = &route.with_parts(&parts);
                 $(let $ty = try_extract!($ty, context);)*
-                self($($ty),*).erase(IntoResponse::into_response)
+                erase_step(self($($ty),*))
             }
 
             handler_impls!(@in_slot erase_step, $($ty),*);
