@@ -1254,6 +1254,55 @@ mod extractors {
             StatusCode::PAYLOAD_TOO_LARGE
         );
     }
+
+    async fn json_body<T: serde::Serialize>(value: T) -> (Option<HeaderValue>, Bytes) {
+        let response = pronghorn::IntoResponse::into_response(Json(value));
+        let content_type = response.headers().get(header::CONTENT_TYPE).cloned();
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        (content_type, body)
+    }
+
+    /// Serialises as the JSON text of `Json(self.0)` answered as a response:
+    /// a JSON answer made while another is being made.
+    struct Nested(Vec<u32>);
+
+    impl serde::Serialize for Nested {
+        fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let inner = pronghorn::IntoResponse::into_response(Json(&self.0));
+            let body = futures_util::FutureExt::now_or_never(inner.into_body().collect())
+                .expect("a JSON body is ready at once")
+                .unwrap()
+                .to_bytes();
+            serializer.serialize_str(std::str::from_utf8(&body).unwrap())
+        }
+    }
+
+    #[tokio::test]
+    async fn json_answers_whatever_came_before_and_inside_them() {
+        let item = Item {
+            id: 7,
+            name: "é\"\n".into(),
+        };
+        let (content_type, body) = json_body(&item).await;
+        assert_eq!(content_type.unwrap(), "application/json");
+        assert_eq!(body, serde_json::to_vec(&item).unwrap());
+        // A large answer, then a small one: nothing of the first is left in
+        // the second.
+        let large: Vec<String> = (0..20_000).map(|i| format!("item {i}")).collect();
+        let (_, body) = json_body(&large).await;
+        assert_eq!(body, serde_json::to_vec(&large).unwrap());
+        assert_eq!(json_body([1, 2]).await.1, "[1,2]");
+        // An answer made inside another's serialisation.
+        let nested = json_body(vec![Nested(vec![1, 2]), Nested(vec![])]).await.1;
+        assert_eq!(nested, r#"["[1,2]","[]"]"#);
+        assert_eq!(json_body(Nested(vec![3])).await.1, r#""[3]""#);
+        // An answer that fails to serialise is a 500, and the next is whole.
+        let mut bad = std::collections::HashMap::new();
+        bad.insert(vec![1u8], 1);
+        let failed = pronghorn::IntoResponse::into_response(Json(bad));
+        assert_eq!(failed.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(json_body("ok").await.1, r#""ok""#);
+    }
 }
 
 #[tokio::test]
