@@ -13,9 +13,7 @@
 //! A second group, `costs`, times single operations whose cost in time is
 //! far from their cost in instructions: the clock read a monitored request
 //! starts with, and the copy of the request head that postfixes and
-//! monitors see (a reference-count increment and decrement, both atomic);
-//! and a JSON answer made by `Json` beside `serde_json::to_vec` wrapped in
-//! `Bytes`.
+//! monitors see (a reference-count increment and decrement, both atomic).
 
 #[path = "common/stacks.rs"]
 mod stacks;
@@ -65,31 +63,6 @@ fn costs(c: &mut Criterion) {
     let request = stacks::request();
     group.bench_function("request head, copied and dropped", |b| {
         b.iter(|| black_box(pronghorn::RequestHead::of(black_box(&request))))
-    });
-    #[derive(serde::Serialize)]
-    struct Message {
-        message: &'static str,
-    }
-    let message = Message {
-        message: "Hello, World!",
-    };
-    group.bench_function("JSON answer, serde_json::to_vec into Bytes", |b| {
-        b.iter(|| {
-            let bytes = bytes::Bytes::from(serde_json::to_vec(black_box(&message)).unwrap());
-            let mut response = http::Response::new(pronghorn::Body::from(bytes));
-            response.headers_mut().insert(
-                http::header::CONTENT_TYPE,
-                http::HeaderValue::from_static("application/json"),
-            );
-            black_box(response)
-        })
-    });
-    group.bench_function("JSON answer, handler::Json", |b| {
-        b.iter(|| {
-            black_box(pronghorn::IntoResponse::into_response(
-                pronghorn::handler::Json(black_box(&message)),
-            ))
-        })
     });
     group.finish();
 }

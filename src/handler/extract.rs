@@ -501,40 +501,10 @@ where
     }
 }
 
-/// Serialises `value` as a response body.
-///
-/// Into a buffer kept by the thread, then copied into a body of exactly its
-/// size: one allocation per body. `serde_json::to_vec` and `Bytes::from`
-/// make two for a small body (the vector, grown from 128 bytes, and, since
-/// it has capacity to spare, the header `Bytes` shares it through) and the
-/// body's release costs an atomic decrement besides; the copy costs less
-/// than either. A buffer that grew past `KEPT` bytes is let go after use,
-/// so no thread holds more than that.
-#[cfg(feature = "json")]
-fn to_json<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Result<Bytes> {
-    const KEPT: usize = 64 * 1024;
-    thread_local! {
-        static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    BUFFER.with(|buffer| {
-        // In use: a `Serialize` implementation that answers JSON itself.
-        let Ok(mut buffer) = buffer.try_borrow_mut() else {
-            return serde_json::to_vec(value).map(Bytes::from);
-        };
-        buffer.clear();
-        let bytes =
-            serde_json::to_writer(&mut *buffer, value).map(|()| Bytes::copy_from_slice(&buffer));
-        if buffer.capacity() > KEPT {
-            *buffer = Vec::new();
-        }
-        bytes
-    })
-}
-
 #[cfg(feature = "json")]
 impl<T: serde::Serialize> IntoResponse for Json<T> {
     fn into_response(self) -> Response<Body> {
-        match to_json(&self.0) {
+        match serde_json::to_vec(&self.0) {
             Ok(bytes) => {
                 let mut response = Response::new(Body::from(bytes));
                 response
