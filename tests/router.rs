@@ -1286,8 +1286,7 @@ mod extractors {
         let (content_type, body) = json_body(&item).await;
         assert_eq!(content_type.unwrap(), "application/json");
         assert_eq!(body, serde_json::to_vec(&item).unwrap());
-        // A large answer, then a small one: nothing of the first is left in
-        // the second.
+        // A large answer, then a small one, each whole.
         let large: Vec<String> = (0..20_000).map(|i| format!("item {i}")).collect();
         let (_, body) = json_body(&large).await;
         assert_eq!(body, serde_json::to_vec(&large).unwrap());
