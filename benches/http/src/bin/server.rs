@@ -1,6 +1,9 @@
 //! One server of the HTTP load benchmark, on one thread:
 //! `server STACK PORT ROUTES` with STACK one of `pronghorn`, `hyper`, `axum`,
-//! `actix`.
+//! `actix`; and two diagnostic variants, `pronghorn-h1` (the router on
+//! hyper's HTTP/1 connection instead of `serve`) and `pronghorn-inline`
+//! (`GET /json` only, no hooks: the handler does the postfix's and the
+//! monitor's work itself).
 //!
 //! Every stack serves the same routes and runs the same three steps around
 //! them — a prefix that refuses requests carrying `x-block`, a postfix that
@@ -75,6 +78,7 @@ fn main() {
                 match other {
                     "pronghorn" => pronghorn(listener, routes, false).await,
                     "pronghorn-h1" => pronghorn(listener, routes, true).await,
+                    "pronghorn-inline" => pronghorn_inline(listener).await,
                     "hyper" => hyper(listener, routes).await,
                     "axum" => axum(listener, routes).await,
                     _ => panic!("unknown stack {other}"),
@@ -135,6 +139,23 @@ async fn pronghorn(listener: tokio::net::TcpListener, routes: usize, http1_only:
                 .await;
         });
     }
+}
+
+/// Diagnostic variant: the router with no hooks, its `/json` handler doing
+/// the postfix's and the monitor's work inline (no `x-block` check), on
+/// `serve`, to measure what the hooks cost beside the routing.
+async fn pronghorn_inline(listener: tokio::net::TcpListener) {
+    use pronghorn::{IntoResponse, Router, handler::Json};
+    let router = Router::<Incoming>::new()
+        .get("/json", || {
+            let mut response = Json(HELLO).into_response();
+            response.headers_mut().insert("x-server", HeaderValue::from_static("bench"));
+            count(response.status());
+            response
+        })
+        .compile()
+        .unwrap();
+    pronghorn::serve(listener, router).await.unwrap();
 }
 
 // ---- bare hyper --------------------------------------------------------------
