@@ -7,6 +7,8 @@
 #
 # Usage: benches/http/run.sh [SECONDS_PER_RUN] [REPETITIONS]
 #        ONLY='dynamic|POST' benches/http/run.sh ...   (scenarios matching a regex)
+#        STACKS='hyper pronghorn axum-h1' benches/http/run.sh ...   (other stacks;
+#        hyper first: the ratios are to it)
 # Output: a markdown table on stdout, raw runs in target/http-bench.tsv.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -34,7 +36,7 @@ scenarios=(
     "1,000 routes|50|/r/999/x|||1000"
     "10 routes|50|/r/9/x|||10"
 )
-stacks=(hyper pronghorn axum actix)
+read -ra stacks <<< "${STACKS:-hyper pronghorn axum actix}"
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 to_ms() { # wrk latency (e.g. 850.00us, 1.20ms, 2.00s) to milliseconds
@@ -76,11 +78,11 @@ for run in $(seq 1 "$repetitions"); do
     done
 done
 
-python3 - "$raw" <<'PY'
+python3 - "$raw" "${stacks[@]}" <<'PY'
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
 scenarios = list(dict.fromkeys(r["scenario"] for r in rows))
-stacks = ["hyper", "pronghorn", "axum", "actix"]
+stacks = sys.argv[2:]
 def median(scenario, stack, field):
     values = [float(r[field]) for r in rows if r["scenario"] == scenario and r["stack"] == stack]
     return statistics.median(values) if values else float("nan")
