@@ -12,7 +12,7 @@ use std::{
     pin::{Pin, pin},
     sync::{
         Arc,
-        atomic::{AtomicU64, Ordering},
+        atomic::{AtomicBool, AtomicU64, Ordering},
     },
     task::{Context, Poll, Waker, ready},
     time::{Duration, Instant},
@@ -22,10 +22,13 @@ use http::{Request, Response};
 use hyper::body::Incoming;
 use hyper_util::{
     rt::{TokioExecutor, TokioIo, TokioTimer},
-    server::{conn::auto, graceful::GracefulShutdown},
+    server::conn::auto,
 };
 use pin_project_lite::pin_project;
-use tokio::net::TcpListener;
+use tokio::{
+    net::TcpListener,
+    sync::{Notify, futures::OwnedNotified, watch},
+};
 use tower_service::Service;
 
 type BoxError = Box<dyn StdError + Send + Sync>;
@@ -199,7 +202,10 @@ where
         .keep_alive(true)
         .pipeline_flush(true);
     builder.http2().timer(TokioTimer::new());
-    let graceful = GracefulShutdown::new();
+    let shutdown = Arc::new(Shutdown::default());
+    // Every connection holds a receiver; `closed` tells when the last is
+    // gone.
+    let (alive, _) = watch::channel(());
     let mut signal = pin!(signal);
     loop {
         let accepted = tokio::select! {
@@ -235,7 +241,10 @@ where
         let connection = builder
             .serve_connection_with_upgrades(TokioIo::new(stream), service)
             .into_owned();
-        let connection = Watchdog::new(graceful.watch(connection), watch, header_read_timeout);
+        let connection = Graceful::new(connection, &shutdown, alive.subscribe(), |connection| {
+            connection.graceful_shutdown();
+        });
+        let connection = Watchdog::new(connection, watch, header_read_timeout);
         tokio::spawn(async move {
             if let Err(error) = connection.await {
                 tracing::debug!(error = %error, "pronghorn: connection ended with an error");
@@ -243,8 +252,98 @@ where
         });
     }
     drop(listener);
-    graceful.shutdown().await;
+    shutdown.signal();
+    alive.closed().await;
     Ok(())
+}
+
+/// The graceful shutdown signal, shared by the accept loop and its
+/// connections.
+#[derive(Debug, Default)]
+struct Shutdown {
+    /// Set once the signal came, before the connections are woken.
+    signalled: AtomicBool,
+    /// Wakes every connection that waits; each takes its [`OwnedNotified`]
+    /// before it is spawned, so none misses the signal.
+    notify: Arc<Notify>,
+}
+
+impl Shutdown {
+    fn signal(&self) {
+        self.signalled.store(true, Ordering::SeqCst);
+        self.notify.notify_waiters();
+    }
+}
+
+pin_project! {
+    /// A connection that shuts down gracefully on the [`Shutdown`] signal:
+    /// it finishes the requests in flight and closes.
+    ///
+    /// hyper-util's `GracefulShutdown` polls a `watch` channel's `changed`
+    /// future at every poll of the connection, a lock and an unlock of its
+    /// `Notify` each time: once a request without pipelining, once a
+    /// request that suspends. Here the signal is polled once with each
+    /// waker the connection's task is polled with (one task, so once), and
+    /// the flag read at every other poll: one load.
+    struct Graceful<C> {
+        #[pin]
+        connection: C,
+        #[pin]
+        signal: OwnedNotified,
+        shutdown: Arc<Shutdown>,
+        // The waker the signal holds; `None` before the first poll.
+        registered: Option<Waker>,
+        // Whether the connection was told to shut down.
+        told: bool,
+        shut_down: fn(Pin<&mut C>),
+        // Dropped with the connection: the server waits for all of them.
+        _alive: watch::Receiver<()>,
+    }
+}
+
+impl<C> Graceful<C> {
+    fn new(
+        connection: C,
+        shutdown: &Arc<Shutdown>,
+        alive: watch::Receiver<()>,
+        shut_down: fn(Pin<&mut C>),
+    ) -> Self {
+        Self {
+            connection,
+            signal: Arc::clone(&shutdown.notify).notified_owned(),
+            shutdown: Arc::clone(shutdown),
+            registered: None,
+            told: false,
+            shut_down,
+            _alive: alive,
+        }
+    }
+}
+
+impl<C: Future> Future for Graceful<C> {
+    type Output = C::Output;
+
+    #[inline]
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<C::Output> {
+        let mut this = self.project();
+        if !*this.told {
+            let signalled = this.shutdown.signalled.load(Ordering::SeqCst)
+                || match this.registered {
+                    Some(waker) if waker.will_wake(cx.waker()) => false,
+                    _ => {
+                        // The signal holds no waker yet, or another one.
+                        let ready = this.signal.as_mut().poll(cx).is_ready();
+                        *this.registered = Some(cx.waker().clone());
+                        ready
+                    }
+                };
+            if signalled {
+                *this.told = true;
+                (this.shut_down)(this.connection.as_mut());
+            }
+        }
+        this.connection.poll(cx)
+    }
 }
 
 /// One connection's service, as hyper calls it: tower's `call(&mut self)`

@@ -506,6 +506,51 @@ async fn graceful_shutdown_finishes_in_flight_requests_and_refuses_new_connectio
 }
 
 #[tokio::test]
+async fn graceful_shutdown_closes_idle_connections_and_returns() {
+    // A header timeout far away: the connections' watchdogs, which tick
+    // four times per timeout, wake no one during the test.
+    let header_timeout = Duration::from_secs(120);
+    let server = Server::start(
+        app(&Feeds::default(), &Events::default()),
+        Some(header_timeout),
+    )
+    .await;
+    // One connection idle after an answer (keep-alive), one that never sent
+    // a byte: neither has a request in flight, both wait on their socket.
+    let mut served = TcpStream::connect(server.address).await.unwrap();
+    served
+        .write_all(b"GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = [0; 512];
+    let read = served.read(&mut answer).await.unwrap();
+    assert!(answer[..read].starts_with(b"HTTP/1.1 200 OK"));
+    let mut silent = TcpStream::connect(server.address).await.unwrap();
+    // The silent connection is accepted once a later one is served.
+    let mut sender: Sender = common::connect(server.address).await;
+    let (parts, _) = send(
+        &mut sender,
+        request(Method::GET, "/hello")
+            .body(Full::default())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(parts.status, StatusCode::OK);
+
+    // The server returns and has closed both connections: each reads the
+    // end of its stream.
+    tokio::time::timeout(Duration::from_secs(5), server.stop())
+        .await
+        .expect("the server returns once its connections are closed");
+    for stream in [&mut served, &mut silent] {
+        let mut rest = Vec::new();
+        let read =
+            tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut rest)).await;
+        assert!(matches!(read, Ok(Ok(0))), "{read:?}");
+    }
+}
+
+#[tokio::test]
 async fn a_connection_stalled_mid_headers_is_closed_after_the_header_timeout() {
     let timeout = Duration::from_millis(1000);
     let server = Server::start(app(&Feeds::default(), &Events::default()), Some(timeout)).await;

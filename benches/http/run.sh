@@ -32,6 +32,7 @@ scenarios=(
     "POST JSON|50|/echo|post.lua||10"
     "pipelined x10, sync|10|/json|pipeline.lua|10|10"
     "pipelined x10, async|10|/async|pipeline.lua|10|10"
+    "pipelined x10, awaits a task|10|/task|pipeline.lua|10|10"
     "500 error|50|/error|||10"
     "1,000 routes|50|/r/999/x|||1000"
     "10 routes|50|/r/9/x|||10"

@@ -15,7 +15,8 @@
 //! | route | answer |
 //! | --- | --- |
 //! | `GET /json` | `{"message":"Hello, World!"}` (serialised per request) |
-//! | `GET /async` | the same after one real suspension (`yield_now`) |
+//! | `GET /async` | the same after one suspension (`yield_now`) |
+//! | `GET /task` | the same after waiting for a task it spawns (a suspension only the scheduler can end) |
 //! | `GET /users/{id}` | `{"id":ID,"name":"user"}` |
 //! | `POST /echo` | the JSON body, parsed and serialised again |
 //! | `GET /error` | 500 |
@@ -63,6 +64,15 @@ struct RouteNumber {
 
 const HELLO: Message = Message { message: "Hello, World!" };
 
+/// The suspension of `GET /task`: waits for a task it spawns, which runs
+/// only once the connection's task has handed the thread back to the
+/// scheduler. Unlike `yield_now`, which is ready when polled a second
+/// time, no stack can end this wait without a trip through the scheduler,
+/// as with a handler waiting on I/O.
+async fn wait_for_a_task() {
+    tokio::task::spawn(async {}).await.unwrap();
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let stack = args.next().expect("usage: server STACK PORT ROUTES");
@@ -102,6 +112,10 @@ async fn pronghorn(listener: tokio::net::TcpListener, routes: usize, http1_only:
         .get("/json", || Json(HELLO))
         .get("/async", || async {
             tokio::task::yield_now().await;
+            Json(HELLO)
+        })
+        .get("/task", || async {
+            wait_for_a_task().await;
             Json(HELLO)
         })
         .get("/users/{id}", |Path(id): Path<u64>| Json(User { id, name: "user" }))
@@ -189,6 +203,10 @@ async fn hyper_handle(request: Request<Incoming>, routes: usize) -> Response<Ful
             tokio::task::yield_now().await;
             json_response(StatusCode::OK, &HELLO)
         }
+        (&Method::GET, "/task") => {
+            wait_for_a_task().await;
+            json_response(StatusCode::OK, &HELLO)
+        }
         (&Method::POST, "/echo") => {
             let body = request.into_body().collect().await.unwrap().to_bytes();
             match serde_json::from_slice::<serde_json::Value>(&body) {
@@ -260,6 +278,13 @@ async fn axum(listener: tokio::net::TcpListener, routes: usize, http1_only: bool
             "/async",
             get(|| async {
                 tokio::task::yield_now().await;
+                Json(HELLO)
+            }),
+        )
+        .route(
+            "/task",
+            get(|| async {
+                wait_for_a_task().await;
                 Json(HELLO)
             }),
         )
@@ -342,6 +367,13 @@ fn actix(address: SocketAddr, routes: usize) {
                     "/async",
                     web::get().to(|| async {
                         tokio::task::yield_now().await;
+                        web::Json(HELLO)
+                    }),
+                )
+                .route(
+                    "/task",
+                    web::get().to(|| async {
+                        wait_for_a_task().await;
                         web::Json(HELLO)
                     }),
                 )
