@@ -9,6 +9,7 @@
 # Usage: benches/http/ab.sh REPS SECS LABEL:STACK:BINARY...
 #   e.g. benches/http/ab.sh 6 4 hyper:hyper:/tmp/a before:pronghorn:/tmp/a \
 #            after:pronghorn:target/release/server
+#   ROUTE=/task benches/http/ab.sh ...   (another route than /json)
 set -euo pipefail
 cd "$(dirname "$0")"
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
@@ -22,7 +23,7 @@ for r in $(seq "$reps"); do
         taskset -c 0 "$binary" "$stack" "$port" 10 > /dev/null 2>&1 &
         pid=$!
         until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do sleep 0.1; done
-        rps=$(taskset -c 1 wrk -t1 -c10 -d"${secs}s" -s pipeline.lua "http://127.0.0.1:$port/json" -- 10 \
+        rps=$(taskset -c 1 wrk -t1 -c10 -d"${secs}s" -s pipeline.lua "http://127.0.0.1:$port${ROUTE:-/json}" -- 10 \
             | sed -n 's/Requests\/sec: *//p')
         kill "$pid"; wait "$pid" 2>/dev/null || true
         echo "$r $label $rps" | tee -a "$results"
