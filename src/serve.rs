@@ -295,6 +295,7 @@ pin_project! {
         registered: Option<Waker>,
         // Whether the connection was told to shut down.
         told: bool,
+        // How to tell it: the connection type's own `graceful_shutdown`.
         shut_down: fn(Pin<&mut C>),
         // Dropped with the connection: the server waits for all of them.
         _alive: watch::Receiver<()>,
