@@ -181,6 +181,18 @@ async fn send(
     (parts, body.collect().await.unwrap().to_bytes())
 }
 
+/// The head of the answer to a GET of `path`, sent on a connection of its
+/// own.
+async fn get_on_a_new_connection(address: SocketAddr, path: &str) -> http::response::Parts {
+    let mut sender: Sender = common::connect(address).await;
+    send(
+        &mut sender,
+        request(Method::GET, path).body(Full::default()).unwrap(),
+    )
+    .await
+    .0
+}
+
 fn request(method: Method, path: &str) -> http::request::Builder {
     Request::builder()
         .method(method)
@@ -449,14 +461,7 @@ async fn websocket_echo_refusal_426_and_monitors() {
     assert!(
         matches!(missing, Err(tokio_tungstenite::tungstenite::Error::Http(ref r)) if r.status() == StatusCode::NOT_FOUND)
     );
-    let mut sender: Sender = common::connect(server.address).await;
-    let (parts, _) = send(
-        &mut sender,
-        request(Method::GET, "/ws/lobby")
-            .body(Full::default())
-            .unwrap(),
-    )
-    .await;
+    let parts = get_on_a_new_connection(server.address, "/ws/lobby").await;
     assert_eq!(parts.status, StatusCode::UPGRADE_REQUIRED);
     server.stop().await;
 }
@@ -527,14 +532,7 @@ async fn graceful_shutdown_closes_idle_connections_and_returns() {
     assert!(answer[..read].starts_with(b"HTTP/1.1 200 OK"));
     let mut silent = TcpStream::connect(server.address).await.unwrap();
     // The silent connection is accepted once a later one is served.
-    let mut sender: Sender = common::connect(server.address).await;
-    let (parts, _) = send(
-        &mut sender,
-        request(Method::GET, "/hello")
-            .body(Full::default())
-            .unwrap(),
-    )
-    .await;
+    let parts = get_on_a_new_connection(server.address, "/hello").await;
     assert_eq!(parts.status, StatusCode::OK);
 
     // The server returns and has closed both connections: each reads the
@@ -561,14 +559,7 @@ async fn a_connection_stalled_mid_headers_is_closed_after_the_header_timeout() {
         .await
         .unwrap();
     // Meanwhile another client is served at once.
-    let mut sender: Sender = common::connect(server.address).await;
-    let (parts, _) = send(
-        &mut sender,
-        request(Method::GET, "/hello")
-            .body(Full::default())
-            .unwrap(),
-    )
-    .await;
+    let parts = get_on_a_new_connection(server.address, "/hello").await;
     assert_eq!(parts.status, StatusCode::OK);
     assert!(
         started.elapsed() < timeout,
