@@ -144,10 +144,25 @@ async fn pronghorn(listener: tokio::net::TcpListener, routes: usize, http1_only:
     }
     // Diagnostic variant: the router on hyper's HTTP/1 connection directly,
     // as the bare hyper server runs, to measure what `serve` itself costs.
+    on_hyper_http1(listener, router).await;
+}
+
+/// Serves a tower service on hyper's HTTP/1 connection with
+/// `pipeline_flush`, as the bare hyper server runs: the `-h1` diagnostic
+/// variants.
+async fn on_hyper_http1<S, B>(listener: tokio::net::TcpListener, service: S)
+where
+    S: tower::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
     loop {
         let (stream, _) = listener.accept().await.unwrap();
         stream.set_nodelay(true).unwrap();
-        let service = hyper_util::service::TowerToHyperService::new(router.clone());
+        let service = hyper_util::service::TowerToHyperService::new(service.clone());
         tokio::spawn(async move {
             let _ = hyper::server::conn::http1::Builder::new()
                 .pipeline_flush(true)
@@ -300,17 +315,8 @@ async fn axum(listener: tokio::net::TcpListener, routes: usize, http1_only: bool
         // with `pipeline_flush`, as the bare hyper server runs, to tell
         // what axum's stack costs from what `axum::serve` (one flush per
         // pipelined answer) costs.
-        loop {
-            let (stream, _) = listener.accept().await.unwrap();
-            stream.set_nodelay(true).unwrap();
-            let service = hyper_util::service::TowerToHyperService::new(router.clone());
-            tokio::spawn(async move {
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .pipeline_flush(true)
-                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                    .await;
-            });
-        }
+        on_hyper_http1(listener, router).await;
+        return;
     }
     // axum::serve does not set TCP_NODELAY by default: without it pipelined
     // throughput collapses, so it is set here as for every other stack.
