@@ -9,8 +9,10 @@
 //! (asynchronous), or as a [`Step`] (decided per request).
 //!
 //! A synchronous handler costs no allocation of the router's own: it is
-//! called in the first poll of the response future. Only the future of an
-//! asynchronous handler is boxed, and only when it is called. A body
+//! called inside the router's `Service::call`, and the response future is
+//! ready when first polled (see the [router](crate::router#when-the-steps-run)).
+//! Only the future of an asynchronous handler is boxed, and only when it is
+//! called. A body
 //! extractor reads the body through a [`BodyFuture`], a named future polled
 //! once in place: a body that is already complete costs no suspension and
 //! no allocation beyond collecting it; only a body still arriving makes the

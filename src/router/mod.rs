@@ -41,6 +41,42 @@
 //! registration order. [`Router::compile`] settles, for every route, which
 //! hooks certainly apply and which need a check at request time; a route
 //! that no hook can apply to calls its handler directly.
+//!
+//! # When the steps run
+//!
+//! The router runs a request's steps inside `Service::call`, one after the
+//! other, as far as they answer at once: a request whose steps are all
+//! synchronous is answered before `call` returns, and its response future
+//! is ready when first polled. The future of an asynchronous step (an
+//! async handler or hook, a body still arriving) is polled for the first
+//! time there too, with a waker that ignores wake-ups; if it is still
+//! pending, the request's state moves into the response future, which
+//! polls that step with the caller's waker from then on. So a future that
+//! completes without waiting costs no trip through the scheduler — one that
+//! awaits `tokio::task::yield_now()` once, for one, goes on at the response
+//! future's first poll without having yielded to other tasks.
+//!
+//! ```
+//! use std::{pin::pin, task::{Context, Waker}};
+//! use http::Request;
+//! use pronghorn::Router;
+//! use tower::Service;
+//!
+//! let mut router = Router::<()>::new()
+//!     .get("/sync", || "now")
+//!     .get("/async", || async { "also now" })
+//!     .get("/yield", || async {
+//!         tokio::task::yield_now().await;
+//!         "after one yield_now"
+//!     })
+//!     .compile()
+//!     .unwrap();
+//! for path in ["/sync", "/async", "/yield"] {
+//!     let mut future = pin!(router.call(Request::get(path).body(()).unwrap()));
+//!     let poll = future.as_mut().poll(&mut Context::from_waker(Waker::noop()));
+//!     assert!(poll.is_ready(), "{path} is answered at its first poll");
+//! }
+//! ```
 
 mod builder;
 mod error;
