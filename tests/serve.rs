@@ -534,6 +534,22 @@ async fn graceful_shutdown_closes_idle_connections_and_returns() {
     // The silent connection is accepted once a later one is served.
     let parts = get_on_a_new_connection(server.address, "/hello").await;
     assert_eq!(parts.status, StatusCode::OK);
+    // And an HTTP/2 connection, idle after one answer, its client kept.
+    let stream = TcpStream::connect(server.address).await.unwrap();
+    let (mut http2, connection) =
+        hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
+            .await
+            .unwrap();
+    let http2_connection = tokio::spawn(connection);
+    let response = http2
+        .send_request(
+            Request::get(format!("http://{}/hello", server.address))
+                .body(Empty::<Bytes>::new())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
 
     // The server returns and has closed both connections: each reads the
     // end of its stream.
@@ -546,6 +562,9 @@ async fn graceful_shutdown_closes_idle_connections_and_returns() {
             tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut rest)).await;
         assert!(matches!(read, Ok(Ok(0))), "{read:?}");
     }
+    let ended = tokio::time::timeout(Duration::from_secs(5), http2_connection).await;
+    assert!(ended.is_ok(), "the HTTP/2 connection is closed");
+    drop(http2);
 }
 
 #[tokio::test]
