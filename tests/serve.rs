@@ -193,6 +193,35 @@ async fn get_on_a_new_connection(address: SocketAddr, path: &str) -> http::respo
     .0
 }
 
+type Http2Sender = hyper::client::conn::http2::SendRequest<Empty<Bytes>>;
+
+/// A GET of `path` over a new HTTP/2 connection (prior knowledge): the
+/// client, the task driving its connection, and the answer.
+async fn http2_get(
+    address: SocketAddr,
+    path: &str,
+) -> (
+    Http2Sender,
+    tokio::task::JoinHandle<hyper::Result<()>>,
+    Response<Incoming>,
+) {
+    let stream = TcpStream::connect(address).await.unwrap();
+    let (mut sender, connection) =
+        hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
+            .await
+            .unwrap();
+    let connection = tokio::spawn(connection);
+    let response = sender
+        .send_request(
+            Request::get(format!("http://{address}{path}"))
+                .body(Empty::<Bytes>::new())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    (sender, connection, response)
+}
+
 fn request(method: Method, path: &str) -> http::request::Builder {
     Request::builder()
         .method(method)
@@ -258,20 +287,7 @@ async fn pipelined_requests_answer_in_order_and_connections_are_reused() {
 #[tokio::test]
 async fn http2_prior_knowledge() {
     let server = Server::start(app(&Feeds::default(), &Events::default()), None).await;
-    let stream = TcpStream::connect(server.address).await.unwrap();
-    let (mut sender, connection) =
-        hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
-            .await
-            .unwrap();
-    tokio::spawn(connection);
-    let response = sender
-        .send_request(
-            Request::get(format!("http://{}/hello", server.address))
-                .body(Empty::<Bytes>::new())
-                .unwrap(),
-        )
-        .await
-        .unwrap();
+    let (sender, _, response) = http2_get(server.address, "/hello").await;
     assert_eq!(response.version(), Version::HTTP_2);
     assert_eq!(response.status(), StatusCode::OK);
     assert_eq!(
@@ -535,24 +551,11 @@ async fn graceful_shutdown_closes_idle_connections_and_returns() {
     let parts = get_on_a_new_connection(server.address, "/hello").await;
     assert_eq!(parts.status, StatusCode::OK);
     // And an HTTP/2 connection, idle after one answer, its client kept.
-    let stream = TcpStream::connect(server.address).await.unwrap();
-    let (mut http2, connection) =
-        hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
-            .await
-            .unwrap();
-    let http2_connection = tokio::spawn(connection);
-    let response = http2
-        .send_request(
-            Request::get(format!("http://{}/hello", server.address))
-                .body(Empty::<Bytes>::new())
-                .unwrap(),
-        )
-        .await
-        .unwrap();
+    let (http2, http2_connection, response) = http2_get(server.address, "/hello").await;
     assert_eq!(response.status(), StatusCode::OK);
 
-    // The server returns and has closed both connections: each reads the
-    // end of its stream.
+    // The server returns and has closed every connection: the HTTP/1 ones
+    // read the end of their streams, the HTTP/2 one ends.
     tokio::time::timeout(Duration::from_secs(5), server.stop())
         .await
         .expect("the server returns once its connections are closed");
