@@ -1,10 +1,11 @@
 //! One server of the HTTP load benchmark, on one thread:
 //! `server STACK PORT ROUTES` with STACK one of `pronghorn`, `hyper`, `axum`,
-//! `actix`; and three diagnostic variants, `pronghorn-h1` and `axum-h1`
+//! `actix`; and four diagnostic variants, `pronghorn-h1` and `axum-h1`
 //! (the router on hyper's HTTP/1 connection with `pipeline_flush`, as bare
-//! hyper runs, instead of `serve` or `axum::serve`) and `pronghorn-inline`
+//! hyper runs, instead of `serve` or `axum::serve`), `pronghorn-inline`
 //! (`GET /json` only, no hooks: the handler does the postfix's and the
-//! monitor's work itself).
+//! monitor's work itself) and `pronghorn-layers` (bare hyper's `match` on
+//! `serve`, the three steps as pronghorn's tower layers).
 //!
 //! Every stack serves the same routes and runs the same three steps around
 //! them — a prefix that refuses requests carrying `x-block`, a postfix that
@@ -90,6 +91,7 @@ fn main() {
                     "pronghorn" => pronghorn(listener, routes, false).await,
                     "pronghorn-h1" => pronghorn(listener, routes, true).await,
                     "pronghorn-inline" => pronghorn_inline(listener).await,
+                    "pronghorn-layers" => pronghorn_layers(listener, routes).await,
                     "hyper" => hyper(listener, routes).await,
                     "axum" => axum(listener, routes, false).await,
                     "axum-h1" => axum(listener, routes, true).await,
@@ -205,8 +207,11 @@ fn text(status: StatusCode, body: &'static str) -> Response<Full<Bytes>> {
     response
 }
 
-async fn hyper_handle(request: Request<Incoming>, routes: usize) -> Response<Full<Bytes>> {
-    if request.headers().contains_key("x-block") {
+/// Bare hyper's routes, a hand-written `match`; with `STEPS`, the three
+/// steps as inline code around it (the bare hyper stack), without, none
+/// (pronghorn's layers bring them).
+async fn hyper_handle<const STEPS: bool>(request: Request<Incoming>, routes: usize) -> Response<Full<Bytes>> {
+    if STEPS && request.headers().contains_key("x-block") {
         return text(StatusCode::FORBIDDEN, "");
     }
     // Matched on borrows of the request, as hyper's own examples do: the
@@ -239,8 +244,10 @@ async fn hyper_handle(request: Request<Incoming>, routes: usize) -> Response<Ful
         },
         _ => text(StatusCode::NOT_FOUND, "Not Found"),
     };
-    response.headers_mut().insert("x-server", HeaderValue::from_static("bench"));
-    count(response.status());
+    if STEPS {
+        response.headers_mut().insert("x-server", HeaderValue::from_static("bench"));
+        count(response.status());
+    }
     response
 }
 
@@ -249,7 +256,7 @@ async fn hyper(listener: tokio::net::TcpListener, routes: usize) {
         let (stream, _) = listener.accept().await.unwrap();
         stream.set_nodelay(true).unwrap();
         let service = hyper::service::service_fn(move |request| async move {
-            Ok::<_, Infallible>(hyper_handle(request, routes).await)
+            Ok::<_, Infallible>(hyper_handle::<true>(request, routes).await)
         });
         tokio::spawn(async move {
             let _ = hyper::server::conn::http1::Builder::new()
@@ -258,6 +265,32 @@ async fn hyper(listener: tokio::net::TcpListener, routes: usize) {
                 .await;
         });
     }
+}
+
+// ---- pronghorn's layers around bare hyper's routes ---------------------------
+
+/// Diagnostic variant: bare hyper's `match`, with the three steps as
+/// pronghorn's tower layers (`PrefixLayer`, `PostfixLayer`, `MonitorLayer`)
+/// instead of inline code, on `serve`: what the middleware costs in a stack
+/// that routes by hand.
+async fn pronghorn_layers(listener: tokio::net::TcpListener, routes: usize) {
+    use pronghorn::{RequestHead, monitor::{Exchange, MonitorLayer}, postfix::PostfixLayer, prefix::PrefixLayer};
+    let service = tower::ServiceBuilder::new()
+        .layer(MonitorLayer::new(|exchange: &Exchange<'_, Response<Full<Bytes>>, Infallible>| {
+            count(exchange.status().unwrap_or(StatusCode::OK))
+        }))
+        .layer(PostfixLayer::new(|_: &RequestHead, response: &mut Response<Full<Bytes>>| {
+            response.headers_mut().insert("x-server", HeaderValue::from_static("bench"));
+        }))
+        .layer(PrefixLayer::new(|request: &mut Request<Incoming>| {
+            if request.headers().contains_key("x-block") {
+                ControlFlow::Break(text(StatusCode::FORBIDDEN, ""))
+            } else {
+                ControlFlow::Continue(())
+            }
+        }))
+        .service(tower::service_fn(move |request| async move { Ok::<_, Infallible>(hyper_handle::<false>(request, routes).await) }));
+    pronghorn::serve(listener, service).await.unwrap();
 }
 
 // ---- axum ------------------------------------------------------------------
