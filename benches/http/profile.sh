@@ -40,6 +40,7 @@ for stack in "${stacks[@]}"; do
     perf report -i "$out/$stack.data" --stdio --no-children --sort sym -n -g none 2> /dev/null \
         | awk '$1 ~ /%$/ && $3 ~ /^\[.\]$/ { kind = substr($3, 2, 1); $1 = ""; n = $2; $2 = ""; $3 = "";
                                              sub(/^ +/, ""); print n, kind, $0 }' > "$out/$stack.samples"
+    [ -s "$out/$stack.samples" ] || { echo "perf recorded nothing for $stack (see perf_event_paranoid)" >&2; exit 1; }
     echo "$requests" > "$out/$stack.requests"
 done
 
