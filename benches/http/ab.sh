@@ -12,7 +12,9 @@
 #   ROUTE=/task benches/http/ab.sh ...   (another route than /json)
 set -euo pipefail
 cd "$(dirname "$0")"
-command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
+. ./lib.sh
+need wrk
+need taskset util-linux
 reps=$1 secs=$2
 shift 2
 results=$(mktemp)
@@ -20,12 +22,9 @@ for r in $(seq "$reps"); do
     for spec in "$@"; do
         IFS=: read -r label stack binary <<< "$spec"
         port=$(( 20000 + RANDOM % 2000 ))
-        taskset -c 0 "$binary" "$stack" "$port" 10 > /dev/null 2>&1 &
-        pid=$!
-        until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do sleep 0.1; done
-        rps=$(taskset -c 1 wrk -t1 -c10 -d"${secs}s" -s pipeline.lua "http://127.0.0.1:$port${ROUTE:-/json}" -- 10 \
-            | sed -n 's/Requests\/sec: *//p')
-        kill "$pid"; wait "$pid" 2>/dev/null || true
+        start "$port" taskset -c 0 "$binary" "$stack" "$port" 10
+        rps=$(pipelined "$secs" "http://127.0.0.1:$port${ROUTE:-/json}" | sed -n 's/Requests\/sec: *//p')
+        stop
         echo "$r $label $rps" | tee -a "$results"
     done
 done

@@ -14,9 +14,10 @@
 #        ROUTE=/task SECONDS_PER_RUN=8 ROWS=40 HZ=20000 benches/http/profile.sh ...
 set -euo pipefail
 cd "$(dirname "$0")"
-command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
-command -v perf >/dev/null || { apt-get update -qq && apt-get install -y -qq linux-perf; }
-command -v taskset >/dev/null || { apt-get update -qq && apt-get install -y -qq util-linux; }
+. ./lib.sh
+need wrk
+need perf linux-perf
+need taskset util-linux
 cargo build --release --bin server -q
 stacks=("$@")
 [ ${#stacks[@]} -eq 0 ] && stacks=(hyper pronghorn)
@@ -26,16 +27,14 @@ trap 'rm -rf "$out"' EXIT
 
 for stack in "${stacks[@]}"; do
     port=$(( 21000 + RANDOM % 2000 ))
-    taskset -c 0 target/release/server "$stack" "$port" 10 > /dev/null &
-    pid=$!
-    until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do sleep 0.2; done
-    taskset -c 1 wrk -t1 -c10 -d2s -s pipeline.lua "http://127.0.0.1:$port$route" -- 10 > /dev/null
+    url="http://127.0.0.1:$port$route"
+    start "$port" taskset -c 0 target/release/server "$stack" "$port" 10
+    pipelined 2 "$url" > /dev/null
     perf record -q -F "$hz" -e cpu-clock -p "$pid" -o "$out/$stack.data" -- sleep "$seconds" 2> /dev/null &
     recorder=$!
-    requests=$(taskset -c 1 wrk -t1 -c10 -d"${seconds}s" -s pipeline.lua "http://127.0.0.1:$port$route" -- 10 \
-        | sed -n 's/^ *\([0-9]*\) requests in.*/\1/p')
+    requests=$(pipelined "$seconds" "$url" | requests_in)
     wait "$recorder"
-    kill "$pid"; wait "$pid" 2>/dev/null || true
+    stop
     # "<samples> <k|.> <symbol>" per function.
     perf report -i "$out/$stack.data" --stdio --no-children --sort sym -n -g none 2> /dev/null \
         | awk '$1 ~ /%$/ && $3 ~ /^\[.\]$/ { kind = substr($3, 2, 1); $1 = ""; n = $2; $2 = ""; $3 = "";

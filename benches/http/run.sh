@@ -12,11 +12,12 @@
 # Output: a markdown table on stdout, raw runs in target/http-bench.tsv.
 set -euo pipefail
 cd "$(dirname "$0")"
+. ./lib.sh
 seconds=${1:-5}
 repetitions=${2:-3}
 
-command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
-command -v taskset >/dev/null || { apt-get update -qq && apt-get install -y -qq util-linux; }
+need wrk
+need taskset util-linux
 cargo build --release --bin server -q
 server=target/release/server
 port=18080
@@ -57,14 +58,12 @@ for run in $(seq 1 "$repetitions"); do
             stack=${stacks[$(( (i + run) % ${#stacks[@]} ))]}
             port=$(( port + 1 ))   # a fresh port: no wait for the last one to close
             url="http://127.0.0.1:$port$path"
-            taskset -c 0 "$server" "$stack" "$port" "$routes" > /dev/null &
-            pid=$!
-            until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do sleep 0.05; done
+            start "$port" taskset -c 0 "$server" "$stack" "$port" "$routes"
             taskset -c 1 wrk "${wrk_args[@]}" -d1s "$url" "${tail_args[@]}" > /dev/null
             before=$(cpu_ticks "$pid")
             output=$(taskset -c 1 wrk "${wrk_args[@]}" -d"${seconds}s" --latency "$url" "${tail_args[@]}")
             after=$(cpu_ticks "$pid")
-            kill -9 "$pid"; wait "$pid" 2>/dev/null || true
+            stop KILL
             rps=$(sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p' <<< "$output")
             requests=$(sed -n 's/^ *\([0-9]*\) requests in.*/\1/p' <<< "$output")
             p99=$(to_ms "$(awk '$1 == "99%" {print $2}' <<< "$output")")

@@ -10,8 +10,9 @@
 #        PIPELINE=0 benches/http/server-instructions.sh ...  (plain GETs, one per round trip)
 set -euo pipefail
 cd "$(dirname "$0")"
-command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind; }
-command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
+. ./lib.sh
+need valgrind
+need wrk
 cargo build --release --bin server -q
 stacks=("$@")
 [ ${#stacks[@]} -eq 0 ] && stacks=(hyper pronghorn pronghorn-h1)
@@ -25,16 +26,14 @@ printf '| server | instructions / request | × hyper |\n| --- | ---: | ---: |\n'
 hyper=
 for stack in "${stacks[@]}"; do
     port=$(( port + 1 ))
-    valgrind --tool=callgrind --callgrind-out-file="$out/$stack.%p" \
-        target/release/server "$stack" "$port" 10 > /dev/null 2>&1 &
-    pid=$!
-    until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do sleep 0.2; done
+    start "$port" valgrind --tool=callgrind --callgrind-out-file="$out/$stack.%p" \
+        target/release/server "$stack" "$port" 10
     url="http://127.0.0.1:$port/json"
     wrk -t1 -c10 -d2s "${load[@]}" "$url" "${tail[@]}" > /dev/null
     callgrind_control -z "$pid" > /dev/null 2>&1
-    requests=$(wrk -t1 -c10 -d6s "${load[@]}" "$url" "${tail[@]}" | sed -n 's/^ *\([0-9]*\) requests in.*/\1/p')
+    requests=$(wrk -t1 -c10 -d6s "${load[@]}" "$url" "${tail[@]}" | requests_in)
     callgrind_control -d "$pid" > /dev/null 2>&1
-    kill "$pid"; wait "$pid" 2>/dev/null || true
+    stop
     dump=$(ls -t "$out/$stack".*.* 2>/dev/null | head -1)
     total=$(callgrind_annotate "$dump" 2>/dev/null | sed -n 's/^ *\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' | tr -d ,)
     per=$(( total / requests ))

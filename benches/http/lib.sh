@@ -1,0 +1,42 @@
+# Sourced by the load scripts of this directory (run.sh, ab.sh, profile.sh,
+# server-instructions.sh): the tools they need, and one server at a time
+# started, waited for and stopped the same way.
+
+# need COMMAND [PACKAGE]: installs PACKAGE (default: COMMAND) from Debian
+# when COMMAND is missing.
+need() {
+    command -v "$1" > /dev/null || { apt-get update -qq && apt-get install -y -qq "${2:-$1}"; }
+}
+
+# start PORT COMMAND...: runs COMMAND (a server listening on PORT) in the
+# background, output discarded, and returns once PORT accepts connections.
+# Sets `pid`.
+start() {
+    local port=$1
+    shift
+    "$@" > /dev/null 2>&1 &
+    pid=$!
+    until (exec 3<> "/dev/tcp/127.0.0.1/$port") 2> /dev/null; do
+        kill -0 "$pid" 2> /dev/null || { echo "the server exited: $*" >&2; return 1; }
+        sleep 0.05
+    done
+}
+
+# stop [SIGNAL]: stops the server `start` started and waits for it.
+stop() {
+    kill "-${1:-TERM}" "$pid"
+    wait "$pid" 2> /dev/null || true
+}
+
+# pipelined SECONDS URL [WRK OPTION...]: wrk on core 1, one thread, ten
+# connections, each with ten requests in flight (pipeline.lua).
+pipelined() {
+    local seconds=$1 url=$2
+    shift 2
+    taskset -c 1 wrk -t1 -c10 -d"${seconds}s" "$@" -s pipeline.lua "$url" -- 10
+}
+
+# requests_in: the number of requests a wrk report (on stdin) counts.
+requests_in() {
+    sed -n 's/^ *\([0-9]*\) requests in.*/\1/p'
+}
