@@ -404,3 +404,83 @@ fn a_complete_body_is_extracted_without_boxing() {
     assert!(hand > 0, "the counter counts");
     assert_eq!(routed, hand);
 }
+
+/// Whether the bytes of the [`Late`] body being read have arrived.
+static ARRIVED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// A body whose bytes arrive only once the test says so, as hyper's do for
+/// a request it hands to `call`: it reads them after `call` returns. Polled
+/// by hand here, it keeps no waker.
+struct Late(Option<Bytes>);
+
+impl http_body::Body for Late {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, Infallible>>> {
+        if !ARRIVED.load(Ordering::SeqCst) {
+            return Poll::Pending;
+        }
+        Poll::Ready(self.0.take().map(|data| Ok(http_body::Frame::data(data))))
+    }
+}
+
+/// An async handler whose body is still arriving when the router calls it
+/// costs two boxes beyond a sync handler on a complete body: its future
+/// (the body's reading and the handler's own future in one) and the
+/// request's state while it waits.
+#[test]
+fn a_body_still_arriving_costs_two_boxes() {
+    use pronghorn::{Body, Router};
+    const ROUNDS: u64 = 1_000;
+
+    fn count<B>(router: &mut pronghorn::CompiledRouter<B>, body: fn() -> B) -> u64
+    where
+        B: http_body::Body<Data = Bytes> + Send + 'static,
+    {
+        let mut once = || {
+            ARRIVED.store(false, Ordering::SeqCst);
+            let request = Request::post("/echo").body(body()).unwrap();
+            let mut future = pin!(router.call(request));
+            let mut poll = poll_once(future.as_mut());
+            if poll.is_pending() {
+                ARRIVED.store(true, Ordering::SeqCst);
+                poll = poll_once(future.as_mut());
+            }
+            let Poll::Ready(Ok(response)) = poll else {
+                panic!("the answer is ready once the body has arrived");
+            };
+            let response: Response<Body> = response;
+            let Poll::Ready(Ok(body)) = poll_once(pin!(response.into_body().collect())) else {
+                panic!("a full body is collected on the first poll");
+            };
+            assert_eq!(body.to_bytes(), &b"payload"[..]);
+        };
+        once();
+        let before = allocations();
+        for _ in 0..ROUNDS {
+            once();
+        }
+        allocations() - before
+    }
+
+    let mut sync = Router::new()
+        .post("/echo", |body: Bytes| body)
+        .compile()
+        .unwrap();
+    let mut late = Router::new()
+        .post("/echo", |body: Bytes| async move { body })
+        .compile()
+        .unwrap();
+    let complete = count(&mut sync, || Full::new(Bytes::from_static(b"payload")));
+    let arriving = count(&mut late, || Late(Some(Bytes::from_static(b"payload"))));
+    println!(
+        "sync handler, complete body: {} allocations/request; async handler, body arriving: {}",
+        complete as f64 / ROUNDS as f64,
+        arriving as f64 / ROUNDS as f64
+    );
+    assert_eq!(arriving, complete + 2 * ROUNDS);
+}

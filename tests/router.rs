@@ -4,9 +4,13 @@
 
 mod common;
 
-use std::{ops::ControlFlow, pin::pin, task::Poll};
+use std::{
+    ops::ControlFlow,
+    pin::pin,
+    task::{Context, Poll},
+};
 
-use common::{Events, poll_once};
+use common::{CountingWaker, Events, Gate, poll_once};
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
 use http_body_util::BodyExt;
 use pronghorn::{
@@ -14,7 +18,7 @@ use pronghorn::{
     handler::{Path, RouteParams},
     router::{Failure, Priority, Replace, Route, RouteExchange, Scope},
 };
-use tower::ServiceExt;
+use tower::{Service, ServiceExt};
 
 type Req = Request<String>;
 
@@ -1302,6 +1306,43 @@ mod extractors {
         assert_eq!(failed.status(), StatusCode::INTERNAL_SERVER_ERROR);
         assert_eq!(json_body("ok").await.1, r#""ok""#);
     }
+}
+
+/// A body still arriving is polled once inside `call`, where it is read in
+/// place, and next at the response future's first poll, with the caller's
+/// waker, which its arrival then wakes: nothing polls it in between.
+#[test]
+fn a_body_still_arriving_is_polled_once_in_call_then_with_the_callers_waker() {
+    let gate = Gate::default();
+    let arriving = gate.clone();
+    let body = http_body_util::StreamBody::new(futures_util::stream::once(async move {
+        arriving.wait().await;
+        Ok::<_, std::convert::Infallible>(http_body::Frame::data(bytes::Bytes::from_static(
+            b"hello",
+        )))
+    }))
+    .boxed();
+    let mut router = Router::new()
+        .post("/echo", |body: bytes::Bytes| body)
+        .compile()
+        .unwrap();
+    let mut future = pin!(router.call(Request::post("/echo").body(body).unwrap()));
+    assert_eq!(gate.polls(), 1, "the body is read in place inside `call`");
+    let (wakes, waker) = CountingWaker::new();
+    let mut cx = Context::from_waker(&waker);
+    assert!(future.as_mut().poll(&mut cx).is_pending());
+    assert_eq!(gate.polls(), 2, "polled again at the future's first poll");
+    gate.open();
+    assert_eq!(wakes.wakes(), 1, "the arrival wakes the caller's task");
+    let Poll::Ready(Ok(response)) = future.as_mut().poll(&mut cx) else {
+        panic!("the answer is ready once the body has arrived");
+    };
+    assert_eq!(gate.polls(), 3);
+    assert_eq!(response.status(), StatusCode::OK);
+    let Poll::Ready(Ok(body)) = poll_once(pin!(response.into_body().collect())) else {
+        panic!("the echoed body is complete");
+    };
+    assert_eq!(body.to_bytes(), "hello");
 }
 
 #[tokio::test]

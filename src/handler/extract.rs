@@ -454,15 +454,14 @@ body_extractor!(String, |bytes: Bytes| {
 /// `application/*+json`).
 #[cfg(feature = "json")]
 fn is_json(parts: &Parts) -> bool {
-    let Some(value) = parts
-        .headers
-        .get(http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-    else {
+    let Some(value) = parts.headers.get(http::header::CONTENT_TYPE) else {
         return false;
     };
-    // Media types are case-insensitive; compare without allocating.
-    let essence = value.split(';').next().unwrap_or("").trim().as_bytes();
+    // Media types are ASCII and case-insensitive: compared as bytes, without
+    // allocating, up to the parameters.
+    let value = value.as_bytes();
+    let end = value.iter().position(|&b| b == b';').unwrap_or(value.len());
+    let essence = value[..end].trim_ascii();
     let Some((kind, subtype)) = essence.split_at_checked(12) else {
         return false;
     };

@@ -63,8 +63,13 @@ pub enum WithBody {}
 /// [`IntoResponse`] value, a future of one, or a [`Step`] of one. `M` tells
 /// the implementations apart and is inferred.
 pub trait Handler<B, M>: Clone + Send + Sync + 'static {
-    /// Calls the handler. `cx` is the context of the poll that runs it, so a
-    /// body that is already complete is read without a suspension.
+    /// Calls the handler. `cx` is the context of the poll that runs it: a
+    /// body that is already complete is read, and a future that completes
+    /// at once answers, without a suspension. The implementations here
+    /// poll an asynchronous handler's future once with `cx` before
+    /// returning it pending, so that it has that poll's waker; the router
+    /// polls a pending answer again, with its caller's context, before it
+    /// waits for it.
     fn call(
         &self,
         request: Request<B>,
@@ -94,18 +99,50 @@ type Answer = Step<Response<Body>, BoxFuture<Response<Body>>>;
 
 /// A synchronous handler's answer.
 #[inline]
-fn now<R: IntoResponse>(value: R) -> Answer {
+fn now<R: IntoResponse>(value: R, _: &mut Context<'_>) -> Answer {
     Step::Ready(value.into_response())
 }
 
-/// An asynchronous handler's answer: its future, boxed.
+/// An asynchronous handler's answer: its future, boxed and polled once.
 #[inline]
-fn later<F>(future: F) -> Answer
+fn later<F>(future: F, cx: &mut Context<'_>) -> Answer
 where
     F: Future + Send + 'static,
     F::Output: IntoResponse + 'static,
 {
-    Step::<F::Output, F>::Pending(future).erase(IntoResponse::into_response)
+    first_poll(
+        Step::<F::Output, F>::Pending(future).erase(IntoResponse::into_response),
+        cx,
+    )
+}
+
+/// A synchronous handler's answer, inside the future of a handler that
+/// read its body.
+fn resolve_now<R: IntoResponse>(value: R) -> std::future::Ready<Response<Body>> {
+    std::future::ready(value.into_response())
+}
+
+/// An asynchronous handler's answer, awaited inside the future of a handler
+/// that read its body (no box of its own).
+async fn resolve_later<F>(future: F) -> Response<Body>
+where
+    F: Future,
+    F::Output: IntoResponse,
+{
+    future.await.into_response()
+}
+
+/// Polls a pending answer's future once with `cx`: one that completes at
+/// once answers now, and one still pending has the waker of `cx`.
+#[inline]
+fn first_poll(answer: Answer, cx: &mut Context<'_>) -> Answer {
+    match answer {
+        Step::Pending(mut future) => match future.as_mut().poll(cx) {
+            Poll::Ready(response) => Step::Ready(response),
+            Poll::Pending => Step::Pending(future),
+        },
+        ready => ready,
+    }
 }
 
 macro_rules! try_extract {
@@ -119,11 +156,11 @@ macro_rules! try_extract {
 
 macro_rules! handler_impls {
     ($($ty:ident),*) => {
-        handler_impls!(@kind FnSync, R, now, [R: IntoResponse], $($ty),*);
-        handler_impls!(@kind FnAsync, Fut, later, [Fut: Future + Send + 'static, Fut::Output: IntoResponse + 'static], $($ty),*);
+        handler_impls!(@kind FnSync, R, now, resolve_now, [R: IntoResponse], $($ty),*);
+        handler_impls!(@kind FnAsync, Fut, later, resolve_later, [Fut: Future + Send + 'static, Fut::Output: IntoResponse + 'static], $($ty),*);
         handler_impls!(@step $($ty),*);
     };
-    (@kind $kind:ident, $out:ident, $wrap:ident, [$($bounds:tt)*], $($ty:ident),*) => {
+    (@kind $kind:ident, $out:ident, $wrap:ident, $resolve:ident, [$($bounds:tt)*], $($ty:ident),*) => {
         #[allow(non_snake_case, unused_variables)]
         impl<F, $out, B, $($ty,)*> Handler<B, ($kind, ($($ty,)*))> for F
         where
@@ -136,7 +173,7 @@ macro_rules! handler_impls {
                 &self,
                 request: Request<B>,
                 route: RouteContext<'_>,
-                _: &mut Context<'_>,
+                cx: &mut Context<'_>,
             ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
                 let (parts, _) = request.into_parts();
                 let context = &route.with_parts(&parts);
@@ -144,7 +181,7 @@ macro_rules! handler_impls {
                 // The request is done with before the handler runs: its
                 // answer then goes straight where it is kept.
                 drop(parts);
-                $wrap(self($($ty),*))
+                $wrap(self($($ty),*), cx)
             }
 
             handler_impls!(@in_slot $wrap, $($ty),*);
@@ -169,16 +206,13 @@ macro_rules! handler_impls {
                 $(let $ty = try_extract!($ty, context);)*
                 let mut body = T::from_body(body, context);
                 match Pin::new(&mut body).poll(cx) {
-                    Poll::Ready(Ok(body)) => $wrap(self($($ty,)* body)),
+                    Poll::Ready(Ok(body)) => $wrap(self($($ty,)* body), cx),
                     Poll::Ready(Err(response)) => Step::Ready(response),
                     Poll::Pending => {
                         let handler = self.clone();
                         Step::Pending(Box::pin(async move {
                             match body.await {
-                                Ok(body) => match $wrap(handler($($ty,)* body)) {
-                                    Step::Ready(response) => response,
-                                    Step::Pending(future) => future.await,
-                                },
+                                Ok(body) => $resolve(handler($($ty,)* body)).await,
                                 Err(response) => response,
                             }
                         }))
@@ -201,12 +235,12 @@ macro_rules! handler_impls {
                 &self,
                 request: Request<B>,
                 route: RouteContext<'_>,
-                _: &mut Context<'_>,
+                cx: &mut Context<'_>,
             ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
                 let (parts, _) = request.into_parts();
                 let context = &route.with_parts(&parts);
                 $(let $ty = try_extract!($ty, context);)*
-                erase_step(self($($ty),*))
+                erase_step(self($($ty),*), cx)
             }
 
             handler_impls!(@in_slot erase_step, $($ty),*);
@@ -219,23 +253,24 @@ macro_rules! handler_impls {
             &self,
             slot: &mut Option<Request<B>>,
             _: RouteContext<'_>,
-            _: &mut Context<'_>,
+            cx: &mut Context<'_>,
         ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
             *slot = None;
-            $wrap(self())
+            $wrap(self(), cx)
         }
     };
     (@in_slot $wrap:ident, $($ty:ident),+) => {};
 }
 
-/// A handler's [`Step`], its answer turned into a response.
+/// A handler's [`Step`], its answer turned into a response and a pending
+/// one polled once.
 #[inline]
-fn erase_step<R, Fut>(step: Step<R, Fut>) -> Answer
+fn erase_step<R, Fut>(step: Step<R, Fut>, cx: &mut Context<'_>) -> Answer
 where
     R: IntoResponse + 'static,
     Fut: Future<Output = R> + Send + 'static,
 {
-    step.erase(IntoResponse::into_response)
+    first_poll(step.erase(IntoResponse::into_response), cx)
 }
 
 handler_impls!();

@@ -599,9 +599,10 @@ impl<B: 'static> ResponseFuture<B> {
     }
 
     /// The future of a request whose state machine takes over from
-    /// `pipeline`: a step that suspended is polled again here, once, and
-    /// the run goes on if it answered; one that is still pending is polled
-    /// with the caller's waker on the first poll of the future.
+    /// `pipeline`, run here at once: a hook's future that suspended the
+    /// first run is polled here for the first time, and the run goes on if
+    /// it answered; a step still pending is polled with the caller's waker
+    /// on the first poll of the future.
     // Out of line: only a suspension or a request no handler answers comes
     // here, and the first run stays small without it.
     #[inline(never)]
@@ -611,9 +612,18 @@ impl<B: 'static> ResponseFuture<B> {
             Poll::Ready(()) => Self {
                 kind: Kind::Ready(pipeline.response.take()),
             },
-            Poll::Pending => Self {
-                kind: Kind::Running(Arc::clone(router), Box::new(pipeline)),
-            },
+            Poll::Pending => Self::waiting(router, pipeline),
+        }
+    }
+
+    /// The future of a request whose pending step has just been polled (a
+    /// handler polls its own future once before it returns it pending):
+    /// that step is polled next on the first poll of the future, with the
+    /// caller's waker.
+    #[inline(never)]
+    fn waiting(router: &Arc<Inner<B>>, pipeline: Pipeline<B>) -> Self {
+        Self {
+            kind: Kind::Running(Arc::clone(router), Box::new(pipeline)),
         }
     }
 }
@@ -662,9 +672,12 @@ impl<B: 'static> Pipeline<B> {
     /// other, with its state in local variables: a synchronous request
     /// never builds the state machine's state nor steps through its
     /// stages. The first step that suspends hands the state over to the
-    /// machine ([`Pipeline::run`]), which polls that step and goes on from
-    /// there; so do requests that no handler answers (404, 405, OPTIONS,
-    /// WebSocket routes), from their start.
+    /// machine ([`Pipeline::run`]): a hook's future is polled there at
+    /// once, and the run goes on from there if it answered; a handler's
+    /// future, which the handler has polled once already, waits for the
+    /// response future's first poll. Requests that no handler answers
+    /// (404, 405, OPTIONS, WebSocket routes) go to the machine from their
+    /// start.
     ///
     /// The answer goes straight into the response future that `call`
     /// returns: a synchronous request moves its response once on its way
@@ -709,11 +722,12 @@ impl<B: 'static> Pipeline<B> {
         let mut failure = None;
         // The phase of the run, which names the step of a panic.
         let mut phase = Stage::Prefix(0);
-        // The state handed to the machine when a step suspends, with the
-        // stage it stands at and the step's future.
+        // The state handed to `$to` (the machine, or the response future
+        // for a handler's future) when a step suspends, with the stage it
+        // stands at and the step's future.
         macro_rules! suspended {
-            ($stage:expr, $pending:expr) => {
-                machine(
+            ($to:expr, $stage:expr, $pending:expr) => {
+                $to(
                     router,
                     Self {
                         head,
@@ -791,7 +805,10 @@ impl<B: 'static> Pipeline<B> {
         }));
         match run {
             Ok(None) => {}
-            Ok(Some((stage, pending))) => return suspended!(stage, pending),
+            Ok(Some((Stage::Handler, pending))) => {
+                return suspended!(ResponseFuture::waiting, Stage::Handler, pending);
+            }
+            Ok(Some((stage, pending))) => return suspended!(machine, stage, pending),
             Err(panic) => {
                 failure = Some(panicked(phase.step(), panic.as_ref()));
                 response = Some(internal_error());
@@ -810,7 +827,11 @@ impl<B: 'static> Pipeline<B> {
                 let exchange =
                     Exchange::routed(&head, answer, failure.as_deref(), pattern, started);
                 if let Some(future) = monitor(hook, &exchange) {
-                    return suspended!(Stage::Monitor(index + 1), Pending::Monitor(future));
+                    return suspended!(
+                        machine,
+                        Stage::Monitor(index + 1),
+                        Pending::Monitor(future)
+                    );
                 }
             }
         }
