@@ -65,6 +65,25 @@ fn allocations() -> u64 {
     ALLOCATIONS.with(Cell::get)
 }
 
+/// Allocations made by `rounds` calls of `once`, after one call that warms
+/// up whatever a first call initialises lazily.
+fn allocations_in(rounds: u64, mut once: impl FnMut()) -> u64 {
+    once();
+    let before = allocations();
+    for _ in 0..rounds {
+        once();
+    }
+    allocations() - before
+}
+
+/// The bytes of a body that is complete: collected on its first poll.
+fn collected<B: http_body::Body>(body: B) -> Bytes {
+    let Poll::Ready(Ok(body)) = poll_once(pin!(body.collect())) else {
+        panic!("a full body is collected on the first poll");
+    };
+    body.to_bytes()
+}
+
 const JSON: &[u8] = br#"{"message":"hello","id":42}"#;
 type Res = Response<Full<Bytes>>;
 type Handler = fn(Request<Empty<Bytes>>) -> Ready<Result<Res, Infallible>>;
@@ -112,13 +131,7 @@ fn per_request<S>(service: &mut S, make: fn() -> Request<Empty<Bytes>>, rounds: 
 where
     S: Service<Request<Empty<Bytes>>, Response = Res, Error = Infallible>,
 {
-    // Warm up whatever a first call initialises lazily.
-    run_once(service, make);
-    let before = allocations();
-    for _ in 0..rounds {
-        run_once(service, make);
-    }
-    (allocations() - before) as f64 / rounds as f64
+    allocations_in(rounds, || run_once(service, make)) as f64 / rounds as f64
 }
 
 fn run_once<S>(service: &mut S, make: fn() -> Request<Empty<Bytes>>)
@@ -130,10 +143,7 @@ where
         panic!("the sync pipeline must answer on the first poll");
     };
     assert_eq!(response.status(), StatusCode::OK);
-    let Poll::Ready(Ok(body)) = poll_once(pin!(response.into_body().collect())) else {
-        panic!("a full body is collected on the first poll");
-    };
-    assert_eq!(body.to_bytes(), JSON);
+    assert_eq!(collected(response.into_body()), JSON);
 }
 
 fn pipeline(
@@ -211,7 +221,7 @@ fn axum_with_three_from_fn_layers_allocates_more() {
         .layer(axum::middleware::from_fn(from_fn_step))
         .layer(axum::middleware::from_fn(from_fn_step))
         .layer(axum::middleware::from_fn(from_fn_step));
-    let mut once = || {
+    let once = || {
         let mut future = pin!(app.call(hyper_style_request()));
         let response = loop {
             if let Poll::Ready(response) = poll_once(future.as_mut()) {
@@ -219,17 +229,9 @@ fn axum_with_three_from_fn_layers_allocates_more() {
             }
         };
         assert_eq!(response.status(), StatusCode::OK);
-        let Poll::Ready(Ok(body)) = poll_once(pin!(response.into_body().collect())) else {
-            panic!("a full body is collected on the first poll");
-        };
-        assert_eq!(body.to_bytes(), JSON);
+        assert_eq!(collected(response.into_body()), JSON);
     };
-    once();
-    let before = allocations();
-    for _ in 0..ROUNDS {
-        once();
-    }
-    let axum = (allocations() - before) as f64 / ROUNDS as f64;
+    let axum = allocations_in(ROUNDS, once) as f64 / ROUNDS as f64;
     let mut stacked = pipeline(&SERVED_BESIDE_AXUM, service_fn(handler as Handler));
     let pronghorn = per_request(&mut stacked, hyper_style_request, ROUNDS);
     println!("axum from_fn x3: {axum} allocations/request; pronghorn pipeline: {pronghorn}");
@@ -263,23 +265,15 @@ fn router_sync_pipeline_allocates_as_often_as_building_the_response_by_hand() {
     where
         S: Service<Request<Empty<Bytes>>, Response = Res, Error = Infallible>,
     {
-        let mut once = || {
+        let once = || {
             let request = request(path);
             let Poll::Ready(Ok(response)) = poll_once(pin!(service.call(request))) else {
                 panic!("a sync pipeline must answer in the first poll");
             };
             assert_eq!(response.headers()["server"], "pronghorn");
-            let Poll::Ready(Ok(body)) = poll_once(pin!(response.into_body().collect())) else {
-                panic!("a full body is collected on the first poll");
-            };
-            assert_eq!(body.to_bytes(), expected.as_bytes());
+            assert_eq!(collected(response.into_body()), expected.as_bytes());
         };
-        once();
-        let before = allocations();
-        for _ in 0..ROUNDS {
-            once();
-        }
-        allocations() - before
+        allocations_in(ROUNDS, once)
     }
 
     static MONITORED: AtomicU64 = AtomicU64::new(0);
@@ -367,21 +361,13 @@ fn a_complete_body_is_extracted_without_boxing() {
     where
         S: Service<Req, Response = Response<Body>, Error = Infallible>,
     {
-        let mut once = || {
+        let once = || {
             let Poll::Ready(Ok(response)) = poll_once(pin!(service.call(request()))) else {
                 panic!("a complete body must be extracted in the first poll");
             };
-            let Poll::Ready(Ok(body)) = poll_once(pin!(response.into_body().collect())) else {
-                panic!("a full body is collected on the first poll");
-            };
-            assert_eq!(body.to_bytes(), &b"payload"[..]);
+            assert_eq!(collected(response.into_body()), &b"payload"[..]);
         };
-        once();
-        let before = allocations();
-        for _ in 0..ROUNDS {
-            once();
-        }
-        allocations() - before
+        allocations_in(ROUNDS, once)
     }
 
     let mut router = Router::new()
@@ -389,10 +375,9 @@ fn a_complete_body_is_extracted_without_boxing() {
         .compile()
         .unwrap();
     let mut by_hand = service_fn(|request: Req| {
-        let Poll::Ready(Ok(body)) = poll_once(pin!(request.into_body().collect())) else {
-            panic!("a full body is collected on the first poll");
-        };
-        ready(Ok::<_, Infallible>(body.to_bytes().into_response()))
+        ready(Ok::<_, Infallible>(
+            collected(request.into_body()).into_response(),
+        ))
     });
     let hand = count(&mut by_hand);
     let routed = count(&mut router);
@@ -441,7 +426,7 @@ fn a_body_still_arriving_costs_two_boxes() {
     where
         B: http_body::Body<Data = Bytes> + Send + 'static,
     {
-        let mut once = || {
+        let once = || {
             ARRIVED.store(false, Ordering::SeqCst);
             let request = Request::post("/echo").body(body()).unwrap();
             let mut future = pin!(router.call(request));
@@ -454,17 +439,9 @@ fn a_body_still_arriving_costs_two_boxes() {
                 panic!("the answer is ready once the body has arrived");
             };
             let response: Response<Body> = response;
-            let Poll::Ready(Ok(body)) = poll_once(pin!(response.into_body().collect())) else {
-                panic!("a full body is collected on the first poll");
-            };
-            assert_eq!(body.to_bytes(), &b"payload"[..]);
+            assert_eq!(collected(response.into_body()), &b"payload"[..]);
         };
-        once();
-        let before = allocations();
-        for _ in 0..ROUNDS {
-            once();
-        }
-        allocations() - before
+        allocations_in(ROUNDS, once)
     }
 
     let mut sync = Router::new()
