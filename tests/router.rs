@@ -1345,6 +1345,96 @@ fn a_body_still_arriving_is_polled_once_in_call_then_with_the_callers_waker() {
     assert_eq!(body.to_bytes(), "hello");
 }
 
+/// After a prefix that suspended, the handler runs in the response future:
+/// its future is polled once there, with the caller's waker, and the
+/// handler's answer comes when that waker is woken.
+#[test]
+fn a_handler_after_a_suspended_prefix_is_polled_once_per_wake() {
+    let (prefix_gate, handler_gate) = (Gate::default(), Gate::default());
+    let (prefix_wait, handler_wait) = (prefix_gate.clone(), handler_gate.clone());
+    let mut router = Router::new()
+        .get("/slow", move || {
+            let gate = handler_wait.clone();
+            async move {
+                gate.wait().await;
+                "ok"
+            }
+        })
+        .prefix("/slow", move |request: Req, _: &mut Route<'_>| {
+            let gate = prefix_wait.clone();
+            async move {
+                gate.wait().await;
+                request
+            }
+        })
+        .compile()
+        .unwrap();
+    let mut future = pin!(router.call(Request::get("/slow").body(String::new()).unwrap()));
+    let (wakes, waker) = CountingWaker::new();
+    let mut cx = Context::from_waker(&waker);
+    assert!(future.as_mut().poll(&mut cx).is_pending());
+    assert_eq!(handler_gate.polls(), 0, "the prefix has not answered");
+    prefix_gate.open();
+    assert_eq!(wakes.wakes(), 1);
+    assert!(future.as_mut().poll(&mut cx).is_pending());
+    assert_eq!(
+        handler_gate.polls(),
+        1,
+        "the handler's future is polled once"
+    );
+    handler_gate.open();
+    assert_eq!(
+        wakes.wakes(),
+        2,
+        "the handler's wait wakes the caller's task"
+    );
+    let Poll::Ready(Ok(response)) = future.as_mut().poll(&mut cx) else {
+        panic!("the handler has answered");
+    };
+    assert_eq!(handler_gate.polls(), 2);
+    assert_eq!(response.status(), StatusCode::OK);
+}
+
+/// A `Handler` implemented by hand that answers with a future it has not
+/// polled: the router polls it inside `call` and again with the caller's
+/// waker, so its wake-up is not lost.
+#[test]
+fn a_hand_written_handler_that_does_not_poll_its_future_is_woken() {
+    use pronghorn::handler::{BoxFuture, Handler, RouteContext};
+
+    #[derive(Clone)]
+    struct Waits(Gate);
+
+    impl Handler<String, ()> for Waits {
+        fn call(
+            &self,
+            _: Req,
+            _: RouteContext<'_>,
+            _: &mut Context<'_>,
+        ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
+            let wait = self.0.wait();
+            Step::Pending(Box::pin(async move {
+                wait.await;
+                Response::new(Body::from("late"))
+            }))
+        }
+    }
+
+    let gate = Gate::default();
+    let mut router = Router::new()
+        .get("/hand", Waits(gate.clone()))
+        .compile()
+        .unwrap();
+    let mut future = pin!(router.call(Request::get("/hand").body(String::new()).unwrap()));
+    assert_eq!(gate.polls(), 1, "polled by the router inside `call`");
+    let (wakes, waker) = CountingWaker::new();
+    let mut cx = Context::from_waker(&waker);
+    assert!(future.as_mut().poll(&mut cx).is_pending());
+    gate.open();
+    assert_eq!(wakes.wakes(), 1, "the caller's waker was registered");
+    assert!(future.as_mut().poll(&mut cx).is_ready());
+}
+
 #[tokio::test]
 async fn hooks_read_raw_parameters_where_decoding_fails() {
     let events = Events::default();

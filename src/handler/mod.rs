@@ -68,14 +68,20 @@ pub trait Handler<B, M>: Clone + Send + Sync + 'static {
     /// at once answers, without a suspension. The implementations here
     /// poll an asynchronous handler's future once with `cx` before
     /// returning it pending, so that it has that poll's waker; the router
-    /// polls a pending answer again, with its caller's context, before it
-    /// waits for it.
+    /// polls the future of another implementation once itself.
     fn call(
         &self,
         request: Request<B>,
         route: RouteContext<'_>,
         cx: &mut Context<'_>,
     ) -> Step<Response<Body>, BoxFuture<Response<Body>>>;
+
+    /// Whether [`call`](Handler::call) polls a future it answers with once,
+    /// with its context, before answering `Step::Pending`: true for the
+    /// implementations here; the router polls the future of another once
+    /// itself.
+    #[doc(hidden)]
+    const POLLS_ITS_FUTURE: bool = false;
 
     /// Calls the handler on the request in `slot`, which it leaves empty.
     /// A handler that reads nothing of the request drops it where it lies
@@ -184,6 +190,8 @@ macro_rules! handler_impls {
                 $wrap(self($($ty),*), cx)
             }
 
+            const POLLS_ITS_FUTURE: bool = true;
+
             handler_impls!(@in_slot $wrap, $($ty),*);
         }
 
@@ -195,6 +203,10 @@ macro_rules! handler_impls {
             $($ty: FromRequestHead + Send + 'static,)*
             T: FromRequestBody<B> + Send + 'static,
         {
+            // A body still arriving has been polled with `cx`, inside the
+            // future answered.
+            const POLLS_ITS_FUTURE: bool = true;
+
             fn call(
                 &self,
                 request: Request<B>,
@@ -243,6 +255,8 @@ macro_rules! handler_impls {
                 erase_step(self($($ty),*), cx)
             }
 
+            const POLLS_ITS_FUTURE: bool = true;
+
             handler_impls!(@in_slot erase_step, $($ty),*);
         }
     };
@@ -285,10 +299,11 @@ handler_impls!(T1, T2, T3, T4, T5, T6, T7, T8);
 
 /// A handler with its marker erased, as the router stores it.
 pub(crate) trait ErasedHandler<B>: Send + Sync + 'static {
-    /// Answers into `response`, or returns the future of the answer. The
-    /// request is taken from where it lies and the answer written in place
-    /// rather than returned, so that neither is copied once more on its
-    /// way through the `dyn` call.
+    /// Answers into `response`, or returns the future of the answer, polled
+    /// once with `cx` (by the handler, or here for a handler that does not):
+    /// it has the waker of `cx`. The request is taken from where it lies and
+    /// the answer written in place rather than returned, so that neither is
+    /// copied once more on its way through the `dyn` call.
     ///
     /// # Panics
     ///
@@ -329,7 +344,11 @@ where
         cx: &mut Context<'_>,
         response: &mut Option<Response<Body>>,
     ) -> Option<BoxFuture<Response<Body>>> {
-        match self.handler.call_in_slot(request, route, cx) {
+        let mut answer = self.handler.call_in_slot(request, route, cx);
+        if !H::POLLS_ITS_FUTURE {
+            answer = first_poll(answer, cx);
+        }
+        match answer {
             Step::Ready(answer) => {
                 *response = Some(answer);
                 None

@@ -617,7 +617,7 @@ impl<B: 'static> ResponseFuture<B> {
     }
 
     /// The future of a request whose pending step has just been polled (a
-    /// handler polls its own future once before it returns it pending):
+    /// handler's future comes back from the erased handler polled once):
     /// that step is polled next on the first poll of the future, with the
     /// caller's waker.
     #[inline(never)]
@@ -674,8 +674,8 @@ impl<B: 'static> Pipeline<B> {
     /// stages. The first step that suspends hands the state over to the
     /// machine ([`Pipeline::run`]): a hook's future is polled there at
     /// once, and the run goes on from there if it answered; a handler's
-    /// future, which the handler has polled once already, waits for the
-    /// response future's first poll. Requests that no handler answers
+    /// future, polled once already, waits for the response future's first
+    /// poll. Requests that no handler answers
     /// (404, 405, OPTIONS, WebSocket routes) go to the machine from their
     /// start.
     ///
@@ -1088,7 +1088,8 @@ impl<B: 'static> Pipeline<B> {
             if self.stage == Stage::Handler {
                 self.run_handler(router, route, cx);
                 if self.suspended() {
-                    continue;
+                    // The handler's future has just been polled with `cx`.
+                    return Poll::Pending;
                 }
             }
             if let Stage::Postfix(from) = self.stage {
