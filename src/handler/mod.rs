@@ -63,12 +63,11 @@ pub enum WithBody {}
 /// [`IntoResponse`] value, a future of one, or a [`Step`] of one. `M` tells
 /// the implementations apart and is inferred.
 pub trait Handler<B, M>: Clone + Send + Sync + 'static {
-    /// Calls the handler. `cx` is the context of the poll that runs it: a
-    /// body that is already complete is read, and a future that completes
-    /// at once answers, without a suspension. The implementations here
-    /// poll an asynchronous handler's future once with `cx` before
-    /// returning it pending, so that it has that poll's waker; the router
-    /// polls the future of another implementation once itself.
+    /// Calls the handler. `cx` is the context of the poll that runs it, so a
+    /// body that is already complete is read without a suspension. The
+    /// router polls the future of an answer once with the same context
+    /// (where the handler has not already), so that a future that
+    /// completes at once answers without a suspension too.
     fn call(
         &self,
         request: Request<B>,
@@ -77,9 +76,9 @@ pub trait Handler<B, M>: Clone + Send + Sync + 'static {
     ) -> Step<Response<Body>, BoxFuture<Response<Body>>>;
 
     /// Whether [`call`](Handler::call) polls a future it answers with once,
-    /// with its context, before answering `Step::Pending`: true for the
-    /// implementations here; the router polls the future of another once
-    /// itself.
+    /// with its context, before answering `Step::Pending`, as the handlers
+    /// that read a body do (they poll the body in place), or answers none;
+    /// the router polls the future of any other handler once itself.
     #[doc(hidden)]
     const POLLS_ITS_FUTURE: bool = false;
 
@@ -105,21 +104,18 @@ type Answer = Step<Response<Body>, BoxFuture<Response<Body>>>;
 
 /// A synchronous handler's answer.
 #[inline]
-fn now<R: IntoResponse>(value: R, _: &mut Context<'_>) -> Answer {
+fn now<R: IntoResponse>(value: R) -> Answer {
     Step::Ready(value.into_response())
 }
 
-/// An asynchronous handler's answer: its future, boxed and polled once.
+/// An asynchronous handler's answer: its future, boxed.
 #[inline]
-fn later<F>(future: F, cx: &mut Context<'_>) -> Answer
+fn later<F>(future: F) -> Answer
 where
     F: Future + Send + 'static,
     F::Output: IntoResponse + 'static,
 {
-    first_poll(
-        Step::<F::Output, F>::Pending(future).erase(IntoResponse::into_response),
-        cx,
-    )
+    Step::<F::Output, F>::Pending(future).erase(IntoResponse::into_response)
 }
 
 /// A synchronous handler's answer, inside the future of a handler that
@@ -162,11 +158,11 @@ macro_rules! try_extract {
 
 macro_rules! handler_impls {
     ($($ty:ident),*) => {
-        handler_impls!(@kind FnSync, R, now, resolve_now, [R: IntoResponse], $($ty),*);
-        handler_impls!(@kind FnAsync, Fut, later, resolve_later, [Fut: Future + Send + 'static, Fut::Output: IntoResponse + 'static], $($ty),*);
+        handler_impls!(@kind FnSync, R, now, resolve_now, true, [R: IntoResponse], $($ty),*);
+        handler_impls!(@kind FnAsync, Fut, later, resolve_later, false, [Fut: Future + Send + 'static, Fut::Output: IntoResponse + 'static], $($ty),*);
         handler_impls!(@step $($ty),*);
     };
-    (@kind $kind:ident, $out:ident, $wrap:ident, $resolve:ident, [$($bounds:tt)*], $($ty:ident),*) => {
+    (@kind $kind:ident, $out:ident, $wrap:ident, $resolve:ident, $polls:literal, [$($bounds:tt)*], $($ty:ident),*) => {
         #[allow(non_snake_case, unused_variables)]
         impl<F, $out, B, $($ty,)*> Handler<B, ($kind, ($($ty,)*))> for F
         where
@@ -179,7 +175,7 @@ macro_rules! handler_impls {
                 &self,
                 request: Request<B>,
                 route: RouteContext<'_>,
-                cx: &mut Context<'_>,
+                _: &mut Context<'_>,
             ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
                 let (parts, _) = request.into_parts();
                 let context = &route.with_parts(&parts);
@@ -187,10 +183,13 @@ macro_rules! handler_impls {
                 // The request is done with before the handler runs: its
                 // answer then goes straight where it is kept.
                 drop(parts);
-                $wrap(self($($ty),*), cx)
+                $wrap(self($($ty),*))
             }
 
-            const POLLS_ITS_FUTURE: bool = true;
+            // True for a synchronous handler, which answers no future (the
+            // router then has no check to make); an asynchronous one's
+            // future is polled by the router.
+            const POLLS_ITS_FUTURE: bool = $polls;
 
             handler_impls!(@in_slot $wrap, $($ty),*);
         }
@@ -203,8 +202,9 @@ macro_rules! handler_impls {
             $($ty: FromRequestHead + Send + 'static,)*
             T: FromRequestBody<B> + Send + 'static,
         {
-            // A body still arriving has been polled with `cx`, inside the
-            // future answered.
+            // The body is polled in place with `cx`, and so is the handler's
+            // future once the body is read: a body still arriving has been
+            // polled inside the future answered.
             const POLLS_ITS_FUTURE: bool = true;
 
             fn call(
@@ -218,7 +218,7 @@ macro_rules! handler_impls {
                 $(let $ty = try_extract!($ty, context);)*
                 let mut body = T::from_body(body, context);
                 match Pin::new(&mut body).poll(cx) {
-                    Poll::Ready(Ok(body)) => $wrap(self($($ty,)* body), cx),
+                    Poll::Ready(Ok(body)) => first_poll($wrap(self($($ty,)* body)), cx),
                     Poll::Ready(Err(response)) => Step::Ready(response),
                     Poll::Pending => {
                         let handler = self.clone();
@@ -247,15 +247,13 @@ macro_rules! handler_impls {
                 &self,
                 request: Request<B>,
                 route: RouteContext<'_>,
-                cx: &mut Context<'_>,
+                _: &mut Context<'_>,
             ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
                 let (parts, _) = request.into_parts();
                 let context = &route.with_parts(&parts);
                 $(let $ty = try_extract!($ty, context);)*
-                erase_step(self($($ty),*), cx)
+                erase_step(self($($ty),*))
             }
-
-            const POLLS_ITS_FUTURE: bool = true;
 
             handler_impls!(@in_slot erase_step, $($ty),*);
         }
@@ -267,24 +265,23 @@ macro_rules! handler_impls {
             &self,
             slot: &mut Option<Request<B>>,
             _: RouteContext<'_>,
-            cx: &mut Context<'_>,
+            _: &mut Context<'_>,
         ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
             *slot = None;
-            $wrap(self(), cx)
+            $wrap(self())
         }
     };
     (@in_slot $wrap:ident, $($ty:ident),+) => {};
 }
 
-/// A handler's [`Step`], its answer turned into a response and a pending
-/// one polled once.
+/// A handler's [`Step`], its answer turned into a response.
 #[inline]
-fn erase_step<R, Fut>(step: Step<R, Fut>, cx: &mut Context<'_>) -> Answer
+fn erase_step<R, Fut>(step: Step<R, Fut>) -> Answer
 where
     R: IntoResponse + 'static,
     Fut: Future<Output = R> + Send + 'static,
 {
-    first_poll(step.erase(IntoResponse::into_response), cx)
+    step.erase(IntoResponse::into_response)
 }
 
 handler_impls!();
@@ -300,8 +297,8 @@ handler_impls!(T1, T2, T3, T4, T5, T6, T7, T8);
 /// A handler with its marker erased, as the router stores it.
 pub(crate) trait ErasedHandler<B>: Send + Sync + 'static {
     /// Answers into `response`, or returns the future of the answer, polled
-    /// once with `cx` (by the handler, or here for a handler that does not):
-    /// it has the waker of `cx`. The request is taken from where it lies and
+    /// once with `cx` (here, unless the handler has): it has the waker of
+    /// `cx`. The request is taken from where it lies and
     /// the answer written in place rather than returned, so that neither is
     /// copied once more on its way through the `dyn` call.
     ///
@@ -344,16 +341,20 @@ where
         cx: &mut Context<'_>,
         response: &mut Option<Response<Body>>,
     ) -> Option<BoxFuture<Response<Body>>> {
-        let mut answer = self.handler.call_in_slot(request, route, cx);
-        if !H::POLLS_ITS_FUTURE {
-            answer = first_poll(answer, cx);
-        }
-        match answer {
+        match self.handler.call_in_slot(request, route, cx) {
             Step::Ready(answer) => {
                 *response = Some(answer);
                 None
             }
-            Step::Pending(future) => Some(future),
+            Step::Pending(mut future) => {
+                if !H::POLLS_ITS_FUTURE {
+                    if let Poll::Ready(answer) = future.as_mut().poll(cx) {
+                        *response = Some(answer);
+                        return None;
+                    }
+                }
+                Some(future)
+            }
         }
     }
 }
