@@ -3,12 +3,11 @@ use std::{fmt, sync::Arc};
 use http::Method;
 
 use super::{
-    RouteError, Scope,
+    CompiledRouter, RouteError, Scope, compiled,
     hook::{
         Erased as ErasedHook, ErasedMonitor, ErasedPostfix, ErasedPrefix, RouteMonitor,
         RoutePostfix, RoutePrefix,
     },
-    service::{self, CompiledRouter},
 };
 use crate::handler::{Erased as ErasedFn, ErasedHandler, Handler};
 
@@ -412,6 +411,6 @@ impl<B: 'static> Router<B> {
     /// The first [`RouteError`]: a malformed pattern (of a route or a hook),
     /// or a route registered twice for the same method and pattern.
     pub fn compile(self) -> Result<CompiledRouter<B>, RouteError> {
-        service::compile(self)
+        compiled::compile(self)
     }
 }

@@ -5,7 +5,7 @@ use std::{fmt, future::Future, marker::PhantomData, ops::ControlFlow};
 
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Response, Uri};
 
-use super::{Failure, Params, params::Captures, service::params_of};
+use super::{Failure, Params, compiled::params_of, params::Captures};
 use crate::{
     Body, Exchange, RequestHead, Step,
     handler::{BoxFuture, IntoResponse},

@@ -79,10 +79,12 @@
 //! ```
 
 mod builder;
+mod compiled;
 mod error;
 mod hook;
 pub(crate) mod params;
 mod pattern;
+mod pipeline;
 mod reload;
 mod service;
 mod table;

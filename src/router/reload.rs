@@ -12,7 +12,7 @@ use arc_swap::{ArcSwap, cache::Cache};
 use http::{Request, Response};
 use tower_service::Service;
 
-use super::{CompiledRouter, ResponseFuture, RouteError, Router, service::Inner};
+use super::{CompiledRouter, ResponseFuture, RouteError, Router, compiled::Inner};
 use crate::Body;
 
 /// A router whose table can be swapped, or changed by registering and
