@@ -8,6 +8,10 @@
 //! paths have no empty segments (pronghorn ignores them, matchit does not).
 //! A route matchit refuses to insert is left out of both tables.
 
+#[path = "properties/exchange.rs"]
+mod exchange;
+
+use exchange::normal;
 use http::Method;
 use pronghorn::Router;
 use proptest::prelude::*;
@@ -182,12 +186,6 @@ fn slashed_path() -> impl Strategy<Value = String> {
         })
 }
 
-/// The normal form: segments joined by one `/`.
-fn normal(path: &str) -> String {
-    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    format!("/{}", segments.join("/"))
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
@@ -299,5 +297,90 @@ proptest! {
             }
             Err(error) => prop_assert_eq!(error.raw(), value.as_str()),
         }
+    }
+}
+
+// ---- whole exchanges: tests/properties/exchange.rs ------------------------
+
+fn piece() -> impl Strategy<Value = exchange::Piece> {
+    use exchange::Piece;
+    prop_oneof![
+        6 => any::<u8>().prop_map(Piece::Text),
+        3 => Just(Piece::Param),
+        2 => any::<u8>().prop_map(Piece::Pair),
+        1 => Just(Piece::CatchAll),
+        1 => "[a-z{}*/.]{0,4}".prop_map(Piece::Raw),
+    ]
+}
+
+fn verb() -> impl Strategy<Value = exchange::Verb> {
+    use exchange::Verb;
+    prop::sample::select(vec![
+        Verb::Get,
+        Verb::Post,
+        Verb::Head,
+        Verb::Options,
+        Verb::Other,
+    ])
+}
+
+fn table() -> impl Strategy<Value = exchange::Table> {
+    use exchange::{HookSpec, Kind, RequestSpec, RouteSpec, Step, Table};
+    let pattern = || prop::collection::vec(piece(), 0..4);
+    let route = (prop::option::weighted(0.8, verb()), pattern())
+        .prop_map(|(verb, pattern)| RouteSpec { verb, pattern });
+    let kind = prop::sample::select(vec![Kind::Prefix, Kind::Postfix, Kind::Monitor]);
+    let hook = (
+        kind,
+        prop::option::weighted(0.3, verb()),
+        prop::collection::vec(piece(), 0..3),
+        0..5u8,
+    )
+        .prop_map(|(kind, verb, pattern, priority)| HookSpec {
+            kind,
+            verb,
+            pattern,
+            priority,
+        });
+    let step = prop_oneof![
+        8 => any::<u8>().prop_map(Step::Text),
+        2 => Just(Step::Empty),
+        1 => any::<u8>().prop_map(Step::Escape),
+        1 => Just(Step::Dots),
+        1 => "[a-z.%-]{0,3}".prop_map(Step::Raw),
+    ];
+    let request = (
+        verb(),
+        prop::collection::vec(step, 0..5),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(verb, path, trailing_slash, query)| RequestSpec {
+            verb,
+            path,
+            trailing_slash,
+            query,
+        });
+    (
+        prop::collection::vec(route, 1..10),
+        prop::collection::vec(hook, 0..8),
+        prop::collection::vec(request, 1..16),
+    )
+        .prop_map(|(routes, hooks, requests)| Table {
+            routes,
+            hooks,
+            requests,
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// fuzz/fuzz_targets/exchange.rs: every request through the service
+    /// agrees with the lookup on its answer, its `Allow`, and the hooks
+    /// that ran (see tests/properties/exchange.rs).
+    #[test]
+    fn exchanges_agree_with_the_lookup(table in table()) {
+        exchange::check(&table);
     }
 }

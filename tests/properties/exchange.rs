@@ -1,0 +1,499 @@
+//! Whole exchanges through the compiled router, checked against what the
+//! lookup says: the property of `tests/properties.rs` and the fuzz target
+//! `fuzz/fuzz_targets/exchange.rs`, which include this one file.
+//!
+//! A table of routes (each answering `"{method} {pattern}"`) and of hooks
+//! (each noting that it ran) is built from [`Table`]; every request goes
+//! through the service's `call`, and its answer must agree with
+//! [`CompiledRouter::at`] on the same method and path:
+//!
+//! - every step is synchronous, so the response future is ready on its
+//!   first poll;
+//! - a request `at` finds gets the handler of the route it names (HEAD: the
+//!   same status and `content-length`, no body);
+//! - one it does not find gets 404 when no method reaches the path, else 405
+//!   (OPTIONS: 204) with `Allow` listing exactly the methods whose lookup
+//!   finds a route there, OPTIONS added for OPTIONS;
+//! - a path finds what its normal form (no empty segments) finds;
+//! - prefixes run before postfixes before monitors, each kind in order of
+//!   priority, method-specific before any-method, shallower before deeper,
+//!   then registration; prefixes and postfixes only for a request a route
+//!   answers (or an automatic OPTIONS answer: its prefixes), monitors for
+//!   every request; a hook on `/` for any method runs wherever its kind
+//!   runs.
+
+use std::{
+    cell::RefCell,
+    collections::BTreeSet,
+    future::Future,
+    ops::ControlFlow,
+    pin::pin,
+    task::{Context, Poll, Waker},
+};
+
+use http::{Method, Request, Response, StatusCode, header};
+use http_body_util::BodyExt;
+use pronghorn::{
+    Body, Router,
+    router::{CompiledRouter, Priority, Route, RouteExchange, Scope},
+};
+use tower_service::Service;
+
+/// Static text of a pattern segment or a path segment.
+const TEXT: &[&str] = &[
+    "a",
+    "b",
+    "ab",
+    "a.b",
+    "v1.2",
+    "x-y.tail",
+    "pre7.json",
+    ".",
+    "%41",
+    "é",
+];
+
+/// One segment of a pattern.
+#[cfg_attr(fuzzing, derive(arbitrary::Arbitrary))]
+#[derive(Clone, Debug)]
+pub enum Piece {
+    /// Static text, from [`TEXT`].
+    Text(u8),
+    /// A parameter filling the segment.
+    Param,
+    /// Two parameters, or one with literal text around it.
+    Pair(u8),
+    /// A catch-all.
+    CatchAll,
+    /// Anything: the pattern may not compile.
+    Raw(String),
+}
+
+/// One segment of a request path.
+#[cfg_attr(fuzzing, derive(arbitrary::Arbitrary))]
+#[derive(Clone, Debug)]
+pub enum Step {
+    /// Static text, from [`TEXT`].
+    Text(u8),
+    /// An empty segment (`//`).
+    Empty,
+    /// A percent sign and what follows it.
+    Escape(u8),
+    /// `..`, which is not resolved.
+    Dots,
+    /// Anything: the URI may not parse.
+    Raw(String),
+}
+
+/// A method of a route, a hook scope or a request. `Other` is PATCH, which
+/// no route registers: only an any-method route answers it.
+#[cfg_attr(fuzzing, derive(arbitrary::Arbitrary))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verb {
+    Get,
+    Post,
+    Head,
+    Options,
+    Other,
+}
+
+impl Verb {
+    fn method(self) -> Method {
+        match self {
+            Verb::Get => Method::GET,
+            Verb::Post => Method::POST,
+            Verb::Head => Method::HEAD,
+            Verb::Options => Method::OPTIONS,
+            Verb::Other => Method::PATCH,
+        }
+    }
+}
+
+#[cfg_attr(fuzzing, derive(arbitrary::Arbitrary))]
+#[derive(Clone, Debug)]
+pub struct RouteSpec {
+    /// `None`: any method.
+    pub verb: Option<Verb>,
+    pub pattern: Vec<Piece>,
+}
+
+#[cfg_attr(fuzzing, derive(arbitrary::Arbitrary))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Kind {
+    Prefix,
+    Postfix,
+    Monitor,
+}
+
+#[cfg_attr(fuzzing, derive(arbitrary::Arbitrary))]
+#[derive(Clone, Debug)]
+pub struct HookSpec {
+    pub kind: Kind,
+    pub verb: Option<Verb>,
+    pub pattern: Vec<Piece>,
+    pub priority: u8,
+}
+
+#[cfg_attr(fuzzing, derive(arbitrary::Arbitrary))]
+#[derive(Clone, Debug)]
+pub struct RequestSpec {
+    pub verb: Verb,
+    pub path: Vec<Step>,
+    pub trailing_slash: bool,
+    pub query: bool,
+}
+
+#[cfg_attr(fuzzing, derive(arbitrary::Arbitrary))]
+#[derive(Clone, Debug)]
+pub struct Table {
+    pub routes: Vec<RouteSpec>,
+    pub hooks: Vec<HookSpec>,
+    pub requests: Vec<RequestSpec>,
+}
+
+fn text(n: u8) -> &'static str {
+    TEXT[usize::from(n) % TEXT.len()]
+}
+
+/// The pattern of `pieces`; parameter names are unique by segment.
+fn pattern(pieces: &[Piece]) -> String {
+    if pieces.is_empty() {
+        return "/".to_owned();
+    }
+    let mut pattern = String::new();
+    for (depth, piece) in pieces.iter().enumerate() {
+        pattern.push('/');
+        match piece {
+            Piece::Text(n) => pattern.push_str(text(*n)),
+            Piece::Param => pattern.push_str(&format!("{{p{depth}}}")),
+            Piece::Pair(n) => pattern.push_str(&match n % 4 {
+                0 => format!("{{p{depth}}}.{{q{depth}}}"),
+                1 => format!("v{{p{depth}}}.{{q{depth}}}"),
+                2 => format!("pre{{p{depth}}}.json"),
+                _ => format!("{{p{depth}}}-{{q{depth}}}.tail"),
+            }),
+            Piece::CatchAll => pattern.push_str(&format!("{{*r{depth}}}")),
+            Piece::Raw(raw) => pattern.push_str(raw),
+        }
+    }
+    pattern
+}
+
+/// The segments a pattern of `pieces` has, where that is known without
+/// parsing it: the depth that orders hooks.
+fn depth(pieces: &[Piece]) -> Option<usize> {
+    let raw = pieces.iter().any(|piece| matches!(piece, Piece::Raw(_)));
+    (!raw).then_some(pieces.len())
+}
+
+fn uri(request: &RequestSpec) -> String {
+    let mut uri = String::new();
+    for step in &request.path {
+        uri.push('/');
+        match step {
+            Step::Text(n) => uri.push_str(text(*n)),
+            Step::Empty => {}
+            Step::Escape(n) => {
+                uri.push_str(["%", "%4", "%41", "%ZZ", "%C3%A9", "%FF"][usize::from(n % 6)])
+            }
+            Step::Dots => uri.push_str(".."),
+            Step::Raw(raw) => uri.push_str(raw),
+        }
+    }
+    if uri.is_empty() || request.trailing_slash {
+        uri.push('/');
+    }
+    if request.query {
+        uri.push_str("?q=/a/b");
+    }
+    uri
+}
+
+/// A path that the pattern of `pieces` matches: its parameters filled in.
+fn filled(pieces: &[Piece]) -> String {
+    let mut path = String::new();
+    for piece in pieces {
+        path.push('/');
+        match piece {
+            Piece::Text(n) => path.push_str(text(*n)),
+            Piece::Param => path.push('a'),
+            Piece::Pair(n) => {
+                path.push_str(["a.b", "v1.2", "pre7.json", "x-y.tail"][usize::from(n % 4)])
+            }
+            Piece::CatchAll => path.push_str("a/b"),
+            Piece::Raw(raw) => path.push_str(&raw.replace(['{', '}', '*'], "")),
+        }
+    }
+    if path.is_empty() {
+        path.push('/');
+    }
+    path
+}
+
+/// `path` without empty segments.
+pub fn normal(path: &str) -> String {
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    format!("/{}", segments.join("/"))
+}
+
+thread_local! {
+    /// The hooks that ran for the request being checked, by index.
+    static RAN: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+}
+
+fn ran(index: usize) {
+    RAN.with(|ran| ran.borrow_mut().push(index));
+}
+
+fn priority(n: u8) -> Priority {
+    [
+        Priority::HIGHEST,
+        Priority::HIGH,
+        Priority::NORMAL,
+        Priority::LOW,
+        Priority::LOWEST,
+    ][usize::from(n % 5)]
+}
+
+/// Keeps `with` as the router where it compiles.
+fn keep(router: &mut Router<()>, with: Router<()>) {
+    if with.clone().compile().is_ok() {
+        *router = with;
+    }
+}
+
+/// The router of `table`, less the routes and hooks it refuses (a bad
+/// pattern, a route registered twice), each tried in turn.
+fn router(table: &Table) -> CompiledRouter<()> {
+    let mut router = Router::<()>::new();
+    for route in &table.routes {
+        let pattern = pattern(&route.pattern);
+        let answer = match route.verb {
+            Some(verb) => format!("{} {pattern}", verb.method()),
+            None => format!("* {pattern}"),
+        };
+        let handler = move || answer.clone();
+        let with = match route.verb {
+            Some(verb) => router.clone().route(verb.method(), &pattern, handler),
+            None => router.clone().any(&pattern, handler),
+        };
+        keep(&mut router, with);
+    }
+    for (index, hook) in table.hooks.iter().enumerate() {
+        let mut scope = Scope::new(pattern(&hook.pattern)).priority(priority(hook.priority));
+        if let Some(verb) = hook.verb {
+            scope = scope.method(verb.method());
+        }
+        let with = router.clone();
+        let with = match hook.kind {
+            Kind::Prefix => with.prefix(scope, move |_: &mut Request<()>, _: &mut Route<'_>| {
+                ran(index);
+                ControlFlow::<StatusCode>::Continue(())
+            }),
+            Kind::Postfix => with.postfix(scope, move |_: &Route<'_>, _: &mut Response<Body>| {
+                ran(index);
+            }),
+            Kind::Monitor => with.monitor(scope, move |_: &RouteExchange<'_>| ran(index)),
+        };
+        keep(&mut router, with);
+    }
+    router.compile().expect("every part compiled")
+}
+
+/// Polls `future` once; every step of these tables is synchronous.
+fn first_poll<F: Future>(future: F) -> F::Output {
+    match pin!(future).poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(output) => output,
+        Poll::Pending => panic!("a synchronous exchange was not ready on its first poll"),
+    }
+}
+
+/// What came back for one request.
+struct Outcome {
+    status: StatusCode,
+    allow: Option<BTreeSet<String>>,
+    length: Option<usize>,
+    body: String,
+    /// The hooks that ran, in order.
+    ran: Vec<usize>,
+}
+
+fn exchange(router: &mut CompiledRouter<()>, request: Request<()>) -> Outcome {
+    RAN.with(|ran| ran.borrow_mut().clear());
+    let response = first_poll(router.call(request)).unwrap_or_else(|never| match never {});
+    let ran = RAN.with(|ran| ran.take());
+    let header = |name| {
+        let value = response.headers().get(name)?;
+        Some(value.to_str().expect("ASCII").to_owned())
+    };
+    let allow = header(header::ALLOW).map(|allow| allow.split(", ").map(str::to_owned).collect());
+    let length = header(header::CONTENT_LENGTH).map(|length| length.parse().expect("a number"));
+    let status = response.status();
+    let body = first_poll(response.into_body().collect())
+        .expect("a full body")
+        .to_bytes();
+    Outcome {
+        status,
+        allow,
+        length,
+        body: String::from_utf8(body.to_vec()).expect("UTF-8"),
+        ran,
+    }
+}
+
+/// Checks every request of `table`, and one for each of its routes on a
+/// path the route matches, asked with each method in turn (see the module
+/// docs); panics with the request and the table at the first disagreement.
+pub fn check(table: &Table) {
+    let mut router = router(table);
+    let routes: Vec<(Option<Verb>, String)> = table
+        .routes
+        .iter()
+        .map(|route| (route.verb, pattern(&route.pattern)))
+        .collect();
+    let verbs = [
+        Verb::Get,
+        Verb::Post,
+        Verb::Head,
+        Verb::Options,
+        Verb::Other,
+    ];
+    let requests = table.requests.iter().map(|spec| (spec.verb, uri(spec)));
+    let own = (table.routes.iter().enumerate())
+        .map(|(index, route)| (verbs[index % verbs.len()], filled(&route.pattern)));
+    for (verb, uri) in requests.chain(own) {
+        let method = verb.method();
+        let Ok(request) = Request::builder().method(method.clone()).uri(uri).body(()) else {
+            continue;
+        };
+        let path = request.uri().path().to_owned();
+        let context = format!(
+            "{method} {} in {routes:?}, hooks {:?}",
+            request.uri(),
+            table.hooks
+        );
+        let at = |method: &Method, path: &str| {
+            router
+                .at(method, path)
+                .map(|found| found.pattern().to_owned())
+        };
+        let found = at(&method, &path);
+        let as_normal = at(&method, &normal(&path));
+        assert_eq!(
+            found, as_normal,
+            "the normal form of the path finds another route: {context}"
+        );
+        // The methods whose lookup finds a route on the path.
+        let reaching: BTreeSet<String> = verbs
+            .iter()
+            .map(|verb| verb.method())
+            .filter(|other| at(other, &path).is_some())
+            .map(|other| other.to_string())
+            .collect();
+        let outcome = exchange(&mut router, request);
+        check_answer(&method, found.as_deref(), &reaching, &outcome, &context);
+        let runs = |kind| match kind {
+            Kind::Prefix => found.is_some() || method == Method::OPTIONS && !reaching.is_empty(),
+            Kind::Postfix => found.is_some(),
+            Kind::Monitor => true,
+        };
+        check_hooks(&table.hooks, &outcome.ran, runs, &context);
+    }
+}
+
+/// The answer to a request for which the lookup found the route of
+/// `found`, with `reaching` the methods that find a route on its path.
+fn check_answer(
+    method: &Method,
+    found: Option<&str>,
+    reaching: &BTreeSet<String>,
+    outcome: &Outcome,
+    context: &str,
+) {
+    let Some(pattern) = found else {
+        if reaching.is_empty() {
+            assert_eq!(outcome.status, StatusCode::NOT_FOUND, "{context}");
+            assert_eq!(outcome.allow, None, "{context}");
+            return;
+        }
+        let mut allow = reaching.clone();
+        let status = if *method == Method::OPTIONS {
+            allow.insert("OPTIONS".to_owned());
+            StatusCode::NO_CONTENT
+        } else {
+            StatusCode::METHOD_NOT_ALLOWED
+        };
+        assert_eq!(outcome.status, status, "{context}");
+        assert_eq!(outcome.allow.as_ref(), Some(&allow), "Allow: {context}");
+        return;
+    };
+    assert_eq!(outcome.status, StatusCode::OK, "{context}");
+    if *method == Method::HEAD {
+        // The route's answer is its method (or `*`), a space and its
+        // pattern: HEAD keeps that length and sends none of it.
+        assert!(
+            outcome.body.is_empty(),
+            "a HEAD answer with a body: {context}"
+        );
+        let length = outcome.length.expect("HEAD keeps the content length");
+        let answers = ["GET", "HEAD", "*"].map(|by| by.len() + 1 + pattern.len());
+        assert!(
+            answers.contains(&length),
+            "HEAD's content-length {length}: {context}"
+        );
+        return;
+    }
+    let (by, answered) = outcome.body.split_once(' ').expect("a route's answer");
+    assert_eq!(answered, pattern, "another route answered: {context}");
+    assert!(
+        by == "*" || by == method.as_str(),
+        "a {by} route answered: {context}"
+    );
+}
+
+/// The hooks that ran: by kind, each kind in running order; none of a
+/// kind that does not `run` for the request, and every hook on `/` for
+/// any method of a kind that does.
+fn check_hooks(hooks: &[HookSpec], ran: &[usize], runs: impl Fn(Kind) -> bool, context: &str) {
+    let key = |index: usize| {
+        let hook = &hooks[index];
+        (
+            hook.kind,
+            hook.priority % 5,
+            hook.verb.is_none(),
+            depth(&hook.pattern),
+            index,
+        )
+    };
+    for pair in ran.windows(2) {
+        let (a, b) = (key(pair[0]), key(pair[1]));
+        assert!(
+            a.0 <= b.0,
+            "a {:?} ran before a {:?}: {ran:?}, {context}",
+            a.0,
+            b.0
+        );
+        // The depth of a pattern with raw text is not known here.
+        if a.0 == b.0 && a.3.is_some() && b.3.is_some() {
+            assert!(
+                a < b,
+                "hooks {} and {} out of order: {ran:?}, {context}",
+                pair[0],
+                pair[1]
+            );
+        }
+    }
+    for (index, hook) in hooks.iter().enumerate() {
+        if !runs(hook.kind) {
+            assert!(
+                !ran.contains(&index),
+                "hook {index} ran: {ran:?}, {context}"
+            );
+        } else if hook.pattern.is_empty() && hook.verb.is_none() {
+            assert!(
+                ran.contains(&index),
+                "hook {index} on / did not run: {ran:?}, {context}"
+            );
+        }
+    }
+}
