@@ -314,14 +314,7 @@ fn piece() -> impl Strategy<Value = exchange::Piece> {
 }
 
 fn verb() -> impl Strategy<Value = exchange::Verb> {
-    use exchange::Verb;
-    prop::sample::select(vec![
-        Verb::Get,
-        Verb::Post,
-        Verb::Head,
-        Verb::Options,
-        Verb::Other,
-    ])
+    prop::sample::select(exchange::Verb::ALL.to_vec())
 }
 
 fn table() -> impl Strategy<Value = exchange::Table> {

@@ -98,6 +98,14 @@ pub enum Verb {
 }
 
 impl Verb {
+    pub const ALL: [Verb; 5] = [
+        Verb::Get,
+        Verb::Post,
+        Verb::Head,
+        Verb::Options,
+        Verb::Other,
+    ];
+
     fn method(self) -> Method {
         match self {
             Verb::Get => Method::GET,
@@ -351,13 +359,7 @@ pub fn check(table: &Table) {
         .iter()
         .map(|route| (route.verb, pattern(&route.pattern)))
         .collect();
-    let verbs = [
-        Verb::Get,
-        Verb::Post,
-        Verb::Head,
-        Verb::Options,
-        Verb::Other,
-    ];
+    let verbs = Verb::ALL;
     let requests = table.requests.iter().map(|spec| (spec.verb, uri(spec)));
     let own = (table.routes.iter().enumerate())
         .map(|(index, route)| (verbs[index % verbs.len()], filled(&route.pattern)));
