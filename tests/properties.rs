@@ -320,20 +320,28 @@ fn verb() -> impl Strategy<Value = exchange::Verb> {
 fn table() -> impl Strategy<Value = exchange::Table> {
     use exchange::{HookSpec, Kind, RequestSpec, RouteSpec, Step, Table};
     let pattern = || prop::collection::vec(piece(), 0..4);
-    let route = (prop::option::weighted(0.8, verb()), pattern())
-        .prop_map(|(verb, pattern)| RouteSpec { verb, pattern });
+    let suspends = || prop::bool::weighted(0.25);
+    let route = (prop::option::weighted(0.8, verb()), pattern(), suspends()).prop_map(
+        |(verb, pattern, suspends)| RouteSpec {
+            verb,
+            pattern,
+            suspends,
+        },
+    );
     let kind = prop::sample::select(vec![Kind::Prefix, Kind::Postfix, Kind::Monitor]);
     let hook = (
         kind,
         prop::option::weighted(0.3, verb()),
         prop::collection::vec(piece(), 0..3),
         0..5u8,
+        suspends(),
     )
-        .prop_map(|(kind, verb, pattern, priority)| HookSpec {
+        .prop_map(|(kind, verb, pattern, priority, suspends)| HookSpec {
             kind,
             verb,
             pattern,
             priority,
+            suspends,
         });
     let step = prop_oneof![
         8 => any::<u8>().prop_map(Step::Text),
@@ -371,7 +379,8 @@ proptest! {
 
     /// fuzz/fuzz_targets/exchange.rs: every request through the service
     /// agrees with the lookup on its answer, its `Allow`, and the hooks
-    /// that ran (see tests/properties/exchange.rs).
+    /// that ran, and suspends no more often than its steps do, never
+    /// without a wake-up (see tests/properties/exchange.rs).
     #[test]
     fn exchanges_agree_with_the_lookup(table in table()) {
         exchange::check(&table);

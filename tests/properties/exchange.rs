@@ -3,12 +3,16 @@
 //! `fuzz/fuzz_targets/exchange.rs`, which include this one file.
 //!
 //! A table of routes (each answering `"{method} {pattern}"`) and of hooks
-//! (each noting that it ran) is built from [`Table`]; every request goes
-//! through the service's `call`, and its answer must agree with
-//! [`CompiledRouter::at`] on the same method and path:
+//! (each noting that it ran) is built from [`Table`], each route and hook
+//! synchronous or suspending once (its future is pending on its first poll,
+//! after waking its waker); every request goes through the service's
+//! `call`, its response future polled as an executor would (again only
+//! after a wake-up), and its answer must agree with [`CompiledRouter::at`]
+//! on the same method and path:
 //!
-//! - every step is synchronous, so the response future is ready on its
-//!   first poll;
+//! - the response future is pending at most once per step that suspended
+//!   (none when no step did: ready on its first poll), never without a
+//!   wake-up, and no step's future is polled after it answered;
 //! - a request `at` finds gets the handler of the route it names (HEAD: the
 //!   same status and `content-length`, no body);
 //! - one it does not find gets 404 when no method reaches the path, else 405
@@ -23,12 +27,16 @@
 //!   runs.
 
 use std::{
-    cell::RefCell,
+    cell::{Cell, RefCell},
     collections::BTreeSet,
     future::Future,
     ops::ControlFlow,
-    pin::pin,
-    task::{Context, Poll, Waker},
+    pin::{Pin, pin},
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
+    task::{Context, Poll, Wake, Waker},
 };
 
 use http::{Method, Request, Response, StatusCode, header};
@@ -123,6 +131,8 @@ pub struct RouteSpec {
     /// `None`: any method.
     pub verb: Option<Verb>,
     pub pattern: Vec<Piece>,
+    /// Whether the handler answers a future that suspends once.
+    pub suspends: bool,
 }
 
 #[cfg_attr(fuzzing, derive(arbitrary::Arbitrary))]
@@ -140,6 +150,8 @@ pub struct HookSpec {
     pub verb: Option<Verb>,
     pub pattern: Vec<Piece>,
     pub priority: u8,
+    /// Whether the hook answers a future that suspends once.
+    pub suspends: bool,
 }
 
 #[cfg_attr(fuzzing, derive(arbitrary::Arbitrary))]
@@ -247,10 +259,39 @@ pub fn normal(path: &str) -> String {
 thread_local! {
     /// The hooks that ran for the request being checked, by index.
     static RAN: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+    /// How many steps of that request suspended and then answered.
+    static SUSPENDED: Cell<usize> = const { Cell::new(0) };
 }
 
 fn ran(index: usize) {
     RAN.with(|ran| ran.borrow_mut().push(index));
+}
+
+/// A step's suspension: pending on its first poll, after waking its waker;
+/// ready on the second, when it counts itself in [`SUSPENDED`]; and a
+/// panic if polled again after that.
+#[derive(Default)]
+struct Suspension {
+    polls: u8,
+}
+
+impl Future for Suspension {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        self.polls += 1;
+        match self.polls {
+            1 => {
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            }
+            2 => {
+                SUSPENDED.set(SUSPENDED.get() + 1);
+                Poll::Ready(())
+            }
+            _ => panic!("a step's future was polled after it answered"),
+        }
+    }
 }
 
 fn priority(n: u8) -> Priority {
@@ -280,10 +321,24 @@ fn router(table: &Table) -> CompiledRouter<()> {
             Some(verb) => format!("{} {pattern}", verb.method()),
             None => format!("* {pattern}"),
         };
-        let handler = move || answer.clone();
-        let with = match route.verb {
-            Some(verb) => router.clone().route(verb.method(), &pattern, handler),
-            None => router.clone().any(&pattern, handler),
+        let with = match (route.verb, route.suspends) {
+            (Some(verb), false) => router
+                .clone()
+                .route(verb.method(), &pattern, move || answer.clone()),
+            (None, false) => router.clone().any(&pattern, move || answer.clone()),
+            (verb, true) => {
+                let handler = move || {
+                    let answer = answer.clone();
+                    async move {
+                        Suspension::default().await;
+                        answer
+                    }
+                };
+                match verb {
+                    Some(verb) => router.clone().route(verb.method(), &pattern, handler),
+                    None => router.clone().any(&pattern, handler),
+                }
+            }
         };
         keep(&mut router, with);
     }
@@ -293,26 +348,72 @@ fn router(table: &Table) -> CompiledRouter<()> {
             scope = scope.method(verb.method());
         }
         let with = router.clone();
-        let with = match hook.kind {
-            Kind::Prefix => with.prefix(scope, move |_: &mut Request<()>, _: &mut Route<'_>| {
+        let with = match (hook.kind, hook.suspends) {
+            (Kind::Prefix, false) => {
+                with.prefix(scope, move |_: &mut Request<()>, _: &mut Route<'_>| {
+                    ran(index);
+                    ControlFlow::<StatusCode>::Continue(())
+                })
+            }
+            (Kind::Prefix, true) => {
+                with.prefix(scope, move |request: Request<()>, _: &mut Route<'_>| {
+                    ran(index);
+                    async move {
+                        Suspension::default().await;
+                        request
+                    }
+                })
+            }
+            (Kind::Postfix, false) => with
+                .postfix(scope, move |_: &Route<'_>, _: &mut Response<Body>| {
+                    ran(index)
+                }),
+            (Kind::Postfix, true) => {
+                with.postfix(scope, move |_: &Route<'_>, response: Response<Body>| {
+                    ran(index);
+                    async move {
+                        Suspension::default().await;
+                        response
+                    }
+                })
+            }
+            (Kind::Monitor, false) => with.monitor(scope, move |_: &RouteExchange<'_>| ran(index)),
+            (Kind::Monitor, true) => with.monitor(scope, move |_: &RouteExchange<'_>| {
                 ran(index);
-                ControlFlow::<StatusCode>::Continue(())
+                Suspension::default()
             }),
-            Kind::Postfix => with.postfix(scope, move |_: &Route<'_>, _: &mut Response<Body>| {
-                ran(index);
-            }),
-            Kind::Monitor => with.monitor(scope, move |_: &RouteExchange<'_>| ran(index)),
         };
         keep(&mut router, with);
     }
     router.compile().expect("every part compiled")
 }
 
-/// Polls `future` once; every step of these tables is synchronous.
-fn first_poll<F: Future>(future: F) -> F::Output {
-    match pin!(future).poll(&mut Context::from_waker(Waker::noop())) {
-        Poll::Ready(output) => output,
-        Poll::Pending => panic!("a synchronous exchange was not ready on its first poll"),
+/// Notes that it was woken.
+#[derive(Default)]
+struct Woken(AtomicBool);
+
+impl Wake for Woken {
+    fn wake(self: Arc<Self>) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Polls `future` as an executor would: again only once it has been woken.
+/// Answers its output and how often it was pending.
+fn drive<F: Future>(future: F) -> (F::Output, usize) {
+    let woken = Arc::new(Woken::default());
+    let waker = Waker::from(woken.clone());
+    let mut future = pin!(future);
+    let mut pending = 0;
+    loop {
+        if let Poll::Ready(output) = future.as_mut().poll(&mut Context::from_waker(&waker)) {
+            return (output, pending);
+        }
+        pending += 1;
+        assert!(
+            woken.0.swap(false, Ordering::Relaxed),
+            "pending without a wake-up: it would never be polled again"
+        );
     }
 }
 
@@ -324,11 +425,17 @@ struct Outcome {
     body: String,
     /// The hooks that ran, in order.
     ran: Vec<usize>,
+    /// How often the response future was pending.
+    pending: usize,
+    /// How many steps suspended.
+    suspended: usize,
 }
 
 fn exchange(router: &mut CompiledRouter<()>, request: Request<()>) -> Outcome {
     RAN.with(|ran| ran.borrow_mut().clear());
-    let response = first_poll(router.call(request)).unwrap_or_else(|never| match never {});
+    SUSPENDED.set(0);
+    let (response, pending) = drive(router.call(request));
+    let response = response.unwrap_or_else(|never| match never {});
     let ran = RAN.with(|ran| ran.take());
     let header = |name| {
         let value = response.headers().get(name)?;
@@ -337,15 +444,16 @@ fn exchange(router: &mut CompiledRouter<()>, request: Request<()>) -> Outcome {
     let allow = header(header::ALLOW).map(|allow| allow.split(", ").map(str::to_owned).collect());
     let length = header(header::CONTENT_LENGTH).map(|length| length.parse().expect("a number"));
     let status = response.status();
-    let body = first_poll(response.into_body().collect())
-        .expect("a full body")
-        .to_bytes();
+    let (body, _) = drive(response.into_body().collect());
+    let body = body.expect("a full body").to_bytes();
     Outcome {
         status,
         allow,
         length,
         body: String::from_utf8(body.to_vec()).expect("UTF-8"),
         ran,
+        pending,
+        suspended: SUSPENDED.get(),
     }
 }
 
@@ -393,6 +501,12 @@ pub fn check(table: &Table) {
             .map(|other| other.to_string())
             .collect();
         let outcome = exchange(&mut router, request);
+        assert!(
+            outcome.pending <= outcome.suspended,
+            "pending {} times for {} suspended steps: {context}",
+            outcome.pending,
+            outcome.suspended
+        );
         check_answer(&method, found.as_deref(), &reaching, &outcome, &context);
         let runs = |kind| match kind {
             Kind::Prefix => found.is_some() || method == Method::OPTIONS && !reaching.is_empty(),
