@@ -335,14 +335,18 @@ fn table() -> impl Strategy<Value = exchange::Table> {
         prop::collection::vec(piece(), 0..3),
         0..5u8,
         suspends(),
+        prop::bool::weighted(0.15),
     )
-        .prop_map(|(kind, verb, pattern, priority, suspends)| HookSpec {
-            kind,
-            verb,
-            pattern,
-            priority,
-            suspends,
-        });
+        .prop_map(
+            |(kind, verb, pattern, priority, suspends, answers)| HookSpec {
+                kind,
+                verb,
+                pattern,
+                priority,
+                suspends,
+                answers,
+            },
+        );
     let step = prop_oneof![
         8 => any::<u8>().prop_map(Step::Text),
         2 => Just(Step::Empty),

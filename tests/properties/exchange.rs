@@ -3,9 +3,11 @@
 //! `fuzz/fuzz_targets/exchange.rs`, which include this one file.
 //!
 //! A table of routes (each answering `"{method} {pattern}"`) and of hooks
-//! (each noting that it ran) is built from [`Table`], each route and hook
-//! synchronous or suspending once (its future is pending on its first poll,
-//! after waking its waker); every request goes through the service's
+//! (each noting that it ran; prefixes also stage a header of their own, and
+//! some prefixes answer in the handler's stead, some postfixes replace the
+//! response) is built from [`Table`], each route and hook synchronous or
+//! suspending once (its future is pending on its first poll, after waking
+//! its waker); every request goes through the service's
 //! `call`, its response future polled as an executor would (again only
 //! after a wake-up), and its answer must agree with [`CompiledRouter::at`]
 //! on the same method and path:
@@ -13,8 +15,11 @@
 //! - the response future is pending at most once per step that suspended
 //!   (none when no step did: ready on its first poll), never without a
 //!   wake-up, and no step's future is polled after it answered;
-//! - a request `at` finds gets the handler of the route it names (HEAD: the
-//!   same status and `content-length`, no body);
+//! - a request `at` finds gets the answer of the first prefix that answers,
+//!   else the first postfix that replaces it, else that of the route `at`
+//!   names (HEAD: the same status and `content-length`, no body); no hook of
+//!   a kind runs after one that answered, no postfix after a prefix's
+//!   answer, and the headers of every prefix that ran go out;
 //! - one it does not find gets 404 when no method reaches the path, else 405
 //!   (OPTIONS: 204) with `Allow` listing exactly the methods whose lookup
 //!   finds a route there, OPTIONS added for OPTIONS;
@@ -39,7 +44,7 @@ use std::{
     task::{Context, Poll, Wake, Waker},
 };
 
-use http::{Method, Request, Response, StatusCode, header};
+use http::{HeaderName, HeaderValue, Method, Request, Response, StatusCode, header};
 use http_body_util::BodyExt;
 use pronghorn::{
     Body, Router,
@@ -152,6 +157,9 @@ pub struct HookSpec {
     pub priority: u8,
     /// Whether the hook answers a future that suspends once.
     pub suspends: bool,
+    /// Whether a prefix answers instead of the handler, a postfix replaces
+    /// the response (a monitor cannot).
+    pub answers: bool,
 }
 
 #[cfg_attr(fuzzing, derive(arbitrary::Arbitrary))]
@@ -267,6 +275,29 @@ fn ran(index: usize) {
     RAN.with(|ran| ran.borrow_mut().push(index));
 }
 
+/// The header a prefix stages: it goes out on whatever answer is sent.
+fn staged(index: usize) -> String {
+    format!("x-prefix-{index}")
+}
+
+fn ran_prefix(index: usize, route: &mut Route<'_>) {
+    ran(index);
+    let name = HeaderName::try_from(staged(index)).expect("a header name");
+    route.stage_header(name, HeaderValue::from_static("ran"));
+}
+
+/// The answer of a prefix or postfix that answers in the handler's stead
+/// or replaces its response.
+fn early(kind: Kind, index: usize) -> (StatusCode, String) {
+    match kind {
+        Kind::Prefix => (StatusCode::ACCEPTED, format!("prefix {index}")),
+        _ => (
+            StatusCode::NON_AUTHORITATIVE_INFORMATION,
+            format!("postfix {index}"),
+        ),
+    }
+}
+
 /// A step's suspension: pending on its first poll, after waking its waker;
 /// ready on the second, when it counts itself in [`SUSPENDED`]; and a
 /// panic if polled again after that.
@@ -348,32 +379,50 @@ fn router(table: &Table) -> CompiledRouter<()> {
             scope = scope.method(verb.method());
         }
         let with = router.clone();
+        let answers = hook.answers;
         let with = match (hook.kind, hook.suspends) {
             (Kind::Prefix, false) => {
-                with.prefix(scope, move |_: &mut Request<()>, _: &mut Route<'_>| {
-                    ran(index);
-                    ControlFlow::<StatusCode>::Continue(())
-                })
-            }
-            (Kind::Prefix, true) => {
-                with.prefix(scope, move |request: Request<()>, _: &mut Route<'_>| {
-                    ran(index);
-                    async move {
-                        Suspension::default().await;
-                        request
+                with.prefix(scope, move |_: &mut Request<()>, route: &mut Route<'_>| {
+                    ran_prefix(index, route);
+                    match answers {
+                        true => ControlFlow::Break(early(Kind::Prefix, index)),
+                        false => ControlFlow::Continue(()),
                     }
                 })
             }
-            (Kind::Postfix, false) => with
+            (Kind::Prefix, true) => {
+                with.prefix(scope, move |request: Request<()>, route: &mut Route<'_>| {
+                    ran_prefix(index, route);
+                    async move {
+                        Suspension::default().await;
+                        if answers {
+                            Err(early(Kind::Prefix, index))
+                        } else {
+                            Ok(request)
+                        }
+                    }
+                })
+            }
+            (Kind::Postfix, false) if !answers => with
                 .postfix(scope, move |_: &Route<'_>, _: &mut Response<Body>| {
                     ran(index)
                 }),
+            (Kind::Postfix, false) => {
+                with.postfix(scope, move |_: &Route<'_>, _: Response<Body>| {
+                    ran(index);
+                    Err::<Response<Body>, _>(early(Kind::Postfix, index))
+                })
+            }
             (Kind::Postfix, true) => {
                 with.postfix(scope, move |_: &Route<'_>, response: Response<Body>| {
                     ran(index);
                     async move {
                         Suspension::default().await;
-                        response
+                        if answers {
+                            Err(early(Kind::Postfix, index))
+                        } else {
+                            Ok(response)
+                        }
                     }
                 })
             }
@@ -421,6 +470,8 @@ fn drive<F: Future>(future: F) -> (F::Output, usize) {
 struct Outcome {
     status: StatusCode,
     allow: Option<BTreeSet<String>>,
+    /// The headers staged by prefixes.
+    staged: BTreeSet<String>,
     length: Option<usize>,
     body: String,
     /// The hooks that ran, in order.
@@ -442,6 +493,10 @@ fn exchange(router: &mut CompiledRouter<()>, request: Request<()>) -> Outcome {
         Some(value.to_str().expect("ASCII").to_owned())
     };
     let allow = header(header::ALLOW).map(|allow| allow.split(", ").map(str::to_owned).collect());
+    let staged = (response.headers().keys())
+        .filter(|name| name.as_str().starts_with("x-prefix-"))
+        .map(|name| name.as_str().to_owned())
+        .collect();
     let length = header(header::CONTENT_LENGTH).map(|length| length.parse().expect("a number"));
     let status = response.status();
     let (body, _) = drive(response.into_body().collect());
@@ -449,6 +504,7 @@ fn exchange(router: &mut CompiledRouter<()>, request: Request<()>) -> Outcome {
     Outcome {
         status,
         allow,
+        staged,
         length,
         body: String::from_utf8(body.to_vec()).expect("UTF-8"),
         ran,
@@ -507,13 +563,68 @@ pub fn check(table: &Table) {
             outcome.pending,
             outcome.suspended
         );
-        check_answer(&method, found.as_deref(), &reaching, &outcome, &context);
+        // The prefix or postfix that answered, if one did: the last of its
+        // kind to run, and the only one of them that answers.
+        let answered = |kind| {
+            let of_kind: Vec<usize> = (outcome.ran.iter().copied())
+                .filter(|&index| table.hooks[index].kind == kind)
+                .collect();
+            let answering = |index: &usize| table.hooks[*index].answers;
+            let (last, before) = of_kind.split_last()?;
+            assert!(
+                !before.iter().any(answering),
+                "a {kind:?} ran after one answered: {context}"
+            );
+            answering(last).then_some(*last)
+        };
+        let by_prefix = answered(Kind::Prefix);
+        let by_postfix = answered(Kind::Postfix);
+        match by_prefix
+            .map(|index| (Kind::Prefix, index))
+            .or(by_postfix.map(|index| (Kind::Postfix, index)))
+        {
+            Some((kind, index)) => check_early(&method, early(kind, index), &outcome, &context),
+            None => check_answer(&method, found.as_deref(), &reaching, &outcome, &context),
+        }
+        let prefixes: BTreeSet<String> = (outcome.ran.iter())
+            .filter(|&&index| table.hooks[index].kind == Kind::Prefix)
+            .map(|&index| staged(index))
+            .collect();
+        assert_eq!(outcome.staged, prefixes, "staged headers: {context}");
+        let routed = found.is_some();
         let runs = |kind| match kind {
-            Kind::Prefix => found.is_some() || method == Method::OPTIONS && !reaching.is_empty(),
-            Kind::Postfix => found.is_some(),
+            Kind::Prefix => routed || method == Method::OPTIONS && !reaching.is_empty(),
+            Kind::Postfix => routed && by_prefix.is_none(),
             Kind::Monitor => true,
         };
-        check_hooks(&table.hooks, &outcome.ran, runs, &context);
+        // Whether every hook of the kind that applies runs: none after one
+        // that answered.
+        let all_run = |kind| match kind {
+            Kind::Prefix => by_prefix.is_none(),
+            Kind::Postfix => by_postfix.is_none(),
+            Kind::Monitor => true,
+        };
+        check_hooks(&table.hooks, &outcome.ran, runs, all_run, &context);
+    }
+}
+
+/// The answer of a prefix or postfix that answered: `expected`, with no
+/// body for HEAD.
+fn check_early(method: &Method, expected: (StatusCode, String), outcome: &Outcome, context: &str) {
+    let (status, text) = expected;
+    assert_eq!(outcome.status, status, "{context}");
+    if *method == Method::HEAD {
+        assert!(
+            outcome.body.is_empty(),
+            "a HEAD answer with a body: {context}"
+        );
+        assert_eq!(
+            outcome.length,
+            Some(text.len()),
+            "HEAD's content-length: {context}"
+        );
+    } else {
+        assert_eq!(outcome.body, text, "{context}");
     }
 }
 
@@ -570,7 +681,13 @@ fn check_answer(
 /// The hooks that ran: by kind, each kind in running order; none of a
 /// kind that does not `run` for the request, and every hook on `/` for
 /// any method of a kind that does.
-fn check_hooks(hooks: &[HookSpec], ran: &[usize], runs: impl Fn(Kind) -> bool, context: &str) {
+fn check_hooks(
+    hooks: &[HookSpec],
+    ran: &[usize],
+    runs: impl Fn(Kind) -> bool,
+    all_run: impl Fn(Kind) -> bool,
+    context: &str,
+) {
     let key = |index: usize| {
         let hook = &hooks[index];
         (
@@ -605,7 +722,7 @@ fn check_hooks(hooks: &[HookSpec], ran: &[usize], runs: impl Fn(Kind) -> bool, c
                 !ran.contains(&index),
                 "hook {index} ran: {ran:?}, {context}"
             );
-        } else if hook.pattern.is_empty() && hook.verb.is_none() {
+        } else if hook.pattern.is_empty() && hook.verb.is_none() && all_run(hook.kind) {
             assert!(
                 ran.contains(&index),
                 "hook {index} on / did not run: {ran:?}, {context}"
