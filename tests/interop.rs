@@ -170,7 +170,7 @@ async fn layers_around_an_axum_router_through_service_builder() {
 async fn layers_around_a_hyper_service_fn_with_async_hooks() {
     type HyperResponse = Response<Full<Bytes>>;
     let events = Events::default();
-    let (e1, e2, e3) = (events.clone(), events.clone(), events.clone());
+    let [e1, e2, e3] = events.handles();
     let service = ServiceBuilder::new()
         .layer(MonitorLayer::new(
             move |exchange: &Exchange<'_, HyperResponse, Infallible>| {

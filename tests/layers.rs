@@ -68,12 +68,7 @@ fn stepped_stack(
     events: &Events,
     gates: &Gates,
 ) -> impl Service<Request<String>, Response = Res, Error = Infallible, Future: Unpin> + Clone {
-    let (e1, e2, e3, e4) = (
-        events.clone(),
-        events.clone(),
-        events.clone(),
-        events.clone(),
-    );
+    let [e1, e2, e3, e4] = events.handles();
     let (g1, g2, g3, g4) = (
         gates.prefix.clone(),
         gates.handler.clone(),
@@ -255,7 +250,7 @@ async fn plain_sync_and_async_closures_agree() {
     };
 
     let events = Events::default();
-    let (e1, e2, e3) = (events.clone(), events.clone(), events.clone());
+    let [e1, e2, e3] = events.handles();
     let sync = ServiceBuilder::new()
         .layer(MonitorLayer::new(
             move |x: &Exchange<'_, Res, Infallible>| {
@@ -277,7 +272,7 @@ async fn plain_sync_and_async_closures_agree() {
     };
     let sync_events = events.take();
 
-    let (e1, e2, e3) = (events.clone(), events.clone(), events.clone());
+    let [e1, e2, e3] = events.handles();
     let asynchronous = ServiceBuilder::new()
         .layer(MonitorLayer::new(
             move |x: &Exchange<'_, Res, Infallible>| {
@@ -521,12 +516,7 @@ async fn monitor_sees_status_headers_elapsed_and_the_inner_error() {
 #[tokio::test]
 async fn monitor_panics_and_failures_are_isolated() {
     let events = Events::default();
-    let (e1, e2, e3, e4) = (
-        events.clone(),
-        events.clone(),
-        events.clone(),
-        events.clone(),
-    );
+    let [e1, e2, e3, e4] = events.handles();
     let service = ServiceBuilder::new()
         // Outermost runs last.
         .layer(MonitorLayer::new(

@@ -456,7 +456,7 @@ async fn head_served_by_get_runs_get_hooks() {
 #[tokio::test]
 async fn on_404_and_405_only_monitors_run() {
     let events = Events::default();
-    let (e1, e2, e3) = (events.clone(), events.clone(), events.clone());
+    let [e1, e2, e3] = events.handles();
     let router = Router::new()
         .post("/only-post", || "posted")
         .prefix("/", move |r: Req, _: &mut Route<'_>| {
@@ -499,12 +499,7 @@ async fn on_404_and_405_only_monitors_run() {
 #[test]
 fn example_1_sync_pipeline_is_ready_on_the_first_poll() {
     let events = Events::default();
-    let (e1, e2, e3, e4) = (
-        events.clone(),
-        events.clone(),
-        events.clone(),
-        events.clone(),
-    );
+    let [e1, e2, e3, e4] = events.handles();
     let router = Router::new()
         .get("/sync", move || {
             e2.push("handler");
@@ -533,12 +528,7 @@ fn example_1_sync_pipeline_is_ready_on_the_first_poll() {
 #[tokio::test]
 async fn example_2_async_pipeline_same_body_same_order() {
     let events = Events::default();
-    let (e1, e2, e3, e4) = (
-        events.clone(),
-        events.clone(),
-        events.clone(),
-        events.clone(),
-    );
+    let [e1, e2, e3, e4] = events.handles();
     let router = Router::new()
         .get("/sync", move || {
             let events = e2.clone();
@@ -585,12 +575,7 @@ async fn example_2_async_pipeline_same_body_same_order() {
 #[tokio::test]
 async fn example_3_high_priority_early_answer() {
     let events = Events::default();
-    let (e1, e2, e3, e4) = (
-        events.clone(),
-        events.clone(),
-        events.clone(),
-        events.clone(),
-    );
+    let [e1, e2, e3, e4] = events.handles();
     let router = Router::new()
         .get("/priority/{id}", move || {
             e3.push("handler");
@@ -653,7 +638,7 @@ async fn example_6_parameters_inside_segments() {
 #[tokio::test]
 async fn example_8_monitor_panics_are_isolated() {
     let events = Events::default();
-    let (e1, e2, e3) = (events.clone(), events.clone(), events.clone());
+    let [e1, e2, e3] = events.handles();
     let router = Router::new()
         .get("/m", || "fine")
         .monitor(
@@ -830,7 +815,7 @@ async fn a_prefix_in_place_edits_the_request_or_answers() {
 #[tokio::test]
 async fn postfix_replacement_skips_later_postfixes() {
     let events = Events::default();
-    let (e1, e2, e3) = (events.clone(), events.clone(), events.clone());
+    let [e1, e2, e3] = events.handles();
     let router = Router::new()
         .get("/r", || "original")
         .get("/m", || "original")
@@ -1522,7 +1507,7 @@ async fn one_suspending_step_anywhere_gives_the_same_answer_and_order() {
         yield_now().await;
     }
     let events = Events::default();
-    let (e1, e2, e3) = (events.clone(), events.clone(), events.clone());
+    let [e1, e2, e3] = events.handles();
     let mut router = Router::new()
         .get("/steps", move |uri: Uri| {
             let events = e1.clone();

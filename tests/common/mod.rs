@@ -24,6 +24,11 @@ impl Events {
     pub fn take(&self) -> Vec<String> {
         std::mem::take(&mut *self.0.lock().unwrap())
     }
+
+    /// `N` handles on the same log, one for each step that writes to it.
+    pub fn handles<const N: usize>(&self) -> [Events; N] {
+        std::array::from_fn(|_| self.clone())
+    }
 }
 
 #[derive(Default)]
