@@ -12,6 +12,8 @@
 mod exchange;
 #[path = "properties/extract.rs"]
 mod extract;
+#[path = "properties/poll.rs"]
+mod poll;
 
 use exchange::normal;
 use http::Method;
@@ -433,15 +435,27 @@ fn call() -> impl Strategy<Value = extract::Call> {
         "\\PC{0,80}".prop_map(String::into_bytes),
         prop::collection::vec(any::<u8>(), 0..80),
     ];
-    (target, values, query, 0..CONTENT_TYPES.len() as u8, body).prop_map(
-        |(target, values, query, content_type, body)| Call {
-            target,
-            values,
-            query,
-            content_type,
-            body,
-        },
+    let delivery = (0..4u8, any::<bool>(), any::<bool>());
+    (
+        target,
+        values,
+        query,
+        0..CONTENT_TYPES.len() as u8,
+        body,
+        delivery,
     )
+        .prop_map(
+            |(target, values, query, content_type, body, (pieces, waits, sized))| Call {
+                target,
+                values,
+                query,
+                content_type,
+                body,
+                pieces,
+                waits,
+                sized,
+            },
+        )
 }
 
 proptest! {

@@ -7,6 +7,8 @@
 
 #[path = "../../tests/properties/exchange.rs"]
 mod exchange;
+#[path = "../../tests/properties/poll.rs"]
+mod poll;
 
 use libfuzzer_sys::fuzz_target;
 

@@ -6,6 +6,8 @@
 
 #[path = "../../tests/properties/extract.rs"]
 mod extract;
+#[path = "../../tests/properties/poll.rs"]
+mod poll;
 
 use std::cell::RefCell;
 
@@ -14,7 +16,7 @@ use pronghorn::router::CompiledRouter;
 
 thread_local! {
     /// One router for every input: compiling it is not what is fuzzed.
-    static ROUTER: RefCell<CompiledRouter<http_body_util::Full<bytes::Bytes>>> =
+    static ROUTER: RefCell<CompiledRouter<extract::Trickle>> =
         RefCell::new(extract::router());
 }
 

@@ -36,12 +36,8 @@ use std::{
     collections::BTreeSet,
     future::Future,
     ops::ControlFlow,
-    pin::{Pin, pin},
-    sync::{
-        Arc,
-        atomic::{AtomicBool, Ordering},
-    },
-    task::{Context, Poll, Wake, Waker},
+    pin::Pin,
+    task::{Context, Poll},
 };
 
 use http::{HeaderName, HeaderValue, Method, Request, Response, StatusCode, header};
@@ -51,6 +47,8 @@ use pronghorn::{
     router::{CompiledRouter, Priority, Route, RouteExchange, Scope},
 };
 use tower_service::Service;
+
+use super::poll::drive;
 
 /// Static text of a pattern segment or a path segment.
 const TEXT: &[&str] = &[
@@ -435,35 +433,6 @@ fn router(table: &Table) -> CompiledRouter<()> {
         keep(&mut router, with);
     }
     router.compile().expect("every part compiled")
-}
-
-/// Notes that it was woken.
-#[derive(Default)]
-struct Woken(AtomicBool);
-
-impl Wake for Woken {
-    fn wake(self: Arc<Self>) {
-        self.0.store(true, Ordering::Relaxed);
-    }
-}
-
-/// Polls `future` as an executor would: again only once it has been woken.
-/// Answers its output and how often it was pending.
-fn drive<F: Future>(future: F) -> (F::Output, usize) {
-    let woken = Arc::new(Woken::default());
-    let waker = Waker::from(woken.clone());
-    let mut future = pin!(future);
-    let mut pending = 0;
-    loop {
-        if let Poll::Ready(output) = future.as_mut().poll(&mut Context::from_waker(&waker)) {
-            return (output, pending);
-        }
-        pending += 1;
-        assert!(
-            woken.0.swap(false, Ordering::Relaxed),
-            "pending without a wake-up: it would never be polled again"
-        );
-    }
 }
 
 /// What came back for one request.

@@ -6,20 +6,26 @@
 //! takes one extractor — `Path` into a number, a tuple, a struct and an
 //! enum; `Query` into a struct of options; `Json` and `String` bodies under
 //! a body limit — with raw text for its parameters, query string and body.
-//! The answer must be the reference's: 200 with the values it extracts, or
-//! the refusal it predicts (400 for what does not decode or parse, 413 over
-//! the limit, 415 for a body that is not declared JSON). Nothing a client
-//! sends may make a handler's extractor panic (a 500).
+//! The body comes whole or a piece at a time, its length told or not, each
+//! piece after a wait (pending, then waking its waker), as a body still
+//! arriving over HTTP/1 does. The answer must be the reference's: 200 with
+//! the values it extracts, or the refusal it predicts (400 for what does
+//! not decode or parse, 413 over the limit, 415 for a body that is not
+//! declared JSON), however the body came; and the response future may be
+//! pending only after a wake-up. Nothing a client sends may make a
+//! handler's extractor panic (a 500).
 
 use std::{
-    future::Future,
-    pin::pin,
-    task::{Context, Poll, Waker},
+    collections::VecDeque,
+    convert::Infallible,
+    pin::Pin,
+    task::{Context, Poll},
 };
 
 use bytes::Bytes;
 use http::{HeaderValue, Method, Request, StatusCode, header};
-use http_body_util::{BodyExt, Full};
+use http_body::{Frame, SizeHint};
+use http_body_util::BodyExt;
 use pronghorn::{
     Router,
     handler::{Json, Path, Query},
@@ -27,6 +33,8 @@ use pronghorn::{
 };
 use serde::Deserialize;
 use tower_service::Service;
+
+use super::poll::drive;
 
 /// The body limit of the router: small, so that bodies cross it.
 pub const LIMIT: usize = 64;
@@ -53,7 +61,8 @@ pub enum Target {
 
 /// One request: raw parameter values (as many as the route takes), a raw
 /// query string, a content type (an index into [`CONTENT_TYPES`]) and a
-/// body.
+/// body, sent in `pieces` pieces (at least one), each after a wait when
+/// `waits`, its length told when `sized`.
 #[cfg_attr(fuzzing, derive(arbitrary::Arbitrary))]
 #[derive(Clone, Debug)]
 pub struct Call {
@@ -62,6 +71,67 @@ pub struct Call {
     pub query: String,
     pub content_type: u8,
     pub body: Vec<u8>,
+    pub pieces: u8,
+    pub waits: bool,
+    pub sized: bool,
+}
+
+/// A request body that comes in pieces, each after a wait if asked.
+pub struct Trickle {
+    pieces: VecDeque<Bytes>,
+    waits: bool,
+    /// Whether the next piece has been waited for.
+    waited: bool,
+    size: Option<u64>,
+}
+
+impl Trickle {
+    fn new(call: &Call) -> Self {
+        let count = usize::from(call.pieces).clamp(1, 8);
+        let length = call.body.len().div_ceil(count).max(1);
+        Self {
+            pieces: call
+                .body
+                .chunks(length)
+                .map(Bytes::copy_from_slice)
+                .collect(),
+            waits: call.waits,
+            waited: false,
+            size: call.sized.then_some(call.body.len() as u64),
+        }
+    }
+}
+
+impl http_body::Body for Trickle {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        if self.pieces.is_empty() {
+            return Poll::Ready(None);
+        }
+        if self.waits && !self.waited {
+            self.waited = true;
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        }
+        self.waited = false;
+        Poll::Ready(self.pieces.pop_front().map(|piece| Ok(Frame::data(piece))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.pieces.is_empty()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match self.size {
+            Some(size) => SizeHint::with_exact(size),
+            None => SizeHint::default(),
+        }
+    }
 }
 
 /// Content types a call may declare, and whether each declares JSON.
@@ -102,8 +172,8 @@ fn filter_answer(a: Option<u32>, b: Option<&str>, flag: Option<bool>) -> String 
 }
 
 /// The router every call goes to.
-pub fn router() -> CompiledRouter<Full<Bytes>> {
-    Router::<Full<Bytes>>::new()
+pub fn router() -> CompiledRouter<Trickle> {
+    Router::<Trickle>::new()
         .get("/u8/{v}", |Path(v): Path<u8>| v.to_string())
         .get("/pair/{a}/{b}", |Path((a, b)): Path<(u32, String)>| {
             format!("{a} {b}")
@@ -234,16 +304,8 @@ fn filter(query: &str) -> Option<String> {
     Some(filter_answer(a, b.map(String::as_str), flag))
 }
 
-/// Polls `future` once: nothing here waits (the bodies are whole).
-fn first_poll<F: Future>(future: F) -> F::Output {
-    match pin!(future).poll(&mut Context::from_waker(Waker::noop())) {
-        Poll::Ready(output) => output,
-        Poll::Pending => panic!("an extraction from a whole body was pending"),
-    }
-}
-
 /// Sends `call` to `router` and checks its answer against the reference.
-pub fn check(router: &mut CompiledRouter<Full<Bytes>>, call: &Call) {
+pub fn check(router: &mut CompiledRouter<Trickle>, call: &Call) {
     let (route, count) = match call.target {
         Target::Number => ("/u8", 1),
         Target::Pair => ("/pair", 2),
@@ -268,7 +330,7 @@ pub fn check(router: &mut CompiledRouter<Full<Bytes>>, call: &Call) {
     if let Some(content_type) = content_type {
         request = request.header(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     }
-    let Ok(request) = request.body(Full::new(Bytes::from(call.body.clone()))) else {
+    let Ok(request) = request.body(Trickle::new(call)) else {
         return;
     };
     // The path as parsed must be the one built (a fragment or a space
@@ -277,11 +339,11 @@ pub fn check(router: &mut CompiledRouter<Full<Bytes>>, call: &Call) {
         return;
     }
     let query = request.uri().query().unwrap_or("").to_owned();
-    let response = first_poll(router.call(request)).unwrap_or_else(|never| match never {});
+    let (response, _) = drive(router.call(request));
+    let response = response.unwrap_or_else(|never| match never {});
     let status = response.status();
-    let body = first_poll(response.into_body().collect())
-        .expect("a full body")
-        .to_bytes();
+    let (body, _) = drive(response.into_body().collect());
+    let body = body.expect("a full body").to_bytes();
     let answer = match status {
         StatusCode::OK => Expected::Ok(String::from_utf8(body.to_vec()).expect("UTF-8")),
         refused => Expected::Refused(refused),
