@@ -12,6 +12,8 @@
 mod exchange;
 #[path = "properties/extract.rs"]
 mod extract;
+#[path = "properties/layers.rs"]
+mod layers;
 #[path = "properties/poll.rs"]
 mod poll;
 
@@ -470,5 +472,45 @@ proptest! {
         for call in &calls {
             extract::check(&mut router, call);
         }
+    }
+}
+
+// ---- stacks of layers: tests/properties/layers.rs --------------------------
+
+fn stack() -> impl Strategy<Value = layers::Stack> {
+    use layers::{Form, Kind, LayerSpec, Stack};
+    let kind = prop::sample::select(vec![Kind::Prefix, Kind::Postfix, Kind::Monitor]);
+    let form = prop::sample::select(vec![
+        Form::InPlace,
+        Form::ByValue,
+        Form::Future,
+        Form::StepReady,
+        Form::StepPending,
+    ]);
+    let layer =
+        (kind, form, prop::bool::weighted(0.2)).prop_map(|(kind, form, answers)| LayerSpec {
+            kind,
+            form,
+            answers,
+        });
+    (prop::collection::vec(layer, 0..7), any::<bool>(), 1..4u8).prop_map(
+        |(layers, handler_suspends, requests)| Stack {
+            layers,
+            handler_suspends,
+            requests,
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// fuzz/fuzz_targets/layers.rs: a stack of prefix, postfix and monitor
+    /// layers, each hook in any of its forms, runs its steps in the order
+    /// the nesting gives and suspends no more often than they do (see
+    /// tests/properties/layers.rs).
+    #[test]
+    fn stacks_of_layers_run_in_nesting_order(stack in stack()) {
+        layers::check(&stack);
     }
 }

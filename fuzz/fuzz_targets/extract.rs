@@ -7,6 +7,7 @@
 #[path = "../../tests/properties/extract.rs"]
 mod extract;
 #[path = "../../tests/properties/poll.rs"]
+#[allow(dead_code)] // Bodies wait here; no step suspends.
 mod poll;
 
 use std::cell::RefCell;

@@ -31,14 +31,7 @@
 //!   every request; a hook on `/` for any method runs wherever its kind
 //!   runs.
 
-use std::{
-    cell::{Cell, RefCell},
-    collections::BTreeSet,
-    future::Future,
-    ops::ControlFlow,
-    pin::Pin,
-    task::{Context, Poll},
-};
+use std::{cell::RefCell, collections::BTreeSet, ops::ControlFlow};
 
 use http::{HeaderName, HeaderValue, Method, Request, Response, StatusCode, header};
 use http_body_util::BodyExt;
@@ -48,7 +41,7 @@ use pronghorn::{
 };
 use tower_service::Service;
 
-use super::poll::drive;
+use super::poll::{Suspension, drive};
 
 /// Static text of a pattern segment or a path segment.
 const TEXT: &[&str] = &[
@@ -265,8 +258,6 @@ pub fn normal(path: &str) -> String {
 thread_local! {
     /// The hooks that ran for the request being checked, by index.
     static RAN: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
-    /// How many steps of that request suspended and then answered.
-    static SUSPENDED: Cell<usize> = const { Cell::new(0) };
 }
 
 fn ran(index: usize) {
@@ -293,33 +284,6 @@ fn early(kind: Kind, index: usize) -> (StatusCode, String) {
             StatusCode::NON_AUTHORITATIVE_INFORMATION,
             format!("postfix {index}"),
         ),
-    }
-}
-
-/// A step's suspension: pending on its first poll, after waking its waker;
-/// ready on the second, when it counts itself in [`SUSPENDED`]; and a
-/// panic if polled again after that.
-#[derive(Default)]
-struct Suspension {
-    polls: u8,
-}
-
-impl Future for Suspension {
-    type Output = ();
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        self.polls += 1;
-        match self.polls {
-            1 => {
-                cx.waker().wake_by_ref();
-                Poll::Pending
-            }
-            2 => {
-                SUSPENDED.set(SUSPENDED.get() + 1);
-                Poll::Ready(())
-            }
-            _ => panic!("a step's future was polled after it answered"),
-        }
     }
 }
 
@@ -453,7 +417,7 @@ struct Outcome {
 
 fn exchange(router: &mut CompiledRouter<()>, request: Request<()>) -> Outcome {
     RAN.with(|ran| ran.borrow_mut().clear());
-    SUSPENDED.set(0);
+    Suspension::reset();
     let (response, pending) = drive(router.call(request));
     let response = response.unwrap_or_else(|never| match never {});
     let ran = RAN.with(|ran| ran.take());
@@ -478,7 +442,7 @@ fn exchange(router: &mut CompiledRouter<()>, request: Request<()>) -> Outcome {
         body: String::from_utf8(body.to_vec()).expect("UTF-8"),
         ran,
         pending,
-        suspended: SUSPENDED.get(),
+        suspended: Suspension::count(),
     }
 }
 

@@ -1,9 +1,11 @@
 //! Polling as an executor does, for the checks of this folder: a future
-//! is polled again only once it has woken its waker.
+//! is polled again only once it has woken its waker; and the suspension a
+//! step's future makes.
 
 use std::{
+    cell::Cell,
     future::Future,
-    pin::pin,
+    pin::{Pin, pin},
     sync::{
         Arc,
         atomic::{AtomicBool, Ordering},
@@ -37,5 +39,49 @@ pub fn drive<F: Future>(future: F) -> (F::Output, usize) {
             woken.0.swap(false, Ordering::Relaxed),
             "pending without a wake-up: it would never be polled again"
         );
+    }
+}
+
+/// A step's suspension: pending on its first poll, after waking its waker;
+/// ready on the second, when it counts itself (see [`Suspension::count`]); and a
+/// panic if polled again after that.
+#[derive(Default)]
+pub struct Suspension {
+    polls: u8,
+}
+
+thread_local! {
+    /// How many suspensions have ended on this thread since the last reset.
+    static SUSPENDED: Cell<usize> = const { Cell::new(0) };
+}
+
+impl Suspension {
+    /// Starts counting ended suspensions from zero.
+    pub fn reset() {
+        SUSPENDED.set(0);
+    }
+
+    /// The suspensions ended since the last reset.
+    pub fn count() -> usize {
+        SUSPENDED.get()
+    }
+}
+
+impl Future for Suspension {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        self.polls += 1;
+        match self.polls {
+            1 => {
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            }
+            2 => {
+                SUSPENDED.set(SUSPENDED.get() + 1);
+                Poll::Ready(())
+            }
+            _ => panic!("a step's future was polled after it answered"),
+        }
     }
 }
