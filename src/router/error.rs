@@ -5,6 +5,21 @@ use std::{error::Error, fmt};
 /// Every variant names the pattern it is about. Bad routes are always
 /// reported here, when the table is compiled — never as a panic, and never
 /// at request time.
+///
+/// ```
+/// use pronghorn::{Router, RouteError};
+///
+/// let error = Router::<String>::new().get("/files/{name", || "").compile().unwrap_err();
+/// assert!(matches!(error, RouteError::UnbalancedBrace { at: 7, .. }));
+/// assert!(error.to_string().contains("/files/{name"));
+///
+/// let error = Router::<String>::new()
+///     .get("/users/{id}", || "one")
+///     .get("/users/{id}", || "two")
+///     .compile()
+///     .unwrap_err();
+/// assert!(matches!(error, RouteError::DuplicateRoute { .. }));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RouteError {

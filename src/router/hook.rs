@@ -15,6 +15,39 @@ use crate::{
 /// What a path-scoped hook sees of the match: the request head, the matched
 /// route's pattern, and the parameters bound along the hook's *own* pattern.
 /// A prefix hook can also stage response headers.
+///
+/// ```
+/// use std::ops::ControlFlow;
+/// use http::{HeaderName, HeaderValue, Request, StatusCode};
+/// use pronghorn::{Router, router::Route};
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::<String>::new()
+///     .get("/teams/{team}/members/{id}", || "member")
+///     // The hook's own pattern binds `team`; the route's binds both.
+///     .prefix("/teams/{team}", |_: &mut Request<String>, route: &mut Route<'_>| {
+///         assert_eq!(route.pattern(), Some("/teams/{team}/members/{id}"));
+///         if route.params().get_raw("team") == Some("closed") {
+///             return ControlFlow::Break(StatusCode::FORBIDDEN);
+///         }
+///         let team = HeaderValue::from_str(route.params().get_raw("team").unwrap()).unwrap();
+///         route.stage_header(HeaderName::from_static("x-team"), team);
+///         ControlFlow::Continue(())
+///     })
+///     .compile()
+///     .unwrap();
+///
+/// let request = Request::get("/teams/blue/members/7").body(String::new()).unwrap();
+/// let response = router.clone().oneshot(request).await.unwrap();
+/// assert_eq!(response.headers()["x-team"], "blue");
+///
+/// let request = Request::get("/teams/closed/members/7").body(String::new()).unwrap();
+/// let response = router.oneshot(request).await.unwrap();
+/// assert_eq!(response.status(), StatusCode::FORBIDDEN);
+/// # }
+/// ```
 pub struct Route<'a> {
     pub(crate) head: &'a RequestHead,
     pub(crate) pattern: Option<&'a str>,
@@ -111,7 +144,32 @@ impl<B, T: PrefixOutput<B>, E: IntoResponse> PrefixOutput<B> for Result<T, E> {
 }
 
 /// A postfix answer that replaces the response and skips the postfixes
-/// after this one.
+/// after this one (as the `Err` of a `Result` does).
+///
+/// ```
+/// use http::{HeaderValue, Request, Response, StatusCode};
+/// use pronghorn::{Body, Router, router::{Priority, Replace, Route, Scope}};
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::<String>::new()
+///     .get("/", || "hello")
+///     .postfix(Scope::new("/").priority(Priority::HIGH), |_: &Route<'_>, _: Response<Body>| {
+///         Replace((StatusCode::SERVICE_UNAVAILABLE, "down for maintenance"))
+///     })
+///     .postfix("/", |_: &Route<'_>, response: &mut Response<Body>| {
+///         response.headers_mut().insert("x-late", HeaderValue::from_static("yes"));
+///     })
+///     .compile()
+///     .unwrap();
+///
+/// let request = Request::get("/").body(String::new()).unwrap();
+/// let response = router.oneshot(request).await.unwrap();
+/// assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+/// assert!(!response.headers().contains_key("x-late"));
+/// # }
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Replace<R>(pub R);
 
@@ -341,7 +399,43 @@ where
     }
 }
 
-/// The exchange a router monitor sees.
+/// The exchange a router monitor sees: the request head, the response that
+/// goes out, the [`Failure`] it may stand for, the matched route's pattern
+/// and the time the request took.
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use http::Request;
+/// use pronghorn::{Router, router::RouteExchange};
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let lines = Arc::new(Mutex::new(Vec::new()));
+/// let log = lines.clone();
+/// let router = Router::<String>::new()
+///     .get("/users/{id}", || "user")
+///     .get("/boom", || -> &'static str { panic!("secret detail") })
+///     .monitor("/", move |exchange: &RouteExchange<'_>| {
+///         let status = exchange.status().unwrap().as_u16();
+///         let pattern = exchange.pattern().unwrap_or("-");
+///         let failed = exchange.error().map(|failure| failure.to_string());
+///         log.lock().unwrap().push(format!("{status} {pattern} {failed:?}"));
+///     })
+///     .compile()
+///     .unwrap();
+///
+/// for path in ["/users/7", "/boom", "/nowhere"] {
+///     let request = Request::get(path).body(String::new()).unwrap();
+///     router.clone().oneshot(request).await.unwrap();
+/// }
+/// assert_eq!(*lines.lock().unwrap(), [
+///     "200 /users/{id} None",
+///     "500 /boom Some(\"the handler panicked: secret detail\")",
+///     "404 - None",
+/// ]);
+/// # }
+/// ```
 pub type RouteExchange<'a> = Exchange<'a, Response<Body>, Failure>;
 
 /// A monitor hook for the router: `Fn(&Exchange<'_, Response<Body>,

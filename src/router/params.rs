@@ -62,6 +62,24 @@ impl fmt::Debug for Captures {
 ///
 /// Values are kept as byte ranges into the path and percent-decoded when
 /// read: [`Params::get`] borrows when nothing is escaped.
+///
+/// ```
+/// use std::borrow::Cow;
+/// use http::Method;
+/// use pronghorn::Router;
+///
+/// let router = Router::<String>::new().get("/files/{dir}/{name}.{ext}", || "").compile().unwrap();
+/// let found = router.at(&Method::GET, "/files/my%20docs/report.tar.gz").unwrap();
+/// let params = found.params();
+/// assert_eq!(params.get_raw("dir"), Some("my%20docs"));
+/// assert_eq!(params.get("dir"), Some(Ok(Cow::Owned("my docs".to_owned()))));
+/// assert_eq!(params.get("name"), Some(Ok(Cow::Borrowed("report"))));
+/// assert_eq!(params.iter_raw().last(), Some(("ext", "tar.gz")));
+///
+/// // A value that does not decode keeps its raw text.
+/// let found = router.at(&Method::GET, "/files/%ZZ/a.b").unwrap();
+/// assert_eq!(found.params().get("dir").unwrap().unwrap_err().raw(), "%ZZ");
+/// ```
 #[derive(Clone, Copy)]
 pub struct Params<'a> {
     path: &'a str,

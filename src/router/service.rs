@@ -23,7 +23,37 @@ use crate::Body;
 /// never fails (`Error = Infallible`) and clones by an `Arc` bump.
 ///
 /// Built by [`Router::compile`](super::Router::compile); see the
-/// [module docs](crate::router) for the matching rules.
+/// [module docs](crate::router) for the matching rules. A request whose
+/// steps are all synchronous is answered inside `call`: its response
+/// future is ready on its first poll.
+///
+/// ```
+/// use std::{pin::pin, task::{Context, Poll, Waker}};
+/// use http::{Request, StatusCode};
+/// use pronghorn::Router;
+/// use tower::Service;
+///
+/// let mut router = Router::<String>::new()
+///     .get("/users/{id}", |id: pronghorn::handler::Path<u32>| format!("user {}", id.0))
+///     .compile()
+///     .unwrap();
+///
+/// let request = Request::get("/users/7").body(String::new()).unwrap();
+/// let future = pin!(router.call(request));
+/// let Poll::Ready(Ok(response)) = future.poll(&mut Context::from_waker(Waker::noop())) else {
+///     unreachable!("a synchronous request is answered in `call`");
+/// };
+/// assert_eq!(response.status(), StatusCode::OK);
+///
+/// // A path no route takes: 404; a method no route takes there: 405.
+/// let request = Request::post("/users/7").body(String::new()).unwrap();
+/// let future = pin!(router.call(request));
+/// let Poll::Ready(Ok(response)) = future.poll(&mut Context::from_waker(Waker::noop())) else {
+///     unreachable!();
+/// };
+/// assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
+/// assert_eq!(response.headers()["allow"], "GET, HEAD");
+/// ```
 pub struct CompiledRouter<B> {
     pub(super) inner: Arc<Inner<B>>,
 }
