@@ -374,11 +374,13 @@ fn table() -> impl Strategy<Value = exchange::Table> {
         });
     (
         prop::collection::vec(route, 1..10),
+        prop::collection::vec(pattern(), 0..3),
         prop::collection::vec(hook, 0..8),
         prop::collection::vec(request, 1..16),
     )
-        .prop_map(|(routes, hooks, requests)| Table {
+        .prop_map(|(routes, websockets, hooks, requests)| Table {
             routes,
+            websockets,
             hooks,
             requests,
         })

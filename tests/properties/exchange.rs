@@ -20,9 +20,10 @@
 //!   names (HEAD: the same status and `content-length`, no body); no hook of
 //!   a kind runs after one that answered, no postfix after a prefix's
 //!   answer, and the headers of every prefix that ran go out;
-//! - one it does not find gets 404 when no method reaches the path, else 405
-//!   (OPTIONS: 204) with `Allow` listing exactly the methods whose lookup
-//!   finds a route there, OPTIONS added for OPTIONS;
+//! - one it does not find gets 426 if it is a GET or HEAD to a path a
+//!   WebSocket route takes, else 404 when no method reaches the path, else
+//!   405 (OPTIONS: 204) with `Allow` listing exactly the methods whose
+//!   lookup finds a route there, OPTIONS added for OPTIONS;
 //! - a path finds what its normal form (no empty segments) finds;
 //! - prefixes run before postfixes before monitors, each kind in order of
 //!   priority, method-specific before any-method, shallower before deeper,
@@ -166,6 +167,8 @@ pub struct RequestSpec {
 #[derive(Clone, Debug)]
 pub struct Table {
     pub routes: Vec<RouteSpec>,
+    /// Patterns of WebSocket routes (with the `ws` feature).
+    pub websockets: Vec<Vec<Piece>>,
     pub hooks: Vec<HookSpec>,
     pub requests: Vec<RequestSpec>,
 }
@@ -297,6 +300,21 @@ fn priority(n: u8) -> Priority {
     ][usize::from(n % 5)]
 }
 
+/// Adds a WebSocket route for each of `patterns` to `router` where it
+/// compiles, and a GET route for it to `reference` (feature `ws`; without
+/// it, none).
+#[cfg_attr(not(feature = "ws"), allow(unused_variables))]
+fn websocket_routes(router: &mut Router<()>, reference: &mut Router<()>, patterns: &[Vec<Piece>]) {
+    #[cfg(feature = "ws")]
+    for pattern in patterns.iter().map(|pieces| pattern(pieces)) {
+        let with = router.clone().websocket(&pattern, |_, _| async {});
+        if with.clone().compile().is_ok() {
+            *router = with;
+            *reference = std::mem::take(reference).get(&pattern, || "");
+        }
+    }
+}
+
 /// Keeps `with` as the router where it compiles.
 fn keep(router: &mut Router<()>, with: Router<()>) {
     if with.clone().compile().is_ok() {
@@ -305,9 +323,13 @@ fn keep(router: &mut Router<()>, with: Router<()>) {
 }
 
 /// The router of `table`, less the routes and hooks it refuses (a bad
-/// pattern, a route registered twice), each tried in turn.
-fn router(table: &Table) -> CompiledRouter<()> {
+/// pattern, a route registered twice), each tried in turn; and beside it
+/// a router with a GET route for each of its WebSocket routes, which finds
+/// what they find.
+fn router(table: &Table) -> (CompiledRouter<()>, CompiledRouter<()>) {
     let mut router = Router::<()>::new();
+    let mut websockets = Router::<()>::new();
+    websocket_routes(&mut router, &mut websockets, &table.websockets);
     for route in &table.routes {
         let pattern = pattern(&route.pattern);
         let answer = match route.verb {
@@ -396,7 +418,8 @@ fn router(table: &Table) -> CompiledRouter<()> {
         };
         keep(&mut router, with);
     }
-    router.compile().expect("every part compiled")
+    let websockets = websockets.compile().expect("the WebSocket routes compiled");
+    (router.compile().expect("every part compiled"), websockets)
 }
 
 /// What came back for one request.
@@ -405,6 +428,7 @@ struct Outcome {
     allow: Option<BTreeSet<String>>,
     /// The headers staged by prefixes.
     staged: BTreeSet<String>,
+    upgrade: Option<String>,
     length: Option<usize>,
     body: String,
     /// The hooks that ran, in order.
@@ -426,6 +450,7 @@ fn exchange(router: &mut CompiledRouter<()>, request: Request<()>) -> Outcome {
         Some(value.to_str().expect("ASCII").to_owned())
     };
     let allow = header(header::ALLOW).map(|allow| allow.split(", ").map(str::to_owned).collect());
+    let upgrade = header(header::UPGRADE);
     let staged = (response.headers().keys())
         .filter(|name| name.as_str().starts_with("x-prefix-"))
         .map(|name| name.as_str().to_owned())
@@ -438,6 +463,7 @@ fn exchange(router: &mut CompiledRouter<()>, request: Request<()>) -> Outcome {
         status,
         allow,
         staged,
+        upgrade,
         length,
         body: String::from_utf8(body.to_vec()).expect("UTF-8"),
         ran,
@@ -450,7 +476,7 @@ fn exchange(router: &mut CompiledRouter<()>, request: Request<()>) -> Outcome {
 /// path the route matches, asked with each method in turn (see the module
 /// docs); panics with the request and the table at the first disagreement.
 pub fn check(table: &Table) {
-    let mut router = router(table);
+    let (mut router, websockets) = router(table);
     let routes: Vec<(Option<Verb>, String)> = table
         .routes
         .iter()
@@ -517,6 +543,15 @@ pub fn check(table: &Table) {
             .or(by_postfix.map(|index| (Kind::Postfix, index)))
         {
             Some((kind, index)) => check_early(&method, early(kind, index), &outcome, &context),
+            // A plain GET (or HEAD) that no route answers, to a path a
+            // WebSocket route takes: 426, whatever other methods reach.
+            None if found.is_none()
+                && (method == Method::GET || method == Method::HEAD)
+                && websockets.at(&Method::GET, &path).is_some() =>
+            {
+                assert_eq!(outcome.status, StatusCode::UPGRADE_REQUIRED, "{context}");
+                assert_eq!(outcome.upgrade.as_deref(), Some("websocket"), "{context}");
+            }
             None => check_answer(&method, found.as_deref(), &reaching, &outcome, &context),
         }
         let prefixes: BTreeSet<String> = (outcome.ran.iter())
