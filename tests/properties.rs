@@ -327,30 +327,37 @@ fn table() -> impl Strategy<Value = exchange::Table> {
     use exchange::{HookSpec, Kind, RequestSpec, RouteSpec, Step, Table};
     let pattern = || prop::collection::vec(piece(), 0..4);
     let suspends = || prop::bool::weighted(0.25);
-    let route = (prop::option::weighted(0.8, verb()), pattern(), suspends()).prop_map(
-        |(verb, pattern, suspends)| RouteSpec {
+    let panics = || prop::bool::weighted(0.05);
+    let route = (
+        prop::option::weighted(0.8, verb()),
+        pattern(),
+        suspends(),
+        panics(),
+    )
+        .prop_map(|(verb, pattern, suspends, panics)| RouteSpec {
             verb,
             pattern,
             suspends,
-        },
-    );
+            panics,
+        });
     let kind = prop::sample::select(vec![Kind::Prefix, Kind::Postfix, Kind::Monitor]);
     let hook = (
-        kind,
-        prop::option::weighted(0.3, verb()),
+        (kind, prop::option::weighted(0.3, verb())),
         prop::collection::vec(piece(), 0..3),
         0..5u8,
         suspends(),
         prop::bool::weighted(0.15),
+        panics(),
     )
         .prop_map(
-            |(kind, verb, pattern, priority, suspends, answers)| HookSpec {
+            |((kind, verb), pattern, priority, suspends, answers, panics)| HookSpec {
                 kind,
                 verb,
                 pattern,
                 priority,
                 suspends,
                 answers,
+                panics,
             },
         );
     let step = prop_oneof![

@@ -17,9 +17,12 @@
 //!   wake-up, and no step's future is polled after it answered;
 //! - a request `at` finds gets the answer of the first prefix that answers,
 //!   else the first postfix that replaces it, else that of the route `at`
-//!   names (HEAD: the same status and `content-length`, no body); no hook of
-//!   a kind runs after one that answered, no postfix after a prefix's
-//!   answer, and the headers of every prefix that ran go out;
+//!   names (HEAD: the same status and `content-length`, no body) — or 500
+//!   where one of these steps panics instead (outside the fuzzer, which
+//!   takes any panic for a crash); no hook of a kind runs after one that
+//!   answered or panicked, no postfix after a prefix's answer or a
+//!   handler's panic, a monitor's panic changes nothing, and the headers of
+//!   every prefix that ran go out;
 //! - one it does not find gets 426 if it is a GET or HEAD to a path a
 //!   WebSocket route takes, else 404 when no method reaches the path, else
 //!   405 (OPTIONS: 204) with `Allow` listing exactly the methods whose
@@ -130,6 +133,9 @@ pub struct RouteSpec {
     pub pattern: Vec<Piece>,
     /// Whether the handler answers a future that suspends once.
     pub suspends: bool,
+    /// Whether the handler panics (not under the fuzzer, which takes any
+    /// panic for a crash).
+    pub panics: bool,
 }
 
 #[cfg_attr(fuzzing, derive(arbitrary::Arbitrary))]
@@ -152,6 +158,9 @@ pub struct HookSpec {
     /// Whether a prefix answers instead of the handler, a postfix replaces
     /// the response (a monitor cannot).
     pub answers: bool,
+    /// Whether the hook panics, when called or in its future (not under
+    /// the fuzzer, which takes any panic for a crash).
+    pub panics: bool,
 }
 
 #[cfg_attr(fuzzing, derive(arbitrary::Arbitrary))]
@@ -278,6 +287,44 @@ fn ran_prefix(index: usize, route: &mut Route<'_>) {
     route.stage_header(name, HeaderValue::from_static("ran"));
 }
 
+/// The message of the panics the tables plan; they are not reported.
+const PLANNED: &str = "a planned panic";
+
+/// Whether a step planned to panic does: not under the fuzzer, which
+/// takes any panic, even one the router catches, for a crash.
+fn panics(planned: bool) -> bool {
+    planned && !cfg!(fuzzing)
+}
+
+/// Panics if the step plans to.
+fn fail(planned: bool) {
+    if panics(planned) {
+        std::panic::panic_any(PLANNED);
+    }
+}
+
+/// Keeps the planned panics out of the test's output; any other panic is
+/// reported as before.
+fn quiet_planned_panics() {
+    static QUIET: std::sync::Once = std::sync::Once::new();
+    QUIET.call_once(|| {
+        let report = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if info.payload().downcast_ref::<&str>() != Some(&PLANNED) {
+                report(info);
+            }
+        }));
+    });
+}
+
+/// The answer of a step that panicked.
+fn internal_error() -> (StatusCode, String) {
+    (
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "Internal Server Error".to_owned(),
+    )
+}
+
 /// The answer of a prefix or postfix that answers in the handler's stead
 /// or replaces its response.
 fn early(kind: Kind, index: usize) -> (StatusCode, String) {
@@ -315,37 +362,80 @@ fn websocket_routes(router: &mut Router<()>, reference: &mut Router<()>, pattern
     }
 }
 
-/// Keeps `with` as the router where it compiles.
-fn keep(router: &mut Router<()>, with: Router<()>) {
-    if with.clone().compile().is_ok() {
+/// Keeps `with` as the router where it compiles; answers whether it did.
+fn keep(router: &mut Router<()>, with: Router<()>) -> bool {
+    let compiles = with.clone().compile().is_ok();
+    if compiles {
         *router = with;
+    }
+    compiles
+}
+
+/// A route of the router, as the checks need to know it.
+struct Handler {
+    method: Option<Method>,
+    pattern: String,
+    panics: bool,
+}
+
+/// What [`router`] built.
+struct Built {
+    router: CompiledRouter<()>,
+    /// A GET route for each WebSocket route: it finds what they find.
+    websockets: CompiledRouter<()>,
+    handlers: Vec<Handler>,
+}
+
+impl Built {
+    /// Whether the handler of the route with `pattern` that `method` finds
+    /// panics: the method's own route, else an any-method one, else for
+    /// HEAD the GET route.
+    fn panics(&self, method: &Method, pattern: &str) -> bool {
+        let route = |wanted: Option<&Method>| {
+            (self.handlers.iter())
+                .find(|handler| handler.pattern == pattern && handler.method.as_ref() == wanted)
+        };
+        let head = || {
+            (*method == Method::HEAD)
+                .then(|| route(Some(&Method::GET)))
+                .flatten()
+        };
+        let handler = route(Some(method)).or_else(|| route(None)).or_else(head);
+        handler
+            .expect("the route found is one of the table's")
+            .panics
     }
 }
 
 /// The router of `table`, less the routes and hooks it refuses (a bad
-/// pattern, a route registered twice), each tried in turn; and beside it
-/// a router with a GET route for each of its WebSocket routes, which finds
-/// what they find.
-fn router(table: &Table) -> (CompiledRouter<()>, CompiledRouter<()>) {
+/// pattern, a route registered twice), each tried in turn.
+fn router(table: &Table) -> Built {
     let mut router = Router::<()>::new();
     let mut websockets = Router::<()>::new();
     websocket_routes(&mut router, &mut websockets, &table.websockets);
+    let mut handlers = Vec::new();
     for route in &table.routes {
         let pattern = pattern(&route.pattern);
         let answer = match route.verb {
             Some(verb) => format!("{} {pattern}", verb.method()),
             None => format!("* {pattern}"),
         };
+        let planned = route.panics;
         let with = match (route.verb, route.suspends) {
-            (Some(verb), false) => router
-                .clone()
-                .route(verb.method(), &pattern, move || answer.clone()),
-            (None, false) => router.clone().any(&pattern, move || answer.clone()),
+            (Some(verb), false) => router.clone().route(verb.method(), &pattern, move || {
+                fail(planned);
+                answer.clone()
+            }),
+            (None, false) => router.clone().any(&pattern, move || {
+                fail(planned);
+                answer.clone()
+            }),
             (verb, true) => {
                 let handler = move || {
                     let answer = answer.clone();
                     async move {
                         Suspension::default().await;
+                        fail(planned);
                         answer
                     }
                 };
@@ -355,7 +445,13 @@ fn router(table: &Table) -> (CompiledRouter<()>, CompiledRouter<()>) {
                 }
             }
         };
-        keep(&mut router, with);
+        if keep(&mut router, with) {
+            handlers.push(Handler {
+                method: route.verb.map(Verb::method),
+                pattern,
+                panics: panics(route.panics),
+            });
+        }
     }
     for (index, hook) in table.hooks.iter().enumerate() {
         let mut scope = Scope::new(pattern(&hook.pattern)).priority(priority(hook.priority));
@@ -364,10 +460,12 @@ fn router(table: &Table) -> (CompiledRouter<()>, CompiledRouter<()>) {
         }
         let with = router.clone();
         let answers = hook.answers;
+        let planned = hook.panics;
         let with = match (hook.kind, hook.suspends) {
             (Kind::Prefix, false) => {
                 with.prefix(scope, move |_: &mut Request<()>, route: &mut Route<'_>| {
                     ran_prefix(index, route);
+                    fail(planned);
                     match answers {
                         true => ControlFlow::Break(early(Kind::Prefix, index)),
                         false => ControlFlow::Continue(()),
@@ -379,6 +477,7 @@ fn router(table: &Table) -> (CompiledRouter<()>, CompiledRouter<()>) {
                     ran_prefix(index, route);
                     async move {
                         Suspension::default().await;
+                        fail(planned);
                         if answers {
                             Err(early(Kind::Prefix, index))
                         } else {
@@ -387,13 +486,16 @@ fn router(table: &Table) -> (CompiledRouter<()>, CompiledRouter<()>) {
                     }
                 })
             }
-            (Kind::Postfix, false) if !answers => with
-                .postfix(scope, move |_: &Route<'_>, _: &mut Response<Body>| {
-                    ran(index)
-                }),
+            (Kind::Postfix, false) if !answers => {
+                with.postfix(scope, move |_: &Route<'_>, _: &mut Response<Body>| {
+                    ran(index);
+                    fail(planned);
+                })
+            }
             (Kind::Postfix, false) => {
                 with.postfix(scope, move |_: &Route<'_>, _: Response<Body>| {
                     ran(index);
+                    fail(planned);
                     Err::<Response<Body>, _>(early(Kind::Postfix, index))
                 })
             }
@@ -402,6 +504,7 @@ fn router(table: &Table) -> (CompiledRouter<()>, CompiledRouter<()>) {
                     ran(index);
                     async move {
                         Suspension::default().await;
+                        fail(planned);
                         if answers {
                             Err(early(Kind::Postfix, index))
                         } else {
@@ -410,16 +513,25 @@ fn router(table: &Table) -> (CompiledRouter<()>, CompiledRouter<()>) {
                     }
                 })
             }
-            (Kind::Monitor, false) => with.monitor(scope, move |_: &RouteExchange<'_>| ran(index)),
+            (Kind::Monitor, false) => with.monitor(scope, move |_: &RouteExchange<'_>| {
+                ran(index);
+                fail(planned);
+            }),
             (Kind::Monitor, true) => with.monitor(scope, move |_: &RouteExchange<'_>| {
                 ran(index);
-                Suspension::default()
+                async move {
+                    Suspension::default().await;
+                    fail(planned);
+                }
             }),
         };
         keep(&mut router, with);
     }
-    let websockets = websockets.compile().expect("the WebSocket routes compiled");
-    (router.compile().expect("every part compiled"), websockets)
+    Built {
+        router: router.compile().expect("every part compiled"),
+        websockets: websockets.compile().expect("the WebSocket routes compiled"),
+        handlers,
+    }
 }
 
 /// What came back for one request.
@@ -476,7 +588,12 @@ fn exchange(router: &mut CompiledRouter<()>, request: Request<()>) -> Outcome {
 /// path the route matches, asked with each method in turn (see the module
 /// docs); panics with the request and the table at the first disagreement.
 pub fn check(table: &Table) {
-    let (mut router, websockets) = router(table);
+    quiet_planned_panics();
+    let built = router(table);
+    let Built {
+        router, websockets, ..
+    } = &built;
+    let mut router = router.clone();
     let routes: Vec<(Option<Verb>, String)> = table
         .routes
         .iter()
@@ -522,27 +639,44 @@ pub fn check(table: &Table) {
             outcome.pending,
             outcome.suspended
         );
-        // The prefix or postfix that answered, if one did: the last of its
-        // kind to run, and the only one of them that answers.
-        let answered = |kind| {
+        // The prefix or postfix that ended its chain, if one did: the last
+        // of its kind to run, and the only one of them that answered or
+        // panicked.
+        let ended = |kind| {
             let of_kind: Vec<usize> = (outcome.ran.iter().copied())
                 .filter(|&index| table.hooks[index].kind == kind)
                 .collect();
-            let answering = |index: &usize| table.hooks[*index].answers;
+            let ends =
+                |index: &usize| table.hooks[*index].answers || panics(table.hooks[*index].panics);
             let (last, before) = of_kind.split_last()?;
             assert!(
-                !before.iter().any(answering),
-                "a {kind:?} ran after one answered: {context}"
+                !before.iter().any(ends),
+                "a {kind:?} ran after one ended: {context}"
             );
-            answering(last).then_some(*last)
+            ends(last).then_some(*last)
         };
-        let by_prefix = answered(Kind::Prefix);
-        let by_postfix = answered(Kind::Postfix);
-        match by_prefix
-            .map(|index| (Kind::Prefix, index))
-            .or(by_postfix.map(|index| (Kind::Postfix, index)))
-        {
-            Some((kind, index)) => check_early(&method, early(kind, index), &outcome, &context),
+        let by_prefix = ended(Kind::Prefix);
+        let handler_panicked = by_prefix.is_none()
+            && found
+                .as_deref()
+                .is_some_and(|pattern| built.panics(&method, pattern));
+        let by_postfix = if handler_panicked {
+            None
+        } else {
+            ended(Kind::Postfix)
+        };
+        let answer = |kind, index: usize| match panics(table.hooks[index].panics) {
+            true => internal_error(),
+            false => early(kind, index),
+        };
+        let early = match (by_prefix, by_postfix) {
+            (Some(index), _) => Some(answer(Kind::Prefix, index)),
+            _ if handler_panicked => Some(internal_error()),
+            (None, Some(index)) => Some(answer(Kind::Postfix, index)),
+            (None, None) => None,
+        };
+        match early {
+            Some(early) => check_early(&method, early, &outcome, &context),
             // A plain GET (or HEAD) that no route answers, to a path a
             // WebSocket route takes: 426, whatever other methods reach.
             None if found.is_none()
@@ -562,11 +696,11 @@ pub fn check(table: &Table) {
         let routed = found.is_some();
         let runs = |kind| match kind {
             Kind::Prefix => routed || method == Method::OPTIONS && !reaching.is_empty(),
-            Kind::Postfix => routed && by_prefix.is_none(),
+            Kind::Postfix => routed && by_prefix.is_none() && !handler_panicked,
             Kind::Monitor => true,
         };
         // Whether every hook of the kind that applies runs: none after one
-        // that answered.
+        // that ended its chain. A monitor's panic ends nothing.
         let all_run = |kind| match kind {
             Kind::Prefix => by_prefix.is_none(),
             Kind::Postfix => by_postfix.is_none(),
