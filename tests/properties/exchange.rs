@@ -22,7 +22,8 @@
 //!   takes any panic for a crash); no hook of a kind runs after one that
 //!   answered or panicked, no postfix after a prefix's answer or a
 //!   handler's panic, a monitor's panic changes nothing, and the headers of
-//!   every prefix that ran go out;
+//!   every prefix that ran go out; every monitor sees the status that goes
+//!   out, and a failure exactly where a step panicked;
 //! - one it does not find gets 426 if it is a GET or HEAD to a path a
 //!   WebSocket route takes, else 404 when no method reaches the path, else
 //!   405 (OPTIONS: 204) with `Allow` listing exactly the methods whose
@@ -270,6 +271,16 @@ pub fn normal(path: &str) -> String {
 thread_local! {
     /// The hooks that ran for the request being checked, by index.
     static RAN: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+    /// What each monitor saw of that request: the status, and whether a
+    /// step failed.
+    static SEEN: RefCell<Vec<(Option<StatusCode>, bool)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Notes that monitor `index` ran and what it saw.
+fn seen(index: usize, exchange: &RouteExchange<'_>) {
+    ran(index);
+    let seen = (exchange.status(), exchange.error().is_some());
+    SEEN.with(|log| log.borrow_mut().push(seen));
 }
 
 fn ran(index: usize) {
@@ -513,12 +524,12 @@ fn router(table: &Table) -> Built {
                     }
                 })
             }
-            (Kind::Monitor, false) => with.monitor(scope, move |_: &RouteExchange<'_>| {
-                ran(index);
+            (Kind::Monitor, false) => with.monitor(scope, move |exchange: &RouteExchange<'_>| {
+                seen(index, exchange);
                 fail(planned);
             }),
-            (Kind::Monitor, true) => with.monitor(scope, move |_: &RouteExchange<'_>| {
-                ran(index);
+            (Kind::Monitor, true) => with.monitor(scope, move |exchange: &RouteExchange<'_>| {
+                seen(index, exchange);
                 async move {
                     Suspension::default().await;
                     fail(planned);
@@ -545,6 +556,8 @@ struct Outcome {
     body: String,
     /// The hooks that ran, in order.
     ran: Vec<usize>,
+    /// What the monitors that ran saw, in order.
+    seen: Vec<(Option<StatusCode>, bool)>,
     /// How often the response future was pending.
     pending: usize,
     /// How many steps suspended.
@@ -553,10 +566,12 @@ struct Outcome {
 
 fn exchange(router: &mut CompiledRouter<()>, request: Request<()>) -> Outcome {
     RAN.with(|ran| ran.borrow_mut().clear());
+    SEEN.with(|seen| seen.borrow_mut().clear());
     Suspension::reset();
     let (response, pending) = drive(router.call(request));
     let response = response.unwrap_or_else(|never| match never {});
     let ran = RAN.with(|ran| ran.take());
+    let seen = SEEN.with(|seen| seen.take());
     let header = |name| {
         let value = response.headers().get(name)?;
         Some(value.to_str().expect("ASCII").to_owned())
@@ -579,6 +594,7 @@ fn exchange(router: &mut CompiledRouter<()>, request: Request<()>) -> Outcome {
         length,
         body: String::from_utf8(body.to_vec()).expect("UTF-8"),
         ran,
+        seen,
         pending,
         suspended: Suspension::count(),
     }
@@ -707,6 +723,20 @@ pub fn check(table: &Table) {
             Kind::Monitor => true,
         };
         check_hooks(&table.hooks, &outcome.ran, runs, all_run, &context);
+        // Every monitor sees the status that goes out, and a failure where
+        // a prefix, the handler or a postfix panicked.
+        let failed = handler_panicked
+            || [by_prefix, by_postfix]
+                .into_iter()
+                .flatten()
+                .any(|index| panics(table.hooks[index].panics));
+        for &seen in &outcome.seen {
+            assert_eq!(
+                seen,
+                (Some(outcome.status), failed),
+                "what a monitor saw: {context}"
+            );
+        }
     }
 }
 
