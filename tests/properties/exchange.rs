@@ -94,8 +94,7 @@ pub enum Step {
     Raw(String),
 }
 
-/// A method of a route, a hook scope or a request. `Other` is PATCH, which
-/// no route registers: only an any-method route answers it.
+/// A method of a route, a hook scope or a request (`Other`: PATCH).
 #[cfg_attr(fuzzing, derive(arbitrary::Arbitrary))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verb {
@@ -606,10 +605,7 @@ fn exchange(router: &mut CompiledRouter<()>, request: Request<()>) -> Outcome {
 pub fn check(table: &Table) {
     quiet_planned_panics();
     let built = router(table);
-    let Built {
-        router, websockets, ..
-    } = &built;
-    let mut router = router.clone();
+    let mut service = built.router.clone();
     let routes: Vec<(Option<Verb>, String)> = table
         .routes
         .iter()
@@ -631,9 +627,7 @@ pub fn check(table: &Table) {
             table.hooks
         );
         let at = |method: &Method, path: &str| {
-            router
-                .at(method, path)
-                .map(|found| found.pattern().to_owned())
+            (built.router.at(method, path)).map(|found| found.pattern().to_owned())
         };
         let found = at(&method, &path);
         let as_normal = at(&method, &normal(&path));
@@ -648,7 +642,7 @@ pub fn check(table: &Table) {
             .filter(|other| at(other, &path).is_some())
             .map(|other| other.to_string())
             .collect();
-        let outcome = exchange(&mut router, request);
+        let outcome = exchange(&mut service, request);
         assert!(
             outcome.pending <= outcome.suspended,
             "pending {} times for {} suspended steps: {context}",
@@ -697,7 +691,7 @@ pub fn check(table: &Table) {
             // WebSocket route takes: 426, whatever other methods reach.
             None if found.is_none()
                 && (method == Method::GET || method == Method::HEAD)
-                && websockets.at(&Method::GET, &path).is_some() =>
+                && built.websockets.at(&Method::GET, &path).is_some() =>
             {
                 assert_eq!(outcome.status, StatusCode::UPGRADE_REQUIRED, "{context}");
                 assert_eq!(outcome.upgrade.as_deref(), Some("websocket"), "{context}");
