@@ -76,6 +76,13 @@ pub struct Call {
     pub sized: bool,
 }
 
+impl Call {
+    /// The content type the call declares, and whether it declares JSON.
+    fn content_type(&self) -> (Option<&'static str>, bool) {
+        CONTENT_TYPES[usize::from(self.content_type) % CONTENT_TYPES.len()]
+    }
+}
+
 /// A request body that comes in pieces, each after a wait if asked.
 pub struct Trickle {
     pieces: VecDeque<Bytes>,
@@ -240,7 +247,7 @@ fn ok_or_bad(answer: Option<String>) -> Expected {
 /// The reference answer to `call`, whose route takes `values`, with
 /// `query` as the request's URI holds it.
 fn expected(call: &Call, values: &[&str], query: &str) -> Expected {
-    let (_, json) = CONTENT_TYPES[usize::from(call.content_type) % CONTENT_TYPES.len()];
+    let (_, json) = call.content_type();
     match call.target {
         Target::Number => ok_or_bad((|| {
             Some(decode(values[0])?.parse::<u8>().ok()?.to_string())
@@ -326,7 +333,7 @@ pub fn check(router: &mut CompiledRouter<Trickle>, call: &Call) {
         _ => (Method::GET, format!("{route}/{}", values.join("/"))),
     };
     let mut request = Request::builder().method(method).uri(&uri);
-    let (content_type, _) = CONTENT_TYPES[usize::from(call.content_type) % CONTENT_TYPES.len()];
+    let (content_type, _) = call.content_type();
     if let Some(content_type) = content_type {
         request = request.header(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     }
