@@ -264,20 +264,35 @@ fn service(stack: &Stack) -> Stacked {
     service
 }
 
-/// What the stack must do with a request: the log, the answer's status,
-/// body and in-place headers, and how many steps suspend.
-fn expected(stack: &Stack) -> (Vec<String>, StatusCode, String, Vec<String>, usize) {
+/// What a stack must do with each request.
+struct Expected {
+    /// The steps that run, in order.
+    log: Vec<String>,
+    status: StatusCode,
+    body: String,
+    /// The headers in-place postfixes add that reach the client, sorted.
+    headers: Vec<String>,
+    /// How many steps suspend.
+    suspended: usize,
+}
+
+fn expected(stack: &Stack) -> Expected {
     let layers = &stack.layers;
     let mut log = Vec::new();
     let mut suspended = 0;
     // Inward, up to the first prefix that answers.
-    let answered = layers.iter().enumerate().find_map(|(index, spec)| {
-        (spec.kind == Kind::Prefix).then(|| {
-            log.push(format!("P{index}"));
-            suspended += usize::from(spec.suspends());
-        });
-        (spec.kind == Kind::Prefix && spec.answers()).then_some(index)
-    });
+    let mut answered = None;
+    for (index, spec) in layers.iter().enumerate() {
+        if spec.kind != Kind::Prefix {
+            continue;
+        }
+        log.push(format!("P{index}"));
+        suspended += usize::from(spec.suspends());
+        if spec.answers() {
+            answered = Some(index);
+            break;
+        }
+    }
     let (reached, mut response) = match answered {
         Some(index) => (index, answer(index, Kind::Prefix)),
         None => {
@@ -306,43 +321,43 @@ fn expected(stack: &Stack) -> (Vec<String>, StatusCode, String, Vec<String>, usi
         suspended += usize::from(spec.suspends());
     }
     headers.sort();
-    (
+    Expected {
         log,
-        response.status(),
-        response.into_body(),
+        status: response.status(),
+        body: response.into_body(),
         headers,
         suspended,
-    )
+    }
 }
 
 /// Sends the requests of `stack` through it and checks each (see the
 /// module docs).
 pub fn check(stack: &Stack) {
     let service = service(stack);
-    let (log, status, body, headers, suspended) = expected(stack);
+    let expected = expected(stack);
     for _ in 0..stack.requests.clamp(1, 3) {
         LOG.with(|log| log.borrow_mut().clear());
         Suspension::reset();
         let (response, pending) = drive(service.clone().oneshot(Request::new(())));
         let response = response.unwrap_or_else(|never| match never {});
         let ran = LOG.with(|log| log.take());
-        assert_eq!(ran, log, "in {stack:?}");
+        assert_eq!(ran, expected.log, "in {stack:?}");
+        let suspended = Suspension::count();
         assert_eq!(
-            Suspension::count(),
-            suspended,
+            suspended, expected.suspended,
             "steps that suspended in {stack:?}"
         );
         assert!(
             pending <= suspended,
             "pending {pending} times for {suspended} suspensions: {stack:?}"
         );
-        assert_eq!(response.status(), status, "in {stack:?}");
+        assert_eq!(response.status(), expected.status, "in {stack:?}");
         let mut added: Vec<String> = (response.headers().keys())
             .filter(|name| name.as_str().starts_with("x-q"))
             .map(|name| name.to_string())
             .collect();
         added.sort();
-        assert_eq!(added, headers, "in {stack:?}");
-        assert_eq!(response.into_body(), body, "in {stack:?}");
+        assert_eq!(added, expected.headers, "in {stack:?}");
+        assert_eq!(response.into_body(), expected.body, "in {stack:?}");
     }
 }
