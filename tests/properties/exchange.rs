@@ -18,8 +18,7 @@
 //! - a request `at` finds gets the answer of the first prefix that answers,
 //!   else the first postfix that replaces it, else that of the route `at`
 //!   names (HEAD: the same status and `content-length`, no body) — or 500
-//!   where one of these steps panics instead (outside the fuzzer, which
-//!   takes any panic for a crash); no hook of a kind runs after one that
+//!   where one of these steps panics instead; no hook of a kind runs after one that
 //!   answered or panicked, no postfix after a prefix's answer or a
 //!   handler's panic, a monitor's panic changes nothing, and the headers of
 //!   every prefix that ran go out; every monitor sees the status that goes
@@ -133,8 +132,7 @@ pub struct RouteSpec {
     pub pattern: Vec<Piece>,
     /// Whether the handler answers a future that suspends once.
     pub suspends: bool,
-    /// Whether the handler panics (not under the fuzzer, which takes any
-    /// panic for a crash).
+    /// Whether the handler panics.
     pub panics: bool,
 }
 
@@ -158,8 +156,7 @@ pub struct HookSpec {
     /// Whether a prefix answers instead of the handler, a postfix replaces
     /// the response (a monitor cannot).
     pub answers: bool,
-    /// Whether the hook panics, when called or in its future (not under
-    /// the fuzzer, which takes any panic for a crash).
+    /// Whether the hook panics, when called or in its future.
     pub panics: bool,
 }
 
@@ -300,21 +297,17 @@ fn ran_prefix(index: usize, route: &mut Route<'_>) {
 /// The message of the panics the tables plan; they are not reported.
 const PLANNED: &str = "a planned panic";
 
-/// Whether a step planned to panic does: not under the fuzzer, which
-/// takes any panic, even one the router catches, for a crash.
-fn panics(planned: bool) -> bool {
-    planned && !cfg!(fuzzing)
-}
-
 /// Panics if the step plans to.
 fn fail(planned: bool) {
-    if panics(planned) {
+    if planned {
         std::panic::panic_any(PLANNED);
     }
 }
 
-/// Keeps the planned panics out of the test's output; any other panic is
-/// reported as before.
+/// Keeps the planned panics out of the test's output, and away from the
+/// fuzzer's panic hook, which takes any other panic for a crash — one the
+/// router catches too: a panic of its own would otherwise pass for a
+/// step's.
 fn quiet_planned_panics() {
     static QUIET: std::sync::Once = std::sync::Once::new();
     QUIET.call_once(|| {
@@ -459,7 +452,7 @@ fn router(table: &Table) -> Built {
             handlers.push(Handler {
                 method: route.verb.map(Verb::method),
                 pattern,
-                panics: panics(route.panics),
+                panics: route.panics,
             });
         }
     }
@@ -656,8 +649,7 @@ pub fn check(table: &Table) {
             let of_kind: Vec<usize> = (outcome.ran.iter().copied())
                 .filter(|&index| table.hooks[index].kind == kind)
                 .collect();
-            let ends =
-                |index: &usize| table.hooks[*index].answers || panics(table.hooks[*index].panics);
+            let ends = |index: &usize| table.hooks[*index].answers || table.hooks[*index].panics;
             let (last, before) = of_kind.split_last()?;
             assert!(
                 !before.iter().any(ends),
@@ -675,7 +667,7 @@ pub fn check(table: &Table) {
         } else {
             ended(Kind::Postfix)
         };
-        let answer = |kind, index: usize| match panics(table.hooks[index].panics) {
+        let answer = |kind, index: usize| match table.hooks[index].panics {
             true => internal_error(),
             false => early(kind, index),
         };
@@ -723,7 +715,7 @@ pub fn check(table: &Table) {
             || [by_prefix, by_postfix]
                 .into_iter()
                 .flatten()
-                .any(|index| panics(table.hooks[index].panics));
+                .any(|index| table.hooks[index].panics);
         for &seen in &outcome.seen {
             assert_eq!(
                 seen,
