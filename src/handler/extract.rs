@@ -65,6 +65,43 @@ impl<'a> RequestContext<'a> {
 }
 
 /// An extractor that needs only the request head: it runs synchronously.
+///
+/// Implement it for an extractor of your own; answering `Err` ends the
+/// request with that response before the handler runs.
+///
+/// ```
+/// use http::{Request, Response, StatusCode};
+/// use pronghorn::{Body, IntoResponse, Router, handler::{FromRequestHead, RequestContext}};
+/// use tower::ServiceExt;
+///
+/// /// The tenant a request is for, from its `x-tenant` header.
+/// struct Tenant(String);
+///
+/// impl FromRequestHead for Tenant {
+///     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+///         match context.parts().headers.get("x-tenant").map(|v| v.to_str()) {
+///             Some(Ok(name)) => Ok(Tenant(name.to_owned())),
+///             _ => Err((StatusCode::BAD_REQUEST, "which tenant?").into_response()),
+///         }
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .get("/me", |Tenant(name): Tenant| format!("tenant {name}"))
+///     .compile()
+///     .unwrap();
+///
+/// let request = Request::get("/me").header("x-tenant", "acme").body(String::new()).unwrap();
+/// let response = router.clone().oneshot(request).await.unwrap();
+/// assert_eq!(response.status(), StatusCode::OK);
+///
+/// let request = Request::get("/me").body(String::new()).unwrap();
+/// let response = router.oneshot(request).await.unwrap();
+/// assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+/// # }
+/// ```
 pub trait FromRequestHead: Sized {
     /// Extracts the value, or answers the request with a response.
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>>;
@@ -327,6 +364,33 @@ pub mod headers {
 
 /// Shared state registered with [`Router::state`](crate::Router::state),
 /// cloned for each call (wrap it in an `Arc`).
+///
+/// A handler that asks for state the router was not given answers 500
+/// (and logs the type's name).
+///
+/// ```
+/// use std::sync::{Arc, atomic::{AtomicU64, Ordering}};
+/// use http::Request;
+/// use pronghorn::{Router, handler::State};
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let hits = Arc::new(AtomicU64::new(0));
+/// let router = Router::new()
+///     .get("/hit", |State(hits): State<Arc<AtomicU64>>| {
+///         format!("hit {}", hits.fetch_add(1, Ordering::Relaxed) + 1)
+///     })
+///     .state(hits.clone())
+///     .compile()
+///     .unwrap();
+///
+/// for _ in 0..3 {
+///     router.clone().oneshot(Request::get("/hit").body(String::new()).unwrap()).await.unwrap();
+/// }
+/// assert_eq!(hits.load(Ordering::Relaxed), 3);
+/// # }
+/// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct State<T>(pub T);
 
@@ -471,7 +535,48 @@ fn is_json(parts: &Parts) -> bool {
 }
 
 /// A JSON request body or response (feature `json`).
-#[cfg(feature = "json")]
+///
+/// As an extractor (a handler's last argument) it reads the body within
+/// the router's [body limit](crate::Router::body_limit) and answers 413
+/// over it, 415 when the content type is not JSON (`application/json` or
+/// `application/*+json`), and 400 with the parser's message when the body
+/// is not the value expected. As an answer it serialises its value with
+/// `content-type: application/json`.
+///
+/// ```
+/// use http::{Request, StatusCode, header};
+/// use http_body_util::BodyExt;
+/// use pronghorn::{Router, handler::Json};
+/// use serde::{Deserialize, Serialize};
+/// use tower::ServiceExt;
+///
+/// #[derive(Deserialize, Serialize)]
+/// struct Point { x: i32, y: i32 }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .post("/flip", |Json(p): Json<Point>| Json(Point { x: p.y, y: p.x }))
+///     .compile()
+///     .unwrap();
+/// let post = |content_type: &str, body: &str| {
+///     Request::post("/flip")
+///         .header(header::CONTENT_TYPE, content_type)
+///         .body(body.to_owned())
+///         .unwrap()
+/// };
+///
+/// let response = router.clone().oneshot(post("application/json", r#"{"x":1,"y":2}"#)).await.unwrap();
+/// assert_eq!(response.headers()[header::CONTENT_TYPE], "application/json");
+/// let body = response.into_body().collect().await.unwrap().to_bytes();
+/// assert_eq!(body, r#"{"x":2,"y":1}"#);
+///
+/// let response = router.clone().oneshot(post("application/json", r#"{"x":1}"#)).await.unwrap();
+/// assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+/// let response = router.oneshot(post("text/plain", r#"{"x":1,"y":2}"#)).await.unwrap();
+/// assert_eq!(response.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+/// # }
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Json<T>(pub T);
 
