@@ -577,6 +577,7 @@ fn is_json(parts: &Parts) -> bool {
 /// assert_eq!(response.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
 /// # }
 /// ```
+#[cfg(feature = "json")]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Json<T>(pub T);
 
