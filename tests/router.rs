@@ -1488,23 +1488,29 @@ async fn axum_responses_are_accepted() {
     );
 }
 
-/// One step that suspends, wherever it is: the request is answered the
+/// Whether the query of `uri` names `step` (`?a&b`).
+fn asks(uri: &http::Uri, step: &str) -> bool {
+    uri.query()
+        .is_some_and(|query| query.split('&').any(|asked| asked == step))
+}
+
+/// Pending on its first two polls: the router polls a suspended step once
+/// more inside `call`, and this one is still pending on the first poll of
+/// the response future.
+async fn suspend() {
+    tokio::task::yield_now().await;
+    tokio::task::yield_now().await;
+}
+
+/// Steps that suspend, wherever they are: the request is answered the
 /// same, its steps run in the same order, and staged headers still go out,
 /// as when every step answers at once (which answers on the first poll).
 #[tokio::test]
 async fn one_suspending_step_anywhere_gives_the_same_answer_and_order() {
     use http::Uri;
-    use tokio::task::yield_now;
 
     fn suspends(uri: &Uri, step: &str) -> bool {
-        uri.query() == Some(step)
-    }
-    /// Pending on its first two polls: the router polls a suspended step
-    /// once more inside `call`, and this one is still pending on the first
-    /// poll of the response future.
-    async fn suspend() {
-        yield_now().await;
-        yield_now().await;
+        asks(uri, step)
     }
     let events = Events::default();
     let [e1, e2, e3] = events.handles();
@@ -1594,6 +1600,10 @@ async fn one_suspending_step_anywhere_gives_the_same_answer_and_order() {
         "postfix-2",
         "monitor-1",
         "monitor-2",
+        // A step after a handler that waited suspends too.
+        "handler&postfix-2",
+        "handler&monitor-1",
+        "prefix-1&handler&postfix-1&monitor-2",
     ];
     for case in cases {
         let path = format!("/steps?{case}");
@@ -1632,18 +1642,28 @@ async fn one_suspending_step_anywhere_gives_the_same_answer_and_order() {
 }
 
 /// A panic in a prefix, the handler or a postfix answers 500, names its
-/// step to the monitors, and keeps the staged headers.
+/// step to the monitors, and keeps the staged headers; the same after a
+/// handler that waited.
 #[tokio::test]
 async fn a_panic_names_its_step_and_keeps_the_staged_headers() {
     fn panics(uri: &http::Uri, step: &str) -> bool {
-        uri.query() == Some(step)
+        asks(uri, step)
     }
     let failures = Events::default();
     let seen = failures.clone();
     let router = Router::new()
         .get("/p", |uri: http::Uri| {
-            assert!(!panics(&uri, "handler"), "handler boom");
-            "ok"
+            let fails = panics(&uri, "handler");
+            if asks(&uri, "wait") {
+                Step::Pending(async move {
+                    suspend().await;
+                    assert!(!fails, "handler boom");
+                    "ok"
+                })
+            } else {
+                assert!(!fails, "handler boom");
+                Step::Ready("ok")
+            }
         })
         .prefix("/", |request: &mut Req, route: &mut Route<'_>| {
             route.stage_header(
@@ -1666,12 +1686,18 @@ async fn a_panic_names_its_step_and_keeps_the_staged_headers() {
         })
         .compile()
         .unwrap();
-    for step in ["prefix", "handler", "postfix"] {
-        let answer = get(&router, &format!("/p?{step}")).await;
-        assert_eq!(answer.status, StatusCode::INTERNAL_SERVER_ERROR, "{step}");
-        assert_eq!(answer.headers["x-staged"], "yes", "{step}");
-        assert_eq!(failures.take(), [format!("500 {step}: {step} boom")]);
+    for wait in ["", "&wait"] {
+        for step in ["prefix", "handler", "postfix"] {
+            let answer = get(&router, &format!("/p?{step}{wait}")).await;
+            assert_eq!(
+                answer.status,
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "{step}{wait}"
+            );
+            assert_eq!(answer.headers["x-staged"], "yes", "{step}{wait}");
+            assert_eq!(failures.take(), [format!("500 {step}: {step} boom")]);
+        }
+        assert_eq!(get(&router, &format!("/p?{wait}")).await.body, "ok");
+        assert_eq!(failures.take(), ["200 none"]);
     }
-    assert_eq!(get(&router, "/p").await.body, "ok");
-    assert_eq!(failures.take(), ["200 none"]);
 }

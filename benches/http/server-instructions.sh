@@ -8,6 +8,8 @@
 #
 # Usage: benches/http/server-instructions.sh [STACK...]   (default: hyper pronghorn pronghorn-h1)
 #        PIPELINE=0 benches/http/server-instructions.sh ...  (plain GETs, one per round trip)
+#        ROUTE=/task benches/http/server-instructions.sh ...  (another route; default /json)
+#        KEEP=DIR benches/http/server-instructions.sh ...     (keep the callgrind dumps in DIR)
 set -euo pipefail
 cd "$(dirname "$0")"
 . ./lib.sh
@@ -16,7 +18,8 @@ need wrk
 cargo build --release --bin server -q
 stacks=("$@")
 [ ${#stacks[@]} -eq 0 ] && stacks=(hyper pronghorn pronghorn-h1)
-out=$(mktemp -d)
+out=${KEEP:-$(mktemp -d)}
+mkdir -p "$out"
 port=19080
 load=(-s pipeline.lua)
 tail=(-- 10)
@@ -28,7 +31,7 @@ for stack in "${stacks[@]}"; do
     port=$(( port + 1 ))
     start "$port" valgrind --tool=callgrind --callgrind-out-file="$out/$stack.%p" \
         target/release/server "$stack" "$port" 10
-    url="http://127.0.0.1:$port/json"
+    url="http://127.0.0.1:$port${ROUTE:-/json}"
     wrk -t1 -c10 -d2s "${load[@]}" "$url" "${tail[@]}" > /dev/null
     callgrind_control -z "$pid" > /dev/null 2>&1
     requests=$(wrk -t1 -c10 -d6s "${load[@]}" "$url" "${tail[@]}" | requests_in)
@@ -41,4 +44,4 @@ for stack in "${stacks[@]}"; do
     ratio=$([ -n "$hyper" ] && awk -v a="$per" -v b="$hyper" 'BEGIN { printf "%.2f", a / b }' || echo "-")
     printf '| %s | %d | %s |\n' "$stack" "$per" "$ratio"
 done
-rm -rf "$out"
+[ -n "${KEEP:-}" ] || rm -rf "$out"

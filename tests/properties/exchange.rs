@@ -41,7 +41,7 @@ use http::{HeaderName, HeaderValue, Method, Request, Response, StatusCode, heade
 use http_body_util::BodyExt;
 use pronghorn::{
     Body, Router,
-    router::{CompiledRouter, Priority, Route, RouteExchange, Scope},
+    router::{CompiledRouter, Failure, Priority, Route, RouteExchange, Scope},
 };
 use tower_service::Service;
 
@@ -267,15 +267,19 @@ pub fn normal(path: &str) -> String {
 thread_local! {
     /// The hooks that ran for the request being checked, by index.
     static RAN: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
-    /// What each monitor saw of that request: the status, and whether a
-    /// step failed.
-    static SEEN: RefCell<Vec<(Option<StatusCode>, bool)>> = const { RefCell::new(Vec::new()) };
+    /// What each monitor saw of that request: the status, and the step
+    /// that failed.
+    static SEEN: RefCell<Vec<(Option<StatusCode>, Option<&'static str>)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Notes that monitor `index` ran and what it saw.
 fn seen(index: usize, exchange: &RouteExchange<'_>) {
     ran(index);
-    let seen = (exchange.status(), exchange.error().is_some());
+    let failed = exchange.error().map(|failure| match failure {
+        Failure::Panic { step, .. } => *step,
+        _ => "another failure",
+    });
+    let seen = (exchange.status(), failed);
     SEEN.with(|log| log.borrow_mut().push(seen));
 }
 
@@ -549,7 +553,7 @@ struct Outcome {
     /// The hooks that ran, in order.
     ran: Vec<usize>,
     /// What the monitors that ran saw, in order.
-    seen: Vec<(Option<StatusCode>, bool)>,
+    seen: Vec<(Option<StatusCode>, Option<&'static str>)>,
     /// How often the response future was pending.
     pending: usize,
     /// How many steps suspended.
@@ -710,12 +714,17 @@ pub fn check(table: &Table) {
         };
         check_hooks(&table.hooks, &outcome.ran, runs, all_run, &context);
         // Every monitor sees the status that goes out, and a failure where
-        // a prefix, the handler or a postfix panicked.
-        let failed = handler_panicked
-            || [by_prefix, by_postfix]
-                .into_iter()
-                .flatten()
-                .any(|index| table.hooks[index].panics);
+        // a prefix, the handler or a postfix panicked, naming the step.
+        let panicked = |by: Option<usize>| by.is_some_and(|index| table.hooks[index].panics);
+        let failed = if panicked(by_prefix) {
+            Some("prefix")
+        } else if handler_panicked {
+            Some("handler")
+        } else if panicked(by_postfix) {
+            Some("postfix")
+        } else {
+            None
+        };
         for &seen in &outcome.seen {
             assert_eq!(
                 seen,
