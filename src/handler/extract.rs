@@ -62,6 +62,13 @@ impl<'a> RequestContext<'a> {
     pub fn state<T: Send + Sync + 'static>(&self) -> Option<&'a T> {
         self.state.get::<T>()
     }
+
+    /// The most bytes a body extractor reads
+    /// ([`Router::body_limit`](crate::Router::body_limit); 2 MiB unless
+    /// set): what a [`FromRequestBody`] of your own should hold to.
+    pub fn body_limit(&self) -> usize {
+        self.body_limit
+    }
 }
 
 /// An extractor that needs only the request head: it runs synchronously.
@@ -109,6 +116,61 @@ pub trait FromRequestHead: Sized {
 
 /// An extractor that consumes the request body: at most one per handler,
 /// as its last argument.
+///
+/// Implement it for a body extractor of your own. Its future is polled
+/// once where the handler is called (a body already received costs no
+/// suspension); answering `Err` ends the request with that response before
+/// the handler runs. Hold to [`RequestContext::body_limit`].
+///
+/// ```
+/// use std::{future::Future, pin::Pin};
+/// use bytes::Bytes;
+/// use http::{Request, Response, StatusCode};
+/// use http_body_util::{BodyExt, Limited};
+/// use pronghorn::{Body, IntoResponse, Router, handler::{FromRequestBody, RequestContext}};
+/// use tower::ServiceExt;
+///
+/// /// The body's lines that are not empty.
+/// struct Lines(Vec<String>);
+///
+/// impl<B> FromRequestBody<B> for Lines
+/// where
+///     B: http_body::Body<Data = Bytes> + Send + 'static,
+///     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+/// {
+///     type Future = Pin<Box<dyn Future<Output = Result<Self, Response<Body>>> + Send>>;
+///
+///     fn from_body(body: B, context: &RequestContext<'_>) -> Self::Future {
+///         let body = Limited::new(body, context.body_limit());
+///         Box::pin(async move {
+///             let Ok(body) = body.collect().await else {
+///                 return Err((StatusCode::PAYLOAD_TOO_LARGE, "too long").into_response());
+///             };
+///             match String::from_utf8(body.to_bytes().to_vec()) {
+///                 Ok(text) => Ok(Lines(text.lines().filter(|l| !l.is_empty()).map(str::to_owned).collect())),
+///                 Err(_) => Err((StatusCode::BAD_REQUEST, "not UTF-8").into_response()),
+///             }
+///         })
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .post("/lines", |Lines(lines): Lines| format!("{} lines", lines.len()))
+///     .body_limit(64)
+///     .compile()
+///     .unwrap();
+///
+/// let request = Request::post("/lines").body("one\n\ntwo\n".to_owned()).unwrap();
+/// let response = router.clone().oneshot(request).await.unwrap();
+/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "2 lines");
+///
+/// let request = Request::post("/lines").body("x".repeat(65)).unwrap();
+/// let response = router.oneshot(request).await.unwrap();
+/// assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
+/// # }
+/// ```
 pub trait FromRequestBody<B>: Sized {
     /// The future of the value. It is polled once where the handler is
     /// called: a body that is already complete costs no suspension.
@@ -143,7 +205,32 @@ fn bad_request(message: String) -> Response<Body> {
 }
 
 /// Route parameters by name, decoded and owned. Allocates; prefer
-/// [`Path`] for typed values.
+/// [`Path`] for typed values. A value that does not decode (`%FF`, not
+/// UTF-8) answers 400 naming the parameter.
+///
+/// ```
+/// use http::{Request, StatusCode};
+/// use http_body_util::BodyExt;
+/// use pronghorn::{Router, handler::RouteParams};
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .get("/{owner}/{repo}", |params: RouteParams| {
+///         format!("{} by {}", params.get("repo").unwrap_or("?"), params.get("owner").unwrap_or("?"))
+///     })
+///     .compile()
+///     .unwrap();
+///
+/// let request = Request::get("/ada/my%20engine").body(String::new()).unwrap();
+/// let response = router.clone().oneshot(request).await.unwrap();
+/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "my engine by ada");
+///
+/// let request = Request::get("/ada/%FF").body(String::new()).unwrap();
+/// assert_eq!(router.oneshot(request).await.unwrap().status(), StatusCode::BAD_REQUEST);
+/// # }
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RouteParams(pub Vec<(String, String)>);
 
@@ -312,7 +399,35 @@ pub trait NamedHeader {
 }
 
 /// The value of one request header; a missing header answers 400 naming
-/// it. Take `Option<Header<N>>` where it may be absent.
+/// it. Take `Option<Header<N>>` where it may be absent. Names of common
+/// headers are in [`headers`]; [`NamedHeader`] names one of your own.
+///
+/// ```
+/// use http::{Request, StatusCode};
+/// use http_body_util::BodyExt;
+/// use pronghorn::{Router, handler::{Header, headers::{Authorization, UserAgent}}};
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .get("/", |Header(token, _): Header<Authorization>, agent: Option<Header<UserAgent>>| {
+///         let agent = agent.as_ref().and_then(|Header(value, _)| value.to_str().ok());
+///         format!("{} from {}", token.len(), agent.unwrap_or("someone"))
+///     })
+///     .compile()
+///     .unwrap();
+///
+/// let request = Request::get("/").header("authorization", "secret").body(String::new()).unwrap();
+/// let response = router.clone().oneshot(request).await.unwrap();
+/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "6 from someone");
+///
+/// let response = router.oneshot(Request::get("/").body(String::new()).unwrap()).await.unwrap();
+/// assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+/// let text = response.into_body().collect().await.unwrap().to_bytes();
+/// assert_eq!(text, "missing request header `authorization`");
+/// # }
+/// ```
 #[derive(Clone, Debug)]
 pub struct Header<N>(pub HeaderValue, pub PhantomData<N>);
 

@@ -62,6 +62,42 @@ pub enum WithBody {}
 /// arguments and, last, at most one [`FromRequestBody`]; returning an
 /// [`IntoResponse`] value, a future of one, or a [`Step`] of one. `M` tells
 /// the implementations apart and is inferred.
+///
+/// A synchronous handler answers inside the router's `call`; an
+/// asynchronous one suspends only if its future is still pending once
+/// polled; one that answers a [`Step`] decides per request.
+///
+/// ```
+/// use std::{future::Ready, pin::pin, task::{Context, Poll, Waker}};
+/// use http::{Request, StatusCode};
+/// use pronghorn::{Router, Step, handler::Path};
+/// use tower::Service;
+///
+/// /// A cache hit answers now; a miss answers later (here at once, for
+/// /// the example).
+/// fn lookup(Path(id): Path<u32>) -> Step<String, Ready<String>> {
+///     if id == 1 {
+///         Step::Ready("cached".to_owned())
+///     } else {
+///         Step::Pending(std::future::ready(format!("loaded {id}")))
+///     }
+/// }
+///
+/// let mut router = Router::new()
+///     .get("/sync", || "now")
+///     .get("/async", || async { tokio::task::yield_now().await; "later" })
+///     .get("/items/{id}", lookup)
+///     .compile()
+///     .unwrap();
+///
+/// for path in ["/sync", "/items/1", "/items/2"] {
+///     let future = pin!(router.call(Request::get(path).body(String::new()).unwrap()));
+///     let Poll::Ready(Ok(response)) = future.poll(&mut Context::from_waker(Waker::noop())) else {
+///         unreachable!("{path}: answered on the first poll");
+///     };
+///     assert_eq!(response.status(), StatusCode::OK);
+/// }
+/// ```
 pub trait Handler<B, M>: Clone + Send + Sync + 'static {
     /// Calls the handler. `cx` is the context of the poll that runs it, so a
     /// body that is already complete is read without a suspension. The

@@ -111,6 +111,34 @@ impl fmt::Debug for Route<'_> {
 /// Implemented for `Request<B>` (pass on), `ControlFlow<R, Request<B>>`
 /// (`Break` answers with `R: IntoResponse`), and `Result<T, E>` where `E:
 /// IntoResponse` is the answer on failure.
+///
+/// ```
+/// use http::{Request, StatusCode};
+/// use pronghorn::{Router, router::Route};
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .get("/admin/stats", || "all fine")
+///     // `?` style: an `Err` answers in the handler's stead.
+///     .prefix("/admin", |request: Request<String>, _: &mut Route<'_>| {
+///         match request.headers().get("x-role").map(|role| role.as_bytes()) {
+///             Some(b"admin") => Ok(request),
+///             Some(_) => Err(StatusCode::FORBIDDEN),
+///             None => Err(StatusCode::UNAUTHORIZED),
+///         }
+///     })
+///     .compile()
+///     .unwrap();
+///
+/// let ask = |role: &str| Request::get("/admin/stats").header("x-role", role).body(String::new()).unwrap();
+/// assert_eq!(router.clone().oneshot(ask("admin")).await.unwrap().status(), StatusCode::OK);
+/// assert_eq!(router.clone().oneshot(ask("guest")).await.unwrap().status(), StatusCode::FORBIDDEN);
+/// let anonymous = Request::get("/admin/stats").body(String::new()).unwrap();
+/// assert_eq!(router.oneshot(anonymous).await.unwrap().status(), StatusCode::UNAUTHORIZED);
+/// # }
+/// ```
 pub trait PrefixOutput<B> {
     /// Converts into pass-on or answer.
     fn into_flow(self) -> ControlFlow<Response<Body>, Request<B>>;
