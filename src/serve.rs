@@ -114,6 +114,35 @@ impl<S> Serve<S> {
 
     /// Stops accepting when `signal` completes, lets the requests in flight
     /// finish, then returns.
+    ///
+    /// ```
+    /// use std::{future::IntoFuture, time::Duration};
+    /// use pronghorn::{Router, serve};
+    /// use tokio::{io::{AsyncReadExt, AsyncWriteExt}, net::{TcpListener, TcpStream}, sync::oneshot};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// let router = Router::new().get("/", || "hello").compile().unwrap();
+    /// let server = serve(TcpListener::bind("127.0.0.1:0").await?, router)
+    ///     .header_read_timeout(Duration::from_secs(5));
+    /// let address = server.local_addr()?;
+    /// let (stop, stopped) = oneshot::channel::<()>();
+    /// let signal = async { stopped.await.unwrap_or(()) };
+    /// let server = tokio::spawn(server.with_graceful_shutdown(signal).into_future());
+    ///
+    /// let mut client = TcpStream::connect(address).await?;
+    /// client.write_all(b"GET / HTTP/1.1\r\nhost: example\r\nconnection: close\r\n\r\n").await?;
+    /// let mut answer = String::new();
+    /// client.read_to_string(&mut answer).await?;
+    /// assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"));
+    /// assert!(answer.ends_with("\r\n\r\nhello"));
+    ///
+    /// // The server returns once the signal came and its connections are done.
+    /// stop.send(()).unwrap();
+    /// server.await.unwrap()?;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn with_graceful_shutdown<F>(self, signal: F) -> WithGracefulShutdown<S, F>
     where
         F: Future<Output = ()> + Send + 'static,
