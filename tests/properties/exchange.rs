@@ -22,7 +22,7 @@
 //!   answered or panicked, no postfix after a prefix's answer or a
 //!   handler's panic, a monitor's panic changes nothing, and the headers of
 //!   every prefix that ran go out; every monitor sees the status that goes
-//!   out, and a failure exactly where a step panicked;
+//!   out, and a failure exactly where a step panicked, naming that step;
 //! - one it does not find gets 426 if it is a GET or HEAD to a path a
 //!   WebSocket route takes, else 404 when no method reaches the path, else
 //!   405 (OPTIONS: 204) with `Allow` listing exactly the methods whose
