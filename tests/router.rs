@@ -1506,18 +1506,15 @@ async fn suspend() {
 /// same, its steps run in the same order, and staged headers still go out,
 /// as when every step answers at once (which answers on the first poll).
 #[tokio::test]
-async fn one_suspending_step_anywhere_gives_the_same_answer_and_order() {
+async fn suspending_steps_anywhere_give_the_same_answer_and_order() {
     use http::Uri;
 
-    fn suspends(uri: &Uri, step: &str) -> bool {
-        asks(uri, step)
-    }
     let events = Events::default();
     let [e1, e2, e3] = events.handles();
     let mut router = Router::new()
         .get("/steps", move |uri: Uri| {
             let events = e1.clone();
-            if suspends(&uri, "handler") {
+            if asks(&uri, "handler") {
                 Step::Pending(async move {
                     suspend().await;
                     events.push("handler");
@@ -1539,7 +1536,7 @@ async fn one_suspending_step_anywhere_gives_the_same_answer_and_order() {
         let events = e2.clone();
         router = router.prefix("/steps", move |request: Req, route: &mut Route<'_>| {
             let events = events.clone();
-            if suspends(route.uri(), name) {
+            if asks(route.uri(), name) {
                 Step::Pending(async move {
                     suspend().await;
                     events.push(name);
@@ -1560,7 +1557,7 @@ async fn one_suspending_step_anywhere_gives_the_same_answer_and_order() {
                 response
                     .headers_mut()
                     .insert(name, HeaderValue::from_static("ran"));
-                if suspends(route.uri(), name) {
+                if asks(route.uri(), name) {
                     Step::Pending(async move {
                         suspend().await;
                         events.push(name);
@@ -1578,7 +1575,7 @@ async fn one_suspending_step_anywhere_gives_the_same_answer_and_order() {
         router = router.monitor("/steps", move |x: &RouteExchange<'_>| {
             let events = events.clone();
             let seen = format!("{name} {}", x.status().unwrap().as_u16());
-            if suspends(x.uri(), name) {
+            if asks(x.uri(), name) {
                 Step::Pending(async move {
                     suspend().await;
                     events.push(seen);
@@ -1646,14 +1643,11 @@ async fn one_suspending_step_anywhere_gives_the_same_answer_and_order() {
 /// handler that waited.
 #[tokio::test]
 async fn a_panic_names_its_step_and_keeps_the_staged_headers() {
-    fn panics(uri: &http::Uri, step: &str) -> bool {
-        asks(uri, step)
-    }
     let failures = Events::default();
     let seen = failures.clone();
     let router = Router::new()
         .get("/p", |uri: http::Uri| {
-            let fails = panics(&uri, "handler");
+            let fails = asks(&uri, "handler");
             if asks(&uri, "wait") {
                 Step::Pending(async move {
                     suspend().await;
@@ -1670,11 +1664,11 @@ async fn a_panic_names_its_step_and_keeps_the_staged_headers() {
                 header::HeaderName::from_static("x-staged"),
                 HeaderValue::from_static("yes"),
             );
-            assert!(!panics(request.uri(), "prefix"), "prefix boom");
+            assert!(!asks(request.uri(), "prefix"), "prefix boom");
             ControlFlow::<StatusCode>::Continue(())
         })
         .postfix("/", |route: &Route<'_>, _: &mut Response<Body>| {
-            assert!(!panics(route.uri(), "postfix"), "postfix boom");
+            assert!(!asks(route.uri(), "postfix"), "postfix boom");
         })
         .monitor("/", move |x: &RouteExchange<'_>| {
             let failure = match x.error() {
