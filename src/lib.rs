@@ -107,6 +107,7 @@
 //! Without default features the crate is the layers and the router, with no
 //! runtime dependency.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![warn(
     missing_docs,
