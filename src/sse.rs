@@ -13,7 +13,7 @@ use bytes::Bytes;
 use futures_util::Stream;
 use http::{HeaderValue, Response, header};
 use pin_project_lite::pin_project;
-use tokio::time::{Instant, Sleep, sleep};
+use tokio::time::{Instant, Sleep, sleep, sleep_until};
 
 use crate::{Body, BoxError, IntoResponse};
 
@@ -40,19 +40,22 @@ fn one_line(text: &str) -> String {
 }
 
 impl Event {
-    /// The event type (`event:`).
+    /// The event type (`event:`). Line breaks are removed: they would end
+    /// the field early.
     pub fn event(mut self, event: &str) -> Self {
         self.event = Some(one_line(event));
         self
     }
 
-    /// The event id (`id:`).
+    /// The event id (`id:`). Line breaks are removed, as from
+    /// [`event`](Event::event).
     pub fn id(mut self, id: &str) -> Self {
         self.id = Some(one_line(id));
         self
     }
 
-    /// The data; several lines become several `data:` fields.
+    /// The data; several lines (ended by `\n`, `\r\n` or `\r`) become
+    /// several `data:` fields, which the client joins with `\n`.
     pub fn data(mut self, data: &str) -> Self {
         self.data = Some(data.to_owned());
         self
@@ -77,9 +80,15 @@ impl fmt::Display for Event {
             writeln!(f, "retry: {}", retry.as_millis())?;
         }
         if let Some(data) = &self.data {
-            for line in data.split('\n') {
-                writeln!(f, "data: {}", line.trim_end_matches('\r'))?;
+            // A client ends a line at `\r\n`, `\n` or a lone `\r`: each
+            // line of the data is a field of its own.
+            let mut rest = data.as_str();
+            while let Some(end) = rest.find(['\r', '\n']) {
+                writeln!(f, "data: {}", &rest[..end])?;
+                let crlf = rest[end..].starts_with("\r\n");
+                rest = &rest[end + if crlf { 2 } else { 1 }..];
             }
+            writeln!(f, "data: {rest}")?;
         }
         writeln!(f)
     }
@@ -93,15 +102,30 @@ impl fmt::Display for Event {
 ///
 /// ```
 /// use std::{convert::Infallible, time::Duration};
+/// use http::{Request, header};
+/// use http_body_util::BodyExt;
 /// use pronghorn::{Router, sse::{Event, Sse}};
+/// use tower::ServiceExt;
 ///
-/// let router = Router::<String>::new()
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
 ///     .get("/events", || {
-///         let events = futures_util::stream::iter((0..3).map(|n| Ok::<_, Infallible>(Event::default().data(&n.to_string()))));
+///         let events = futures_util::stream::iter(
+///             (0..3).map(|n| Ok::<_, Infallible>(Event::default().id(&n.to_string()).data("tick"))),
+///         );
 ///         Sse::new(events).keep_alive(Duration::from_secs(15))
 ///     })
 ///     .compile()
 ///     .unwrap();
+///
+/// let request = Request::get("/events").body(String::new()).unwrap();
+/// let response = router.oneshot(request).await.unwrap();
+/// assert_eq!(response.headers()[header::CONTENT_TYPE], "text/event-stream");
+/// // The body streams one event after the other; collected here.
+/// let body = response.into_body().collect().await.unwrap().to_bytes();
+/// assert_eq!(body, "id: 0\ndata: tick\n\nid: 1\ndata: tick\n\nid: 2\ndata: tick\n\n");
+/// # }
 /// ```
 pub struct Sse<S> {
     events: S,
@@ -142,7 +166,7 @@ where
             events: self.events,
             keep_alive: self.keep_alive.map(|interval| KeepAlive {
                 interval,
-                timer: Box::pin(sleep(interval)),
+                timer: None,
             }),
         };
         let mut response = Response::new(Body::from_stream(stream));
@@ -156,9 +180,35 @@ where
     }
 }
 
+/// The keep-alive timer, started by the stream's first poll: the response
+/// may be built outside the runtime that will send it.
 struct KeepAlive {
     interval: Duration,
-    timer: Pin<Box<Sleep>>,
+    timer: Option<Pin<Box<Sleep>>>,
+}
+
+impl KeepAlive {
+    /// Starts the interval again, from now.
+    fn restart(&mut self) {
+        let deadline = Instant::now() + self.interval;
+        match &mut self.timer {
+            Some(timer) => timer.as_mut().reset(deadline),
+            None => self.timer = Some(Box::pin(sleep_until(deadline))),
+        }
+    }
+
+    /// Whether the interval has passed without an event; if so, starts it
+    /// again.
+    fn poll_due(&mut self, cx: &mut Context<'_>) -> bool {
+        let timer = self
+            .timer
+            .get_or_insert_with(|| Box::pin(sleep(self.interval)));
+        if timer.as_mut().poll(cx).is_pending() {
+            return false;
+        }
+        self.restart();
+        true
+    }
 }
 
 pin_project! {
@@ -180,10 +230,7 @@ where
         match this.events.poll_next(cx) {
             Poll::Ready(Some(Ok(event))) => {
                 if let Some(keep_alive) = this.keep_alive {
-                    keep_alive
-                        .timer
-                        .as_mut()
-                        .reset(Instant::now() + keep_alive.interval);
+                    keep_alive.restart();
                 }
                 Poll::Ready(Some(Ok(Bytes::from(event.to_string()))))
             }
@@ -191,11 +238,7 @@ where
             Poll::Ready(None) => Poll::Ready(None),
             Poll::Pending => {
                 if let Some(keep_alive) = this.keep_alive {
-                    if keep_alive.timer.as_mut().poll(cx).is_ready() {
-                        keep_alive
-                            .timer
-                            .as_mut()
-                            .reset(Instant::now() + keep_alive.interval);
+                    if keep_alive.poll_due(cx) {
                         return Poll::Ready(Some(Ok(Bytes::from_static(b": keep-alive\n\n"))));
                     }
                 }

@@ -360,6 +360,40 @@ async fn a_stream_reaches_the_client_before_it_ends_and_sse_events_arrive_one_by
     server.stop().await;
 }
 
+/// In-process, on a paused clock: what the keep-alive sends is told by the
+/// clock, not by waiting.
+#[test]
+fn sse_keep_alive_fills_a_quiet_stream_and_data_lines_split_as_clients_split_them() {
+    use pronghorn::IntoResponse;
+
+    let first = Event::default().data("one\rtwo\r\nthree\nfour");
+    let events = stream::iter([Ok::<_, std::io::Error>(first)]).chain(stream::pending());
+    // Built outside any runtime: the keep-alive timer starts with the
+    // stream's first poll.
+    let response = Sse::new(events)
+        .keep_alive(Duration::from_secs(15))
+        .into_response();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .start_paused(true)
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let started = tokio::time::Instant::now();
+        let mut body = response.into_body();
+        let mut next = async || body.frame().await.unwrap().unwrap().into_data().unwrap();
+        assert_eq!(
+            next().await,
+            "data: one\ndata: two\ndata: three\ndata: four\n\n",
+            "a lone CR, CRLF and LF each end a data line"
+        );
+        for beat in 1..=2 {
+            assert_eq!(next().await, ": keep-alive\n\n");
+            assert_eq!(started.elapsed(), Duration::from_secs(15 * beat));
+        }
+    });
+}
+
 #[tokio::test]
 async fn bodies_errors_head_405_and_a_tower_http_cors_preflight() {
     let cors = tower_http::cors::CorsLayer::new()

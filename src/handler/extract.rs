@@ -242,9 +242,7 @@ impl RouteParams {
             .find(|(key, _)| key == name)
             .map(|(_, value)| value.as_str())
     }
-}
 
-impl RouteParams {
     /// Decodes `params`; a value that does not decode is kept as written.
     #[cfg(feature = "ws")]
     pub(crate) fn from_params(params: Params<'_>) -> Self {
