@@ -1502,6 +1502,27 @@ async fn suspend() {
     tokio::task::yield_now().await;
 }
 
+/// A step's answer `value`, recording `event` as it answers: at once, or,
+/// when `asked`, after suspending.
+fn step_answer<T>(
+    asked: bool,
+    events: &Events,
+    event: String,
+    value: T,
+) -> Step<T, impl Future<Output = T> + use<T>> {
+    let events = events.clone();
+    if asked {
+        Step::Pending(async move {
+            suspend().await;
+            events.push(event);
+            value
+        })
+    } else {
+        events.push(event);
+        Step::Ready(value)
+    }
+}
+
 /// Steps that suspend, wherever they are: the request is answered the
 /// same, its steps run in the same order, and staged headers still go out,
 /// as when every step answers at once (which answers on the first poll).
@@ -1513,17 +1534,7 @@ async fn suspending_steps_anywhere_give_the_same_answer_and_order() {
     let [e1, e2, e3] = events.handles();
     let mut router = Router::new()
         .get("/steps", move |uri: Uri| {
-            let events = e1.clone();
-            if asks(&uri, "handler") {
-                Step::Pending(async move {
-                    suspend().await;
-                    events.push("handler");
-                    "ok"
-                })
-            } else {
-                events.push("handler");
-                Step::Ready("ok")
-            }
+            step_answer(asks(&uri, "handler"), &e1, "handler".into(), "ok")
         })
         .prefix("/", |_: &mut Req, route: &mut Route<'_>| {
             route.stage_header(
@@ -1535,17 +1546,7 @@ async fn suspending_steps_anywhere_give_the_same_answer_and_order() {
     for name in ["prefix-1", "prefix-2"] {
         let events = e2.clone();
         router = router.prefix("/steps", move |request: Req, route: &mut Route<'_>| {
-            let events = events.clone();
-            if asks(route.uri(), name) {
-                Step::Pending(async move {
-                    suspend().await;
-                    events.push(name);
-                    request
-                })
-            } else {
-                events.push(name);
-                Step::Ready(request)
-            }
+            step_answer(asks(route.uri(), name), &events, name.into(), request)
         });
     }
     for name in ["postfix-1", "postfix-2"] {
@@ -1553,37 +1554,18 @@ async fn suspending_steps_anywhere_give_the_same_answer_and_order() {
         router = router.postfix(
             "/steps",
             move |route: &Route<'_>, mut response: Response<Body>| {
-                let events = events.clone();
                 response
                     .headers_mut()
                     .insert(name, HeaderValue::from_static("ran"));
-                if asks(route.uri(), name) {
-                    Step::Pending(async move {
-                        suspend().await;
-                        events.push(name);
-                        response
-                    })
-                } else {
-                    events.push(name);
-                    Step::Ready(response)
-                }
+                step_answer(asks(route.uri(), name), &events, name.into(), response)
             },
         );
     }
     for name in ["monitor-1", "monitor-2"] {
         let events = events.clone();
         router = router.monitor("/steps", move |x: &RouteExchange<'_>| {
-            let events = events.clone();
             let seen = format!("{name} {}", x.status().unwrap().as_u16());
-            if asks(x.uri(), name) {
-                Step::Pending(async move {
-                    suspend().await;
-                    events.push(seen);
-                })
-            } else {
-                events.push(seen);
-                Step::Ready(())
-            }
+            step_answer(asks(x.uri(), name), &events, seen, ())
         });
     }
     let router = router.compile().unwrap();
