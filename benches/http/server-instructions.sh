@@ -10,6 +10,9 @@
 #        PIPELINE=0 benches/http/server-instructions.sh ...  (plain GETs, one per round trip)
 #        ROUTE=/task benches/http/server-instructions.sh ...  (another route; default /json)
 #        KEEP=DIR benches/http/server-instructions.sh ...     (keep the callgrind dumps in DIR)
+#        CACHE=1 benches/http/server-instructions.sh ...      (also simulate the caches and the
+#            branch predictor: instruction-cache misses and mispredicted branches per request,
+#            with this machine's cache sizes or valgrind's `--I1=SIZE,WAYS,LINE` in CACHE_OPTS)
 set -euo pipefail
 cd "$(dirname "$0")"
 . ./lib.sh
@@ -25,11 +28,18 @@ load=(-s pipeline.lua)
 tail=(-- 10)
 if [ "${PIPELINE:-1}" = 0 ]; then load=(); tail=(); fi
 
-printf '| server | instructions / request | × hyper |\n| --- | ---: | ---: |\n'
+sim=()
+if [ "${CACHE:-0}" = 1 ]; then
+    # shellcheck disable=SC2206 # CACHE_OPTS is a list of valgrind options
+    sim=(--cache-sim=yes --branch-sim=yes ${CACHE_OPTS:-})
+    printf '| server | instructions / request | × hyper | I1 misses / request | D1 misses / request | mispredicted branches / request |\n| --- | ---: | ---: | ---: | ---: | ---: |\n'
+else
+    printf '| server | instructions / request | × hyper |\n| --- | ---: | ---: |\n'
+fi
 hyper=
 for stack in "${stacks[@]}"; do
     port=$(( port + 1 ))
-    start "$port" valgrind --tool=callgrind --callgrind-out-file="$out/$stack.%p" \
+    start "$port" valgrind --tool=callgrind "${sim[@]}" --callgrind-out-file="$out/$stack.%p" \
         target/release/server "$stack" "$port" 10
     url="http://127.0.0.1:$port${ROUTE:-/json}"
     wrk -t1 -c10 -d2s "${load[@]}" "$url" "${tail[@]}" > /dev/null
@@ -38,10 +48,20 @@ for stack in "${stacks[@]}"; do
     callgrind_control -d "$pid" > /dev/null 2>&1
     stop
     dump=$(ls -t "$out/$stack".*.* 2>/dev/null | head -1)
-    total=$(callgrind_annotate "$dump" 2>/dev/null | sed -n 's/^ *\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' | tr -d ,)
-    per=$(( total / requests ))
+    # The program's totals, one per event, in the order of the `events:` line.
+    totals=$(callgrind_annotate "$dump" 2>/dev/null | awk '
+        /^Events shown:/ { for (i = 3; i <= NF; i++) name[i - 2] = $i; n = NF - 2 }
+        /PROGRAM TOTALS/ { k = 0; for (i = 1; i <= NF && k < n; i++) if ($i ~ /^[0-9,]+$/) { gsub(",", "", $i); print name[++k], $i } }')
+    total() { awk -v e="$1" '$1 == e { print $2 }' <<< "$totals"; }
+    per=$(( $(total Ir) / requests ))
     [ "$stack" = hyper ] && hyper=$per
     ratio=$([ -n "$hyper" ] && awk -v a="$per" -v b="$hyper" 'BEGIN { printf "%.2f", a / b }' || echo "-")
-    printf '| %s | %d | %s |\n' "$stack" "$per" "$ratio"
+    if [ ${#sim[@]} -gt 0 ]; then
+        awk -v s="$stack" -v p="$per" -v r="$ratio" -v n="$requests" -v i1="$(total I1mr)" \
+            -v d1="$(( $(total D1mr) + $(total D1mw) ))" -v b="$(( $(total Bcm) + $(total Bim) ))" \
+            'BEGIN { printf "| %s | %d | %s | %.1f | %.1f | %.1f |\n", s, p, r, i1 / n, d1 / n, b / n }'
+    else
+        printf '| %s | %d | %s |\n' "$stack" "$per" "$ratio"
+    fi
 done
 [ -n "${KEEP:-}" ] || rm -rf "$out"
