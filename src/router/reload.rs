@@ -62,14 +62,21 @@ struct Sources<B> {
 }
 
 impl<B: 'static> Sources<B> {
-    fn compile(&self) -> Result<CompiledRouter<B>, RouteError> {
-        let merged = self
-            .modules
-            .iter()
-            .fold(self.base.clone(), |router, (_, module)| {
+    /// Compiles the base with `modules`, changing nothing: a change to the
+    /// sources is made once the table it gives has compiled.
+    fn compile<'a>(
+        &self,
+        modules: impl Iterator<Item = &'a Router<B>>,
+    ) -> Result<CompiledRouter<B>, RouteError> {
+        modules
+            .fold(self.base.clone(), |router, module| {
                 router.merge(module.clone())
-            });
-        merged.compile()
+            })
+            .compile()
+    }
+
+    fn modules(&self) -> impl Iterator<Item = &Router<B>> {
+        self.modules.iter().map(|(_, module)| module)
     }
 }
 
@@ -138,17 +145,10 @@ impl<B: 'static> Reloadable<B> {
     /// that conflicts with one already live; nothing changes then.
     pub fn register(&self, id: impl Into<String>, module: Router<B>) -> Result<(), RouteError> {
         let mut sources = self.lock();
+        let compiled = sources.compile(sources.modules().chain([&module]))?;
         sources.modules.push((id.into(), module));
-        match sources.compile() {
-            Ok(compiled) => {
-                self.shared.live.store(compiled.inner);
-                Ok(())
-            }
-            Err(error) => {
-                sources.modules.pop();
-                Err(error)
-            }
-        }
+        self.shared.live.store(compiled.inner);
+        Ok(())
     }
 
     /// Removes everything registered under `id` and makes the new table
@@ -161,27 +161,14 @@ impl<B: 'static> Reloadable<B> {
     /// changes then.
     pub fn unregister(&self, id: &str) -> Result<bool, RouteError> {
         let mut sources = self.lock();
-        let before = sources.modules.len();
-        let kept: Vec<(String, Router<B>)> = sources
-            .modules
-            .iter()
-            .filter(|(known, _)| known != id)
-            .cloned()
-            .collect();
-        if kept.len() == before {
+        if !sources.modules.iter().any(|(known, _)| known == id) {
             return Ok(false);
         }
-        let removed = std::mem::replace(&mut sources.modules, kept);
-        match sources.compile() {
-            Ok(compiled) => {
-                self.shared.live.store(compiled.inner);
-                Ok(true)
-            }
-            Err(error) => {
-                sources.modules = removed;
-                Err(error)
-            }
-        }
+        let kept = sources.modules.iter().filter(|(known, _)| known != id);
+        let compiled = sources.compile(kept.map(|(_, module)| module))?;
+        sources.modules.retain(|(known, _)| known != id);
+        self.shared.live.store(compiled.inner);
+        Ok(true)
     }
 
     /// The ids registered, in registration order (repeated ids once).
@@ -198,7 +185,7 @@ impl<B: 'static> Reloadable<B> {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Sources<B>> {
         // A panic while holding the lock left the sources as they were
-        // before the failed change (every change is applied last).
+        // before the failed change: each is made once its table compiled.
         self.shared
             .sources
             .lock()
