@@ -2,14 +2,19 @@
 //! whose waker the test fires, and a counting waker.
 #![allow(dead_code)]
 
+// The counting waker is the property checks' (the fuzz targets build that
+// file without this one's dependencies).
+#[path = "../properties/poll.rs"]
+mod poll;
+// Not every test crate counts wake-ups.
+#[allow(unused_imports)]
+pub use poll::CountingWaker;
+
 use std::{
     future::Future,
     pin::Pin,
-    sync::{
-        Arc, Mutex,
-        atomic::{AtomicUsize, Ordering},
-    },
-    task::{Context, Poll, Wake, Waker},
+    sync::{Arc, Mutex},
+    task::{Context, Poll, Waker},
 };
 
 /// An ordered record of what ran.
@@ -83,28 +88,6 @@ impl Future for GateFuture {
             state.waker = Some(cx.waker().clone());
             Poll::Pending
         }
-    }
-}
-
-/// A waker that counts how often it was woken.
-#[derive(Default)]
-pub struct CountingWaker(AtomicUsize);
-
-impl CountingWaker {
-    pub fn new() -> (Arc<Self>, Waker) {
-        let counter = Arc::new(Self::default());
-        let waker = Waker::from(counter.clone());
-        (counter, waker)
-    }
-
-    pub fn wakes(&self) -> usize {
-        self.0.load(Ordering::SeqCst)
-    }
-}
-
-impl Wake for CountingWaker {
-    fn wake(self: Arc<Self>) {
-        self.0.fetch_add(1, Ordering::SeqCst);
     }
 }
 

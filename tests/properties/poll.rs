@@ -8,35 +8,49 @@ use std::{
     pin::{Pin, pin},
     sync::{
         Arc,
-        atomic::{AtomicBool, Ordering},
+        atomic::{AtomicUsize, Ordering},
     },
     task::{Context, Poll, Wake, Waker},
 };
 
-/// Notes that it was woken.
+/// A waker that counts its wake-ups (also `tests/common`'s).
 #[derive(Default)]
-struct Woken(AtomicBool);
+pub struct CountingWaker(AtomicUsize);
 
-impl Wake for Woken {
+impl CountingWaker {
+    /// The counter and a waker that counts on it.
+    pub fn new() -> (Arc<Self>, Waker) {
+        let counter = Arc::new(Self::default());
+        let waker = Waker::from(counter.clone());
+        (counter, waker)
+    }
+
+    /// The wake-ups so far.
+    pub fn wakes(&self) -> usize {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+impl Wake for CountingWaker {
     fn wake(self: Arc<Self>) {
-        self.0.store(true, Ordering::Relaxed);
+        self.0.fetch_add(1, Ordering::SeqCst);
     }
 }
 
 /// Polls `future` as an executor would: again only once it has been woken.
 /// Answers its output and how often it was pending.
 pub fn drive<F: Future>(future: F) -> (F::Output, usize) {
-    let woken = Arc::new(Woken::default());
-    let waker = Waker::from(woken.clone());
+    let (wakes, waker) = CountingWaker::new();
     let mut future = pin!(future);
     let mut pending = 0;
     loop {
+        let before = wakes.wakes();
         if let Poll::Ready(output) = future.as_mut().poll(&mut Context::from_waker(&waker)) {
             return (output, pending);
         }
         pending += 1;
         assert!(
-            woken.0.swap(false, Ordering::Relaxed),
+            wakes.wakes() > before,
             "pending without a wake-up: it would never be polled again"
         );
     }
