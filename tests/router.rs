@@ -10,7 +10,7 @@ use std::{
     task::{Context, Poll},
 };
 
-use common::{CountingWaker, Events, Gate, poll_once};
+use common::{CountingWaker, Events, Gate, Log, poll_once};
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
 use http_body_util::BodyExt;
 use pronghorn::{
@@ -1108,6 +1108,7 @@ mod extractors {
                 format!("{} chars", text.chars().count())
             })
             .post("/bytes", |bytes: Bytes| format!("{} bytes", bytes.len()))
+            .get("/no-state", |State(n): State<u64>| n.to_string())
             .state(Arc::<str>::from("shared"))
             .body_limit(64)
             .compile()
@@ -1152,6 +1153,16 @@ mod extractors {
         assert!(no_auth.body.contains("authorization"), "{}", no_auth.body);
         assert_eq!(get(&router, "/maybe").await.body, "present=false");
         assert_eq!(get(&router, "/state").await.body, "shared GET /state 0");
+        // State the router was not given: a fault of the application, 500,
+        // and the log names the type asked for.
+        let log = Log::capture();
+        let no_state = get(&router, "/no-state").await;
+        assert_eq!(no_state.status, StatusCode::INTERNAL_SERVER_ERROR);
+        let logged = log.take();
+        assert!(
+            logged.len() == 1 && logged[0].contains("state=\"u64\""),
+            "{logged:?}"
+        );
     }
 
     #[tokio::test]
@@ -1662,6 +1673,7 @@ async fn a_panic_names_its_step_and_keeps_the_staged_headers() {
         })
         .compile()
         .unwrap();
+    let log = Log::capture();
     for wait in ["", "&wait"] {
         for step in ["prefix", "handler", "postfix"] {
             let answer = get(&router, &format!("/p?{step}{wait}")).await;
@@ -1672,8 +1684,42 @@ async fn a_panic_names_its_step_and_keeps_the_staged_headers() {
             );
             assert_eq!(answer.headers["x-staged"], "yes", "{step}{wait}");
             assert_eq!(failures.take(), [format!("500 {step}: {step} boom")]);
+            // The log names the step and the panic's message too.
+            let logged = log.take();
+            let named = format!("step=\"{step}\" panic={step} boom");
+            assert!(
+                logged.len() == 1 && logged[0].contains(&named),
+                "{step}{wait}: {logged:?}"
+            );
         }
         assert_eq!(get(&router, &format!("/p?{wait}")).await.body, "ok");
         assert_eq!(failures.take(), ["200 none"]);
+    }
+}
+
+/// A header that is not valid in a handler's answer gives 500, and the log
+/// says which header, and whether its name or its value.
+#[tokio::test]
+async fn an_invalid_answer_header_is_a_500_whose_log_names_it() {
+    let router = Router::new()
+        .get("/value", || {
+            ([("x-fine", "yes"), ("x-bad", "two\nlines")], "body")
+        })
+        .get("/name", || ([("bad name", "value")], "body"))
+        .compile()
+        .unwrap();
+    let log = Log::capture();
+    for (path, said) in [
+        ("/value", "the value of response header 1 (of 2"),
+        ("/name", "the name of response header 0 (of 1"),
+    ] {
+        let answer = get(&router, path).await;
+        assert_eq!(answer.status, StatusCode::INTERNAL_SERVER_ERROR, "{path}");
+        assert!(!answer.headers.contains_key("x-fine"), "{path}");
+        let logged = log.take();
+        assert!(
+            logged.len() == 1 && logged[0].contains(said),
+            "{path}: {logged:?}"
+        );
     }
 }

@@ -118,21 +118,23 @@ impl<T: IntoResponse> IntoResponse for (StatusCode, T) {
     }
 }
 
-fn apply_headers<K, V, const N: usize>(headers: [(K, V); N], response: &mut Response<Body>) -> bool
+/// Inserts `headers`, or answers which of them (counted from 0) is not a
+/// valid header, and why.
+fn apply_headers<K, V, const N: usize>(
+    headers: [(K, V); N],
+    response: &mut Response<Body>,
+) -> Result<(), (usize, &'static str)>
 where
     K: TryInto<HeaderName>,
     V: TryInto<HeaderValue>,
 {
     let map: &mut HeaderMap = response.headers_mut();
-    for (name, value) in headers {
-        match (name.try_into(), value.try_into()) {
-            (Ok(name), Ok(value)) => {
-                map.insert(name, value);
-            }
-            _ => return false,
-        }
+    for (index, (name, value)) in headers.into_iter().enumerate() {
+        let name = name.try_into().map_err(|_| (index, "name"))?;
+        let value = value.try_into().map_err(|_| (index, "value"))?;
+        map.insert(name, value);
     }
-    true
+    Ok(())
 }
 
 impl<K, V, T, const N: usize> IntoResponse for ([(K, V); N], T)
@@ -143,10 +145,9 @@ where
 {
     fn into_response(self) -> Response<Body> {
         let mut response = self.1.into_response();
-        if apply_headers(self.0, &mut response) {
-            response
-        } else {
-            invalid_header()
+        match apply_headers(self.0, &mut response) {
+            Ok(()) => response,
+            Err((index, part)) => invalid_header(index, N, part),
         }
     }
 }
@@ -162,8 +163,13 @@ where
     }
 }
 
-fn invalid_header() -> Response<Body> {
-    tracing::error!("pronghorn: a response header name or value was invalid");
+#[cold]
+fn invalid_header(index: usize, count: usize, part: &'static str) -> Response<Body> {
+    tracing::error!(
+        header = index,
+        of = count,
+        "pronghorn: the {part} of response header {index} (of {count}, counted from 0) is not valid; answering 500"
+    );
     (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error").into_response()
 }
 

@@ -112,3 +112,62 @@ where
     tokio::spawn(connection);
     sender
 }
+
+/// The events pronghorn logs on this thread while it lives, each as its
+/// fields (`message=… step="handler" `): for checking that a log names
+/// what went wrong. A subscriber written here, `tracing`'s trait and
+/// nothing more, rather than a formatting crate for one test helper.
+pub struct Log {
+    lines: Arc<Mutex<Vec<String>>>,
+    _default: tracing::subscriber::DefaultGuard,
+}
+
+impl Log {
+    /// Captures from now until dropped.
+    pub fn capture() -> Self {
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let subscriber = Capture(lines.clone());
+        Self {
+            lines,
+            _default: tracing::subscriber::set_default(subscriber),
+        }
+    }
+
+    /// The events logged so far, emptied.
+    pub fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.lines.lock().unwrap())
+    }
+}
+
+struct Capture(Arc<Mutex<Vec<String>>>);
+
+impl tracing::Subscriber for Capture {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+
+    fn event(&self, event: &tracing::Event<'_>) {
+        struct Fields(String);
+        impl tracing::field::Visit for Fields {
+            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+                use std::fmt::Write;
+                let _ = write!(self.0, "{}={value:?} ", field.name());
+            }
+        }
+        let mut fields = Fields(String::new());
+        event.record(&mut fields);
+        self.0.lock().unwrap().push(fields.0);
+    }
+
+    fn enter(&self, _: &tracing::span::Id) {}
+
+    fn exit(&self, _: &tracing::span::Id) {}
+}
