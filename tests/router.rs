@@ -665,6 +665,7 @@ async fn example_8_monitor_panics_are_isolated() {
         )
         .compile()
         .unwrap();
+    let log = Log::capture();
     for _ in 0..2 {
         let answer = get(&router, "/m").await;
         assert_eq!(
@@ -672,6 +673,14 @@ async fn example_8_monitor_panics_are_isolated() {
             (StatusCode::OK, "fine")
         );
         assert_eq!(events.take(), ["high", "normal", "low 200"]);
+        // Both panics are logged, each with its message.
+        let logged = log.take();
+        assert!(
+            logged.len() == 2
+                && logged[0].contains("panic=\"monitor panics when called\"")
+                && logged[1].contains("panic=\"monitor future panics\""),
+            "{logged:?}"
+        );
     }
 }
 
