@@ -40,7 +40,7 @@ struct NewUser {
 /// The application: also used by the examples' test.
 pub fn app() -> CompiledRouter<Incoming> {
     Router::new()
-        // A static route: found by one hash lookup.
+        // A static route: found by comparing its bytes, with no allocation.
         .get("/", || "Hello from pronghorn\n")
         // A dynamic route with a typed parameter.
         .get("/users/{id}", |Path(id): Path<u64>| {
