@@ -51,48 +51,101 @@ async fn fetch(
     Ok((status, body))
 }
 
+/// A server of `app` on loopback, until `stop`.
+struct Server {
+    address: std::net::SocketAddr,
+    stop: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Server {
+    async fn start(app: Reloadable<Incoming>) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(
+            pronghorn::serve(listener, app)
+                .with_graceful_shutdown(async move {
+                    let _ = stopped.await;
+                })
+                .into_future(),
+        );
+        Self {
+            address,
+            stop,
+            task,
+        }
+    }
+
+    async fn stop(self) {
+        let _ = self.stop.send(());
+        self.task.await.unwrap().unwrap();
+    }
+}
+
+/// Clients, each on a connection of its own, asking for one of `paths`
+/// (in turn) again and again until stopped.
+struct Load {
+    running: Arc<AtomicBool>,
+    /// Answers 200 with one of the expected bodies, other answers, failures.
+    counts: Arc<[AtomicU64; 3]>,
+    clients: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl Load {
+    async fn start(
+        address: std::net::SocketAddr,
+        clients: usize,
+        paths: &'static [&'static str],
+        bodies: &'static [&'static str],
+    ) -> Self {
+        let running = Arc::new(AtomicBool::new(true));
+        let counts = Arc::new([const { AtomicU64::new(0) }; 3]);
+        let clients = (0..clients)
+            .map(|n| {
+                let (running, counts) = (running.clone(), counts.clone());
+                tokio::spawn(async move {
+                    let mut sender = common::connect(address).await;
+                    let path = paths[n % paths.len()];
+                    while running.load(Ordering::Relaxed) {
+                        let outcome = match fetch(&mut sender, path).await {
+                            Ok((StatusCode::OK, body)) if bodies.iter().any(|b| body == *b) => 0,
+                            Ok(_) => 1,
+                            Err(_) => 2,
+                        };
+                        counts[outcome].fetch_add(1, Ordering::Relaxed);
+                    }
+                })
+            })
+            .collect();
+        Self {
+            running,
+            counts,
+            clients,
+        }
+    }
+
+    /// Stops the clients: how many answers were expected, other, failed.
+    async fn stop(self) -> [u64; 3] {
+        self.running.store(false, Ordering::Relaxed);
+        for client in self.clients {
+            client.await.unwrap();
+        }
+        self.counts
+            .each_ref()
+            .map(|count| count.load(Ordering::Relaxed))
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn swaps_under_load_lose_no_request() {
     let app = Reloadable::new(table("A").compile().unwrap());
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    let (stop_server, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(
-        pronghorn::serve(listener, app.clone())
-            .with_graceful_shutdown(async move {
-                let _ = stopped.await;
-            })
-            .into_future(),
-    );
-
-    let running = Arc::new(AtomicBool::new(true));
-    let (ok, failed, foreign) = (
-        Arc::new(AtomicU64::new(0)),
-        Arc::new(AtomicU64::new(0)),
-        Arc::new(AtomicU64::new(0)),
-    );
-    let mut clients = Vec::new();
-    for n in 0..4 {
-        let (running, ok, failed, foreign) =
-            (running.clone(), ok.clone(), failed.clone(), foreign.clone());
-        clients.push(tokio::spawn(async move {
-            let mut sender = common::connect(address).await;
-            let path = if n % 2 == 0 { "/v" } else { "/v/7" };
-            while running.load(Ordering::Relaxed) {
-                match fetch(&mut sender, path).await {
-                    Ok((StatusCode::OK, body)) if body == "A" || body == "B" => {
-                        ok.fetch_add(1, Ordering::Relaxed)
-                    }
-                    Ok(_) => foreign.fetch_add(1, Ordering::Relaxed),
-                    Err(_) => failed.fetch_add(1, Ordering::Relaxed),
-                };
-            }
-        }));
-    }
+    let server = Server::start(app.clone()).await;
+    let load = Load::start(server.address, 4, &["/v", "/v/7"], &["A", "B"]).await;
 
     let started = Instant::now();
     let mut swaps = 0u32;
-    let mut checker = common::connect(address).await;
+    let mut checker = common::connect(server.address).await;
     while swaps < 200 || started.elapsed() < Duration::from_secs(2) {
         let next = if swaps % 2 == 0 { "B" } else { "A" };
         app.swap(table(next).compile().unwrap());
@@ -105,25 +158,44 @@ async fn swaps_under_load_lose_no_request() {
             "after swap {swaps}"
         );
     }
-    running.store(false, Ordering::Relaxed);
-    for client in clients {
-        client.await.unwrap();
-    }
-    let _ = stop_server.send(());
-    server.await.unwrap().unwrap();
-
-    let (ok, failed, foreign) = (
-        ok.load(Ordering::Relaxed),
-        failed.load(Ordering::Relaxed),
-        foreign.load(Ordering::Relaxed),
-    );
+    let [ok, foreign, failed] = load.stop().await;
+    server.stop().await;
     println!(
         "{swaps} swaps in {:?}; {ok} requests answered by A or B, {failed} failed, {foreign} other",
         started.elapsed()
     );
-    assert!(swaps >= 200);
     assert!(ok > 1_000, "the clients kept sending: {ok}");
     assert_eq!((failed, foreign), (0, 0));
+}
+
+/// `replace` changes a module in one step: its routes never go missing,
+/// as they would between `unregister` and `register`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_module_replaced_under_load_is_never_missing() {
+    let app = Reloadable::new(Router::new().get("/", || "base").compile().unwrap());
+    app.register("m", table("A")).unwrap();
+    let server = Server::start(app.clone()).await;
+    let load = Load::start(server.address, 4, &["/v", "/v/7"], &["A", "B"]).await;
+
+    let started = Instant::now();
+    let mut replaced = 0u32;
+    let mut checker = common::connect(server.address).await;
+    while replaced < 200 || started.elapsed() < Duration::from_secs(2) {
+        let next = if replaced % 2 == 0 { "B" } else { "A" };
+        assert!(app.replace("m", table(next)).unwrap());
+        replaced += 1;
+        let (status, body) = fetch(&mut checker, "/v/1").await.unwrap();
+        assert_eq!(
+            (status, &body[..]),
+            (StatusCode::OK, next.as_bytes()),
+            "after replacement {replaced}"
+        );
+    }
+    let [ok, foreign, failed] = load.stop().await;
+    server.stop().await;
+    assert_eq!(app.modules(), ["m"]);
+    assert!(ok > 1_000, "the clients kept sending: {ok}");
+    assert_eq!((failed, foreign), (0, 0), "{ok} answered");
 }
 
 #[tokio::test]
@@ -236,6 +308,38 @@ async fn modules_register_and_unregister_by_id() {
     assert_eq!(
         body(call(Method::GET, "/reload").await.unwrap()).await,
         "new"
+    );
+
+    // `replace`: a new id comes last; a known one keeps its place and loses
+    // all its registrations; a refused one changes nothing.
+    assert!(
+        !app.replace("late", Router::new().get("/late", || "late"))
+            .unwrap()
+    );
+    assert_eq!(app.modules(), ["shop", "r", "late"]);
+    app.register("shop", Router::new().get("/shop/more", || "more"))
+        .unwrap();
+    assert!(
+        app.replace("shop", Router::new().get("/shop", || "shop 2"))
+            .unwrap()
+    );
+    assert_eq!(app.modules(), ["shop", "r", "late"]);
+    assert_eq!(
+        body(call(Method::GET, "/shop").await.unwrap()).await,
+        "shop 2"
+    );
+    assert_eq!(
+        call(Method::GET, "/shop/more").await.unwrap().status(),
+        StatusCode::NOT_FOUND
+    );
+    let conflict = app
+        .replace("late", Router::new().get("/reload", || "taken"))
+        .unwrap_err();
+    assert!(conflict.to_string().contains("/reload"), "{conflict}");
+    assert_eq!(app.modules(), ["shop", "r", "late"]);
+    assert_eq!(
+        body(call(Method::GET, "/late").await.unwrap()).await,
+        "late"
     );
 }
 

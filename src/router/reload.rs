@@ -171,6 +171,59 @@ impl<B: 'static> Reloadable<B> {
         Ok(true)
     }
 
+    /// Replaces everything registered under `id` with `module`, in one
+    /// change of the live table: no request finds the table without
+    /// either. The module keeps the place of the id's first registration
+    /// in the registration order (which orders hooks of equal priority
+    /// and dynamic routes), or comes last if the id is new. Returns
+    /// whether anything was registered under `id`.
+    ///
+    /// ```
+    /// use http::Method;
+    /// use pronghorn::{Router, router::Reloadable};
+    ///
+    /// let app = Reloadable::new(Router::<String>::new().compile().unwrap());
+    /// app.register("clock", Router::new().get("/time", || "tick 0")).unwrap();
+    /// // `unregister` then `register` would leave `/time` out between the two.
+    /// assert!(app.replace("clock", Router::new().get("/time", || "tick 1")).unwrap());
+    /// assert!(app.current().at(&Method::GET, "/time").is_some());
+    /// assert_eq!(app.modules(), ["clock"]);
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The [`RouteError`] the new table would have; nothing changes then.
+    pub fn replace(&self, id: impl Into<String>, module: Router<B>) -> Result<bool, RouteError> {
+        let id = id.into();
+        let mut sources = self.lock();
+        let place = sources.modules.iter().position(|(known, _)| *known == id);
+        let modules = sources
+            .modules
+            .iter()
+            .enumerate()
+            .filter_map(|(index, (known, kept))| {
+                if Some(index) == place {
+                    Some(&module)
+                } else {
+                    (*known != id).then_some(kept)
+                }
+            });
+        let compiled = sources.compile(modules.chain(place.is_none().then_some(&module)))?;
+        match place {
+            Some(place) => {
+                sources.modules[place].1 = module;
+                let mut index = 0;
+                sources.modules.retain(|(known, _)| {
+                    index += 1;
+                    *known != id || index - 1 == place
+                });
+            }
+            None => sources.modules.push((id, module)),
+        }
+        self.shared.live.store(compiled.inner);
+        Ok(place.is_some())
+    }
+
     /// The ids registered, in registration order (repeated ids once).
     pub fn modules(&self) -> Vec<String> {
         let sources = self.lock();
