@@ -362,14 +362,36 @@ impl<B: 'static> Router<B> {
     }
 
     /// Mounts `other`'s routes and hooks under `base` (`"/api"`: `/users`
-    /// becomes `/api/users`). Its state joins this router's.
+    /// becomes `/api/users`), after this router's own.
+    ///
+    /// Its state joins this router's (a state of the same type replaces
+    /// this router's); the body limit stays this router's. Conflicts, such
+    /// as a route both routers register, are errors of [`compile`](Self::compile).
+    ///
+    /// ```
+    /// use http::Method;
+    /// use pronghorn::Router;
+    ///
+    /// let users = Router::new().get("/", || "all").get("/{id}", || "one");
+    /// let router = Router::<String>::new()
+    ///     .get("/", || "home")
+    ///     .nest("/users", users)
+    ///     .merge(Router::new().get("/health", || "ok"))
+    ///     .compile()
+    ///     .unwrap();
+    /// assert_eq!(router.at(&Method::GET, "/users").unwrap().pattern(), "/users");
+    /// assert_eq!(router.at(&Method::GET, "/users/7").unwrap().pattern(), "/users/{id}");
+    /// assert!(router.at(&Method::GET, "/health").is_some());
+    ///
+    /// let twice = Router::<String>::new().get("/a", || "1").merge(Router::new().get("/a", || "2"));
+    /// assert!(twice.compile().is_err());
+    /// ```
     pub fn nest(mut self, base: &str, other: Router<B>) -> Self {
-        let join = |pattern: &str| {
-            format!(
-                "{}/{}",
-                base.trim_end_matches('/'),
-                pattern.trim_start_matches('/')
-            )
+        // `other`'s root is `base` itself, not `base/`.
+        let base = base.trim_end_matches('/');
+        let join = |pattern: &str| match pattern.trim_start_matches('/') {
+            "" if !base.is_empty() => base.to_owned(),
+            rest => format!("{base}/{rest}"),
         };
         let rebase = |mut scope: Scope| {
             scope.pattern = join(&scope.pattern);
@@ -399,7 +421,8 @@ impl<B: 'static> Router<B> {
         self
     }
 
-    /// Adds `other`'s routes and hooks to this router's, after them.
+    /// Adds `other`'s routes and hooks to this router's, after them: `nest`
+    /// at the root (see [`nest`](Self::nest)).
     pub fn merge(self, other: Router<B>) -> Self {
         self.nest("", other)
     }
