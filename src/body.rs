@@ -2,6 +2,7 @@
 //! stream. Only a stream allocates.
 
 use std::{
+    any::Any,
     fmt,
     pin::Pin,
     task::{Context, Poll},
@@ -56,13 +57,52 @@ impl Body {
         }
     }
 
-    /// Wraps any other body, boxing it.
+    /// Any other body: kept as it is if it already is a `Body`, stored
+    /// inline if it is an `http_body_util::Full<Bytes>`, an
+    /// `http_body_util::Empty<Bytes>` or a `String`, boxed otherwise.
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    /// use http_body::Body as _;
+    /// use http_body_util::Full;
+    /// use pronghorn::Body;
+    ///
+    /// let body = Body::new(Full::new(Bytes::from("hello")));
+    /// assert_eq!(body.size_hint().exact(), Some(5));
+    /// assert_eq!(format!("{body:?}"), "Body::Full(5)");
+    /// ```
     pub fn new<B>(body: B) -> Self
     where
         B: http_body::Body<Data = Bytes> + Send + 'static,
         B::Error: Into<BoxError>,
     {
-        use http_body_util::BodyExt;
+        use http_body_util::{BodyExt, Empty, Full};
+
+        // The type is known at compile time: each check is folded away.
+        let mut slot = Some(body);
+        let any: &mut dyn Any = &mut slot;
+        if let Some(body) = any.downcast_mut::<Option<Body>>() {
+            return body.take().unwrap_or_default();
+        }
+        if let Some(text) = any.downcast_mut::<Option<String>>() {
+            return text.take().map(Self::full).unwrap_or_default();
+        }
+        if let Some(full) = any.downcast_mut::<Option<Full<Bytes>>>() {
+            // A full body's one frame is ready at once.
+            let data = full.take().map(|full| {
+                let mut full = std::pin::pin!(full);
+                let waker = &mut Context::from_waker(std::task::Waker::noop());
+                match http_body::Body::poll_frame(full.as_mut(), waker) {
+                    Poll::Ready(Some(Ok(frame))) => frame.into_data().unwrap_or_default(),
+                    _ => Bytes::new(),
+                }
+            });
+            return data.map(Self::full).unwrap_or_default();
+        }
+        if any.is::<Option<Empty<Bytes>>>() {
+            return Self::empty();
+        }
+        let body = slot.expect("the body is still in its slot");
         Self {
             kind: Kind::Stream(Box::pin(body.map_err(Into::into))),
         }

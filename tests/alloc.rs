@@ -461,3 +461,74 @@ fn a_body_still_arriving_costs_two_boxes() {
     );
     assert_eq!(arriving, complete + 2 * ROUNDS);
 }
+
+/// A handler answering a response with another body type: hyper's and
+/// http-body-util's full and empty bodies and a `String` are stored inline
+/// (as many allocations as the same answer built with pronghorn's `Body`),
+/// and only a body of another kind, a stream, is boxed.
+#[test]
+fn a_response_with_a_full_or_empty_body_of_another_type_is_not_boxed() {
+    use pronghorn::{Body, Router};
+    const ROUNDS: u64 = 1_000;
+
+    let stream = || {
+        let chunks = futures_util::stream::iter([Ok::<_, Infallible>(http_body::Frame::data(
+            Bytes::from_static(b"hello"),
+        ))]);
+        Response::new(http_body_util::StreamBody::new(chunks))
+    };
+    let mut router = Router::new()
+        .get("/body", || {
+            Response::new(Body::from(Bytes::from_static(b"hello")))
+        })
+        .get("/full", || {
+            Response::new(Full::new(Bytes::from_static(b"hello")))
+        })
+        .get("/body-string", || {
+            Response::new(Body::from(String::from("hello")))
+        })
+        .get("/string", || Response::new(String::from("hello")))
+        .get("/body-empty", || Response::new(Body::empty()))
+        .get("/empty", || Response::new(Empty::<Bytes>::new()))
+        .get("/stream", stream)
+        .compile()
+        .unwrap();
+    let mut count = |path: &'static str| {
+        let expected: &[u8] = if path.contains("empty") {
+            b""
+        } else {
+            b"hello"
+        };
+        allocations_in(ROUNDS, || {
+            let request = Request::get(path).body(Empty::<Bytes>::new()).unwrap();
+            let Poll::Ready(Ok(response)) = poll_once(pin!(router.call(request))) else {
+                panic!("{path}: answered in the first poll");
+            };
+            let size = http_body::Body::size_hint(response.body()).exact();
+            if path != "/stream" {
+                assert_eq!(size, Some(expected.len() as u64), "{path}: an exact size");
+            }
+            assert_eq!(collected(response.into_body()), expected, "{path}");
+        })
+    };
+    let [body, full, body_string, string, body_empty, empty, streamed] = [
+        "/body",
+        "/full",
+        "/body-string",
+        "/string",
+        "/body-empty",
+        "/empty",
+        "/stream",
+    ]
+    .map(&mut count);
+    println!(
+        "allocations per {ROUNDS}: Body {body}, Full {full}, String {string}, stream {streamed}"
+    );
+    assert_eq!(full, body, "Full<Bytes>");
+    assert_eq!(string, body_string, "String");
+    assert_eq!(empty, body_empty, "Empty<Bytes>");
+    assert!(
+        streamed >= body + ROUNDS,
+        "a stream is boxed: {streamed} against {body}"
+    );
+}

@@ -14,7 +14,8 @@ use crate::Body;
 ///
 /// Implemented for text (`&'static str`, `String`: `text/plain`), bytes
 /// (`Bytes`, `Vec<u8>`, `&'static [u8]`: `application/octet-stream`), `StatusCode` (empty
-/// body), `()` (200, empty), `Response<Body>`, `(StatusCode, T)`, header
+/// body), `()` (200, empty), `Response<B>` for any body `B` (hyper's,
+/// http-body-util's, axum's: see [`Body::new`]), `(StatusCode, T)`, header
 /// arrays `([(K, V); N], T)` and `(StatusCode, [(K, V); N], T)`, `Json<T>`
 /// (feature `json`), and `Result<T, E>` where both convert.
 ///
@@ -102,10 +103,28 @@ impl IntoResponse for Infallible {
     }
 }
 
-impl IntoResponse for Response<Body> {
+/// A response with any body: hyper's and http-body-util's (`Full`,
+/// `Empty`), axum's, a stream. A [`Body`] is kept as it is; a full, empty
+/// or `String` body is stored inline; any other is boxed (see
+/// [`Body::new`]).
+impl<B> IntoResponse for Response<B>
+where
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<crate::BoxError>,
+{
     #[inline]
     fn into_response(self) -> Response<Body> {
-        self
+        // The type is known at compile time: the check is folded away.
+        let mut slot = Some(self);
+        if let Some(response) =
+            (&mut slot as &mut dyn std::any::Any).downcast_mut::<Option<Response<Body>>>()
+        {
+            if let Some(response) = response.take() {
+                return response;
+            }
+        }
+        slot.expect("the response is still in its slot")
+            .map(Body::new)
     }
 }
 
@@ -180,16 +199,6 @@ impl<T: IntoResponse, E: IntoResponse> IntoResponse for Result<T, E> {
             Ok(value) => value.into_response(),
             Err(error) => error.into_response(),
         }
-    }
-}
-
-/// A response built with axum, accepted as it is (feature `axum`): handlers
-/// and hooks can return `axum::response::Response`. Its body is boxed into a
-/// streaming [`Body`].
-#[cfg(feature = "axum")]
-impl IntoResponse for Response<axum_core::body::Body> {
-    fn into_response(self) -> Response<Body> {
-        self.map(Body::new)
     }
 }
 
