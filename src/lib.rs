@@ -101,8 +101,9 @@
 //!   shutdown; server-sent events ([`sse`]).
 //! - `json` (default): `Json<T>`, extractor and response.
 //! - `ws`: WebSocket routes (`Router::websocket`), with tokio-tungstenite.
-//! - `axum`: axum's responses as handler answers: `axum::response::Response`
-//!   directly, and any axum `IntoResponse` type through `handler::Axum`.
+//! - `axum`: any axum `IntoResponse` type as a handler's answer, through
+//!   `handler::Axum`. (An `axum::response::Response`, like a `Response` with
+//!   any other body, is an answer without it.)
 //!
 //! Without default features the crate is the layers and the router, with no
 //! runtime dependency.
