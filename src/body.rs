@@ -14,6 +14,17 @@ use http_body::{Frame, SizeHint};
 /// The error type of a streaming [`Body`].
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
+/// `value` as a `T` if that is its type, or `value` back. Both types are
+/// known where it is called: the check is folded away at compile time.
+#[inline(always)]
+pub(crate) fn downcast<T: 'static, U: 'static>(value: U) -> Result<T, U> {
+    let mut slot = Some(value);
+    match (&mut slot as &mut dyn Any).downcast_mut::<Option<T>>() {
+        Some(found) => Ok(found.take().expect("the value is in its slot")),
+        None => Err(slot.expect("the value is in its slot")),
+    }
+}
+
 /// A response body: empty, one buffer, or a boxed stream of frames.
 ///
 /// Empty and full bodies are stored inline, so building a response from a
@@ -78,31 +89,32 @@ impl Body {
     {
         use http_body_util::{BodyExt, Empty, Full};
 
-        // The type is known at compile time: each check is folded away.
-        let mut slot = Some(body);
-        let any: &mut dyn Any = &mut slot;
-        if let Some(body) = any.downcast_mut::<Option<Body>>() {
-            return body.take().unwrap_or_default();
-        }
-        if let Some(text) = any.downcast_mut::<Option<String>>() {
-            return text.take().map(Self::full).unwrap_or_default();
-        }
-        if let Some(full) = any.downcast_mut::<Option<Full<Bytes>>>() {
-            // A full body's one frame is ready at once.
-            let data = full.take().map(|full| {
+        let body = match downcast::<Body, _>(body) {
+            Ok(body) => return body,
+            Err(body) => body,
+        };
+        let body = match downcast::<String, _>(body) {
+            Ok(text) => return Self::full(text),
+            Err(body) => body,
+        };
+        let body = match downcast::<Full<Bytes>, _>(body) {
+            Ok(full) => {
+                // A full body's one frame is ready at once.
                 let mut full = std::pin::pin!(full);
                 let waker = &mut Context::from_waker(std::task::Waker::noop());
-                match http_body::Body::poll_frame(full.as_mut(), waker) {
-                    Poll::Ready(Some(Ok(frame))) => frame.into_data().unwrap_or_default(),
-                    _ => Bytes::new(),
-                }
-            });
-            return data.map(Self::full).unwrap_or_default();
-        }
-        if any.is::<Option<Empty<Bytes>>>() {
-            return Self::empty();
-        }
-        let body = slot.expect("the body is still in its slot");
+                return match http_body::Body::poll_frame(full.as_mut(), waker) {
+                    Poll::Ready(Some(Ok(frame))) => {
+                        Self::full(frame.into_data().unwrap_or_default())
+                    }
+                    _ => Self::empty(),
+                };
+            }
+            Err(body) => body,
+        };
+        let body = match downcast::<Empty<Bytes>, _>(body) {
+            Ok(_) => return Self::empty(),
+            Err(body) => body,
+        };
         Self {
             kind: Kind::Stream(Box::pin(body.map_err(Into::into))),
         }

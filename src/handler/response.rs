@@ -114,17 +114,10 @@ where
 {
     #[inline]
     fn into_response(self) -> Response<Body> {
-        // The type is known at compile time: the check is folded away.
-        let mut slot = Some(self);
-        if let Some(response) =
-            (&mut slot as &mut dyn std::any::Any).downcast_mut::<Option<Response<Body>>>()
-        {
-            if let Some(response) = response.take() {
-                return response;
-            }
+        match crate::body::downcast::<Response<Body>, _>(self) {
+            Ok(response) => response,
+            Err(response) => response.map(Body::new),
         }
-        slot.expect("the response is still in its slot")
-            .map(Body::new)
     }
 }
 
