@@ -212,11 +212,11 @@ impl<B: 'static> Reloadable<B> {
         match place {
             Some(place) => {
                 sources.modules[place].1 = module;
-                let mut index = 0;
-                sources.modules.retain(|(known, _)| {
-                    index += 1;
-                    *known != id || index - 1 == place
-                });
+                // The first registration under `id`, now `module`, stays.
+                let mut first = true;
+                sources
+                    .modules
+                    .retain(|(known, _)| *known != id || std::mem::take(&mut first));
             }
             None => sources.modules.push((id, module)),
         }
