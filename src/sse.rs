@@ -13,7 +13,7 @@ use bytes::Bytes;
 use futures_util::Stream;
 use http::{HeaderValue, Response, header};
 use pin_project_lite::pin_project;
-use tokio::time::{Instant, Sleep, sleep, sleep_until};
+use tokio::time::{Instant, Sleep, sleep_until};
 
 use crate::{Body, BoxError, IntoResponse};
 
@@ -200,9 +200,11 @@ impl KeepAlive {
     /// Whether the interval has passed without an event; if so, starts it
     /// again.
     fn poll_due(&mut self, cx: &mut Context<'_>) -> bool {
-        let timer = self
-            .timer
-            .get_or_insert_with(|| Box::pin(sleep(self.interval)));
+        // The first poll starts the interval.
+        if self.timer.is_none() {
+            self.restart();
+        }
+        let timer = self.timer.as_mut().expect("the timer is started");
         if timer.as_mut().poll(cx).is_pending() {
             return false;
         }
