@@ -150,8 +150,11 @@ impl<S> Sse<S> {
     }
 
     /// Sends a keep-alive comment after `interval` without an event.
+    ///
+    /// An interval of zero turns keep-alive off: a comment every time the
+    /// stream has nothing to send would flood the connection.
     pub fn keep_alive(mut self, interval: Duration) -> Self {
-        self.keep_alive = Some(interval);
+        self.keep_alive = (!interval.is_zero()).then_some(interval);
         self
     }
 }

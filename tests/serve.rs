@@ -394,6 +394,23 @@ fn sse_keep_alive_fills_a_quiet_stream_and_data_lines_split_as_clients_split_the
     });
 }
 
+/// A zero interval would send a comment at every quiet poll: it turns
+/// keep-alive off instead.
+#[tokio::test(start_paused = true)]
+async fn sse_keep_alive_of_zero_sends_nothing_while_the_stream_is_quiet() {
+    use pronghorn::IntoResponse;
+
+    let events = stream::pending::<Result<Event, std::io::Error>>();
+    let mut body = Sse::new(events)
+        .keep_alive(Duration::ZERO)
+        .into_response()
+        .into_body();
+    // The paused clock jumps an hour ahead once the runtime has nothing else
+    // to do: the body must still be waiting then.
+    let frame = tokio::time::timeout(Duration::from_secs(3600), body.frame()).await;
+    assert!(frame.is_err(), "a frame was sent: {frame:?}");
+}
+
 #[tokio::test]
 async fn bodies_errors_head_405_and_a_tower_http_cors_preflight() {
     let cors = tower_http::cors::CorsLayer::new()
