@@ -50,7 +50,9 @@ pub enum Custom {}
 ///
 /// A monitor cannot change the response. When it fails, the failure is
 /// reported with [`tracing`] at the `ERROR` level and the response goes out
-/// unchanged.
+/// unchanged. The event is logged while the response future is polled, so
+/// it falls inside the request's span when a tracing middleware wraps the
+/// router: tower-http's `TraceLayer` adds the method and URI.
 ///
 /// ```
 /// use std::sync::{Arc, Mutex};

@@ -684,6 +684,49 @@ async fn example_8_monitor_panics_are_isolated() {
     }
 }
 
+/// A failing monitor's log carries no request of its own: it is logged
+/// inside the response future's poll, so the span of a tracing middleware
+/// around the router — tower-http's `TraceLayer` here — tells which
+/// request it was, whether the monitor failed at once or in its future.
+#[tokio::test]
+async fn monitor_failures_are_logged_in_the_span_of_a_trace_layer() {
+    let router = Router::new()
+        .get("/m", || "fine")
+        .monitor("/m", |x: &RouteExchange<'_>| -> Result<(), String> {
+            Err(format!(
+                "sync monitor failed, status {}",
+                x.status().unwrap()
+            ))
+        })
+        .monitor("/m", |_: &RouteExchange<'_>| async {
+            Err::<(), _>("async monitor failed")
+        })
+        .compile()
+        .unwrap();
+    let service = tower::ServiceBuilder::new()
+        .layer(tower_http::trace::TraceLayer::new_for_http())
+        .service(router);
+    let log = Log::capture();
+    let request = Request::get("/m?x=1").body(String::new()).unwrap();
+    let response = service.oneshot(request).await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let failures: Vec<String> = log
+        .take()
+        .into_iter()
+        .filter(|line| line.contains("monitor hook failed"))
+        .collect();
+    assert_eq!(failures.len(), 2, "{failures:?}");
+    for (line, error) in failures
+        .iter()
+        .zip(["sync monitor failed, status 200 OK", "async monitor failed"])
+    {
+        assert!(
+            line.starts_with("in method=GET uri=/m?x=1 ") && line.contains(error),
+            "{line}"
+        );
+    }
+}
+
 /// Every monitor of a request reads the same elapsed time, and it covers
 /// the handler's own time.
 #[tokio::test]

@@ -114,9 +114,11 @@ where
 }
 
 /// The events pronghorn logs on this thread while it lives, each as its
-/// fields (`message=… step="handler" `): for checking that a log names
-/// what went wrong. A subscriber written here, `tracing`'s trait and
-/// nothing more, rather than a formatting crate for one test helper.
+/// fields (`message=… step="handler" `), preceded by the fields of the
+/// spans it was logged in (`in method=GET uri=/x: message=…`): for checking
+/// that a log names what went wrong, and where. A subscriber written here,
+/// `tracing`'s trait and nothing more, rather than a formatting crate for
+/// one test helper.
 pub struct Log {
     lines: Arc<Mutex<Vec<String>>>,
     _default: tracing::subscriber::DefaultGuard,
@@ -126,7 +128,11 @@ impl Log {
     /// Captures from now until dropped.
     pub fn capture() -> Self {
         let lines = Arc::new(Mutex::new(Vec::new()));
-        let subscriber = Capture(lines.clone());
+        let subscriber = Capture {
+            lines: lines.clone(),
+            spans: Mutex::default(),
+            entered: Mutex::default(),
+        };
         Self {
             lines,
             _default: tracing::subscriber::set_default(subscriber),
@@ -139,15 +145,35 @@ impl Log {
     }
 }
 
-struct Capture(Arc<Mutex<Vec<String>>>);
+struct Capture {
+    lines: Arc<Mutex<Vec<String>>>,
+    /// The fields of every span made, the span's id being its index + 1.
+    spans: Mutex<Vec<String>>,
+    /// The ids of the spans entered, innermost last.
+    entered: Mutex<Vec<u64>>,
+}
+
+/// Fields written out as `name=value `.
+struct Fields(String);
+
+impl tracing::field::Visit for Fields {
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        use std::fmt::Write;
+        let _ = write!(self.0, "{}={value:?} ", field.name());
+    }
+}
 
 impl tracing::Subscriber for Capture {
     fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
         true
     }
 
-    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
-        tracing::span::Id::from_u64(1)
+    fn new_span(&self, span: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        let mut fields = Fields(String::new());
+        span.record(&mut fields);
+        let mut spans = self.spans.lock().unwrap();
+        spans.push(fields.0);
+        tracing::span::Id::from_u64(spans.len() as u64)
     }
 
     fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
@@ -155,19 +181,28 @@ impl tracing::Subscriber for Capture {
     fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
 
     fn event(&self, event: &tracing::Event<'_>) {
-        struct Fields(String);
-        impl tracing::field::Visit for Fields {
-            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
-                use std::fmt::Write;
-                let _ = write!(self.0, "{}={value:?} ", field.name());
-            }
-        }
         let mut fields = Fields(String::new());
+        let entered = self.entered.lock().unwrap();
+        if !entered.is_empty() {
+            let spans = self.spans.lock().unwrap();
+            fields.0.push_str("in ");
+            for id in entered.iter() {
+                fields.0.push_str(&spans[*id as usize - 1]);
+            }
+            fields.0.push_str(": ");
+        }
         event.record(&mut fields);
-        self.0.lock().unwrap().push(fields.0);
+        self.lines.lock().unwrap().push(fields.0);
     }
 
-    fn enter(&self, _: &tracing::span::Id) {}
+    fn enter(&self, span: &tracing::span::Id) {
+        self.entered.lock().unwrap().push(span.into_u64());
+    }
 
-    fn exit(&self, _: &tracing::span::Id) {}
+    fn exit(&self, span: &tracing::span::Id) {
+        let mut entered = self.entered.lock().unwrap();
+        if let Some(at) = entered.iter().rposition(|id| *id == span.into_u64()) {
+            entered.remove(at);
+        }
+    }
 }
