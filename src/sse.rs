@@ -19,11 +19,21 @@ use crate::{Body, BoxError, IntoResponse};
 
 /// One server-sent event.
 ///
+/// A browser's `EventSource` dispatches an event only when it has data:
+/// one with a type or an id alone updates the stream's last id, or with
+/// [`retry`](Event::retry) its reconnection delay, and is not seen by
+/// listeners. `data("")` sends an event whose data is empty.
+///
 /// ```
+/// use std::time::Duration;
 /// use pronghorn::sse::Event;
 ///
 /// let event = Event::default().event("tick").id("7").data("one\ntwo");
 /// assert_eq!(event.to_string(), "event: tick\nid: 7\ndata: one\ndata: two\n\n");
+///
+/// // Only the reconnection delay, in milliseconds.
+/// let retry = Event::default().retry(Duration::from_secs(3));
+/// assert_eq!(retry.to_string(), "retry: 3000\n\n");
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Event {
