@@ -50,9 +50,8 @@ pub enum Custom {}
 ///
 /// A monitor cannot change the response. When it fails, the failure is
 /// reported with [`tracing`] at the `ERROR` level and the response goes out
-/// unchanged. The event is logged while the response future is polled, so
-/// it falls inside the request's span when a tracing middleware wraps the
-/// router: tower-http's `TraceLayer` adds the method and URI.
+/// unchanged. The event falls in the request's span when a tracing
+/// middleware wraps the router (see [Logging](crate#logging)).
 ///
 /// ```
 /// use std::sync::{Arc, Mutex};

@@ -94,6 +94,25 @@
 //! # }
 //! ```
 //!
+//! # Logging
+//!
+//! pronghorn logs with [`tracing`], and only what a response cannot tell:
+//!
+//! - `ERROR`: a prefix, handler or postfix of the router panicked (the step
+//!   and the panic's message; the client gets a 500); a monitor failed or
+//!   panicked (the response goes out unchanged); a handler asked for state
+//!   of a type the router does not hold, an answer carried an invalid
+//!   header, or a `Json` answer could not be serialised (each answered
+//!   with a 500).
+//! - `WARN`: `serve` could not accept a connection; a WebSocket upgrade
+//!   failed.
+//! - `DEBUG`: a connection ended with an error; `TCP_NODELAY` could not be
+//!   set.
+//!
+//! The `ERROR` events are logged inside the service's `call` or its
+//! response future's poll, so they fall in the span of a tracing middleware around
+//! the router: with tower-http's `TraceLayer`, the request's method and URI.
+//!
 //! # Feature flags
 //!
 //! - `server` (default): [`serve`], on hyper with HTTP/1.1 and HTTP/2,

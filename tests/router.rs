@@ -684,21 +684,26 @@ async fn example_8_monitor_panics_are_isolated() {
     }
 }
 
-/// A failing monitor's log carries no request of its own: it is logged
-/// inside the response future's poll, so the span of a tracing middleware
-/// around the router — tower-http's `TraceLayer` here — tells which
-/// request it was, whether the monitor failed at once or in its future.
+/// pronghorn's logs carry no request of their own: they are logged inside
+/// the service's `call` or its response future's poll, so the span of a
+/// tracing middleware around the router — tower-http's `TraceLayer` here —
+/// tells which request it was: for a request answered in `call` and one
+/// that suspends, for monitors that fail at once or in their future, and
+/// for a panic.
 #[tokio::test]
-async fn monitor_failures_are_logged_in_the_span_of_a_trace_layer() {
+async fn logs_fall_in_the_span_of_a_trace_layer() {
     let router = Router::new()
-        .get("/m", || "fine")
-        .monitor("/m", |x: &RouteExchange<'_>| -> Result<(), String> {
-            Err(format!(
-                "sync monitor failed, status {}",
-                x.status().unwrap()
-            ))
+        .get("/now", || "fine")
+        .get("/later", || async {
+            tokio::task::yield_now().await;
+            "fine"
         })
-        .monitor("/m", |_: &RouteExchange<'_>| async {
+        .get("/panic", || -> &'static str { panic!("handler boom") })
+        .monitor("/", |x: &RouteExchange<'_>| -> Result<(), String> {
+            Err(format!("sync monitor failed, {}", x.status().unwrap()))
+        })
+        .monitor("/", |_: &RouteExchange<'_>| async {
+            tokio::task::yield_now().await;
             Err::<(), _>("async monitor failed")
         })
         .compile()
@@ -707,23 +712,32 @@ async fn monitor_failures_are_logged_in_the_span_of_a_trace_layer() {
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .service(router);
     let log = Log::capture();
-    let request = Request::get("/m?x=1").body(String::new()).unwrap();
-    let response = service.oneshot(request).await.unwrap();
-    assert_eq!(response.status(), StatusCode::OK);
-    let failures: Vec<String> = log
-        .take()
-        .into_iter()
-        .filter(|line| line.contains("monitor hook failed"))
-        .collect();
-    assert_eq!(failures.len(), 2, "{failures:?}");
-    for (line, error) in failures
-        .iter()
-        .zip(["sync monitor failed, status 200 OK", "async monitor failed"])
-    {
-        assert!(
-            line.starts_with("in method=GET uri=/m?x=1 ") && line.contains(error),
-            "{line}"
-        );
+    for (path, status) in [
+        ("/now?x=1", "200 OK"),
+        ("/later", "200 OK"),
+        ("/panic", "500 Internal Server Error"),
+    ] {
+        let request = Request::get(path).body(String::new()).unwrap();
+        service.clone().oneshot(request).await.unwrap();
+        let mut expected = vec![
+            format!("sync monitor failed, {status}"),
+            "async monitor failed".to_owned(),
+        ];
+        if path == "/panic" {
+            expected.insert(0, "panic=handler boom".to_owned());
+        }
+        let ours: Vec<String> = log
+            .take()
+            .into_iter()
+            .filter(|line| line.contains("pronghorn:"))
+            .collect();
+        assert_eq!(ours.len(), expected.len(), "{path}: {ours:?}");
+        for (line, expected) in ours.iter().zip(&expected) {
+            assert!(
+                line.starts_with(&format!("in method=GET uri={path} ")) && line.contains(expected),
+                "{path}: {line}"
+            );
+        }
     }
 }
 
