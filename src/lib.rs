@@ -168,6 +168,8 @@ pub use self::{
     step::Step,
 };
 
-#[cfg(doctest)]
+// The README's example serves JSON over `serve`: checked with the default
+// features.
+#[cfg(all(doctest, feature = "server", feature = "json"))]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;

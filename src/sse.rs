@@ -58,9 +58,10 @@ impl Event {
     }
 
     /// The event id (`id:`). Line breaks are removed, as from
-    /// [`event`](Event::event).
+    /// [`event`](Event::event), and so is NUL: a client ignores an id that
+    /// holds one.
     pub fn id(mut self, id: &str) -> Self {
-        self.id = Some(one_line(id));
+        self.id = Some(one_line(id).replace('\0', ""));
         self
     }
 

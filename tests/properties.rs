@@ -10,12 +10,16 @@
 
 #[path = "properties/exchange.rs"]
 mod exchange;
+#[cfg(feature = "json")]
 #[path = "properties/extract.rs"]
 mod extract;
 #[path = "properties/layers.rs"]
 mod layers;
 #[path = "properties/poll.rs"]
 mod poll;
+#[cfg(feature = "server")]
+#[path = "properties/sse.rs"]
+mod sse;
 
 use exchange::normal;
 use http::Method;
@@ -408,6 +412,7 @@ proptest! {
 
 // ---- extractors: tests/properties/extract.rs ------------------------------
 
+#[cfg(feature = "json")]
 fn call() -> impl Strategy<Value = extract::Call> {
     use extract::{CONTENT_TYPES, Call, Target};
     let target = prop::sample::select(vec![
@@ -469,6 +474,7 @@ fn call() -> impl Strategy<Value = extract::Call> {
         )
 }
 
+#[cfg(feature = "json")]
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
@@ -521,5 +527,46 @@ proptest! {
     #[test]
     fn stacks_of_layers_run_in_nesting_order(stack in stack()) {
         layers::check(&stack);
+    }
+}
+
+// ---- server-sent events: tests/properties/sse.rs ---------------------------
+
+/// Text rich in what the event-stream format gives a meaning to.
+#[cfg(feature = "server")]
+fn sse_text() -> impl Strategy<Value = String> {
+    let special = prop::sample::select(vec!['\r', '\n', '\0', ':', ' ', '\u{feff}']);
+    prop::collection::vec(prop_oneof![2 => special, 3 => any::<char>()], 0..10)
+        .prop_map(|chars| chars.into_iter().collect())
+}
+
+#[cfg(feature = "server")]
+fn sse_event() -> impl Strategy<Value = sse::Built> {
+    (
+        prop::option::of(sse_text()),
+        prop::option::of(sse_text()),
+        prop::option::weighted(0.8, sse_text()),
+        prop::option::weighted(0.2, any::<u32>()),
+    )
+        .prop_map(|(event, id, data, retry)| sse::Built {
+            event,
+            id,
+            data,
+            retry,
+        })
+}
+
+#[cfg(feature = "server")]
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2048, ..ProptestConfig::default() })]
+
+    /// Events written one after the other, as an `Sse` body sends them,
+    /// read back as a browser's `EventSource` reads them: each comes back
+    /// as built (see tests/properties/sse.rs).
+    #[test]
+    fn sse_events_read_back_as_a_browser_reads_them(events in prop::collection::vec(sse_event(), 1..5)) {
+        if let Err(failure) = sse::check(&events) {
+            return Err(TestCaseError::fail(failure));
+        }
     }
 }
