@@ -42,8 +42,9 @@ pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// Every accepted socket gets `TCP_NODELAY`; HTTP/1 responses to pipelined
 /// requests are flushed in batches (hyper's `pipeline_flush`); a connection
 /// left waiting for a request's headers for the header-read timeout
-/// (default 10 s, see [`Serve::header_read_timeout`]) is closed. HTTP/2 is served to clients that speak it
-/// (prior knowledge). Upgrades (WebSocket) are supported.
+/// (default 10 s, see [`Serve::header_read_timeout`]) is closed. HTTP/2 is
+/// served to clients that speak it (prior knowledge). Upgrades (WebSocket)
+/// are supported.
 ///
 /// Each connection gets one clone of `service` and calls it request after
 /// request, as tower services expect; when it is ready at once (the

@@ -3,16 +3,17 @@
 //!
 //! A handler takes up to eight extractors that read the request head
 //! ([`FromRequestHead`]: [`Path`], [`Query`], [`Header`], [`State`],
-//! [`RouteParams`], `Method`, `Uri`, `HeaderMap`, and `Option` of any) and, as its last argument, at most one that reads the
-//! body ([`FromRequestBody`]: `Bytes`, `String`, `Json<T>`). It returns
+//! [`RouteParams`], `Method`, `Uri`, `HeaderMap`, and `Option` of any) and,
+//! as its last argument, at most one that reads the body
+//! ([`FromRequestBody`]: `Bytes`, `String`, `Json<T>`). It returns
 //! something that is [`IntoResponse`] — directly (synchronous), as a future
 //! (asynchronous), or as a [`Step`] (decided per request).
 //!
 //! A synchronous handler costs no allocation of the router's own: it is
 //! called inside the router's `Service::call`, and the response future is
-//! ready when first polled (see the [router](crate::router#when-the-steps-run)).
-//! Only the future of an asynchronous handler is boxed, and only when it is
-//! called. A body
+//! ready when first polled (see the
+//! [router](crate::router#when-the-steps-run)). Only the future of an
+//! asynchronous handler is boxed, and only when it is called. A body
 //! extractor reads the body through a [`BodyFuture`], a named future polled
 //! once in place: a body that is already complete costs no suspension and
 //! no allocation beyond collecting it; only a body still arriving makes the
