@@ -110,8 +110,9 @@
 //!   set.
 //!
 //! The `ERROR` events are logged inside the service's `call` or its
-//! response future's poll, so they fall in the span of a tracing middleware around
-//! the router: with tower-http's `TraceLayer`, the request's method and URI.
+//! response future's poll, so they fall in the span of a tracing
+//! middleware around the router: with tower-http's `TraceLayer`, the
+//! request's method and URI.
 //!
 //! # Feature flags
 //!

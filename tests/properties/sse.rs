@@ -135,7 +135,7 @@ pub fn expected(events: &[Built]) -> Seen {
 }
 
 /// Checks `events` written one after the other against what a client
-/// must see; answers what it saw.
+/// must see; on a difference, fails with the stream and both readings.
 pub fn check(events: &[Built]) -> Result<(), String> {
     let stream: String = events
         .iter()
