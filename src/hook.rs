@@ -99,7 +99,7 @@ impl<E: Display> MonitorOutput for Result<(), E> {
     #[inline]
     fn report(self) {
         if let Err(error) = self {
-            tracing::error!(%error, "pronghorn: monitor hook failed");
+            error_limited!(%error, "pronghorn: monitor hook failed");
         }
     }
 }
@@ -115,7 +115,7 @@ pub(crate) fn panic_message(panic: &(dyn Any + Send)) -> &str {
 
 /// Logs a monitor hook's panic: the response goes out unchanged.
 pub(crate) fn log_monitor_panic(panic: &(dyn Any + Send)) {
-    tracing::error!(
+    error_limited!(
         panic = panic_message(panic),
         "pronghorn: monitor hook panicked; response unchanged"
     );

@@ -104,10 +104,15 @@
 //!   of a type the router does not hold, an answer carried an invalid
 //!   header, or a `Json` answer could not be serialised (each answered
 //!   with a 500).
-//! - `WARN`: `serve` could not accept a connection; a WebSocket upgrade
-//!   failed.
-//! - `DEBUG`: a connection ended with an error; `TCP_NODELAY` could not be
-//!   set.
+//! - `WARN`: `serve` could not accept a connection.
+//! - `DEBUG`: a connection ended with an error (a timeout, a client gone);
+//!   connections were still open at the graceful shutdown's deadline; a
+//!   WebSocket upgrade failed; `TCP_NODELAY` could not be set.
+//!
+//! A client can trigger these at will (a request to a route that panics, a
+//! flood of connections), so each is rate-limited where it is logged: at
+//! most a hundred a second, and the next one logged after a pause counts
+//! those left out in its `suppressed` field.
 //!
 //! The `ERROR` events are logged inside the service's `call` or its
 //! response future's poll, so they fall in the span of a tracing
@@ -117,7 +122,8 @@
 //! # Feature flags
 //!
 //! - `server` (default): [`serve`], on hyper with HTTP/1.1 and HTTP/2,
-//!   `TCP_NODELAY`, pipelined flushes, a header-read timeout and graceful
+//!   `TCP_NODELAY`, answers to pipelined requests written together, a
+//!   limit or a timeout on everything a client can hold, and graceful
 //!   shutdown; server-sent events ([`sse`]).
 //! - `json` (default): `Json<T>`, extractor and response.
 //! - `ws`: WebSocket routes (`Router::websocket`), with tokio-tungstenite.
@@ -139,6 +145,8 @@
 
 #[macro_use]
 mod macros;
+#[macro_use]
+mod log;
 
 mod body;
 pub mod handler;

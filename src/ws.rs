@@ -47,7 +47,10 @@ use hyper::upgrade::Upgraded;
 use hyper_util::rt::TokioIo;
 use tokio_tungstenite::{
     WebSocketStream,
-    tungstenite::{handshake::derive_accept_key, protocol::Role},
+    tungstenite::{
+        handshake::derive_accept_key,
+        protocol::{Role, WebSocketConfig},
+    },
 };
 
 use crate::{
@@ -61,6 +64,74 @@ pub use tokio_tungstenite::tungstenite::Message;
 /// stream over the upgraded HTTP connection. Use `futures_util`'s
 /// `StreamExt` and `SinkExt` to read and send [`Message`]s.
 pub type WebSocket = WebSocketStream<TokioIo<Upgraded>>;
+
+/// The limits of a router's WebSocket connections
+/// ([`Router::websocket_limits`](crate::Router::websocket_limits)).
+///
+/// The defaults suit clients the server does not trust: a message or a
+/// frame of at most 1 MiB (a connection that sends a larger one is
+/// closed), and at most 1 MiB of messages waiting to be written to a
+/// client that does not read (sending more fails).
+///
+/// ```
+/// use pronghorn::{Router, ws::{Limits, WebSocket}, handler::RouteParams};
+///
+/// let router = Router::new()
+///     .websocket("/upload", |_: WebSocket, _: RouteParams| async {})
+///     .websocket_limits(Limits::default().max_message_size(16 * 1024 * 1024))
+///     .compile()
+///     .unwrap();
+/// # drop(router);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    max_message_size: usize,
+    max_frame_size: usize,
+    max_write_buffer_size: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_message_size: 1 << 20,
+            max_frame_size: 1 << 20,
+            max_write_buffer_size: 1 << 20,
+        }
+    }
+}
+
+/// What tungstenite writes before it flushes; the write buffer's bound
+/// is kept above it.
+const WRITE_BUFFER_SIZE: usize = 128 * 1024;
+
+impl Limits {
+    /// The largest message a client may send, in bytes (default 1 MiB).
+    pub fn max_message_size(mut self, bytes: usize) -> Self {
+        self.max_message_size = bytes;
+        self
+    }
+
+    /// The largest frame a client may send, in bytes (default 1 MiB).
+    pub fn max_frame_size(mut self, bytes: usize) -> Self {
+        self.max_frame_size = bytes;
+        self
+    }
+
+    /// The most bytes of messages waiting to be written to the client
+    /// (default 1 MiB; at least 256 KiB, smaller values are raised to it).
+    pub fn max_write_buffer_size(mut self, bytes: usize) -> Self {
+        self.max_write_buffer_size = bytes.max(2 * WRITE_BUFFER_SIZE);
+        self
+    }
+
+    fn config(self) -> WebSocketConfig {
+        WebSocketConfig::default()
+            .write_buffer_size(WRITE_BUFFER_SIZE)
+            .max_write_buffer_size(self.max_write_buffer_size)
+            .max_message_size(Some(self.max_message_size))
+            .max_frame_size(Some(self.max_frame_size))
+    }
+}
 
 pub(crate) type ErasedWebSocket = dyn Fn(WebSocket, RouteParams) -> BoxFuture<()> + Send + Sync;
 
@@ -92,6 +163,7 @@ pub(crate) fn handshake<B>(
     mut request: Request<B>,
     params: RouteParams,
     handler: Arc<ErasedWebSocket>,
+    limits: Limits,
 ) -> Response<Body> {
     let headers = request.headers();
     if headers
@@ -117,12 +189,15 @@ pub(crate) fn handshake<B>(
     tokio::spawn(async move {
         match upgrade.await {
             Ok(upgraded) => {
-                let socket =
-                    WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, None)
-                        .await;
+                let socket = WebSocketStream::from_raw_socket(
+                    TokioIo::new(upgraded),
+                    Role::Server,
+                    Some(limits.config()),
+                )
+                .await;
                 handler(socket, params).await;
             }
-            Err(error) => tracing::warn!(%error, "pronghorn: WebSocket upgrade failed"),
+            Err(error) => tracing::debug!(%error, "pronghorn: WebSocket upgrade failed"),
         }
     });
     let mut response = StatusCode::SWITCHING_PROTOCOLS.into_response();

@@ -17,7 +17,7 @@ use http_body_util::{BodyExt, Empty, Full};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use pronghorn::{
-    Body, CompiledRouter, Router,
+    Body, CompiledRouter, Router, Serve,
     handler::{Json, Path, RouteParams},
     router::{Route, RouteExchange, Scope},
     serve,
@@ -133,7 +133,7 @@ struct Server {
 }
 
 impl Server {
-    async fn start<S, B>(service: S, header_timeout: Option<Duration>) -> Self
+    async fn start<S, B>(service: S, configure: impl FnOnce(Serve<S>) -> Serve<S>) -> Self
     where
         S: tower::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
         S::Future: Send + 'static,
@@ -145,10 +145,7 @@ impl Server {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
-        let mut server = serve(listener, service);
-        if let Some(timeout) = header_timeout {
-            server = server.header_read_timeout(timeout);
-        }
+        let server = configure(serve(listener, service));
         let task = tokio::spawn(
             server
                 .with_graceful_shutdown(async move {
@@ -231,7 +228,7 @@ fn request(method: Method, path: &str) -> http::request::Builder {
 
 #[tokio::test]
 async fn pipelined_requests_answer_in_order_and_connections_are_reused() {
-    let server = Server::start(app(&Feeds::default(), &Events::default()), None).await;
+    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| server).await;
 
     // Ten requests written at once on one raw connection.
     let mut raw = TcpStream::connect(server.address).await.unwrap();
@@ -286,7 +283,7 @@ async fn pipelined_requests_answer_in_order_and_connections_are_reused() {
 
 #[tokio::test]
 async fn http2_prior_knowledge() {
-    let server = Server::start(app(&Feeds::default(), &Events::default()), None).await;
+    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| server).await;
     let (sender, _, response) = http2_get(server.address, "/hello").await;
     assert_eq!(response.version(), Version::HTTP_2);
     assert_eq!(response.status(), StatusCode::OK);
@@ -305,7 +302,7 @@ async fn a_stream_reaches_the_client_before_it_ends_and_sse_events_arrive_one_by
     let (events, event_feed) = mpsc::unbounded_channel();
     *feeds.chunks.lock().unwrap() = Some(chunk_feed);
     *feeds.events.lock().unwrap() = Some(event_feed);
-    let server = Server::start(app(&feeds, &Events::default()), None).await;
+    let server = Server::start(app(&feeds, &Events::default()), |server| server).await;
 
     let mut sender: Sender = common::connect(server.address).await;
     let response = sender
@@ -419,7 +416,7 @@ async fn bodies_errors_head_405_and_a_tower_http_cors_preflight() {
     let service = tower::ServiceBuilder::new()
         .layer(cors)
         .service(app(&Feeds::default(), &Events::default()));
-    let server = Server::start(service, None).await;
+    let server = Server::start(service, |server| server).await;
     let mut sender: Sender = common::connect(server.address).await;
     let json = |body: &str, content_type: &str| {
         request(Method::POST, "/echo")
@@ -490,7 +487,7 @@ async fn bodies_errors_head_405_and_a_tower_http_cors_preflight() {
 #[tokio::test]
 async fn websocket_echo_refusal_426_and_monitors() {
     let events = Events::default();
-    let server = Server::start(app(&Feeds::default(), &events), None).await;
+    let server = Server::start(app(&Feeds::default(), &events), |server| server).await;
 
     let stream = TcpStream::connect(server.address).await.unwrap();
     let (mut socket, response) =
@@ -538,7 +535,7 @@ async fn graceful_shutdown_finishes_in_flight_requests_and_refuses_new_connectio
     let feeds = Feeds::default();
     let (release, slow) = oneshot::channel();
     *feeds.slow.lock().unwrap() = Some(slow);
-    let mut server = Server::start(app(&feeds, &Events::default()), None).await;
+    let mut server = Server::start(app(&feeds, &Events::default()), |server| server).await;
     let address = server.address;
 
     let mut sender: Sender = common::connect(address).await;
@@ -579,13 +576,12 @@ async fn graceful_shutdown_finishes_in_flight_requests_and_refuses_new_connectio
 
 #[tokio::test]
 async fn graceful_shutdown_closes_idle_connections_and_returns() {
-    // A header timeout far away: the connections' watchdogs, which tick
-    // four times per timeout, wake no one during the test.
-    let header_timeout = Duration::from_secs(120);
-    let server = Server::start(
-        app(&Feeds::default(), &Events::default()),
-        Some(header_timeout),
-    )
+    // Timeouts far away: the connections' watchdogs, which tick four
+    // times per shortest timeout, wake no one during the test.
+    let far = Duration::from_secs(120);
+    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| {
+        server.header_read_timeout(far).keep_alive_timeout(far)
+    })
     .await;
     // One connection idle after an answer (keep-alive), one that never sent
     // a byte: neither has a request in flight, both wait on their socket.
@@ -624,7 +620,10 @@ async fn graceful_shutdown_closes_idle_connections_and_returns() {
 #[tokio::test]
 async fn a_connection_stalled_mid_headers_is_closed_after_the_header_timeout() {
     let timeout = Duration::from_millis(1000);
-    let server = Server::start(app(&Feeds::default(), &Events::default()), Some(timeout)).await;
+    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| {
+        server.header_read_timeout(timeout)
+    })
+    .await;
     let mut stalled = TcpStream::connect(server.address).await.unwrap();
     let started = Instant::now();
     stalled
@@ -699,7 +698,7 @@ async fn a_service_not_ready_is_awaited_and_each_connection_keeps_its_own() {
         polls: Arc::default(),
         served: 0,
     };
-    let server = Server::start(gated.clone(), None).await;
+    let server = Server::start(gated.clone(), |server| server).await;
 
     // Not ready: the request waits for readiness, polled with the task's
     // waker, and is answered when the gate opens.
@@ -753,9 +752,15 @@ async fn time_to_close(stream: &mut TcpStream, started: Instant) -> Duration {
 }
 
 #[tokio::test]
-async fn a_silent_or_idle_connection_is_closed_after_the_header_timeout() {
+async fn a_silent_connection_is_closed_after_the_header_timeout_and_an_idle_one_after_the_keep_alive_timeout()
+ {
     let timeout = Duration::from_millis(400);
-    let server = Server::start(app(&Feeds::default(), &Events::default()), Some(timeout)).await;
+    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| {
+        server
+            .header_read_timeout(timeout)
+            .keep_alive_timeout(timeout * 2)
+    })
+    .await;
 
     // A client that connects and sends nothing at all.
     let started = Instant::now();
@@ -774,8 +779,8 @@ async fn a_silent_or_idle_connection_is_closed_after_the_header_timeout() {
     assert_eq!(&answer, b"HTTP/1.1 200");
     let started = Instant::now();
     let elapsed = time_to_close(&mut idle, started).await;
-    assert!(elapsed >= timeout, "closed after {elapsed:?}");
-    assert!(elapsed < timeout * 3, "closed only after {elapsed:?}");
+    assert!(elapsed >= timeout * 2, "closed after {elapsed:?}");
+    assert!(elapsed < timeout * 4, "closed only after {elapsed:?}");
     server.stop().await;
 }
 
@@ -787,7 +792,10 @@ async fn a_slow_answer_or_a_long_stream_outlives_the_header_timeout() {
     let (release, released) = oneshot::channel();
     *feeds.chunks.lock().unwrap() = Some(chunk_feed);
     *feeds.slow.lock().unwrap() = Some(released);
-    let server = Server::start(app(&feeds, &Events::default()), Some(timeout)).await;
+    let server = Server::start(app(&feeds, &Events::default()), |server| {
+        server.header_read_timeout(timeout)
+    })
+    .await;
 
     // A handler that answers after several timeouts.
     let mut sender: Sender = common::connect(server.address).await;

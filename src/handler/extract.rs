@@ -4,7 +4,15 @@
 // allocate on every rejection; moving it is a copy of a few words.
 #![allow(clippy::result_large_err)]
 
-use std::{borrow::Cow, fmt, future::Future, marker::PhantomData};
+use std::{
+    borrow::Cow,
+    fmt,
+    future::Future,
+    marker::PhantomData,
+    pin::Pin,
+    task::{Context, Poll},
+    time::Duration,
+};
 
 use bytes::Bytes;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, StatusCode, Uri, request::Parts};
@@ -20,6 +28,7 @@ pub struct RouteContext<'a> {
     pub(crate) params: Params<'a>,
     pub(crate) state: &'a http::Extensions,
     pub(crate) body_limit: usize,
+    pub(crate) body_timeout: Duration,
 }
 
 impl<'a> RouteContext<'a> {
@@ -33,6 +42,7 @@ impl<'a> RouteContext<'a> {
             params: self.params,
             state: self.state,
             body_limit: self.body_limit,
+            body_timeout: self.body_timeout,
         }
     }
 }
@@ -45,6 +55,7 @@ pub struct RequestContext<'a> {
     pub(crate) params: Params<'a>,
     pub(crate) state: &'a http::Extensions,
     pub(crate) body_limit: usize,
+    pub(crate) body_timeout: Duration,
 }
 
 impl<'a> RequestContext<'a> {
@@ -68,6 +79,12 @@ impl<'a> RequestContext<'a> {
     /// set): what a [`FromRequestBody`] of your own should hold to.
     pub fn body_limit(&self) -> usize {
         self.body_limit
+    }
+
+    /// How long a body extractor waits for the whole body (30 s unless
+    /// set with `Router::body_timeout`, feature `server`).
+    pub fn body_timeout(&self) -> Duration {
+        self.body_timeout
     }
 }
 
@@ -512,7 +529,7 @@ impl<T: Clone + Send + Sync + 'static> FromRequestHead for State<T> {
         match context.state::<T>() {
             Some(state) => Ok(State(state.clone())),
             None => {
-                tracing::error!(
+                error_limited!(
                     state = std::any::type_name::<T>(),
                     "pronghorn: a handler asked for state the router was not given"
                 );
@@ -533,10 +550,66 @@ pin_project_lite::pin_project! {
     {
         #[pin]
         collect: Option<Collect<Limited<B>>>,
-        // Why the body is refused before it is read (a wrong content type).
+        deadline: Deadline,
+        // Why the body is refused before it is read (a wrong content type,
+        // a declared length over the limit).
         refused: Option<Response<Body>>,
         limit: usize,
         convert: fn(Bytes) -> Result<T, Response<Body>>,
+    }
+}
+
+/// The answer to a body over `limit` bytes.
+fn too_large(limit: usize) -> Response<Body> {
+    (
+        StatusCode::PAYLOAD_TOO_LARGE,
+        format!("request body larger than the limit of {limit} bytes"),
+    )
+        .into_response()
+}
+
+/// A body extractor's deadline: armed when the body first keeps it
+/// waiting, so a body already received costs no timer. (Boxed: body
+/// futures are `Unpin`, and only a request that waits for its body pays.)
+#[cfg(feature = "server")]
+#[derive(Debug)]
+struct Deadline {
+    sleep: Option<Pin<Box<tokio::time::Sleep>>>,
+    timeout: Duration,
+}
+
+#[cfg(feature = "server")]
+impl Deadline {
+    fn new(timeout: Duration) -> Self {
+        Self {
+            sleep: None,
+            timeout,
+        }
+    }
+
+    /// Whether the deadline passed; arms it on the first call.
+    fn poll_passed(&mut self, cx: &mut Context<'_>) -> bool {
+        let timeout = self.timeout;
+        let sleep = self
+            .sleep
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(timeout)));
+        sleep.as_mut().poll(cx).is_ready()
+    }
+}
+
+/// Without a runtime's timer, no deadline.
+#[cfg(not(feature = "server"))]
+#[derive(Debug)]
+struct Deadline;
+
+#[cfg(not(feature = "server"))]
+impl Deadline {
+    fn new(_: Duration) -> Self {
+        Self
+    }
+
+    fn poll_passed(&mut self, _: &mut Context<'_>) -> bool {
+        false
     }
 }
 
@@ -547,14 +620,28 @@ where
 {
     fn new(
         body: B,
-        limit: usize,
+        context: &RequestContext<'_>,
         refused: Option<Response<Body>>,
         convert: fn(Bytes) -> Result<T, Response<Body>>,
     ) -> Self {
+        let limit = context.body_limit;
+        // A declared length over the limit is refused before the body is
+        // polled: a client waiting for `100 Continue` is not told to send.
+        let declared = context
+            .parts
+            .headers
+            .get(http::header::CONTENT_LENGTH)
+            .and_then(|value| value.to_str().ok()?.parse::<u64>().ok());
+        let refused = refused.or_else(|| {
+            declared
+                .is_some_and(|length| length > limit as u64)
+                .then(|| too_large(limit))
+        });
         Self {
             collect: refused
                 .is_none()
                 .then(|| Limited::new(body, limit).collect()),
+            deadline: Deadline::new(context.body_timeout),
             refused,
             limit,
             convert,
@@ -581,23 +668,28 @@ where
 {
     type Output = Result<T, Response<Body>>;
 
-    fn poll(
-        self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Self::Output> {
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
         let Some(collect) = this.collect.as_pin_mut() else {
             let refused = this.refused.take().expect("future polled after completion");
-            return std::task::Poll::Ready(Err(refused));
+            return Poll::Ready(Err(refused));
         };
-        let limit = *this.limit;
-        std::task::Poll::Ready(match std::task::ready!(collect.poll(cx)) {
+        let collected = match collect.poll(cx) {
+            Poll::Ready(collected) => collected,
+            Poll::Pending if this.deadline.poll_passed(cx) => {
+                return Poll::Ready(Err((
+                    StatusCode::REQUEST_TIMEOUT,
+                    "request body not received within the time allowed",
+                )
+                    .into_response()));
+            }
+            Poll::Pending => return Poll::Pending,
+        };
+        Poll::Ready(match collected {
             Ok(collected) => (this.convert)(collected.to_bytes()),
-            Err(error) if error.is::<http_body_util::LengthLimitError>() => Err((
-                StatusCode::PAYLOAD_TOO_LARGE,
-                format!("request body larger than the limit of {limit} bytes"),
-            )
-                .into_response()),
+            Err(error) if error.is::<http_body_util::LengthLimitError>() => {
+                Err(too_large(*this.limit))
+            }
             Err(error) => Err(bad_request(format!(
                 "request body could not be read: {error}"
             ))),
@@ -615,7 +707,7 @@ macro_rules! body_extractor {
             type Future = BodyFuture<Self, B>;
 
             fn from_body(body: B, context: &RequestContext<'_>) -> Self::Future {
-                BodyFuture::new(body, context.body_limit, None, $convert)
+                BodyFuture::new(body, context, None, $convert)
             }
         }
     };
@@ -711,7 +803,7 @@ where
             )
                 .into_response()
         });
-        BodyFuture::new(body, context.body_limit, refused, |bytes| {
+        BodyFuture::new(body, context, refused, |bytes| {
             serde_json::from_slice(&bytes)
                 .map(Json)
                 .map_err(|error| bad_request(format!("invalid JSON body: {error}")))
@@ -731,7 +823,7 @@ impl<T: serde::Serialize> IntoResponse for Json<T> {
                 response
             }
             Err(error) => {
-                tracing::error!(%error, "pronghorn: a JSON response could not be serialised");
+                error_limited!(%error, "pronghorn: a JSON response could not be serialised");
                 (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error").into_response()
             }
         }

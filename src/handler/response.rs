@@ -177,7 +177,7 @@ where
 
 #[cold]
 fn invalid_header(index: usize, count: usize, part: &'static str) -> Response<Body> {
-    tracing::error!(
+    error_limited!(
         header = index,
         of = count,
         "pronghorn: the {part} of response header {index} (of {count}, counted from 0) is not valid; answering 500"

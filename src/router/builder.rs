@@ -14,6 +14,9 @@ use crate::handler::{Erased as ErasedFn, ErasedHandler, Handler};
 /// The default limit of a request body read by an extractor: 2 MiB.
 pub(crate) const DEFAULT_BODY_LIMIT: usize = 2 * 1024 * 1024;
 
+/// How long a body extractor waits for the whole body by default.
+pub(crate) const DEFAULT_BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
 pub(crate) struct RouteSpec<B> {
     pub(crate) method: Option<Method>,
     pub(crate) pattern: String,
@@ -98,6 +101,9 @@ pub struct Router<B> {
     pub(crate) monitors: Vec<HookSpec<dyn ErasedMonitor>>,
     pub(crate) state: http::Extensions,
     pub(crate) body_limit: usize,
+    pub(crate) body_timeout: std::time::Duration,
+    #[cfg(feature = "ws")]
+    pub(crate) websocket_limits: crate::ws::Limits,
 }
 
 impl<B> Clone for RouteSpec<B> {
@@ -121,6 +127,9 @@ impl<B> Clone for Router<B> {
             monitors: self.monitors.clone(),
             state: self.state.clone(),
             body_limit: self.body_limit,
+            body_timeout: self.body_timeout,
+            #[cfg(feature = "ws")]
+            websocket_limits: self.websocket_limits,
         }
     }
 }
@@ -150,6 +159,7 @@ impl<B> fmt::Debug for Router<B> {
             .field("postfixes", &self.postfixes.len())
             .field("monitors", &self.monitors.len())
             .field("body_limit", &self.body_limit)
+            .field("body_timeout", &self.body_timeout)
             .finish()
     }
 }
@@ -177,6 +187,9 @@ impl<B: 'static> Router<B> {
             monitors: Vec::new(),
             state: http::Extensions::new(),
             body_limit: DEFAULT_BODY_LIMIT,
+            body_timeout: DEFAULT_BODY_TIMEOUT,
+            #[cfg(feature = "ws")]
+            websocket_limits: crate::ws::Limits::default(),
         }
     }
 
@@ -210,6 +223,16 @@ impl<B: 'static> Router<B> {
     }
 
     method_routes!(get => GET, post => POST, put => PUT, patch => PATCH, delete => DELETE);
+
+    /// The limits of this router's WebSocket connections: message, frame
+    /// and write buffer sizes (by default suited to untrusted clients, see
+    /// [`ws::Limits`](crate::ws::Limits)).
+    #[cfg(feature = "ws")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "ws")))]
+    pub fn websocket_limits(mut self, limits: crate::ws::Limits) -> Self {
+        self.websocket_limits = limits;
+        self
+    }
 
     /// Routes WebSocket upgrades of `GET pattern` to `handler`, which
     /// receives the connection once the handshake is done (feature `ws`).
@@ -355,9 +378,25 @@ impl<B: 'static> Router<B> {
     }
 
     /// The largest request body an extractor reads (default 2 MiB); a
-    /// larger one is answered with 413.
+    /// larger one is answered with 413 — at once when the request declares
+    /// a longer `content-length`, before a client that asked for
+    /// `100 Continue` is told to send it.
     pub fn body_limit(mut self, bytes: usize) -> Self {
         self.body_limit = bytes;
+        self
+    }
+
+    /// How long a body extractor waits for the whole request body (default
+    /// 30 s); a body not all there in time is answered with 408, so that a
+    /// client sending slowly or not at all does not hold its request for
+    /// ever. Counted from when the extractor first finds the body not
+    /// ready: a body already received costs no timer. (The timer is
+    /// Tokio's: a router outside a Tokio runtime should not be given a
+    /// body it has to wait for.)
+    #[cfg(feature = "server")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
+    pub fn body_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.body_timeout = timeout;
         self
     }
 

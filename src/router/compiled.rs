@@ -13,7 +13,7 @@ use super::{
     hook::{ErasedMonitor, ErasedPostfix, ErasedPrefix},
     params::{Captures, MAX_PATH, Params},
     pattern::{Pattern, Segment, match_parts},
-    table::{RouteId, Table, catch_all_end, next_segment},
+    table::{Methods, RouteId, Table, catch_all_end, next_segment},
 };
 use crate::RequestHead;
 
@@ -56,6 +56,9 @@ pub(super) struct Inner<B> {
     pub(super) monitors: Vec<Hook<dyn ErasedMonitor>>,
     pub(super) state: http::Extensions,
     pub(super) body_limit: usize,
+    pub(super) body_timeout: std::time::Duration,
+    #[cfg(feature = "ws")]
+    pub(super) websocket_limits: crate::ws::Limits,
     /// What this table was compiled from, for [`Reloadable`](super::Reloadable).
     pub(super) source: Router<B>,
 }
@@ -280,6 +283,9 @@ pub(super) fn compile<B>(router: Router<B>) -> Result<CompiledRouter<B>, RouteEr
             monitors,
             state: router.state,
             body_limit: router.body_limit,
+            body_timeout: router.body_timeout,
+            #[cfg(feature = "ws")]
+            websocket_limits: router.websocket_limits,
             source,
         }),
     })
@@ -359,13 +365,16 @@ impl<B> Inner<B> {
     /// The `Allow` answer for a path that other methods reach, or 404.
     fn elsewhere(&self, method: &Method, path: &str) -> Target {
         let mut allowed: Vec<Method> = Vec::new();
-        self.table.visit_all(path, |methods| {
+        let mut allow = |methods: &Methods| {
             for m in methods.methods() {
                 if !allowed.contains(m) {
                     allowed.push(m.clone());
                 }
             }
-        });
+        };
+        // A WebSocket route takes GET: another method there is a 405 too.
+        self.table.visit_all(path, &mut allow);
+        self.websockets.visit_all(path, &mut allow);
         if allowed.is_empty() {
             return Target::NotFound;
         }

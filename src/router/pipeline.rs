@@ -211,6 +211,7 @@ impl<B: 'static> Pipeline<B> {
                 params: params_of(&head, &route.pattern.names, &captures),
                 state: &router.state,
                 body_limit: router.body_limit,
+                body_timeout: router.body_timeout,
             };
             let waker = &mut Context::from_waker(std::task::Waker::noop());
             if let Some(future) = handler.call(&mut request, context, waker, &mut response) {
@@ -358,7 +359,7 @@ impl<B: 'static> Pipeline<B> {
 /// Logs a panic of `step` and makes it the request's failure.
 fn panicked(step: &'static str, panic: &(dyn Any + Send)) -> Box<Failure> {
     let message = panic_message(panic).to_owned();
-    tracing::error!(step, panic = %message, "pronghorn: a {step} panicked; answering 500");
+    error_limited!(step, panic = %message, "pronghorn: a {step} panicked; answering 500");
     Box::new(Failure::Panic { step, message })
 }
 
@@ -615,6 +616,7 @@ impl<B: 'static> Pipeline<B> {
             params: params_of(&self.head, &route.pattern.names, &self.captures),
             state: &router.state,
             body_limit: router.body_limit,
+            body_timeout: router.body_timeout,
         };
         // Without the `ws` feature the match has one arm.
         #[cfg_attr(not(feature = "ws"), allow(clippy::infallible_destructuring_match))]
@@ -627,7 +629,12 @@ impl<B: 'static> Pipeline<B> {
                     .request
                     .take()
                     .expect("the request is present until the handler runs");
-                self.response = Some(crate::ws::handshake(request, params, handler.clone()));
+                self.response = Some(crate::ws::handshake(
+                    request,
+                    params,
+                    handler.clone(),
+                    router.websocket_limits,
+                ));
                 self.stage = Stage::Finish;
                 return;
             }

@@ -1,7 +1,7 @@
 //! One server of the HTTP load benchmark, on one thread:
 //! `server STACK PORT ROUTES` with STACK one of `pronghorn`, `hyper`, `axum`,
 //! `actix`; and four diagnostic variants, `pronghorn-h1` and `axum-h1`
-//! (the router on hyper's HTTP/1 connection with `pipeline_flush`, as bare
+//! (the router on hyper's HTTP/1 connection with its defaults, as bare
 //! hyper runs, instead of `serve` or `axum::serve`), `pronghorn-inline`
 //! (`GET /json` only, no hooks: the handler does the postfix's and the
 //! monitor's work itself) and `pronghorn-layers` (bare hyper's `match` on
@@ -149,9 +149,8 @@ async fn pronghorn(listener: tokio::net::TcpListener, routes: usize, http1_only:
     on_hyper_http1(listener, router).await;
 }
 
-/// Serves a tower service on hyper's HTTP/1 connection with
-/// `pipeline_flush`, as the bare hyper server runs: the `-h1` diagnostic
-/// variants.
+/// Serves a tower service on hyper's HTTP/1 connection with its safe
+/// defaults, as the bare hyper server runs: the `-h1` diagnostic variants.
 async fn on_hyper_http1<S, B>(listener: tokio::net::TcpListener, service: S)
 where
     S: tower::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
@@ -167,7 +166,6 @@ where
         let service = hyper_util::service::TowerToHyperService::new(service.clone());
         tokio::spawn(async move {
             let _ = hyper::server::conn::http1::Builder::new()
-                .pipeline_flush(true)
                 .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
                 .await;
         });
@@ -260,7 +258,6 @@ async fn hyper(listener: tokio::net::TcpListener, routes: usize) {
         });
         tokio::spawn(async move {
             let _ = hyper::server::conn::http1::Builder::new()
-                .pipeline_flush(true)
                 .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
                 .await;
         });
@@ -345,7 +342,7 @@ async fn axum(listener: tokio::net::TcpListener, routes: usize, http1_only: bool
     let router = router.layer(from_fn(prefix)).layer(from_fn(postfix)).layer(from_fn(monitor));
     if http1_only {
         // Diagnostic variant: the same router on hyper's HTTP/1 connection
-        // with `pipeline_flush`, as the bare hyper server runs, to tell
+        // with its defaults, as the bare hyper server runs, to tell
         // what axum's stack costs from what `axum::serve` (one flush per
         // pipelined answer) costs.
         on_hyper_http1(listener, router).await;

@@ -1,0 +1,195 @@
+//! tower → hyper: one connection's service, as hyper calls it.
+
+use std::{
+    cell::RefCell,
+    future::Future,
+    pin::Pin,
+    sync::Arc,
+    task::{Context, Poll, Waker},
+};
+
+use bytes::Buf;
+use http::{Request, Response, StatusCode, Version};
+use http_body::{Body as HttpBody, Frame, SizeHint};
+use pin_project_lite::pin_project;
+use tower_service::Service;
+
+use super::{
+    BoxError, io,
+    timeouts::{ConnectionWatch, StreamGuard},
+};
+
+/// One connection's service, as hyper calls it: tower's `call(&mut self)`
+/// behind hyper's `call(&self)`.
+///
+/// hyper-util's `TowerToHyperService` clones the service for every request
+/// and drives the clone through a `Oneshot`. Here the connection keeps one
+/// service, asks it once whether it is ready and, when it is, calls it at
+/// once: the request moves straight into the service's own future. Only a
+/// service that is not ready at once (a concurrency limit, a buffer) is
+/// cloned, and the clone is polled for readiness with the task's waker.
+///
+/// It also tells the connection's watchdog that a request arrived, counts
+/// HTTP/2 streams until their response ends, and stops the connection's
+/// writes from being held while the service or a response body is not
+/// ready (see [`io`]).
+pub(super) struct Connection<S> {
+    service: RefCell<S>,
+    watch: Arc<ConnectionWatch>,
+}
+
+impl<S> Connection<S> {
+    pub(super) fn new(service: S, watch: Arc<ConnectionWatch>) -> Self {
+        Self {
+            service: RefCell::new(service),
+            watch,
+        }
+    }
+}
+
+impl<S, RequestBody, ResponseBody> hyper::service::Service<Request<RequestBody>> for Connection<S>
+where
+    S: Service<Request<RequestBody>, Response = Response<ResponseBody>> + Clone,
+    S::Error: Into<BoxError>,
+{
+    type Response = Response<ConnectionBody<ResponseBody>>;
+    type Error = BoxError;
+    type Future = ConnectionFuture<S, Request<RequestBody>>;
+
+    fn call(&self, request: Request<RequestBody>) -> Self::Future {
+        self.watch.head_received();
+        let stream = (request.version() == Version::HTTP_2).then(|| self.watch.stream_opened());
+        // hyper calls the service from the connection's task, one call at
+        // a time (HTTP/2 streams too), and no future holds the borrow: it
+        // ends with this call.
+        let mut service = self.service.borrow_mut();
+        // The readiness asked here with a waker that ignores wake-ups is
+        // asked again, with the task's, on the clone below.
+        let state = match service.poll_ready(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready(Ok(())) => State::Called {
+                future: service.call(request),
+            },
+            Poll::Ready(Err(error)) => State::Failed {
+                error: Some(error.into()),
+            },
+            Poll::Pending => State::Waiting {
+                service: service.clone(),
+                request: Some(request),
+            },
+        };
+        ConnectionFuture { state, stream }
+    }
+}
+
+pin_project! {
+    /// The response future of [`Connection`].
+    pub(super) struct ConnectionFuture<S, R>
+    where
+        S: Service<R>,
+    {
+        #[pin]
+        state: State<S, R>,
+        stream: Option<StreamGuard>,
+    }
+}
+
+pin_project! {
+    #[project = StateProj]
+    enum State<S, R>
+    where
+        S: Service<R>,
+    {
+        Called { #[pin] future: S::Future },
+        Waiting { service: S, request: Option<R> },
+        Failed { error: Option<BoxError> },
+    }
+}
+
+impl<S, R, B> Future for ConnectionFuture<S, R>
+where
+    S: Service<R, Response = Response<B>>,
+    S::Error: Into<BoxError>,
+{
+    type Output = Result<Response<ConnectionBody<B>>, BoxError>;
+
+    #[inline]
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        loop {
+            let future = match self.as_mut().project().state.project() {
+                StateProj::Called { future } => {
+                    let Poll::Ready(result) = future.poll(cx) else {
+                        // The connection waits on the service: what it
+                        // answered so far goes out now.
+                        io::stop_holding();
+                        return Poll::Pending;
+                    };
+                    let response = result.map_err(Into::into)?;
+                    if response.status() == StatusCode::SWITCHING_PROTOCOLS {
+                        // The socket is about to change hands: the answer
+                        // is written before it does.
+                        io::stop_holding();
+                    }
+                    let stream = self.as_mut().project().stream.take();
+                    return Poll::Ready(Ok(response.map(|body| ConnectionBody { body, stream })));
+                }
+                StateProj::Failed { error } => {
+                    return Poll::Ready(Err(error.take().expect("polled after completion")));
+                }
+                StateProj::Waiting { service, request } => {
+                    if let Poll::Ready(ready) = service.poll_ready(cx) {
+                        ready.map_err(Into::into)?;
+                    } else {
+                        io::stop_holding();
+                        return Poll::Pending;
+                    }
+                    service.call(request.take().expect("polled after completion"))
+                }
+            };
+            self.as_mut().project().state.set(State::Called { future });
+        }
+    }
+}
+
+pin_project! {
+    /// A response body as the connection sends it: the service's body,
+    /// which stops writes from being held while it is not ready and, over
+    /// HTTP/2, counts its stream closed when it is dropped.
+    pub(super) struct ConnectionBody<B> {
+        #[pin]
+        body: B,
+        stream: Option<StreamGuard>,
+    }
+}
+
+impl<B> HttpBody for ConnectionBody<B>
+where
+    B: HttpBody,
+    B::Data: Buf,
+{
+    type Data = B::Data;
+    type Error = B::Error;
+
+    #[inline]
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
+        let frame = self.project().body.poll_frame(cx);
+        if frame.is_pending() {
+            // The connection waits on the body: what it wrote so far goes
+            // out now.
+            io::stop_holding();
+        }
+        frame
+    }
+
+    #[inline]
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    #[inline]
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}

@@ -1,0 +1,338 @@
+//! Bounded write coalescing: the answers to requests a connection has
+//! already read go out in one write.
+//!
+//! A client that pipelines HTTP/1 requests sends many in one packet;
+//! hyper answers them one at a time and flushes after each, one `write`
+//! system call per answer. [`CoalescingIo`] sits under hyper, on the socket,
+//! and lets a flush wait while the connection has more work it can do
+//! without waiting — the next request already read, a handler that is
+//! ready. The waiting answers are written together:
+//!
+//! - when the connection would wait on its socket for more input (a read
+//!   that would block writes first: the answers to everything read so far
+//!   go out before the server waits for the client);
+//! - when the connection would wait on anything else — a handler or a
+//!   response body that is not ready (see [`stop_holding`]) — or stops
+//!   for any reason, at the end of the connection's poll ([`Batched`]);
+//! - when the buffer reaches its bound; past it the connection waits until
+//!   the socket takes the bytes, and hyper reads no further request until
+//!   its answer is flushed: a client that sends without reading holds at
+//!   most this bound here, beside hyper's own bounded buffers.
+//!
+//! A request that is not pipelined is answered with one write in the same
+//! poll that read it, as before: no added latency. Holding is scoped to the
+//! connection's own poll by a thread-local flag (a task polls one
+//! connection at a time on one thread): outside it — an upgraded
+//! connection driven by a WebSocket task, say — every flush writes.
+//!
+//! hyper's own option for this, `pipeline_flush`, lifts its write buffer's
+//! bound while unread requests remain, so one client that pipelines
+//! without reading grows the server's memory without bound.
+
+use std::{
+    cell::Cell,
+    future::Future,
+    io::{self, IoSlice},
+    pin::Pin,
+    sync::Arc,
+    task::{Context, Poll, ready},
+};
+
+use pin_project_lite::pin_project;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+use super::timeouts::ConnectionWatch;
+
+/// The default bound of [`CoalescingIo`]'s buffer.
+pub(crate) const DEFAULT_PIPELINE_BUFFER: usize = 64 * 1024;
+
+/// Inside a connection's poll: flushes may be held.
+const HOLDING: u8 = 1;
+/// A flush was held: bytes wait in a buffer.
+const HELD: u8 = 2;
+
+thread_local! {
+    /// What the connection being polled on this thread allows: `HOLDING`
+    /// while [`Batched`] polls it and nothing it waits on is pending,
+    /// `HELD` once a flush was held. Zero outside a connection's poll.
+    static HOLD: Cell<u8> = const { Cell::new(0) };
+}
+
+/// The connection waits on something other than its socket — a handler or
+/// a response body that is not ready, or an upgrade: flushes write for the
+/// rest of this poll. Outside a connection's poll, does nothing.
+pub(crate) fn stop_holding() {
+    HOLD.with(|hold| hold.set(hold.get() & !HOLDING));
+}
+
+/// Holds a flush if the connection's poll allows it.
+fn hold() -> bool {
+    HOLD.with(|hold| {
+        let state = hold.get();
+        let holding = state & HOLDING != 0;
+        if holding {
+            hold.set(state | HELD);
+        }
+        holding
+    })
+}
+
+/// Restores the thread's flag when a poll ends, even by a panic.
+struct Restore(u8);
+
+impl Drop for Restore {
+    fn drop(&mut self) {
+        HOLD.with(|hold| hold.set(self.0));
+    }
+}
+
+pin_project! {
+    /// A connection whose flushes may wait until the end of its poll.
+    ///
+    /// Polls the connection with holding allowed; if it stops (`Pending`)
+    /// with a flush held, polls it once more with holding off, so that its
+    /// next flush writes. hyper's HTTP/1 connection flushes in every poll.
+    pub(crate) struct Batched<C> {
+        #[pin]
+        connection: C,
+        enabled: bool,
+    }
+}
+
+impl<C> Batched<C> {
+    /// `enabled: false` passes every poll straight through.
+    pub(crate) fn new(connection: C, enabled: bool) -> Self {
+        Self {
+            connection,
+            enabled,
+        }
+    }
+}
+
+impl<C: Future> Future for Batched<C> {
+    type Output = C::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<C::Output> {
+        let mut this = self.project();
+        if !*this.enabled {
+            return this.connection.poll(cx);
+        }
+        let _restore = Restore(HOLD.with(|hold| hold.replace(HOLDING)));
+        let result = this.connection.as_mut().poll(cx);
+        let held = HOLD.with(|hold| hold.replace(0)) & HELD != 0;
+        if held && result.is_pending() {
+            return this.connection.poll(cx);
+        }
+        result
+    }
+}
+
+/// A socket whose flushes may be held while the connection has more to
+/// do, up to `limit` buffered bytes (see the module's documentation).
+#[derive(Debug)]
+pub(crate) struct CoalescingIo<T> {
+    io: T,
+    /// Bytes written by the connection, not yet to the socket; those
+    /// before `sent` are on the socket already.
+    buffer: Vec<u8>,
+    sent: usize,
+    limit: usize,
+    /// Told when request bytes arrive.
+    watch: Arc<ConnectionWatch>,
+}
+
+impl<T> CoalescingIo<T> {
+    pub(crate) fn new(io: T, limit: usize, watch: Arc<ConnectionWatch>) -> Self {
+        Self {
+            io,
+            buffer: Vec::new(),
+            sent: 0,
+            limit,
+            watch,
+        }
+    }
+
+    fn buffered(&self) -> usize {
+        self.buffer.len() - self.sent
+    }
+}
+
+impl<T: AsyncWrite + Unpin> CoalescingIo<T> {
+    /// Writes out the buffer; `Pending` until the socket took all of it.
+    fn poll_drain(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        while self.sent < self.buffer.len() {
+            let written = ready!(Pin::new(&mut self.io).poll_write(cx, &self.buffer[self.sent..]))?;
+            if written == 0 {
+                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+            }
+            self.sent += written;
+        }
+        self.buffer.clear();
+        self.sent = 0;
+        Poll::Ready(Ok(()))
+    }
+
+    /// Makes room for `incoming` bytes: writes the buffer out first when
+    /// they would take it past its limit. `Ok(true)` when they go in the
+    /// buffer, `Ok(false)` when they are too many and go to the socket.
+    fn poll_room(&mut self, cx: &mut Context<'_>, incoming: usize) -> Poll<io::Result<bool>> {
+        if self.buffered() + incoming > self.limit {
+            ready!(self.poll_drain(cx))?;
+        }
+        // Outside a connection's poll, nothing is held: write through.
+        let holding = HOLD.with(Cell::get) & HOLDING != 0;
+        Poll::Ready(Ok(
+            incoming <= self.limit && (holding || self.buffered() > 0)
+        ))
+    }
+}
+
+impl<T: AsyncRead + AsyncWrite + Unpin> AsyncRead for CoalescingIo<T> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = &mut *self;
+        let filled = buf.filled().len();
+        let read = Pin::new(&mut this.io).poll_read(cx, buf);
+        if buf.filled().len() > filled {
+            this.watch.bytes_read();
+        } else if read.is_pending() && this.buffered() > 0 {
+            // Nothing more to read: what the connection answered so far
+            // goes out before it waits for the client.
+            if let Poll::Ready(Err(error)) = this.poll_drain(cx) {
+                return Poll::Ready(Err(error));
+            }
+        }
+        read
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for CoalescingIo<T> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = &mut *self;
+        if ready!(this.poll_room(cx, data.len()))? {
+            this.buffer.extend_from_slice(data);
+            Poll::Ready(Ok(data.len()))
+        } else {
+            Pin::new(&mut this.io).poll_write(cx, data)
+        }
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        slices: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let this = &mut *self;
+        let total = slices.iter().map(|slice| slice.len()).sum();
+        if ready!(this.poll_room(cx, total))? {
+            for slice in slices {
+                this.buffer.extend_from_slice(slice);
+            }
+            Poll::Ready(Ok(total))
+        } else {
+            Pin::new(&mut this.io).poll_write_vectored(cx, slices)
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        true
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = &mut *self;
+        if this.buffered() > 0 && !hold() {
+            ready!(this.poll_drain(cx))?;
+        }
+        Pin::new(&mut this.io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = &mut *self;
+        ready!(this.poll_drain(cx))?;
+        Pin::new(&mut this.io).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::{future::poll_fn, task::Waker};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    fn in_poll<R>(f: impl FnOnce() -> R) -> (R, bool) {
+        let _restore = Restore(HOLD.with(|hold| hold.replace(HOLDING)));
+        let result = f();
+        (result, HOLD.with(Cell::get) & HELD != 0)
+    }
+
+    #[tokio::test]
+    async fn a_flush_inside_a_connection_poll_is_held_until_a_read_would_wait() {
+        let (client, server) = tokio::io::duplex(1 << 20);
+        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new(None)));
+        let mut cx = Context::from_waker(Waker::noop());
+        let (_, held) = in_poll(|| {
+            for answer in [&b"one "[..], b"two "] {
+                assert!(matches!(
+                    Pin::new(&mut io).poll_write(&mut cx, answer),
+                    Poll::Ready(Ok(4))
+                ));
+                assert!(Pin::new(&mut io).poll_flush(&mut cx).is_ready());
+            }
+        });
+        assert!(held, "the flushes were held");
+        assert_eq!(io.buffered(), 8);
+        // Nothing to read: the held answers go out before the read waits.
+        let mut buf = [0; 8];
+        let mut read = ReadBuf::new(&mut buf);
+        assert!(Pin::new(&mut io).poll_read(&mut cx, &mut read).is_pending());
+        assert_eq!(io.buffered(), 0);
+        let mut client = client;
+        let mut received = [0; 8];
+        client.read_exact(&mut received).await.unwrap();
+        assert_eq!(&received, b"one two ");
+    }
+
+    #[tokio::test]
+    async fn a_flush_outside_a_connection_poll_writes() {
+        let (mut client, server) = tokio::io::duplex(1 << 20);
+        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new(None)));
+        io.write_all(b"hello").await.unwrap();
+        io.flush().await.unwrap();
+        assert_eq!(io.buffered(), 0);
+        let mut received = [0; 5];
+        client.read_exact(&mut received).await.unwrap();
+        assert_eq!(&received, b"hello");
+    }
+
+    #[tokio::test]
+    async fn the_buffer_never_grows_past_its_limit_when_the_peer_does_not_read() {
+        // The peer's side takes 4 KiB and reads nothing.
+        let (client, server) = tokio::io::duplex(4096);
+        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new(None)));
+        let mut cx = Context::from_waker(Waker::noop());
+        let mut accepted = 0;
+        in_poll(|| {
+            loop {
+                match Pin::new(&mut io).poll_write(&mut cx, &[b'x'; 100]) {
+                    Poll::Ready(Ok(n)) => accepted += n,
+                    Poll::Ready(Err(error)) => panic!("{error}"),
+                    Poll::Pending => break,
+                }
+                assert!(io.buffered() <= 1024);
+                let _ = Pin::new(&mut io).poll_flush(&mut cx);
+            }
+        });
+        assert!(accepted <= 4096 + 1024, "accepted {accepted} bytes");
+        drop(client);
+        // Once the peer is gone the writes fail instead of buffering.
+        let result = poll_fn(|cx| Pin::new(&mut io).poll_shutdown(cx)).await;
+        assert!(result.is_err());
+    }
+}

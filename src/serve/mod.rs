@@ -1,0 +1,462 @@
+//! [`serve`]: run a service over TCP with hyper — HTTP/1.1 (keep-alive,
+//! pipelining) and HTTP/2 — with a limit or a timeout on everything a
+//! client can hold (feature `server`).
+//!
+//! The accept loop and the settings are here; one connection is
+//! [`connection`] (tower to hyper), [`io`] (bounded write coalescing),
+//! [`timeouts`] (the watchdog) and [`graceful`] (shutdown).
+
+mod connection;
+mod graceful;
+mod io;
+mod timeouts;
+
+use std::{
+    error::Error as StdError,
+    fmt,
+    future::{Future, IntoFuture, pending},
+    net::SocketAddr,
+    pin::{Pin, pin},
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use http::{Request, Response};
+use hyper::body::Incoming;
+use hyper_util::{
+    rt::{TokioExecutor, TokioIo, TokioTimer},
+    server::conn::auto,
+};
+use tokio::{net::TcpListener, sync::Semaphore, task::JoinSet};
+use tower_service::Service;
+
+use self::{
+    connection::Connection,
+    graceful::{Graceful, Shutdown},
+    io::{Batched, CoalescingIo},
+    timeouts::{ConnectionWatch, HeadTimer, Timeouts, Watchdog},
+};
+use crate::log::RateLimit;
+
+type BoxError = Box<dyn StdError + Send + Sync>;
+
+/// The default time a client has to send a request's headers.
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Serves `service` on `listener` until the returned future is dropped or,
+/// with [`Serve::with_graceful_shutdown`], until a signal.
+///
+/// HTTP/1.1 (with keep-alive and pipelining) and HTTP/2 (prior knowledge)
+/// are served on the same port; upgrades (WebSocket) are supported; every
+/// accepted socket gets `TCP_NODELAY`. The answers to pipelined HTTP/1
+/// requests that were read together are written together, up to a bound
+/// per connection ([`Serve::pipeline_buffer`]): a client that pipelines
+/// without reading its answers holds no more than that.
+///
+/// Each connection gets one clone of `service` and calls it request after
+/// request, as tower services expect; when it is ready at once (the
+/// router always is), a request goes straight into its `call`, with no
+/// clone and no extra future per request. A service that is not ready is
+/// cloned for that request and the clone awaited. A service that fails
+/// closes its connection, as hyper does.
+///
+/// # Limits
+///
+/// Every resource a client can hold has a limit, with a default safe for
+/// a server open to the internet, and a setting:
+///
+/// | limit | default | setting |
+/// | --- | --- | --- |
+/// | time to send a request's head, from its first byte (and a new connection's first request, from the accept) | 10 s | [`header_read_timeout`](Serve::header_read_timeout) |
+/// | HTTP/1 idle time between requests | 10 s | [`keep_alive_timeout`](Serve::keep_alive_timeout) |
+/// | HTTP/2 idle time with no stream open | 60 s | [`http2_idle_timeout`](Serve::http2_idle_timeout) |
+/// | HTTP/2 keep-alive: a ping after this much silence, the connection closed if no answer within the same time | 20 s | [`http2_keep_alive`](Serve::http2_keep_alive) |
+/// | connections open at once (the server stops accepting at the limit, and starts again as connections close) | 1,024 | [`max_connections`](Serve::max_connections) |
+/// | size of a request's head (431 over it; HTTP/2: the header list) | 64 KiB | [`max_header_size`](Serve::max_header_size) |
+/// | number of a request's headers (431 over it) | 100 | [`max_headers`](Serve::max_headers) |
+/// | answers to pipelined requests held back to be written together | 64 KiB | [`pipeline_buffer`](Serve::pipeline_buffer) |
+/// | graceful shutdown: time for the connections to finish before they are closed | 30 s | [`shutdown_timeout`](Serve::shutdown_timeout) |
+///
+/// The body of a request is limited by the service: the router's
+/// [body limit](crate::Router::body_limit) (413 over it, also before
+/// `100 Continue` when a client announces a longer body) and
+/// [body timeout](crate::Router::body_timeout) (408 when the body is not
+/// all there in time).
+///
+/// A connection's timeouts are checked four times in the shortest of the
+/// first three timeouts: a connection is closed between its timeout and a
+/// quarter of the shortest timeout later.
+///
+/// ```no_run
+/// use pronghorn::{Router, serve};
+///
+/// # #[tokio::main] async fn main() -> std::io::Result<()> {
+/// let router = Router::new().get("/", || "hello").compile().unwrap();
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
+/// serve(listener, router).await
+/// # }
+/// ```
+pub fn serve<S, B>(listener: TcpListener, service: S) -> Serve<S>
+where
+    S: Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
+{
+    Serve {
+        listener,
+        service,
+        limits: Limits::default(),
+    }
+}
+
+/// A server about to run: `.await` it. Returned by [`serve`]; its settings
+/// are the [limits](serve#limits) of what a client can hold.
+#[must_use = "a server does nothing until it is awaited"]
+pub struct Serve<S> {
+    listener: TcpListener,
+    service: S,
+    limits: Limits,
+}
+
+/// The settings of a [`Serve`].
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    header_read_timeout: Duration,
+    keep_alive_timeout: Duration,
+    http2_idle_timeout: Duration,
+    http2_keep_alive: Duration,
+    max_connections: usize,
+    max_header_size: usize,
+    max_headers: usize,
+    pipeline_buffer: usize,
+    shutdown_timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            keep_alive_timeout: Duration::from_secs(10),
+            http2_idle_timeout: Duration::from_secs(60),
+            http2_keep_alive: Duration::from_secs(20),
+            max_connections: 1024,
+            max_header_size: 64 * 1024,
+            max_headers: 100,
+            pipeline_buffer: io::DEFAULT_PIPELINE_BUFFER,
+            shutdown_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// hyper's smallest buffer for an HTTP/1 connection.
+const MIN_HEADER_SIZE: usize = 8 * 1024;
+
+impl<S> fmt::Debug for Serve<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Serve")
+            .field("listener", &self.listener)
+            .field("limits", &self.limits)
+            .finish()
+    }
+}
+
+impl<S> Serve<S> {
+    /// How long a client has to send a request's head (default 10 s).
+    ///
+    /// Counted from the request's first byte and, for a connection's first
+    /// request, from when the connection was accepted: a client that
+    /// connects and says nothing, or sends its headers a byte at a time,
+    /// is cut off. A request being answered or a response being streamed,
+    /// however long, is not a wait.
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.header_read_timeout = timeout;
+        self
+    }
+
+    /// How long an HTTP/1 connection may stay idle between an answer and
+    /// the next request's first byte before it is closed (default 10 s).
+    pub fn keep_alive_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.keep_alive_timeout = timeout;
+        self
+    }
+
+    /// How long an HTTP/2 connection may stay open with no stream before it
+    /// is closed (default 60 s). A stream counts until its response body
+    /// ends: a long server-sent event stream keeps its connection.
+    pub fn http2_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.http2_idle_timeout = timeout;
+        self
+    }
+
+    /// After how long without a frame from the client an HTTP/2 connection
+    /// is pinged, and how long the client has to answer before the
+    /// connection is closed (default 20 s): a peer that vanished without
+    /// closing its connection does not hold it.
+    pub fn http2_keep_alive(mut self, interval: Duration) -> Self {
+        self.limits.http2_keep_alive = interval;
+        self
+    }
+
+    /// How many connections may be open at once (default 1,024).
+    ///
+    /// At the limit the server stops accepting: new clients wait in the
+    /// listener's backlog until a connection closes. An upgraded
+    /// (WebSocket) connection counts until it closes. Keep it below the
+    /// process's limit on open files, so that the limit, not a failed
+    /// `accept`, is what a flood of connections meets. Values below 1 are
+    /// raised to 1.
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.limits.max_connections = connections.max(1);
+        self
+    }
+
+    /// The largest request head, in bytes, answered `431 Request Header
+    /// Fields Too Large` over it (default 64 KiB; at least 8 KiB, smaller
+    /// values are raised to it). Over HTTP/2, the largest header list.
+    /// Over HTTP/1 it also bounds the connection's read buffer.
+    pub fn max_header_size(mut self, bytes: usize) -> Self {
+        self.limits.max_header_size = bytes.max(MIN_HEADER_SIZE);
+        self
+    }
+
+    /// The most headers a request may have, answered `431 Request Header
+    /// Fields Too Large` over it (default 100; HTTP/1).
+    pub fn max_headers(mut self, headers: usize) -> Self {
+        self.limits.max_headers = headers;
+        self
+    }
+
+    /// How many bytes of answers to pipelined HTTP/1 requests may wait to
+    /// be written together (default 64 KiB; 0 writes each answer at once).
+    ///
+    /// A client that pipelines requests gets the answers to those read
+    /// together in one write. Past this bound the connection waits until
+    /// the client reads, and reads no further request meanwhile.
+    pub fn pipeline_buffer(mut self, bytes: usize) -> Self {
+        self.limits.pipeline_buffer = bytes;
+        self
+    }
+
+    /// After a graceful shutdown's signal, how long the connections have to
+    /// finish their requests (default 30 s); those still open then — a
+    /// response that streams for ever, a body that never arrives — are
+    /// closed, and the server returns.
+    pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.shutdown_timeout = timeout;
+        self
+    }
+
+    /// The address the server listens on.
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// Stops accepting when `signal` completes, lets the requests in flight
+    /// finish, then returns.
+    ///
+    /// ```
+    /// use std::{future::IntoFuture, time::Duration};
+    /// use pronghorn::{Router, serve};
+    /// use tokio::{io::{AsyncReadExt, AsyncWriteExt}, net::{TcpListener, TcpStream}, sync::oneshot};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> std::std::io::Result<()> {
+    /// let router = Router::new().get("/", || "hello").compile().unwrap();
+    /// let server = serve(TcpListener::bind("127.0.0.1:0").await?, router)
+    ///     .header_read_timeout(Duration::from_secs(5));
+    /// let address = server.local_addr()?;
+    /// let (stop, stopped) = oneshot::channel::<()>();
+    /// let signal = async { stopped.await.unwrap_or(()) };
+    /// let server = tokio::spawn(server.with_graceful_shutdown(signal).into_future());
+    ///
+    /// let mut client = TcpStream::connect(address).await?;
+    /// client.write_all(b"GET / HTTP/1.1\r\nhost: example\r\nconnection: close\r\n\r\n").await?;
+    /// let mut answer = String::new();
+    /// client.read_to_string(&mut answer).await?;
+    /// assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"));
+    /// assert!(answer.ends_with("\r\n\r\nhello"));
+    ///
+    /// // The server returns once the signal came and its connections are done.
+    /// stop.send(()).unwrap();
+    /// server.await.unwrap()?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn with_graceful_shutdown<F>(self, signal: F) -> WithGracefulShutdown<S, F>
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        WithGracefulShutdown {
+            serve: self,
+            signal,
+        }
+    }
+}
+
+/// A server that shuts down gracefully on a signal: `.await` it.
+#[must_use = "a server does nothing until it is awaited"]
+pub struct WithGracefulShutdown<S, F> {
+    serve: Serve<S>,
+    signal: F,
+}
+
+impl<S, F> fmt::Debug for WithGracefulShutdown<S, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WithGracefulShutdown")
+            .field("serve", &self.serve)
+            .finish()
+    }
+}
+
+impl<S, B> IntoFuture for Serve<S>
+where
+    S: Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<BoxError>,
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
+    type Output = std::io::Result<()>;
+    type IntoFuture = Pin<Box<dyn Future<Output = std::io::Result<()>> + Send>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(run(self, pending::<()>()))
+    }
+}
+
+impl<S, B, F> IntoFuture for WithGracefulShutdown<S, F>
+where
+    S: Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<BoxError>,
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+    F: Future<Output = ()> + Send + 'static,
+{
+    type Output = std::io::Result<()>;
+    type IntoFuture = Pin<Box<dyn Future<Output = std::io::Result<()>> + Send>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(run(self.serve, self.signal))
+    }
+}
+
+/// Pauses after an `accept` that failed for lack of resources (file
+/// descriptors, memory), rather than spin.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(10);
+
+async fn run<S, B, F>(serve: Serve<S>, signal: F) -> std::io::Result<()>
+where
+    S: Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<BoxError>,
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+    F: Future<Output = ()> + Send,
+{
+    let Serve {
+        listener,
+        service,
+        limits,
+    } = serve;
+    let timeouts = Timeouts {
+        header_read: limits.header_read_timeout,
+        keep_alive: limits.keep_alive_timeout,
+        http2_idle: limits.http2_idle_timeout,
+    };
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    // hyper arms its header-read timeout with each connection's
+    // `HeadTimer`, which only tells the connection's watchdog; the
+    // watchdog keeps the time. `epoch` is what those timers answer for
+    // the time: any instant does, one read of the clock serves all.
+    let epoch = Instant::now();
+    builder
+        .http1()
+        .header_read_timeout(limits.header_read_timeout)
+        .keep_alive(true)
+        .half_close(true)
+        .max_buf_size(limits.max_header_size)
+        .max_headers(limits.max_headers);
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .keep_alive_interval(limits.http2_keep_alive)
+        .keep_alive_timeout(limits.http2_keep_alive)
+        .max_header_list_size(u32::try_from(limits.max_header_size).unwrap_or(u32::MAX));
+    let shutdown = Arc::new(Shutdown::default());
+    let slots = Arc::new(Semaphore::new(limits.max_connections));
+    let mut connections = JoinSet::new();
+    let mut signal = pin!(signal);
+    loop {
+        while connections.try_join_next().is_some() {}
+        // A free slot first: at the limit, clients wait in the backlog.
+        let slot = tokio::select! {
+            slot = Arc::clone(&slots).acquire_owned() => slot.expect("the semaphore is never closed"),
+            () = signal.as_mut() => break,
+        };
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = signal.as_mut() => break,
+        };
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
+            Err(error) => {
+                // Out of descriptors or a connection reset before accept:
+                // the listener itself is fine; pause briefly on resource
+                // exhaustion rather than spin.
+                static ACCEPT_FAILED: RateLimit = RateLimit::new();
+                if let Some(suppressed) = ACCEPT_FAILED.admit() {
+                    tracing::warn!(%error, suppressed, "pronghorn: accept failed");
+                }
+                if !matches!(
+                    error.kind(),
+                    std::io::ErrorKind::ConnectionAborted | std::io::ErrorKind::ConnectionReset
+                ) {
+                    tokio::time::sleep(ACCEPT_BACKOFF).await;
+                }
+                continue;
+            }
+        };
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!(%error, "pronghorn: could not set TCP_NODELAY");
+        }
+        // The slot goes with the watch, which the socket holds: an
+        // upgraded connection keeps it until it closes.
+        let watch = Arc::new(ConnectionWatch::new(Some(slot)));
+        // The timer goes with this connection's copy of the builder.
+        builder.http1().timer(HeadTimer {
+            watch: Arc::clone(&watch),
+            epoch,
+        });
+        let io = CoalescingIo::new(stream, limits.pipeline_buffer, Arc::clone(&watch));
+        let service = Connection::new(service.clone(), Arc::clone(&watch));
+        let connection = builder
+            .serve_connection_with_upgrades(TokioIo::new(io), service)
+            .into_owned();
+        let connection = Graceful::new(connection, &shutdown, |connection| {
+            connection.graceful_shutdown();
+        });
+        let connection = Batched::new(connection, limits.pipeline_buffer > 0);
+        let connection = Watchdog::new(connection, watch, timeouts);
+        connections.spawn(async move {
+            if let Err(error) = connection.await {
+                tracing::debug!(error = %error, "pronghorn: connection ended with an error");
+            }
+        });
+    }
+    drop(listener);
+    shutdown.signal();
+    let finished = async { while connections.join_next().await.is_some() {} };
+    if tokio::time::timeout(limits.shutdown_timeout, finished)
+        .await
+        .is_err()
+    {
+        tracing::debug!(
+            open = connections.len(),
+            "pronghorn: connections still open at the shutdown deadline are closed"
+        );
+        connections.shutdown().await;
+    }
+    Ok(())
+}

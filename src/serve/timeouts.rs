@@ -1,0 +1,380 @@
+//! The connection watchdog: closes a connection that waits too long for a
+//! request's head (slow or silent clients), sits idle between HTTP/1
+//! requests, or holds an HTTP/2 connection with no stream open.
+
+use std::{
+    error::Error as StdError,
+    fmt,
+    future::Future,
+    pin::Pin,
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering},
+    },
+    task::{Context, Poll},
+    time::{Duration, Instant},
+};
+
+use pin_project_lite::pin_project;
+use tokio::sync::OwnedSemaphorePermit;
+
+use super::BoxError;
+
+/// The waiting bit of [`ConnectionWatch::state`].
+const WAITING: u64 = 1;
+/// A byte of the awaited request arrived.
+const STARTED: u64 = 2;
+/// One wait in the counter above the flags.
+const NEXT_WAIT: u64 = 4;
+
+/// How a connection stands: shared by its watchdog, hyper's HTTP/1 timer,
+/// its service and its socket, all on the connection's task.
+///
+/// `state` is one word: the number of the current wait for a request head
+/// (shifted left by two), whether a byte of that request arrived (bit 1)
+/// and whether the connection is waiting (bit 0). A connection starts
+/// waiting (the protocol is not known yet); hyper's HTTP/1 connection
+/// starts a new wait each time it begins to read a head (it asks its timer
+/// for the time then), and a request delivered to the service ends the
+/// wait. HTTP/2 streams are counted as they open and as their responses
+/// end.
+#[derive(Debug)]
+pub(super) struct ConnectionWatch {
+    state: AtomicU64,
+    opened: AtomicU64,
+    closed: AtomicU64,
+    /// The connection's place under the server's connection limit.
+    _slot: Option<OwnedSemaphorePermit>,
+}
+
+impl ConnectionWatch {
+    pub(super) fn new(slot: Option<OwnedSemaphorePermit>) -> Self {
+        Self {
+            state: AtomicU64::new(WAITING),
+            opened: AtomicU64::new(0),
+            closed: AtomicU64::new(0),
+            _slot: slot,
+        }
+    }
+
+    fn state(&self) -> u64 {
+        self.state.load(Ordering::Relaxed)
+    }
+
+    // One task writes and reads the state, so a plain load and store do:
+    // no read-modify-write is needed. (An HTTP/2 response body may end on
+    // another task: the stream counters are read-modify-written.)
+
+    /// hyper begins to read a request head: a new wait.
+    fn head_awaited(&self) {
+        let next = ((self.state() | WAITING) & !STARTED) + NEXT_WAIT;
+        self.state.store(next, Ordering::Relaxed);
+    }
+
+    /// A request head arrived: the wait is over.
+    #[inline]
+    pub(super) fn head_received(&self) {
+        let state = self.state();
+        if state & WAITING != 0 {
+            self.state
+                .store(state & !(WAITING | STARTED), Ordering::Relaxed);
+        }
+    }
+
+    /// Bytes arrived on the socket: a waiting connection's request began.
+    #[inline]
+    pub(super) fn bytes_read(&self) {
+        let state = self.state();
+        if state & (WAITING | STARTED) == WAITING {
+            self.state.store(state | STARTED, Ordering::Relaxed);
+        }
+    }
+
+    /// An HTTP/2 stream opened: its guard counts it closed when dropped.
+    pub(super) fn stream_opened(self: &Arc<Self>) -> StreamGuard {
+        self.opened.fetch_add(1, Ordering::Relaxed);
+        StreamGuard(Arc::clone(self))
+    }
+
+    /// What the watchdog compares from one tick to the next.
+    fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            state: self.state(),
+            opened: self.opened.load(Ordering::Relaxed),
+            closed: self.closed.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// Counts an HTTP/2 stream closed when its response body is dropped.
+#[derive(Debug)]
+pub(super) struct StreamGuard(Arc<ConnectionWatch>);
+
+impl Drop for StreamGuard {
+    fn drop(&mut self) {
+        self.0.closed.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Snapshot {
+    state: u64,
+    opened: u64,
+    closed: u64,
+}
+
+impl Snapshot {
+    /// What this state may last, or `None` when it is not a wait.
+    fn limit(&self, timeouts: &Timeouts) -> Option<Duration> {
+        let state = self.state;
+        if state & WAITING != 0 {
+            // The first wait of a connection is for its first request's
+            // head; later ones are idle until the next request starts.
+            let idle = state >= NEXT_WAIT && state & STARTED == 0;
+            Some(match idle {
+                true => timeouts.keep_alive,
+                false => timeouts.header_read,
+            })
+        } else if self.opened > 0 && self.opened == self.closed {
+            Some(timeouts.http2_idle)
+        } else {
+            None
+        }
+    }
+}
+
+/// The watchdog's timeouts.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Timeouts {
+    pub(super) header_read: Duration,
+    pub(super) keep_alive: Duration,
+    pub(super) http2_idle: Duration,
+}
+
+impl Timeouts {
+    /// How often the watchdog looks: four times in the shortest timeout.
+    fn period(&self) -> Duration {
+        let shortest = self.header_read.min(self.keep_alive).min(self.http2_idle);
+        (shortest / TICKS).max(Duration::from_millis(1))
+    }
+}
+
+/// hyper's HTTP/1 timer, one per connection, which runs no timer at all:
+/// it tells the connection's [`Watchdog`] when hyper begins to wait for a
+/// request head, and hands hyper a sleep that never fires.
+///
+/// hyper arms its header-read timeout before every request head and drops
+/// it once the head is parsed, which with a real timer costs a clock read,
+/// an allocation and a free per request. The sleep here has no size, so
+/// boxing it allocates nothing, and the time handed out is fixed: the
+/// watchdog keeps the time, with one Tokio timer per connection.
+#[derive(Debug)]
+pub(super) struct HeadTimer {
+    pub(super) watch: Arc<ConnectionWatch>,
+    /// What `now` answers: only added to and handed back by hyper.
+    pub(super) epoch: Instant,
+}
+
+impl hyper::rt::Timer for HeadTimer {
+    fn sleep(&self, _: Duration) -> Pin<Box<dyn hyper::rt::Sleep>> {
+        Box::pin(NeverSleep)
+    }
+
+    fn sleep_until(&self, _: Instant) -> Pin<Box<dyn hyper::rt::Sleep>> {
+        Box::pin(NeverSleep)
+    }
+
+    fn now(&self) -> Instant {
+        // hyper asks for the time exactly when it arms the header-read
+        // timeout, that is, when it begins to read a request head.
+        self.watch.head_awaited();
+        self.epoch
+    }
+}
+
+/// The sleep of [`HeadTimer`]: never ready, holding nothing.
+struct NeverSleep;
+
+impl Future for NeverSleep {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
+        Poll::Pending
+    }
+}
+
+impl hyper::rt::Sleep for NeverSleep {}
+
+/// Ticks of the watchdog in its shortest timeout.
+const TICKS: u32 = 4;
+
+pin_project! {
+    /// A connection under its watchdog: closed once one wait outlasted its
+    /// timeout, checked at every tick (a quarter of the shortest timeout),
+    /// so between the timeout and the timeout plus one tick after the wait
+    /// began.
+    ///
+    /// A connection waits from when it is accepted until its first request
+    /// head; over HTTP/1, from when hyper begins to read each following
+    /// head (after the previous request) until the next request's first
+    /// byte (the keep-alive timeout) and from that byte until the head is
+    /// parsed (the header-read timeout); over HTTP/2, while no stream is
+    /// open (the HTTP/2 idle timeout). A request being answered or a
+    /// response being streamed is not a wait. One Tokio timer per
+    /// connection, re-armed at each tick, replaces hyper's timer per
+    /// request.
+    pub(super) struct Watchdog<C> {
+        #[pin]
+        connection: C,
+        #[pin]
+        tick: tokio::time::Sleep,
+        watch: Arc<ConnectionWatch>,
+        timeouts: Timeouts,
+        period: Duration,
+        // What the last tick saw.
+        seen: Snapshot,
+        // How long the state seen has lasted, in whole ticks.
+        idle: Duration,
+        // Whether the tick was polled since it was last set.
+        polled: bool,
+    }
+}
+
+impl<C> Watchdog<C> {
+    pub(super) fn new(connection: C, watch: Arc<ConnectionWatch>, timeouts: Timeouts) -> Self {
+        let period = timeouts.period();
+        Self {
+            connection,
+            tick: tokio::time::sleep(period),
+            seen: watch.snapshot(),
+            watch,
+            timeouts,
+            period,
+            idle: Duration::ZERO,
+            polled: false,
+        }
+    }
+}
+
+impl<C, E> Future for Watchdog<C>
+where
+    C: Future<Output = Result<(), E>>,
+    E: Into<BoxError>,
+{
+    type Output = Result<(), BoxError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut this = self.project();
+        if let Poll::Ready(result) = this.connection.poll(cx) {
+            return Poll::Ready(result.map_err(Into::into));
+        }
+        loop {
+            // Once polled, the tick holds this task's waker and wakes it
+            // when it fires: until then, checking it is one load (polling
+            // it at every poll of the connection would cost more than
+            // hyper's timer saved, one request per poll without
+            // pipelining).
+            if *this.polled {
+                if !this.tick.is_elapsed() {
+                    return Poll::Pending;
+                }
+            } else if !tokio::task::coop::has_budget_remaining() {
+                // With the task's budget spent, the tick would answer
+                // `Pending` without taking the waker; whatever spent the
+                // budget has the task polled again, and the tick with it.
+                return Poll::Pending;
+            }
+            if this.tick.as_mut().poll(cx).is_pending() {
+                *this.polled = true;
+                return Poll::Pending;
+            }
+            let now = this.watch.snapshot();
+            match now.limit(this.timeouts) {
+                Some(limit) if now == *this.seen => {
+                    *this.idle += *this.period;
+                    if *this.idle >= limit {
+                        return Poll::Ready(Err(TimedOut(now.state & WAITING != 0).into()));
+                    }
+                }
+                _ => {
+                    *this.seen = now;
+                    *this.idle = Duration::ZERO;
+                }
+            }
+            let next = this.tick.deadline() + *this.period;
+            this.tick.as_mut().reset(next);
+            *this.polled = false;
+        }
+    }
+}
+
+/// Why the watchdog closed a connection: it waited for a request (`true`),
+/// or an HTTP/2 connection stayed idle.
+#[derive(Debug)]
+pub(super) struct TimedOut(bool);
+
+impl fmt::Display for TimedOut {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            true => f.write_str("no request within the header-read or keep-alive timeout"),
+            false => f.write_str("no HTTP/2 stream within the idle timeout"),
+        }
+    }
+}
+
+impl StdError for TimedOut {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::pin::pin;
+
+    /// A connection that spends its task's whole budget on its first poll,
+    /// then waits for ever: the watchdog's first tick must still take the
+    /// task's waker (over loopback, hyper spends the budget under load).
+    struct Greedy {
+        spent: bool,
+    }
+
+    impl Future for Greedy {
+        type Output = Result<(), BoxError>;
+
+        fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+            if !self.spent {
+                self.spent = true;
+                loop {
+                    let spend = pin!(tokio::task::coop::consume_budget());
+                    if spend.poll(cx).is_pending() {
+                        break;
+                    }
+                }
+            }
+            Poll::Pending
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_watchdog_closes_a_waiting_connection_that_spent_its_budget() {
+        let timeout = Duration::from_secs(1);
+        let started = tokio::time::Instant::now();
+        let watchdog = Watchdog::new(
+            Greedy { spent: false },
+            Arc::new(ConnectionWatch::new(None)),
+            Timeouts {
+                header_read: timeout,
+                keep_alive: timeout,
+                http2_idle: timeout,
+            },
+        );
+        let closed = tokio::time::timeout(timeout * 10, watchdog)
+            .await
+            .expect("the watchdog closes the connection");
+        let error = closed.expect_err("closed for its header timeout");
+        assert!(error.is::<TimedOut>(), "{error}");
+        let elapsed = started.elapsed();
+        assert!(
+            elapsed >= timeout && elapsed <= timeout + timeout / TICKS,
+            "closed after {elapsed:?}"
+        );
+    }
+}
