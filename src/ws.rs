@@ -74,9 +74,10 @@ pub type WebSocket = WebSocketStream<TokioIo<Upgraded>>;
 /// client that does not read (sending more fails).
 ///
 /// ```
+/// use hyper::body::Incoming;
 /// use pronghorn::{Router, ws::{Limits, WebSocket}, handler::RouteParams};
 ///
-/// let router = Router::new()
+/// let router = Router::<Incoming>::new()
 ///     .websocket("/upload", |_: WebSocket, _: RouteParams| async {})
 ///     .websocket_limits(Limits::default().max_message_size(16 * 1024 * 1024))
 ///     .compile()

@@ -416,7 +416,8 @@ impl http_body::Body for Late {
 /// An async handler whose body is still arriving when the router calls it
 /// costs two boxes beyond a sync handler on a complete body: its future
 /// (the body's reading and the handler's own future in one) and the
-/// request's state while it waits.
+/// request's state while it waits. (Under a Tokio runtime the body
+/// timeout's timer is a third: this test runs without one.)
 #[test]
 fn a_body_still_arriving_costs_two_boxes() {
     use pronghorn::{Body, Router};

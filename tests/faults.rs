@@ -266,3 +266,117 @@ async fn slowloris_connections_are_closed_without_delaying_others() {
         "closed after {elapsed:?}"
     );
 }
+
+/// How many times `pattern` occurs in a stream read in chunks, without
+/// keeping the stream.
+struct Occurrences {
+    pattern: &'static [u8],
+    tail: Vec<u8>,
+    count: usize,
+}
+
+impl Occurrences {
+    fn feed(&mut self, chunk: &[u8]) {
+        // The tail is shorter than the pattern: no occurrence is counted
+        // twice.
+        self.tail.extend_from_slice(chunk);
+        self.count += self
+            .tail
+            .windows(self.pattern.len())
+            .filter(|window| *window == self.pattern)
+            .count();
+        let keep = self.tail.len().min(self.pattern.len() - 1);
+        self.tail.drain(..self.tail.len() - keep);
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pipelining_client_that_never_reads_holds_bounded_memory_and_gets_every_answer() {
+    use std::io::{Read, Write};
+
+    let router = Router::<Incoming>::new()
+        .get("/", || "ok")
+        .compile()
+        .unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(serve(listener, router).into_future());
+    let before = resident_kib();
+
+    let client = tokio::task::spawn_blocking(move || {
+        const REQUEST: &[u8] = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+        let batch = REQUEST.repeat(1000);
+        let mut stream = std::net::TcpStream::connect(address).unwrap();
+        // Requests until the server stops taking them (a write blocked for
+        // a second), or 256 MiB: without a bound on what the server
+        // buffers, it takes them all.
+        stream
+            .set_write_timeout(Some(Duration::from_secs(1)))
+            .unwrap();
+        let (mut sent, mut offset) = (0, 0);
+        while sent < 256 << 20 {
+            match stream.write(&batch[offset..]) {
+                Ok(written) => {
+                    sent += written;
+                    offset = (offset + written) % batch.len();
+                }
+                Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => break,
+                Err(error) if error.kind() == std::io::ErrorKind::TimedOut => break,
+                Err(error) => panic!("{error}"),
+            }
+        }
+        let grown = resident_kib().saturating_sub(before);
+        // Now read: every request sent gets its answer.
+        let mut reader = stream.try_clone().unwrap();
+        let reading = std::thread::spawn(move || {
+            let mut answers = Occurrences {
+                pattern: b"HTTP/1.1 200 OK",
+                tail: Vec::new(),
+                count: 0,
+            };
+            let mut buffer = vec![0; 1 << 16];
+            loop {
+                match reader.read(&mut buffer) {
+                    Ok(0) => break answers.count,
+                    Ok(read) => answers.feed(&buffer[..read]),
+                    Err(error) => panic!("{error}"),
+                }
+            }
+        });
+        stream.set_write_timeout(None).unwrap();
+        stream.write_all(&batch[offset..]).unwrap();
+        sent += batch.len() - offset;
+        stream.shutdown(std::net::Shutdown::Write).unwrap();
+        (sent / REQUEST.len(), grown, reading.join().unwrap())
+    });
+    let (requests, grown, answers) = tokio::time::timeout(Duration::from_secs(120), client)
+        .await
+        .expect("the client is done in time")
+        .unwrap();
+    assert!(
+        grown < 64 * 1024,
+        "the server grew by {grown} KiB for a client that does not read"
+    );
+    assert_eq!(answers, requests);
+}
+
+#[tokio::test]
+async fn a_flood_of_panics_is_logged_at_a_bounded_rate() {
+    use tower::ServiceExt;
+
+    quiet_storm_panics();
+    let log = common::Log::capture();
+    let router = Router::new()
+        .get("/", || -> &'static str { panic!("a storm of panics") })
+        .compile()
+        .unwrap();
+    for _ in 0..1000 {
+        let request = Request::get("/").body(String::new()).unwrap();
+        let response = router.clone().oneshot(request).await.unwrap();
+        assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+    }
+    // A hundred a second at most: the loop may straddle two seconds.
+    let lines = log.take();
+    assert!(lines.len() <= 200, "{} lines for 1,000 panics", lines.len());
+}

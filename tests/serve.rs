@@ -353,7 +353,9 @@ async fn a_stream_reaches_the_client_before_it_ends_and_sse_events_arrive_one_by
         assert_eq!(frame, format!("data: event {n}\n\n"));
     }
     drop(events);
-    assert!(body.frame().await.is_none());
+    while let Some(frame) = body.frame().await {
+        frame.unwrap();
+    }
     server.stop().await;
 }
 
@@ -831,5 +833,243 @@ async fn a_slow_answer_or_a_long_stream_outlives_the_header_timeout() {
     }
     drop(chunks);
     assert!(body.frame().await.is_none());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_idle_http2_connection_is_closed_after_the_http2_idle_timeout() {
+    let timeout = Duration::from_millis(300);
+    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| {
+        server.http2_idle_timeout(timeout)
+    })
+    .await;
+    let started = Instant::now();
+    let (_sender, connection, response) = http2_get(server.address, "/hello").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        response.into_body().collect().await.unwrap().to_bytes(),
+        "hello"
+    );
+    // The client keeps the connection; the server closes it once idle.
+    tokio::time::timeout(Duration::from_secs(10), connection)
+        .await
+        .expect("the server closes an idle HTTP/2 connection")
+        .unwrap()
+        .ok();
+    let elapsed = started.elapsed();
+    assert!(elapsed >= timeout, "closed after {elapsed:?}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_http2_stream_that_lasts_keeps_its_connection_past_the_idle_timeout() {
+    let timeout = Duration::from_millis(200);
+    let feeds = Feeds::default();
+    let (events, event_feed) = mpsc::unbounded_channel();
+    *feeds.events.lock().unwrap() = Some(event_feed);
+    let server = Server::start(app(&feeds, &Events::default()), |server| {
+        server.http2_idle_timeout(timeout)
+    })
+    .await;
+    let (_sender, connection, response) = http2_get(server.address, "/events").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let mut body = response.into_body();
+    // Events well apart, the stream open for several idle timeouts.
+    for n in 0..4 {
+        tokio::time::sleep(timeout).await;
+        events.send(format!("event {n}")).unwrap();
+        let frame = body.frame().await.expect("the stream is open").unwrap();
+        let data = frame.into_data().unwrap();
+        assert_eq!(data, format!("data: event {n}\n\n"));
+    }
+    assert!(!connection.is_finished());
+    // The stream ends with its events.
+    drop(events);
+    while let Some(frame) = body.frame().await {
+        frame.unwrap();
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_body_that_never_arrives_is_answered_408_at_the_body_timeout() {
+    let timeout = Duration::from_millis(300);
+    let router = Router::<Incoming>::new()
+        .post("/text", |text: String| format!("{} bytes", text.len()))
+        .body_timeout(timeout)
+        .compile()
+        .unwrap();
+    let server = Server::start(router, |server| server).await;
+    let mut client = TcpStream::connect(server.address).await.unwrap();
+    // Ten bytes of the hundred announced, then nothing.
+    client
+        .write_all(
+            b"POST /text HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\n0123456789",
+        )
+        .await
+        .unwrap();
+    let started = Instant::now();
+    let mut answer = vec![0; 1024];
+    let read = tokio::time::timeout(Duration::from_secs(10), client.read(&mut answer))
+        .await
+        .expect("an answer")
+        .unwrap();
+    let elapsed = started.elapsed();
+    let answer = String::from_utf8_lossy(&answer[..read]);
+    assert!(
+        answer.starts_with("HTTP/1.1 408 Request Timeout\r\n"),
+        "{answer}"
+    );
+    assert!(elapsed >= timeout, "answered after {elapsed:?}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_connection_limit_holds_and_recovers() {
+    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| {
+        server.max_connections(2)
+    })
+    .await;
+    // Two clients take the two places, and keep them.
+    let mut first: Sender = common::connect(server.address).await;
+    let (parts, _) = send(
+        &mut first,
+        request(Method::GET, "/hello")
+            .body(Full::default())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(parts.status, StatusCode::OK);
+    let second = TcpStream::connect(server.address).await.unwrap();
+    // A third connects (the listener's backlog takes it) but is not served
+    // while the others hold their places...
+    let mut third = TcpStream::connect(server.address).await.unwrap();
+    third
+        .write_all(b"GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = [0; 12];
+    let waited =
+        tokio::time::timeout(Duration::from_millis(500), third.read_exact(&mut answer)).await;
+    assert!(
+        waited.is_err(),
+        "the third client was served over the limit"
+    );
+    // ...and is, as soon as one leaves.
+    drop(second);
+    tokio::time::timeout(Duration::from_secs(10), third.read_exact(&mut answer))
+        .await
+        .expect("served once a place is free")
+        .unwrap();
+    assert_eq!(&answer, b"HTTP/1.1 200");
+    drop(first);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn shutdown_finishes_within_its_deadline_with_an_sse_client_and_a_websocket_client_connected()
+{
+    let deadline = Duration::from_millis(500);
+    let feeds = Feeds::default();
+    let (events, event_feed) = mpsc::unbounded_channel();
+    *feeds.events.lock().unwrap() = Some(event_feed);
+    let server = Server::start(app(&feeds, &Events::default()), |server| {
+        server.shutdown_timeout(deadline)
+    })
+    .await;
+    // An event stream that never ends by itself...
+    let mut sender: Sender = common::connect(server.address).await;
+    sender.ready().await.unwrap();
+    let response = sender
+        .send_request(
+            request(Method::GET, "/events")
+                .body(Full::default())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    let mut sse = response.into_body();
+    events.send("first".into()).unwrap();
+    let frame = sse.frame().await.unwrap().unwrap();
+    assert_eq!(frame.into_data().unwrap(), "data: first\n\n");
+    // ...and a WebSocket connection.
+    let stream = TcpStream::connect(server.address).await.unwrap();
+    let (mut socket, _) =
+        tokio_tungstenite::client_async(format!("ws://{}/ws/lobby", server.address), stream)
+            .await
+            .unwrap();
+    socket.send(Message::text("hi")).await.unwrap();
+    assert_eq!(
+        socket.next().await.unwrap().unwrap().into_text().unwrap(),
+        "lobby: hi"
+    );
+
+    let started = Instant::now();
+    tokio::time::timeout(Duration::from_secs(10), server.stop())
+        .await
+        .expect("the server returns at its shutdown deadline");
+    let elapsed = started.elapsed();
+    assert!(elapsed >= deadline, "returned after {elapsed:?}");
+    // The event stream was cut: its body ends (with an error: it was not
+    // finished).
+    let ended = tokio::time::timeout(Duration::from_secs(10), async {
+        while let Some(Ok(_)) = sse.frame().await {}
+    })
+    .await;
+    assert!(ended.is_ok(), "the event stream ends with the server");
+    drop(events);
+}
+
+#[tokio::test]
+async fn another_method_on_a_websocket_route_is_405_with_allow() {
+    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| server).await;
+    let mut sender: Sender = common::connect(server.address).await;
+    let (parts, _) = send(
+        &mut sender,
+        request(Method::POST, "/ws/lobby")
+            .body(Full::default())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(parts.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(parts.headers[header::ALLOW], "GET, HEAD");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_websocket_message_over_the_limit_closes_the_connection() {
+    let limit = 64 * 1024;
+    let router = Router::<Incoming>::new()
+        .websocket("/ws", |mut socket: WebSocket, _: RouteParams| async move {
+            while let Some(Ok(message)) = socket.next().await {
+                let length = Message::text(message.len().to_string());
+                if socket.send(length).await.is_err() {
+                    break;
+                }
+            }
+        })
+        .websocket_limits(pronghorn::ws::Limits::default().max_message_size(limit))
+        .compile()
+        .unwrap();
+    let server = Server::start(router, |server| server).await;
+    let stream = TcpStream::connect(server.address).await.unwrap();
+    let (mut socket, _) =
+        tokio_tungstenite::client_async(format!("ws://{}/ws", server.address), stream)
+            .await
+            .unwrap();
+    socket.send(Message::binary(vec![0; limit])).await.unwrap();
+    assert_eq!(
+        socket.next().await.unwrap().unwrap().into_text().unwrap(),
+        limit.to_string()
+    );
+    // One byte more: the server stops reading and the connection ends.
+    let _ = socket.send(Message::binary(vec![0; limit + 1])).await;
+    let next = tokio::time::timeout(Duration::from_secs(10), socket.next())
+        .await
+        .expect("the connection is closed");
+    assert!(
+        matches!(next, Some(Ok(Message::Close(_)) | Err(_)) | None),
+        "answered {next:?} over the limit"
+    );
     server.stop().await;
 }

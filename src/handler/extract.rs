@@ -587,12 +587,16 @@ impl Deadline {
         }
     }
 
-    /// Whether the deadline passed; arms it on the first call.
+    /// Whether the deadline passed; arms it on the first call. Outside a
+    /// Tokio runtime there is no timer, and no deadline.
     fn poll_passed(&mut self, cx: &mut Context<'_>) -> bool {
-        let timeout = self.timeout;
-        let sleep = self
-            .sleep
-            .get_or_insert_with(|| Box::pin(tokio::time::sleep(timeout)));
+        if self.sleep.is_none() {
+            if tokio::runtime::Handle::try_current().is_err() {
+                return false;
+            }
+            self.sleep = Some(Box::pin(tokio::time::sleep(self.timeout)));
+        }
+        let sleep = self.sleep.as_mut().expect("armed above");
         sleep.as_mut().poll(cx).is_ready()
     }
 }

@@ -390,9 +390,9 @@ impl<B: 'static> Router<B> {
     /// 30 s); a body not all there in time is answered with 408, so that a
     /// client sending slowly or not at all does not hold its request for
     /// ever. Counted from when the extractor first finds the body not
-    /// ready: a body already received costs no timer. (The timer is
-    /// Tokio's: a router outside a Tokio runtime should not be given a
-    /// body it has to wait for.)
+    /// ready: a body already received costs no timer (one that must be
+    /// waited for costs one, boxed). The timer is Tokio's: outside a Tokio
+    /// runtime, bodies have no timeout.
     #[cfg(feature = "server")]
     #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
     pub fn body_timeout(mut self, timeout: std::time::Duration) -> Self {

@@ -39,7 +39,10 @@ use std::{
 };
 
 use pin_project_lite::pin_project;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::{
+    io::{AsyncRead, AsyncWrite, ReadBuf},
+    sync::OwnedSemaphorePermit,
+};
 
 use super::timeouts::ConnectionWatch;
 
@@ -139,16 +142,25 @@ pub(crate) struct CoalescingIo<T> {
     limit: usize,
     /// Told when request bytes arrive.
     watch: Arc<ConnectionWatch>,
+    /// The connection's place under the server's connection limit, held
+    /// as long as the socket is, upgraded or not.
+    _slot: Option<OwnedSemaphorePermit>,
 }
 
 impl<T> CoalescingIo<T> {
-    pub(crate) fn new(io: T, limit: usize, watch: Arc<ConnectionWatch>) -> Self {
+    pub(crate) fn new(
+        io: T,
+        limit: usize,
+        watch: Arc<ConnectionWatch>,
+        slot: Option<OwnedSemaphorePermit>,
+    ) -> Self {
         Self {
             io,
             buffer: Vec::new(),
             sent: 0,
             limit,
             watch,
+            _slot: slot,
         }
     }
 
@@ -275,7 +287,7 @@ mod tests {
     #[tokio::test]
     async fn a_flush_inside_a_connection_poll_is_held_until_a_read_would_wait() {
         let (client, server) = tokio::io::duplex(1 << 20);
-        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new(None)));
+        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new()), None);
         let mut cx = Context::from_waker(Waker::noop());
         let (_, held) = in_poll(|| {
             for answer in [&b"one "[..], b"two "] {
@@ -302,7 +314,7 @@ mod tests {
     #[tokio::test]
     async fn a_flush_outside_a_connection_poll_writes() {
         let (mut client, server) = tokio::io::duplex(1 << 20);
-        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new(None)));
+        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new()), None);
         io.write_all(b"hello").await.unwrap();
         io.flush().await.unwrap();
         assert_eq!(io.buffered(), 0);
@@ -315,7 +327,7 @@ mod tests {
     async fn the_buffer_never_grows_past_its_limit_when_the_peer_does_not_read() {
         // The peer's side takes 4 KiB and reads nothing.
         let (client, server) = tokio::io::duplex(4096);
-        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new(None)));
+        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new()), None);
         let mut cx = Context::from_waker(Waker::noop());
         let mut accepted = 0;
         in_poll(|| {

@@ -258,7 +258,7 @@ impl<S> Serve<S> {
     /// use tokio::{io::{AsyncReadExt, AsyncWriteExt}, net::{TcpListener, TcpStream}, sync::oneshot};
     ///
     /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> std::std::io::Result<()> {
+    /// # async fn main() -> std::io::Result<()> {
     /// let router = Router::new().get("/", || "hello").compile().unwrap();
     /// let server = serve(TcpListener::bind("127.0.0.1:0").await?, router)
     ///     .header_read_timeout(Duration::from_secs(5));
@@ -421,15 +421,20 @@ where
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!(%error, "pronghorn: could not set TCP_NODELAY");
         }
-        // The slot goes with the watch, which the socket holds: an
-        // upgraded connection keeps it until it closes.
-        let watch = Arc::new(ConnectionWatch::new(Some(slot)));
+        let watch = Arc::new(ConnectionWatch::new());
         // The timer goes with this connection's copy of the builder.
         builder.http1().timer(HeadTimer {
             watch: Arc::clone(&watch),
             epoch,
         });
-        let io = CoalescingIo::new(stream, limits.pipeline_buffer, Arc::clone(&watch));
+        // The slot goes with the socket: an upgraded connection keeps it
+        // until it closes.
+        let io = CoalescingIo::new(
+            stream,
+            limits.pipeline_buffer,
+            Arc::clone(&watch),
+            Some(slot),
+        );
         let service = Connection::new(service.clone(), Arc::clone(&watch));
         let connection = builder
             .serve_connection_with_upgrades(TokioIo::new(io), service)

@@ -16,7 +16,6 @@ use std::{
 };
 
 use pin_project_lite::pin_project;
-use tokio::sync::OwnedSemaphorePermit;
 
 use super::BoxError;
 
@@ -43,17 +42,14 @@ pub(super) struct ConnectionWatch {
     state: AtomicU64,
     opened: AtomicU64,
     closed: AtomicU64,
-    /// The connection's place under the server's connection limit.
-    _slot: Option<OwnedSemaphorePermit>,
 }
 
 impl ConnectionWatch {
-    pub(super) fn new(slot: Option<OwnedSemaphorePermit>) -> Self {
+    pub(super) fn new() -> Self {
         Self {
             state: AtomicU64::new(WAITING),
             opened: AtomicU64::new(0),
             closed: AtomicU64::new(0),
-            _slot: slot,
         }
     }
 
@@ -359,7 +355,7 @@ mod tests {
         let started = tokio::time::Instant::now();
         let watchdog = Watchdog::new(
             Greedy { spent: false },
-            Arc::new(ConnectionWatch::new(None)),
+            Arc::new(ConnectionWatch::new()),
             Timeouts {
                 header_read: timeout,
                 keep_alive: timeout,

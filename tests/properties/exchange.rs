@@ -632,13 +632,17 @@ pub fn check(table: &Table) {
             found, as_normal,
             "the normal form of the path finds another route: {context}"
         );
-        // The methods whose lookup finds a route on the path.
-        let reaching: BTreeSet<String> = verbs
+        // The methods whose lookup finds a route on the path; a WebSocket
+        // route takes GET (and so HEAD).
+        let mut reaching: BTreeSet<String> = verbs
             .iter()
             .map(|verb| verb.method())
             .filter(|other| at(other, &path).is_some())
             .map(|other| other.to_string())
             .collect();
+        if built.websockets.at(&Method::GET, &path).is_some() {
+            reaching.extend(["GET".to_owned(), "HEAD".to_owned()]);
+        }
         let outcome = exchange(&mut service, request);
         assert!(
             outcome.pending <= outcome.suspended,
