@@ -126,6 +126,8 @@
 //!   limit or a timeout on everything a client can hold, and graceful
 //!   shutdown; server-sent events ([`sse`]).
 //! - `json` (default): `Json<T>`, extractor and response.
+//! - `tls`: HTTPS for [`serve`] with rustls (`Serve::tls`, `Tls`), HTTP/2
+//!   and HTTP/1.1 by ALPN, certificates replaced while serving.
 //! - `ws`: WebSocket routes (`Router::websocket`), with tokio-tungstenite.
 //! - `axum`: any axum `IntoResponse` type as a handler's answer, through
 //!   `handler::Axum`. (An `axum::response::Response`, like a `Response` with
@@ -164,6 +166,8 @@ pub mod step;
 #[cfg(feature = "ws")]
 pub mod ws;
 
+#[cfg(feature = "tls")]
+pub use self::serve::Tls;
 #[cfg(feature = "server")]
 pub use self::serve::{DEFAULT_HEADER_READ_TIMEOUT, Serve, WithGracefulShutdown, serve};
 pub use self::{

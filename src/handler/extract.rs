@@ -568,14 +568,21 @@ fn too_large(limit: usize) -> Response<Body> {
         .into_response()
 }
 
-/// A body extractor's deadline: armed when the body first keeps it
-/// waiting, so a body already received costs no timer. (Boxed: body
-/// futures are `Unpin`, and only a request that waits for its body pays.)
+/// A body extractor's deadline, armed the second time the body keeps the
+/// extractor waiting.
+///
+/// Not the first: served by hyper, the extractor is first polled before
+/// hyper has passed on the body bytes it read with the head, and polled
+/// again in the same turn of the connection, when a body sent with its
+/// head is complete. A request whose body arrives with it so costs no
+/// timer; one that waits for it costs one (boxed: body futures are
+/// `Unpin`).
 #[cfg(feature = "server")]
 #[derive(Debug)]
 struct Deadline {
     sleep: Option<Pin<Box<tokio::time::Sleep>>>,
     timeout: Duration,
+    waited: bool,
 }
 
 #[cfg(feature = "server")]
@@ -584,14 +591,17 @@ impl Deadline {
         Self {
             sleep: None,
             timeout,
+            waited: false,
         }
     }
 
-    /// Whether the deadline passed; arms it on the first call. Outside a
+    /// Whether the deadline passed, the body not being ready. Outside a
     /// Tokio runtime there is no timer, and no deadline.
     fn poll_passed(&mut self, cx: &mut Context<'_>) -> bool {
         if self.sleep.is_none() {
-            if tokio::runtime::Handle::try_current().is_err() {
+            if !std::mem::replace(&mut self.waited, true)
+                || tokio::runtime::Handle::try_current().is_err()
+            {
                 return false;
             }
             self.sleep = Some(Box::pin(tokio::time::sleep(self.timeout)));

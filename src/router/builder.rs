@@ -389,10 +389,10 @@ impl<B: 'static> Router<B> {
     /// How long a body extractor waits for the whole request body (default
     /// 30 s); a body not all there in time is answered with 408, so that a
     /// client sending slowly or not at all does not hold its request for
-    /// ever. Counted from when the extractor first finds the body not
-    /// ready: a body already received costs no timer (one that must be
-    /// waited for costs one, boxed). The timer is Tokio's: outside a Tokio
-    /// runtime, bodies have no timeout.
+    /// ever. Counted from when the extractor finds the body still not
+    /// ready after the connection passed on what it read with the head: a
+    /// body sent with its head costs no timer. The timer is Tokio's:
+    /// outside a Tokio runtime, bodies have no timeout.
     #[cfg(feature = "server")]
     #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
     pub fn body_timeout(mut self, timeout: std::time::Duration) -> Self {

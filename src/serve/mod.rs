@@ -10,6 +10,11 @@ mod connection;
 mod graceful;
 mod io;
 mod timeouts;
+#[cfg(feature = "tls")]
+mod tls;
+
+#[cfg(feature = "tls")]
+pub use self::tls::Tls;
 
 use std::{
     error::Error as StdError,
@@ -104,6 +109,8 @@ where
         listener,
         service,
         limits: Limits::default(),
+        #[cfg(feature = "tls")]
+        tls: None,
     }
 }
 
@@ -114,6 +121,8 @@ pub struct Serve<S> {
     listener: TcpListener,
     service: S,
     limits: Limits,
+    #[cfg(feature = "tls")]
+    tls: Option<Tls>,
 }
 
 /// The settings of a [`Serve`].
@@ -244,6 +253,16 @@ impl<S> Serve<S> {
         self
     }
 
+    /// Serves HTTPS with `tls` (feature `tls`): every connection begins
+    /// with a TLS handshake, then speaks HTTP/2 or HTTP/1.1 as the client
+    /// chose (ALPN).
+    #[cfg(feature = "tls")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "tls")))]
+    pub fn tls(mut self, tls: Tls) -> Self {
+        self.tls = Some(tls);
+        self
+    }
+
     /// The address the server listens on.
     pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
         self.listener.local_addr()
@@ -359,6 +378,8 @@ where
         listener,
         service,
         limits,
+        #[cfg(feature = "tls")]
+        tls,
     } = serve;
     let timeouts = Timeouts {
         header_read: limits.header_read_timeout,
@@ -429,6 +450,11 @@ where
         });
         // The slot goes with the socket: an upgraded connection keeps it
         // until it closes.
+        #[cfg(feature = "tls")]
+        let stream = match &tls {
+            Some(tls) => tls.accept(stream),
+            None => tls::Transport::from(stream),
+        };
         let io = CoalescingIo::new(
             stream,
             limits.pipeline_buffer,
