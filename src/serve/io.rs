@@ -181,6 +181,9 @@ impl<T: AsyncWrite + Unpin> CoalescingIo<T> {
         }
         self.buffer.clear();
         self.sent = 0;
+        // Nothing is held any more: the connection's poll need not be
+        // repeated to write it.
+        HOLD.with(|hold| hold.set(hold.get() & !HELD));
         Poll::Ready(Ok(()))
     }
 
@@ -254,7 +257,9 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for CoalescingIo<T> {
     }
 
     fn is_write_vectored(&self) -> bool {
-        true
+        // The bytes are copied into the buffer either way: hyper's flat
+        // buffer, one slice per flush, costs it less than its queue.
+        false
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
