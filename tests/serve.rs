@@ -1073,3 +1073,35 @@ async fn a_websocket_message_over_the_limit_closes_the_connection() {
     );
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_pipelined_answer_is_not_held_behind_the_next_request_s_slow_handler() {
+    let feeds = Feeds::default();
+    let (release, released) = oneshot::channel();
+    *feeds.slow.lock().unwrap() = Some(released);
+    let server = Server::start(app(&feeds, &Events::default()), |server| server).await;
+    let mut client = TcpStream::connect(server.address).await.unwrap();
+    client
+        .write_all(b"GET /hello HTTP/1.1\r\nHost: x\r\n\r\nGET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    // The first answer arrives while the second request still waits.
+    let mut answer = vec![0; 1024];
+    let read = tokio::time::timeout(Duration::from_secs(10), client.read(&mut answer))
+        .await
+        .expect("the first answer is written while the second request waits")
+        .unwrap();
+    let first = String::from_utf8_lossy(&answer[..read]).into_owned();
+    assert!(
+        first.starts_with("HTTP/1.1 200 OK\r\n") && first.ends_with("\r\n\r\nhello"),
+        "{first}"
+    );
+    release.send(()).unwrap();
+    let read = tokio::time::timeout(Duration::from_secs(10), client.read(&mut answer))
+        .await
+        .expect("the second answer")
+        .unwrap();
+    let second = String::from_utf8_lossy(&answer[..read]);
+    assert!(second.ends_with("\r\n\r\nslow done"), "{second}");
+    server.stop().await;
+}
