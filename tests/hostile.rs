@@ -435,3 +435,37 @@ fn requests_built_in_process_with_odd_paths_never_panic() {
     }
     let _ = StatusCode::OK;
 }
+
+#[tokio::test]
+async fn the_header_limits_are_settings_and_hyper_s_uri_limit_answers_414() {
+    let router = Router::<Incoming>::new()
+        .get("/{*path}", |Path(path): Path<String>| {
+            format!("{} bytes", path.len())
+        })
+        .compile()
+        .unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(
+        serve(listener, router)
+            .max_header_size(256 * 1024)
+            .max_headers(10)
+            .into_future(),
+    );
+    let with_headers = |count: usize| {
+        let headers: String = (0..count).map(|n| format!("x-{n}: {n}\r\n")).collect();
+        format!("GET /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{headers}\r\n").into_bytes()
+    };
+    // Eight headers, the host and `connection`: ten, the limit.
+    assert_eq!(exchange(address, &with_headers(8)).await.status, Some(200));
+    assert_eq!(exchange(address, &with_headers(9)).await.status, Some(431));
+    // A 100 KB header fits the raised size limit.
+    let big = format!(
+        "GET /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\nx-big: {}\r\n\r\n",
+        "a".repeat(100 * 1024)
+    );
+    assert_eq!(exchange(address, big.as_bytes()).await.status, Some(200));
+    // A target longer than hyper takes, in a head the size limit lets in.
+    let long = get(&format!("/{}", "a".repeat(70 * 1024)));
+    assert_eq!(exchange(address, &long).await.status, Some(414));
+}
