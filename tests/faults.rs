@@ -104,9 +104,7 @@ async fn a_panic_storm_answers_every_request_and_keeps_memory_stable() {
         })
         .compile()
         .unwrap();
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    tokio::spawn(serve(listener, router).into_future());
+    let address = common::serve_on_loopback(router, |server| server).await;
 
     let paths = [
         "/prefix",
@@ -228,13 +226,8 @@ async fn slowloris_connections_are_closed_without_delaying_others() {
         .get("/", || "ok")
         .compile()
         .unwrap();
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    tokio::spawn(
-        serve(listener, router)
-            .header_read_timeout(timeout)
-            .into_future(),
-    );
+    let address =
+        common::serve_on_loopback(router, |server| server.header_read_timeout(timeout)).await;
 
     let started = Instant::now();
     let mut stalled = Vec::new();
@@ -299,9 +292,7 @@ async fn a_pipelining_client_that_never_reads_holds_bounded_memory_and_gets_ever
         .get("/", || "ok")
         .compile()
         .unwrap();
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    tokio::spawn(serve(listener, router).into_future());
+    let address = common::serve_on_loopback(router, |server| server).await;
     let before = resident_kib();
 
     let client = tokio::task::spawn_blocking(move || {

@@ -2,6 +2,8 @@
 //! due to it — never a bare close, never a panic — and the server keeps
 //! serving.
 
+mod common;
+
 use std::{
     net::SocketAddr,
     sync::{
@@ -17,11 +19,10 @@ use hyper::body::Incoming;
 use pronghorn::{
     Body, Router,
     handler::{Json, Path},
-    serve,
 };
 use tokio::{
     io::{AsyncReadExt, AsyncWriteExt},
-    net::{TcpListener, TcpStream},
+    net::TcpStream,
 };
 
 struct App {
@@ -66,13 +67,10 @@ async fn start() -> App {
         .body_limit(16 * 1024)
         .compile()
         .unwrap();
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    tokio::spawn(
-        serve(listener, router)
-            .header_read_timeout(Duration::from_secs(2))
-            .into_future(),
-    );
+    let address = common::serve_on_loopback(router, |server| {
+        server.header_read_timeout(Duration::from_secs(2))
+    })
+    .await;
     App {
         address,
         dropped_streams,
@@ -444,14 +442,10 @@ async fn the_header_limits_are_settings_and_hyper_s_uri_limit_answers_414() {
         })
         .compile()
         .unwrap();
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    tokio::spawn(
-        serve(listener, router)
-            .max_header_size(256 * 1024)
-            .max_headers(10)
-            .into_future(),
-    );
+    let address = common::serve_on_loopback(router, |server| {
+        server.max_header_size(256 * 1024).max_headers(10)
+    })
+    .await;
     let with_headers = |count: usize| {
         let headers: String = (0..count).map(|n| format!("x-{n}: {n}\r\n")).collect();
         format!("GET /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{headers}\r\n").into_bytes()

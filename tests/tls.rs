@@ -2,6 +2,8 @@
 //! HTTP/2 chosen by ALPN, a certificate replaced while the server runs,
 //! and errors that name what is wrong.
 
+mod common;
+
 use std::{net::SocketAddr, path::PathBuf, sync::Arc};
 
 use bytes::Bytes;
@@ -9,9 +11,9 @@ use http::{Request, StatusCode, Version};
 use http_body_util::{BodyExt, Empty};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo};
-use pronghorn::{Router, Tls, serve};
+use pronghorn::{Router, Tls};
 use rustls_pki_types::{CertificateDer, ServerName};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpStream;
 use tokio_rustls::{
     TlsConnector,
     client::TlsStream,
@@ -57,10 +59,7 @@ async fn start(tls: Tls) -> SocketAddr {
         .get("/hello", || "hello")
         .compile()
         .unwrap();
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    tokio::spawn(serve(listener, router).tls(tls).into_future());
-    address
+    common::serve_on_loopback(router, |server| server.tls(tls)).await
 }
 
 /// A TLS connection to `address` that trusts only `trusted`, offering

@@ -206,3 +206,19 @@ impl tracing::Subscriber for Capture {
         }
     }
 }
+
+/// Serves `router` with `serve`, as `configure` sets it up, on a new
+/// loopback port, on a task of the current runtime: the address.
+#[cfg(feature = "server")]
+pub async fn serve_on_loopback(
+    router: pronghorn::CompiledRouter<hyper::body::Incoming>,
+    configure: impl FnOnce(
+        pronghorn::Serve<pronghorn::CompiledRouter<hyper::body::Incoming>>,
+    ) -> pronghorn::Serve<pronghorn::CompiledRouter<hyper::body::Incoming>>,
+) -> std::net::SocketAddr {
+    use std::future::IntoFuture;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(configure(pronghorn::serve(listener, router)).into_future());
+    address
+}
