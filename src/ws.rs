@@ -40,7 +40,14 @@
 //! # }
 //! ```
 
-use std::{future::Future, sync::Arc};
+use std::{
+    future::Future,
+    pin::Pin,
+    sync::Arc,
+    task::{Context, Poll, ready},
+};
+
+use futures_util::{Sink, Stream};
 
 use http::{HeaderMap, HeaderValue, Request, Response, StatusCode, header};
 use hyper::upgrade::Upgraded;
@@ -49,21 +56,116 @@ use tokio_tungstenite::{
     WebSocketStream,
     tungstenite::{
         handshake::derive_accept_key,
-        protocol::{Role, WebSocketConfig},
+        protocol::{Role, WebSocketConfig, frame::coding::CloseCode},
     },
 };
 
 use crate::{
     Body, IntoResponse,
     handler::{BoxFuture, RouteParams},
+    serve::{ShutdownHandle, ShutdownWatch},
 };
 
-pub use tokio_tungstenite::tungstenite::Message;
+pub use tokio_tungstenite::tungstenite::{Error, Message, protocol::CloseFrame};
 
 /// The connection a WebSocket handler receives: a `tokio-tungstenite`
-/// stream over the upgraded HTTP connection. Use `futures_util`'s
-/// `StreamExt` and `SinkExt` to read and send [`Message`]s.
-pub type WebSocket = WebSocketStream<TokioIo<Upgraded>>;
+/// stream over the upgraded HTTP connection, a `Stream` of the client's
+/// [`Message`]s and a `Sink` of the server's. Use `futures_util`'s
+/// `StreamExt` and `SinkExt` to read and send them.
+///
+/// Served by [`serve`](crate::serve), the connection ends with the server:
+/// when a graceful shutdown begins, the next read sends the client a close
+/// frame with code 1001 (Going Away), then yields the client's close
+/// frame, then ends. A handler that reads its socket, as most loop on
+/// `next()`, so ends cleanly.
+#[derive(Debug)]
+pub struct WebSocket {
+    inner: WebSocketStream<TokioIo<Upgraded>>,
+    /// The server's shutdown, when `serve` serves the connection.
+    shutdown: Option<ShutdownWatch>,
+    /// Where the close for a shutdown stands.
+    going_away: GoingAway,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum GoingAway {
+    /// The server is not shutting down (or the close is not sent yet).
+    No,
+    /// The close frame is to be sent.
+    Send,
+    /// The close frame is to be flushed.
+    Flush,
+    /// Sent: reads go on until the client's answer.
+    Sent,
+}
+
+impl WebSocket {
+    /// Sends a close frame and waits for the client's; see
+    /// [`WebSocketStream::close`].
+    pub async fn close(&mut self, frame: Option<CloseFrame>) -> Result<(), Error> {
+        self.inner.close(frame).await
+    }
+
+    /// Drives the close frame of a shutdown out.
+    fn poll_going_away(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
+        if self.going_away == GoingAway::No {
+            let signalled = self
+                .shutdown
+                .as_mut()
+                .is_some_and(|shutdown| shutdown.poll_signalled(cx));
+            if !signalled {
+                return Poll::Ready(Ok(()));
+            }
+            self.going_away = GoingAway::Send;
+        }
+        let mut inner = Pin::new(&mut self.inner);
+        if self.going_away == GoingAway::Send {
+            ready!(inner.as_mut().poll_ready(cx))?;
+            inner.as_mut().start_send(Message::Close(Some(CloseFrame {
+                code: CloseCode::Away,
+                reason: "the server is shutting down".into(),
+            })))?;
+            self.going_away = GoingAway::Flush;
+        }
+        if self.going_away == GoingAway::Flush {
+            ready!(inner.poll_flush(cx))?;
+            self.going_away = GoingAway::Sent;
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl Stream for WebSocket {
+    type Item = Result<Message, Error>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        if let Err(error) = ready!(this.poll_going_away(cx)) {
+            return Poll::Ready(Some(Err(error)));
+        }
+        Pin::new(&mut this.inner).poll_next(cx)
+    }
+}
+
+impl Sink<Message> for WebSocket {
+    type Error = Error;
+
+    fn poll_ready(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
+        Pin::new(&mut self.get_mut().inner).poll_ready(cx)
+    }
+
+    fn start_send(self: Pin<&mut Self>, message: Message) -> Result<(), Error> {
+        Pin::new(&mut self.get_mut().inner).start_send(message)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
+        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
+    }
+
+    fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
+        Pin::new(&mut self.get_mut().inner).poll_close(cx)
+    }
+}
 
 /// The limits of a router's WebSocket connections
 /// ([`Router::websocket_limits`](crate::Router::websocket_limits)).
@@ -186,16 +288,26 @@ pub(crate) fn handshake<B>(
         return (StatusCode::BAD_REQUEST, "missing sec-websocket-key").into_response();
     };
     let accept = derive_accept_key(key.as_bytes());
+    // Watched from now: a shutdown during the handshake counts too.
+    let shutdown = request
+        .extensions()
+        .get::<ShutdownHandle>()
+        .map(ShutdownHandle::watch);
     let upgrade = hyper::upgrade::on(&mut request);
     tokio::spawn(async move {
         match upgrade.await {
             Ok(upgraded) => {
-                let socket = WebSocketStream::from_raw_socket(
+                let inner = WebSocketStream::from_raw_socket(
                     TokioIo::new(upgraded),
                     Role::Server,
                     Some(limits.config()),
                 )
                 .await;
+                let socket = WebSocket {
+                    inner,
+                    shutdown,
+                    going_away: GoingAway::No,
+                };
                 handler(socket, params).await;
             }
             Err(error) => tracing::debug!(%error, "pronghorn: WebSocket upgrade failed"),

@@ -29,6 +29,7 @@ use tokio::{
     net::{TcpListener, TcpStream},
     sync::{mpsc, oneshot},
 };
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
 type Events = Arc<Mutex<Vec<String>>>;
 
@@ -967,8 +968,7 @@ async fn the_connection_limit_holds_and_recovers() {
 }
 
 #[tokio::test]
-async fn shutdown_finishes_within_its_deadline_with_an_sse_client_and_a_websocket_client_connected()
-{
+async fn shutdown_ends_sse_streams_at_its_deadline_and_tells_websocket_clients_1001() {
     let deadline = Duration::from_millis(500);
     let feeds = Feeds::default();
     let (events, event_feed) = mpsc::unbounded_channel();
@@ -1018,6 +1018,14 @@ async fn shutdown_finishes_within_its_deadline_with_an_sse_client_and_a_websocke
     .await;
     assert!(ended.is_ok(), "the event stream ends with the server");
     drop(events);
+    // The WebSocket client was told the server is going away.
+    let closed = tokio::time::timeout(Duration::from_secs(10), socket.next())
+        .await
+        .expect("a close frame");
+    let Some(Ok(Message::Close(Some(frame)))) = closed else {
+        panic!("expected a close frame, got {closed:?}");
+    };
+    assert_eq!(frame.code, CloseCode::Away);
 }
 
 #[tokio::test]

@@ -15,7 +15,9 @@ use pin_project_lite::pin_project;
 use tower_service::Service;
 
 use super::{
-    BoxError, io,
+    BoxError,
+    graceful::Shutdown,
+    io,
     timeouts::{ConnectionWatch, StreamGuard},
 };
 
@@ -36,13 +38,19 @@ use super::{
 pub(super) struct Connection<S> {
     service: RefCell<S>,
     watch: Arc<ConnectionWatch>,
+    /// Handed to the requests that ask for an upgrade (WebSocket).
+    #[cfg(feature = "ws")]
+    shutdown: Arc<Shutdown>,
 }
 
 impl<S> Connection<S> {
-    pub(super) fn new(service: S, watch: Arc<ConnectionWatch>) -> Self {
+    #[cfg_attr(not(feature = "ws"), allow(unused_variables))]
+    pub(super) fn new(service: S, watch: Arc<ConnectionWatch>, shutdown: &Arc<Shutdown>) -> Self {
         Self {
             service: RefCell::new(service),
             watch,
+            #[cfg(feature = "ws")]
+            shutdown: Arc::clone(shutdown),
         }
     }
 }
@@ -56,8 +64,13 @@ where
     type Error = BoxError;
     type Future = ConnectionFuture<S, Request<RequestBody>>;
 
-    fn call(&self, request: Request<RequestBody>) -> Self::Future {
+    fn call(&self, #[allow(unused_mut)] mut request: Request<RequestBody>) -> Self::Future {
         self.watch.head_received();
+        #[cfg(feature = "ws")]
+        if request.headers().contains_key(http::header::UPGRADE) {
+            let handle = super::graceful::ShutdownHandle(Arc::clone(&self.shutdown));
+            request.extensions_mut().insert(handle);
+        }
         let stream = (request.version() == Version::HTTP_2).then(|| self.watch.stream_opened());
         // hyper calls the service from the connection's task, one call at
         // a time (HTTP/2 streams too), and no future holds the borrow: it

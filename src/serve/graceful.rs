@@ -32,6 +32,42 @@ impl Shutdown {
     }
 }
 
+/// The server's shutdown signal, as an upgraded connection watches it: a
+/// WebSocket closes with `1001 Going Away` when the server shuts down.
+/// `serve` puts it in the extensions of the requests that ask for an
+/// upgrade.
+#[cfg(feature = "ws")]
+#[derive(Debug, Clone)]
+pub(crate) struct ShutdownHandle(pub(super) Arc<Shutdown>);
+
+#[cfg(feature = "ws")]
+impl ShutdownHandle {
+    /// A future-like watch of the signal, registered from now on.
+    pub(crate) fn watch(&self) -> ShutdownWatch {
+        ShutdownWatch {
+            notified: Box::pin(Arc::clone(&self.0.notify).notified_owned()),
+            shutdown: Arc::clone(&self.0),
+        }
+    }
+}
+
+/// Watches the server's shutdown signal ([`ShutdownHandle::watch`]).
+#[cfg(feature = "ws")]
+#[derive(Debug)]
+pub(crate) struct ShutdownWatch {
+    notified: Pin<Box<OwnedNotified>>,
+    shutdown: Arc<Shutdown>,
+}
+
+#[cfg(feature = "ws")]
+impl ShutdownWatch {
+    /// Whether the server is shutting down; if not, the task is woken when
+    /// it does.
+    pub(crate) fn poll_signalled(&mut self, cx: &mut Context<'_>) -> bool {
+        self.shutdown.signalled.load(Ordering::SeqCst) || self.notified.as_mut().poll(cx).is_ready()
+    }
+}
+
 pin_project! {
     /// A connection that shuts down gracefully on the [`Shutdown`] signal:
     /// it finishes the requests in flight and closes.

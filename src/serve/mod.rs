@@ -13,6 +13,8 @@ mod timeouts;
 #[cfg(feature = "tls")]
 mod tls;
 
+#[cfg(feature = "ws")]
+pub(crate) use self::graceful::{ShutdownHandle, ShutdownWatch};
 #[cfg(feature = "tls")]
 pub use self::tls::Tls;
 
@@ -80,7 +82,7 @@ pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// | size of a request's head (431 over it; HTTP/2: the header list) | 64 KiB | [`max_header_size`](Serve::max_header_size) |
 /// | number of a request's headers (431 over it) | 100 | [`max_headers`](Serve::max_headers) |
 /// | answers to pipelined requests held back to be written together | 64 KiB | [`pipeline_buffer`](Serve::pipeline_buffer) |
-/// | graceful shutdown: time for the connections to finish before they are closed | 30 s | [`shutdown_timeout`](Serve::shutdown_timeout) |
+/// | graceful shutdown: time for the connections to finish before they are closed (WebSockets are sent a 1001 close frame at the signal) | 30 s | [`shutdown_timeout`](Serve::shutdown_timeout) |
 ///
 /// The body of a request is limited by the service: the router's
 /// [body limit](crate::Router::body_limit) (413 over it, also before
@@ -461,7 +463,7 @@ where
             Arc::clone(&watch),
             Some(slot),
         );
-        let service = Connection::new(service.clone(), Arc::clone(&watch));
+        let service = Connection::new(service.clone(), Arc::clone(&watch), &shutdown);
         let connection = builder
             .serve_connection_with_upgrades(TokioIo::new(io), service)
             .into_owned();
