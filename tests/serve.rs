@@ -1113,3 +1113,44 @@ async fn a_pipelined_answer_is_not_held_behind_the_next_request_s_slow_handler()
     assert!(second.ends_with("\r\n\r\nslow done"), "{second}");
     server.stop().await;
 }
+
+#[tokio::test]
+async fn an_http2_client_that_answers_no_ping_is_closed() {
+    let interval = Duration::from_millis(200);
+    // Other timeouts far away: only the pings can close the connection.
+    let far = Duration::from_secs(60);
+    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| {
+        server
+            .http2_keep_alive(interval)
+            .http2_idle_timeout(far)
+            .header_read_timeout(far)
+    })
+    .await;
+    // A client that opens HTTP/2 (the preface and its settings), then
+    // reads what comes and answers nothing.
+    let mut client = TcpStream::connect(server.address).await.unwrap();
+    client
+        .write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0")
+        .await
+        .unwrap();
+    let started = Instant::now();
+    let mut received = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), client.read_to_end(&mut received))
+        .await
+        .expect("the server closes the connection")
+        .unwrap();
+    let elapsed = started.elapsed();
+    assert!(elapsed >= interval * 2, "closed after {elapsed:?}");
+    // Its frames: settings, a ping (type 6), a go-away (type 7).
+    let mut types = Vec::new();
+    let mut frames = &received[..];
+    while frames.len() >= 9 {
+        let length =
+            usize::from(frames[0]) << 16 | usize::from(frames[1]) << 8 | usize::from(frames[2]);
+        types.push(frames[3]);
+        frames = &frames[(9 + length).min(frames.len())..];
+    }
+    assert!(types.contains(&6), "no ping in {types:?}");
+    assert!(types.contains(&7), "no go-away in {types:?}");
+    server.stop().await;
+}
