@@ -511,8 +511,7 @@ async fn monitor_sees_status_headers_elapsed_and_the_inner_error() {
     );
 }
 
-/// BEHAVIOR.md §8 example 8: monitors that panic when called and inside
-/// their future change nothing, and the later monitors still run.
+/// Monitors that panic when called and inside their future change nothing, and the later monitors still run.
 #[tokio::test]
 async fn monitor_panics_and_failures_are_isolated() {
     let events = Events::default();

@@ -237,7 +237,7 @@ async fn modules_register_and_unregister_by_id() {
     assert_eq!(body(call(Method::GET, "/").await.unwrap()).await, "home");
     assert_eq!(app.modules(), ["shop"]);
 
-    // BEHAVIOR.md §8 example 10: replace `GET /reload` by id.
+    // `GET /reload` replaced by its module's id.
     app.register("r", Router::new().get("/reload", || "old"))
         .unwrap();
     assert_eq!(

@@ -69,7 +69,7 @@ fn routes(patterns: &[&'static str]) -> CompiledRouter<String> {
         .unwrap()
 }
 
-// ---- §1 patterns and §2 paths ------------------------------------------
+// ---- patterns and paths ------------------------------------------------
 
 #[tokio::test]
 async fn patterns_and_parameters() {
@@ -173,11 +173,10 @@ async fn paths_match_as_received() {
     );
 }
 
-// ---- §3 which handler answers ------------------------------------------
+// ---- which handler answers ---------------------------------------------
 
 #[tokio::test]
 async fn precedence_static_dynamic_catch_all_and_backtracking() {
-    // BEHAVIOR.md §8 examples 4 and 5.
     let router = routes(&[
         "/c/static",
         "/c/{id}",
@@ -226,7 +225,6 @@ async fn precedence_static_dynamic_catch_all_and_backtracking() {
 
 #[tokio::test]
 async fn method_routes_are_searched_before_any_method_routes() {
-    // BEHAVIOR.md §8 example 7.
     let router = Router::new()
         .any("/d/value", || "any")
         .get("/d/{id}", echo("dynamic"))
@@ -326,7 +324,7 @@ async fn a_cors_prefix_answers_a_preflight() {
     assert!(!preflight.headers.contains_key(header::ALLOW));
 }
 
-// ---- §4 hooks -----------------------------------------------------------
+// ---- hooks --------------------------------------------------------------
 
 /// A prefix that records `name` (and its own parameters) and passes on.
 fn mark(
@@ -493,11 +491,11 @@ async fn on_404_and_405_only_monitors_run() {
     );
 }
 
-// ---- §5 one request, §8 examples ----------------------------------------
+// ---- one request through the pipeline ---------------------------------
 
-/// BEHAVIOR.md §8 example 1: sync hooks, ready on the first poll.
+/// Sync hooks: the answer is ready on the first poll.
 #[test]
-fn example_1_sync_pipeline_is_ready_on_the_first_poll() {
+fn a_sync_pipeline_is_ready_on_the_first_poll() {
     let events = Events::default();
     let [e1, e2, e3, e4] = events.handles();
     let router = Router::new()
@@ -524,9 +522,9 @@ fn example_1_sync_pipeline_is_ready_on_the_first_poll() {
     assert_eq!(events.take(), ["prefix", "handler", "postfix", "monitor"]);
 }
 
-/// BEHAVIOR.md §8 example 2: the same with every step async.
+/// The same with every step async: the same body, in the same order.
 #[tokio::test]
-async fn example_2_async_pipeline_same_body_same_order() {
+async fn an_async_pipeline_gives_the_same_body_in_the_same_order() {
     let events = Events::default();
     let [e1, e2, e3, e4] = events.handles();
     let router = Router::new()
@@ -571,9 +569,9 @@ async fn example_2_async_pipeline_same_body_same_order() {
     assert_eq!(events.take(), ["prefix", "handler", "postfix", "monitor"]);
 }
 
-/// BEHAVIOR.md §8 example 3: priorities and an early answer.
+/// Priorities, and an early answer from the highest.
 #[tokio::test]
-async fn example_3_high_priority_early_answer() {
+async fn a_high_priority_prefix_answers_early_and_the_others_are_skipped() {
     let events = Events::default();
     let [e1, e2, e3, e4] = events.handles();
     let router = Router::new()
@@ -615,9 +613,8 @@ async fn example_3_high_priority_early_answer() {
     assert_eq!(events.take(), ["high:42", "monitor"]);
 }
 
-/// BEHAVIOR.md §8 example 6.
 #[tokio::test]
-async fn example_6_parameters_inside_segments() {
+async fn parameters_inside_segments_are_matched_by_prefix_and_suffix() {
     let router = routes(&["/f/pre{id}.json", "/f/{first}-{second}.tail"]);
     assert_eq!(
         get(&router, "/f/prevalue.json").await.body,
@@ -633,10 +630,10 @@ async fn example_6_parameters_inside_segments() {
     );
 }
 
-/// BEHAVIOR.md §8 example 8: monitors that panic when called and inside
-/// their future change nothing, and the later one still runs.
+/// Monitors that panic when called and inside their future change
+/// nothing, and the later one still runs.
 #[tokio::test]
-async fn example_8_monitor_panics_are_isolated() {
+async fn monitor_panics_are_isolated() {
     let events = Events::default();
     let [e1, e2, e3] = events.handles();
     let router = Router::new()
@@ -773,10 +770,10 @@ async fn monitors_share_one_elapsed_time_that_covers_the_handler() {
     assert!(seen[0] >= Duration::from_millis(20), "{seen:?}");
 }
 
-/// BEHAVIOR.md §8 example 9, and §5 steps 4–6: staged headers go out on
-/// every answer; a panic is a 500 with a generic body, seen by monitors.
+/// Staged headers go out on every answer; a panic is a 500 with a generic
+/// body, seen by monitors.
 #[tokio::test]
-async fn example_9_staged_headers_failures_and_panics() {
+async fn staged_headers_go_out_on_every_answer_and_a_panic_is_a_500_seen_by_monitors() {
     let failures = Events::default();
     let seen = failures.clone();
     let router = Router::new()
