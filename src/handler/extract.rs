@@ -639,18 +639,11 @@ where
         convert: fn(Bytes) -> Result<T, Response<Body>>,
     ) -> Self {
         let limit = context.body_limit;
-        // A declared length over the limit is refused before the body is
-        // polled: a client waiting for `100 Continue` is not told to send.
-        let declared = context
-            .parts
-            .headers
-            .get(http::header::CONTENT_LENGTH)
-            .and_then(|value| value.to_str().ok()?.parse::<u64>().ok());
-        let refused = refused.or_else(|| {
-            declared
-                .is_some_and(|length| length > limit as u64)
-                .then(|| too_large(limit))
-        });
+        // A body that says it is longer than the limit (hyper's says what
+        // `content-length` declares) is refused before it is polled: a
+        // client waiting for `100 Continue` is not told to send.
+        let refused =
+            refused.or_else(|| (body.size_hint().lower() > limit as u64).then(|| too_large(limit)));
         Self {
             collect: refused
                 .is_none()

@@ -30,6 +30,11 @@ impl Shutdown {
         self.signalled.store(true, Ordering::SeqCst);
         self.notify.notify_waiters();
     }
+
+    /// Whether the signal came.
+    fn is_signalled(&self) -> bool {
+        self.signalled.load(Ordering::SeqCst)
+    }
 }
 
 /// The server's shutdown signal, as an upgraded connection watches it: a
@@ -64,7 +69,7 @@ impl ShutdownWatch {
     /// Whether the server is shutting down; if not, the task is woken when
     /// it does.
     pub(crate) fn poll_signalled(&mut self, cx: &mut Context<'_>) -> bool {
-        self.shutdown.signalled.load(Ordering::SeqCst) || self.notified.as_mut().poll(cx).is_ready()
+        self.shutdown.is_signalled() || self.notified.as_mut().poll(cx).is_ready()
     }
 }
 
@@ -113,7 +118,7 @@ impl<C: Future> Future for Graceful<C> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<C::Output> {
         let mut this = self.project();
         if !*this.told {
-            let signalled = this.shutdown.signalled.load(Ordering::SeqCst)
+            let signalled = this.shutdown.is_signalled()
                 || match this.registered {
                     Some(waker) if waker.will_wake(cx.waker()) => false,
                     _ => {

@@ -32,7 +32,7 @@
 use std::{
     cell::Cell,
     future::Future,
-    io::{self, IoSlice},
+    io,
     pin::Pin,
     sync::Arc,
     task::{Context, Poll, ready},
@@ -239,26 +239,11 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for CoalescingIo<T> {
         }
     }
 
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        slices: &[IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        let this = &mut *self;
-        let total = slices.iter().map(|slice| slice.len()).sum();
-        if ready!(this.poll_room(cx, total))? {
-            for slice in slices {
-                this.buffer.extend_from_slice(slice);
-            }
-            Poll::Ready(Ok(total))
-        } else {
-            Pin::new(&mut this.io).poll_write_vectored(cx, slices)
-        }
-    }
-
     fn is_write_vectored(&self) -> bool {
         // The bytes are copied into the buffer either way: hyper's flat
-        // buffer, one slice per flush, costs it less than its queue.
+        // buffer, one slice per flush, costs it less than its queue. (The
+        // default vectored write, one slice at a time, is then all a
+        // caller needs.)
         false
     }
 

@@ -130,9 +130,8 @@ pub struct Serve<S> {
 /// The settings of a [`Serve`].
 #[derive(Debug, Clone, Copy)]
 struct Limits {
-    header_read_timeout: Duration,
-    keep_alive_timeout: Duration,
-    http2_idle_timeout: Duration,
+    /// The watchdog's: header read, keep-alive, HTTP/2 idle.
+    timeouts: Timeouts,
     http2_keep_alive: Duration,
     max_connections: usize,
     max_header_size: usize,
@@ -144,9 +143,11 @@ struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Self {
-            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
-            keep_alive_timeout: Duration::from_secs(10),
-            http2_idle_timeout: Duration::from_secs(60),
+            timeouts: Timeouts {
+                header_read: DEFAULT_HEADER_READ_TIMEOUT,
+                keep_alive: Duration::from_secs(10),
+                http2_idle: Duration::from_secs(60),
+            },
             http2_keep_alive: Duration::from_secs(20),
             max_connections: 1024,
             max_header_size: 64 * 1024,
@@ -178,14 +179,14 @@ impl<S> Serve<S> {
     /// is cut off. A request being answered or a response being streamed,
     /// however long, is not a wait.
     pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
-        self.limits.header_read_timeout = timeout;
+        self.limits.timeouts.header_read = timeout;
         self
     }
 
     /// How long an HTTP/1 connection may stay idle between an answer and
     /// the next request's first byte before it is closed (default 10 s).
     pub fn keep_alive_timeout(mut self, timeout: Duration) -> Self {
-        self.limits.keep_alive_timeout = timeout;
+        self.limits.timeouts.keep_alive = timeout;
         self
     }
 
@@ -193,7 +194,7 @@ impl<S> Serve<S> {
     /// is closed (default 60 s). A stream counts until its response body
     /// ends: a long server-sent event stream keeps its connection.
     pub fn http2_idle_timeout(mut self, timeout: Duration) -> Self {
-        self.limits.http2_idle_timeout = timeout;
+        self.limits.timeouts.http2_idle = timeout;
         self
     }
 
@@ -383,11 +384,6 @@ where
         #[cfg(feature = "tls")]
         tls,
     } = serve;
-    let timeouts = Timeouts {
-        header_read: limits.header_read_timeout,
-        keep_alive: limits.keep_alive_timeout,
-        http2_idle: limits.http2_idle_timeout,
-    };
     let mut builder = auto::Builder::new(TokioExecutor::new());
     // hyper arms its header-read timeout with each connection's
     // `HeadTimer`, which only tells the connection's watchdog; the
@@ -396,7 +392,7 @@ where
     let epoch = Instant::now();
     builder
         .http1()
-        .header_read_timeout(limits.header_read_timeout)
+        .header_read_timeout(limits.timeouts.header_read)
         .keep_alive(true)
         .half_close(true)
         .max_buf_size(limits.max_header_size)
@@ -450,13 +446,13 @@ where
             watch: Arc::clone(&watch),
             epoch,
         });
-        // The slot goes with the socket: an upgraded connection keeps it
-        // until it closes.
         #[cfg(feature = "tls")]
         let stream = match &tls {
             Some(tls) => tls.accept(stream),
             None => tls::Transport::from(stream),
         };
+        // The slot goes with the socket: an upgraded connection keeps it
+        // until it closes.
         let io = CoalescingIo::new(
             stream,
             limits.pipeline_buffer,
@@ -471,7 +467,7 @@ where
             connection.graceful_shutdown();
         });
         let connection = Batched::new(connection, limits.pipeline_buffer > 0);
-        let connection = Watchdog::new(connection, watch, timeouts);
+        let connection = Watchdog::new(connection, watch, limits.timeouts);
         connections.spawn(async move {
             if let Err(error) = connection.await {
                 tracing::debug!(error = %error, "pronghorn: connection ended with an error");
