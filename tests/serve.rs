@@ -41,6 +41,29 @@ struct Feeds {
     slow: Arc<Mutex<Option<oneshot::Receiver<()>>>>,
 }
 
+impl Feeds {
+    /// Feeds `/stream`: each chunk sent is a chunk of its body.
+    fn chunks(&self) -> mpsc::UnboundedSender<Bytes> {
+        let (chunks, feed) = mpsc::unbounded_channel();
+        *self.chunks.lock().unwrap() = Some(feed);
+        chunks
+    }
+
+    /// Feeds `/events`: each string sent is an event's data.
+    fn events(&self) -> mpsc::UnboundedSender<String> {
+        let (events, feed) = mpsc::unbounded_channel();
+        *self.events.lock().unwrap() = Some(feed);
+        events
+    }
+
+    /// Holds `/slow` until sent to.
+    fn slow(&self) -> oneshot::Sender<()> {
+        let (release, released) = oneshot::channel();
+        *self.slow.lock().unwrap() = Some(released);
+        release
+    }
+}
+
 fn app(feeds: &Feeds, events: &Events) -> CompiledRouter<Incoming> {
     let (chunks, sse, slow) = (
         feeds.chunks.clone(),
@@ -299,10 +322,8 @@ async fn http2_prior_knowledge() {
 #[tokio::test]
 async fn a_stream_reaches_the_client_before_it_ends_and_sse_events_arrive_one_by_one() {
     let feeds = Feeds::default();
-    let (chunks, chunk_feed) = mpsc::unbounded_channel();
-    let (events, event_feed) = mpsc::unbounded_channel();
-    *feeds.chunks.lock().unwrap() = Some(chunk_feed);
-    *feeds.events.lock().unwrap() = Some(event_feed);
+    let chunks = feeds.chunks();
+    let events = feeds.events();
     let server = Server::start(app(&feeds, &Events::default()), |server| server).await;
 
     let mut sender: Sender = common::connect(server.address).await;
@@ -536,8 +557,7 @@ async fn websocket_echo_refusal_426_and_monitors() {
 #[tokio::test]
 async fn graceful_shutdown_finishes_in_flight_requests_and_refuses_new_connections() {
     let feeds = Feeds::default();
-    let (release, slow) = oneshot::channel();
-    *feeds.slow.lock().unwrap() = Some(slow);
+    let release = feeds.slow();
     let mut server = Server::start(app(&feeds, &Events::default()), |server| server).await;
     let address = server.address;
 
@@ -791,10 +811,8 @@ async fn a_silent_connection_is_closed_after_the_header_timeout_and_an_idle_one_
 async fn a_slow_answer_or_a_long_stream_outlives_the_header_timeout() {
     let timeout = Duration::from_millis(200);
     let feeds = Feeds::default();
-    let (chunks, chunk_feed) = mpsc::unbounded_channel();
-    let (release, released) = oneshot::channel();
-    *feeds.chunks.lock().unwrap() = Some(chunk_feed);
-    *feeds.slow.lock().unwrap() = Some(released);
+    let chunks = feeds.chunks();
+    let release = feeds.slow();
     let server = Server::start(app(&feeds, &Events::default()), |server| {
         server.header_read_timeout(timeout)
     })
@@ -866,8 +884,7 @@ async fn an_idle_http2_connection_is_closed_after_the_http2_idle_timeout() {
 async fn an_http2_stream_that_lasts_keeps_its_connection_past_the_idle_timeout() {
     let timeout = Duration::from_millis(200);
     let feeds = Feeds::default();
-    let (events, event_feed) = mpsc::unbounded_channel();
-    *feeds.events.lock().unwrap() = Some(event_feed);
+    let events = feeds.events();
     let server = Server::start(app(&feeds, &Events::default()), |server| {
         server.http2_idle_timeout(timeout)
     })
@@ -971,8 +988,7 @@ async fn the_connection_limit_holds_and_recovers() {
 async fn shutdown_ends_sse_streams_at_its_deadline_and_tells_websocket_clients_1001() {
     let deadline = Duration::from_millis(500);
     let feeds = Feeds::default();
-    let (events, event_feed) = mpsc::unbounded_channel();
-    *feeds.events.lock().unwrap() = Some(event_feed);
+    let events = feeds.events();
     let server = Server::start(app(&feeds, &Events::default()), |server| {
         server.shutdown_timeout(deadline)
     })
@@ -1085,8 +1101,7 @@ async fn a_websocket_message_over_the_limit_closes_the_connection() {
 #[tokio::test]
 async fn a_pipelined_answer_is_not_held_behind_the_next_request_s_slow_handler() {
     let feeds = Feeds::default();
-    let (release, released) = oneshot::channel();
-    *feeds.slow.lock().unwrap() = Some(released);
+    let release = feeds.slow();
     let server = Server::start(app(&feeds, &Events::default()), |server| server).await;
     let mut client = TcpStream::connect(server.address).await.unwrap();
     client

@@ -92,6 +92,15 @@ fn hello() -> Request<Empty<Bytes>> {
         .unwrap()
 }
 
+/// Checks an answer to [`hello`], over `version`.
+async fn assert_hello(response: http::Response<Incoming>, version: Version) {
+    assert_eq!(
+        (response.status(), response.version()),
+        (StatusCode::OK, version)
+    );
+    assert_eq!(response.collect().await.unwrap().to_bytes(), "hello");
+}
+
 /// The certificate the server presented on `stream`.
 fn presented(stream: &TlsStream<TcpStream>) -> CertificateDer<'static> {
     let (_, connection) = stream.get_ref();
@@ -115,12 +124,11 @@ async fn https_speaks_http1_or_http2_as_the_client_chooses_by_alpn() {
         .await
         .unwrap();
     tokio::spawn(connection);
-    let response = sender.send_request(hello()).await.unwrap();
-    assert_eq!(
-        (response.status(), response.version()),
-        (StatusCode::OK, Version::HTTP_11)
-    );
-    assert_eq!(response.collect().await.unwrap().to_bytes(), "hello");
+    assert_hello(
+        sender.send_request(hello()).await.unwrap(),
+        Version::HTTP_11,
+    )
+    .await;
 
     let stream = connect(address, &generated.der, b"h2").await.unwrap();
     assert_eq!(stream.get_ref().1.alpn_protocol(), Some(&b"h2"[..]));
@@ -129,12 +137,7 @@ async fn https_speaks_http1_or_http2_as_the_client_chooses_by_alpn() {
             .await
             .unwrap();
     tokio::spawn(connection);
-    let response = sender.send_request(hello()).await.unwrap();
-    assert_eq!(
-        (response.status(), response.version()),
-        (StatusCode::OK, Version::HTTP_2)
-    );
-    assert_eq!(response.collect().await.unwrap().to_bytes(), "hello");
+    assert_hello(sender.send_request(hello()).await.unwrap(), Version::HTTP_2).await;
 }
 
 #[tokio::test]
