@@ -195,30 +195,12 @@ impl<B: 'static> ResponseFuture<B> {
         }
     }
 
-    /// The future of a request whose state machine takes over from
-    /// `pipeline`, run here at once: a hook's future that suspended the
-    /// first run is polled here for the first time, and the run goes on if
-    /// it answered; a step still pending is polled with the caller's waker
-    /// on the first poll of the future.
-    // Out of line: only a suspension or a request no handler answers comes
-    // here, and the first run stays small without it.
+    /// The future of a request whose pending step has been polled once in
+    /// `call`: it is polled next, with the caller's waker, on the first
+    /// poll of the future.
+    // Out of line: only a suspension comes here.
     #[inline(never)]
-    pub(super) fn from_machine(router: &Arc<Inner<B>>, mut pipeline: Pipeline<B>) -> Self {
-        match pipeline.run(router, &mut Context::from_waker(std::task::Waker::noop())) {
-            // Taken straight into the future: the response moves once.
-            Poll::Ready(()) => Self {
-                kind: Kind::Ready(pipeline.response.take()),
-            },
-            Poll::Pending => Self::waiting(router, pipeline),
-        }
-    }
-
-    /// The future of a request whose pending step has just been polled (a
-    /// handler's future comes back from the erased handler polled once):
-    /// that step is polled next on the first poll of the future, with the
-    /// caller's waker.
-    #[inline(never)]
-    pub(super) fn waiting(router: &Arc<Inner<B>>, pipeline: Pipeline<B>) -> Self {
+    pub(super) fn running(router: &Arc<Inner<B>>, pipeline: Pipeline<B>) -> Self {
         Self {
             kind: Kind::Running(Arc::clone(router), Box::new(pipeline)),
         }
