@@ -102,17 +102,15 @@ fn reload(c: &mut Criterion) {
         body.to_bytes().len()
     }
 
-    let table = || {
+    let routes = || {
         patterns(100)
             .iter()
             .fold(Router::<Empty<Bytes>>::new(), |router, route| {
                 router.get(route, || "resource")
             })
-            .compile()
-            .unwrap()
     };
-    let mut direct = table();
-    let mut reloadable = Reloadable::new(table());
+    let mut direct = routes().compile().unwrap();
+    let mut reloadable = Reloadable::new(routes()).unwrap();
     let mut group = c.benchmark_group("reload");
     group.bench_function("CompiledRouter", |b| {
         b.iter(|| black_box(once(&mut direct)))

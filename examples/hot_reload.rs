@@ -20,7 +20,7 @@ pub fn clock(n: u64) -> Router<Incoming> {
 /// The application: also used by the examples' test.
 pub fn app() -> Reloadable<Incoming> {
     let base = Router::new().get("/", || "routes change while I serve\n");
-    let app = Reloadable::new(base.compile().expect("the routes are valid"));
+    let app = Reloadable::new(base).expect("the routes are valid");
     app.register("clock", clock(0)).expect("the module fits");
     app
 }

@@ -151,10 +151,13 @@ mod macros;
 mod log;
 
 mod body;
+mod clock;
 pub mod handler;
 mod head;
 pub mod hook;
 pub mod monitor;
+mod panic;
+mod params;
 pub mod postfix;
 pub mod prefix;
 pub mod router;

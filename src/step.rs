@@ -10,6 +10,10 @@ use std::{
     task::{Context, Poll},
 };
 
+/// A boxed, sendable future: what an asynchronous step becomes once
+/// type-erased.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
 /// The answer of a hook or handler: a value now, or a future of it.
 ///
 /// Every step of a pronghorn pipeline answers with a `Step`. A [`Step::Ready`]
@@ -145,7 +149,7 @@ where
     /// completes — and boxes the future: how type-erased steps are stored.
     /// A ready step allocates nothing.
     #[inline]
-    pub(crate) fn erase<U>(self, convert: fn(T) -> U) -> Step<U, crate::handler::BoxFuture<U>>
+    pub(crate) fn erase<U>(self, convert: fn(T) -> U) -> Step<U, BoxFuture<U>>
     where
         U: 'static,
     {

@@ -62,8 +62,9 @@ use tokio_tungstenite::{
 
 use crate::{
     Body, IntoResponse,
-    handler::{BoxFuture, RouteParams},
+    handler::RouteParams,
     serve::{ShutdownHandle, ShutdownWatch},
+    step::BoxFuture,
 };
 
 pub use tokio_tungstenite::tungstenite::{Error, Message, protocol::CloseFrame};

@@ -121,16 +121,16 @@ async fn changes_under_load(app: Reloadable<Incoming>, change: impl Fn(&'static 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn swaps_under_load_lose_no_request() {
-    let app = Reloadable::new(table("A").compile().unwrap());
+    let app = Reloadable::new(table("A")).unwrap();
     let changed = app.clone();
-    changes_under_load(app, |next| changed.swap(table(next).compile().unwrap())).await;
+    changes_under_load(app, |next| changed.swap(table(next)).unwrap()).await;
 }
 
 /// `replace` changes a module in one step: its routes never go missing,
 /// as they would between `unregister` and `register`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_module_replaced_under_load_is_never_missing() {
-    let app = Reloadable::new(Router::new().get("/", || "base").compile().unwrap());
+    let app = Reloadable::new(Router::new().get("/", || "base")).unwrap();
     app.register("m", table("A")).unwrap();
     let changed = app.clone();
     changes_under_load(app.clone(), |next| {
@@ -150,7 +150,7 @@ async fn modules_register_and_unregister_by_id() {
             request
         }
     };
-    let app = Reloadable::new(Router::new().get("/", || "home").compile().unwrap());
+    let app = Reloadable::new(Router::new().get("/", || "home")).unwrap();
     let blog = Router::new()
         .get("/blog", || "posts")
         .get("/blog/{id}", || "post")
@@ -298,7 +298,7 @@ async fn a_request_in_flight_finishes_on_the_table_it_started_with() {
             "old table"
         }
     });
-    let app = Reloadable::new(slow.compile().unwrap());
+    let app = Reloadable::new(slow).unwrap();
     let mut in_flight = Box::pin(
         app.clone()
             .oneshot(Request::get("/slow").body(String::new()).unwrap()),
@@ -306,12 +306,8 @@ async fn a_request_in_flight_finishes_on_the_table_it_started_with() {
     // The first poll calls the service: the request has picked its table.
     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
     assert!(std::future::Future::poll(in_flight.as_mut(), &mut cx).is_pending());
-    app.swap(
-        Router::new()
-            .get("/slow", || "new table")
-            .compile()
-            .unwrap(),
-    );
+    app.swap(Router::new().get("/slow", || "new table"))
+        .unwrap();
     let fresh = app
         .clone()
         .oneshot(Request::get("/slow").body(String::new()).unwrap())

@@ -201,7 +201,7 @@ fn router_with<P: 'static, Q: 'static>(
     routes: Router<Empty<Bytes>>,
     prefix: impl RoutePrefix<Empty<Bytes>, P>,
     postfix: impl RoutePostfix<Q>,
-) -> CompiledRouter<Empty<Bytes>> {
+) -> Router<Empty<Bytes>> {
     routes
         .prefix("/", prefix)
         .postfix("/users", postfix)
@@ -210,8 +210,6 @@ fn router_with<P: 'static, Q: 'static>(
                 OK.fetch_add(1, Ordering::Relaxed);
             }
         })
-        .compile()
-        .unwrap()
 }
 
 fn route_prefix(request: &mut Req, _: &mut Route<'_>) -> ControlFlow<StatusCode> {
@@ -230,6 +228,11 @@ fn route_postfix(_: &Route<'_>, response: &mut Response<Body>) {
 
 /// The router, static route; the prefix and the postfix work in place.
 pub fn router() -> CompiledRouter<Empty<Bytes>> {
+    router_source().compile().unwrap()
+}
+
+/// What [`router`] compiles, for a [`Reloadable`](pronghorn::router::Reloadable).
+pub fn router_source() -> Router<Empty<Bytes>> {
     let routes = Router::new().get("/users/42", router_json);
     router_with(routes, route_prefix, route_postfix)
 }
@@ -248,6 +251,8 @@ pub fn router_by_value() -> CompiledRouter<Empty<Bytes>> {
             response
         },
     )
+    .compile()
+    .unwrap()
 }
 
 /// The router, static route, in a table of 1,000 more static routes.
@@ -260,6 +265,8 @@ pub fn router_1000() -> CompiledRouter<Empty<Bytes>> {
         route_prefix,
         route_postfix,
     )
+    .compile()
+    .unwrap()
 }
 
 /// The router, dynamic route with a typed parameter.
@@ -272,6 +279,8 @@ pub fn router_dynamic() -> CompiledRouter<Empty<Bytes>> {
         }
     });
     router_with(routes, route_prefix, route_postfix)
+        .compile()
+        .unwrap()
 }
 
 async fn axum_prefix(request: AxumRequest, next: Next) -> axum::response::Response {

@@ -19,7 +19,7 @@ use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, StatusCode, Uri
 use http_body_util::{BodyExt, Limited, combinators::Collect};
 
 use super::{IntoResponse, de};
-use crate::{Body, body::BoxError, router::Params};
+use crate::{Body, body::BoxError, params::Params};
 
 /// What the router hands a handler beside the request: the parameters of
 /// the matched route, the router's state and the body limit.
@@ -267,7 +267,7 @@ impl RouteParams {
             params
                 .iter_raw()
                 .map(|(name, raw)| {
-                    let value = crate::router::params::percent_decode(raw)
+                    let value = crate::params::percent_decode(raw)
                         .map_or_else(|_| raw.to_owned(), Cow::into_owned);
                     (name.to_owned(), value)
                 })
@@ -281,12 +281,10 @@ impl FromRequestHead for RouteParams {
         let params = context.params;
         params
             .iter_raw()
-            .map(
-                |(name, raw)| match crate::router::params::percent_decode(raw) {
-                    Ok(value) => Ok((name.to_owned(), value.into_owned())),
-                    Err(error) => Err(bad_request(format!("route parameter `{name}`: {error}"))),
-                },
-            )
+            .map(|(name, raw)| match crate::params::percent_decode(raw) {
+                Ok(value) => Ok((name.to_owned(), value.into_owned())),
+                Err(error) => Err(bad_request(format!("route parameter `{name}`: {error}"))),
+            })
             .collect::<Result<_, _>>()
             .map(RouteParams)
     }
@@ -321,12 +319,12 @@ impl<T: serde::de::DeserializeOwned> FromRequestHead for Path<T> {
     #[inline]
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
         let params = context.params;
-        let pairs = params.iter_raw().map(
-            |(name, raw)| match crate::router::params::percent_decode(raw) {
+        let pairs = params
+            .iter_raw()
+            .map(|(name, raw)| match crate::params::percent_decode(raw) {
                 Ok(value) => Ok((Cow::Borrowed(name), value)),
                 Err(error) => Err(de::Error(format!("`{name}`: {error}"))),
-            },
-        );
+            });
         T::deserialize(de::Pairs::new(pairs, params.len()))
             .map(Path)
             .map_err(|error| bad_request(format!("invalid route parameter {error}")))
@@ -362,10 +360,8 @@ fn form_decode(raw: &str) -> Result<Cow<'_, str>, de::Error> {
         Cow::Borrowed(raw)
     };
     let decoded = match &spaced {
-        Cow::Borrowed(text) => crate::router::params::percent_decode(text),
-        Cow::Owned(text) => {
-            crate::router::params::percent_decode(text).map(|v| Cow::Owned(v.into_owned()))
-        }
+        Cow::Borrowed(text) => crate::params::percent_decode(text),
+        Cow::Owned(text) => crate::params::percent_decode(text).map(|v| Cow::Owned(v.into_owned())),
     };
     decoded.map_err(|error| de::Error(error.to_string()))
 }

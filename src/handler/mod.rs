@@ -49,9 +49,7 @@ use crate::{
     hook::{FnAsync, FnStep, FnSync},
 };
 
-/// A boxed, sendable future: what an asynchronous step becomes once
-/// type-erased.
-pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+pub use crate::step::BoxFuture;
 
 /// Marker of a handler whose last argument reads the body.
 #[derive(Debug)]

@@ -10,11 +10,8 @@ use http::Request;
 use pin_project_lite::pin_project;
 use tower_service::Service;
 
-use super::{Exchange, MonitorHook, hook::Clock};
-use crate::{
-    RequestHead, Step,
-    hook::{MonitorOutput, log_monitor_panic},
-};
+use super::{Exchange, MonitorHook};
+use crate::{RequestHead, Step, clock::Clock, hook::MonitorOutput, panic::log_monitor_panic};
 
 pin_project! {
     /// Response future of [`Monitor`](super::Monitor).

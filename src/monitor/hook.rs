@@ -1,14 +1,10 @@
-use std::{
-    fmt,
-    future::Future,
-    sync::atomic::{AtomicU64, Ordering},
-    time::{Duration, Instant},
-};
+use std::{fmt, future::Future, time::Duration};
 
 use http::{HeaderMap, Method, Response, StatusCode, Uri};
 
 use crate::{
     RequestHead, Step,
+    clock::Clock,
     hook::{FnAsync, FnStep, FnSync, MonitorOutput},
     step::Never,
 };
@@ -28,37 +24,6 @@ pub struct Exchange<'a, R, E> {
     error: Option<&'a E>,
     pattern: Option<&'a str>,
     clock: &'a Clock,
-}
-
-/// When the inner service was called; the elapsed time is read from the
-/// system clock only when a monitor asks for it, and then kept, so that
-/// every monitor of a request sees the same figure.
-pub(crate) struct Clock {
-    start: Instant,
-    /// The elapsed nanoseconds plus one, once read; 0 until then.
-    elapsed: AtomicU64,
-}
-
-impl Clock {
-    #[inline]
-    pub(crate) fn start() -> Self {
-        Self {
-            start: Instant::now(),
-            elapsed: AtomicU64::new(0),
-        }
-    }
-
-    pub(crate) fn elapsed(&self) -> Duration {
-        match self.elapsed.load(Ordering::Relaxed) {
-            0 => {
-                let elapsed = self.start.elapsed();
-                let nanos = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX - 1);
-                self.elapsed.store(nanos + 1, Ordering::Relaxed);
-                Duration::from_nanos(nanos)
-            }
-            stored => Duration::from_nanos(stored - 1),
-        }
-    }
 }
 
 impl<'a, R, E> Exchange<'a, R, E> {

@@ -44,7 +44,6 @@ mod future;
 mod hook;
 mod service;
 
-pub(crate) use self::hook::Clock;
 pub use self::{
     future::ResponseFuture,
     hook::{Exchange, MonitorHook},

@@ -3,8 +3,9 @@ use std::task::{Context, Poll};
 use http::Request;
 use tower_service::Service;
 
-use super::{MonitorHook, ResponseFuture, hook::Clock};
+use super::{MonitorHook, ResponseFuture};
 use crate::RequestHead;
+use crate::clock::Clock;
 
 hook_layer! {
     /// Applies a [`MonitorHook`] to the inner service: see the

@@ -3,11 +3,11 @@ use std::{fmt, sync::Arc};
 use http::Method;
 
 use super::{
-    CompiledRouter, RouteError, Scope, compiled,
     hook::{
         Erased as ErasedHook, ErasedMonitor, ErasedPostfix, ErasedPrefix, RouteMonitor,
         RoutePostfix, RoutePrefix,
     },
+    scope::Scope,
 };
 use crate::handler::{Erased as ErasedFn, ErasedHandler, Handler};
 
@@ -464,15 +464,5 @@ impl<B: 'static> Router<B> {
     /// at the root (see [`nest`](Self::nest)).
     pub fn merge(self, other: Router<B>) -> Self {
         self.nest("", other)
-    }
-
-    /// Validates every route and hook and compiles the table.
-    ///
-    /// # Errors
-    ///
-    /// The first [`RouteError`]: a malformed pattern (of a route or a hook),
-    /// or a route registered twice for the same method and pattern.
-    pub fn compile(self) -> Result<CompiledRouter<B>, RouteError> {
-        compiled::compile(self)
     }
 }

@@ -132,7 +132,7 @@ impl fmt::Display for RouteError {
             Self::TooManyParameters { pattern } => write!(
                 f,
                 "route `{pattern}`: more than {} parameters",
-                super::MAX_PARAMETERS
+                crate::params::MAX_PARAMETERS
             ),
             Self::DuplicateRoute {
                 method,
@@ -153,3 +153,28 @@ impl fmt::Display for RouteError {
 }
 
 impl Error for RouteError {}
+
+/// A step of the router's pipeline that failed; monitors see it beside the
+/// 500 response it became.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Failure {
+    /// A handler or hook panicked. The message is logged and shown to
+    /// monitors, never sent to the client.
+    Panic {
+        /// Which step: `"prefix"`, `"handler"` or `"postfix"`.
+        step: &'static str,
+        /// The panic message, when it was a string.
+        message: String,
+    },
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Panic { step, message } => write!(f, "the {step} panicked: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for Failure {}

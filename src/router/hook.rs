@@ -5,11 +5,13 @@ use std::{fmt, future::Future, marker::PhantomData, ops::ControlFlow};
 
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Response, Uri};
 
-use super::{Failure, Params, compiled::params_of, params::Captures};
+use super::error::Failure;
+use crate::params::{Captures, Params, params_of};
 use crate::{
     Body, Exchange, RequestHead, Step,
-    handler::{BoxFuture, IntoResponse},
+    handler::IntoResponse,
     hook::{FnAsync, FnEdit, FnStep, FnSync, MonitorOutput},
+    step::BoxFuture,
 };
 
 /// What a path-scoped hook sees of the match: the request head, the matched

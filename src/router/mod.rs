@@ -79,165 +79,29 @@
 //! ```
 
 mod builder;
-mod compiled;
+mod compile;
 mod error;
 mod hook;
-pub(crate) mod params;
+mod lookup;
 mod pattern;
 mod pipeline;
 mod reload;
+mod scope;
 mod service;
 mod table;
 
-use std::fmt;
-
-use http::Method;
-
 pub use self::{
     builder::Router,
-    error::RouteError,
+    compile::CompiledRouter,
+    error::{Failure, RouteError},
     hook::{
         PostfixOutput, PrefixOutput, Replace, Route, RouteExchange, RouteMonitor, RoutePostfix,
         RoutePrefix,
     },
-    params::{DecodeError, Params},
+    pipeline::ResponseFuture,
     reload::Reloadable,
-    service::{CompiledRouter, Match, ResponseFuture},
+    scope::{Priority, Scope},
+    service::Match,
 };
 
-/// The most parameters one pattern may hold.
-pub const MAX_PARAMETERS: usize = 16;
-
-/// When a hook runs among the hooks that apply: lower runs first.
-///
-/// Equal priorities keep their order of registration, method-specific
-/// hooks before any-method ones and shallower patterns before deeper ones
-/// (see the [module docs](crate::router)).
-///
-/// ```
-/// use std::sync::{Arc, Mutex};
-/// use http::{Request, Response};
-/// use pronghorn::{Body, Router, router::{Priority, Route, Scope}};
-/// use tower::ServiceExt;
-///
-/// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() {
-/// let order = Arc::new(Mutex::new(Vec::new()));
-/// let hook = |name: &'static str| {
-///     let order = order.clone();
-///     move |_: &Route<'_>, _: &mut Response<Body>| order.lock().unwrap().push(name)
-/// };
-/// let router = Router::new()
-///     .get("/", || "home")
-///     .postfix("/", hook("normal"))
-///     .postfix(Scope::new("/").priority(Priority::LOWEST), hook("lowest"))
-///     .postfix(Scope::new("/").priority(Priority::HIGHEST), hook("highest"))
-///     .compile()
-///     .unwrap();
-///
-/// router.oneshot(Request::get("/").body(String::new()).unwrap()).await.unwrap();
-/// assert_eq!(*order.lock().unwrap(), ["highest", "normal", "lowest"]);
-/// # }
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Priority(u8);
-
-impl Priority {
-    /// Runs first.
-    pub const HIGHEST: Self = Self(0);
-    /// Runs before `NORMAL`.
-    pub const HIGH: Self = Self(1);
-    /// The default.
-    pub const NORMAL: Self = Self(2);
-    /// Runs after `NORMAL`.
-    pub const LOW: Self = Self(3);
-    /// Runs last.
-    pub const LOWEST: Self = Self(4);
-}
-
-/// Where a hook applies: a method (or any), a pattern whose subtree it
-/// covers, and a priority.
-///
-/// A pattern string converts into a scope for any method at
-/// [`Priority::NORMAL`].
-///
-/// ```
-/// use http::Method;
-/// use pronghorn::router::{Priority, Scope};
-///
-/// let everywhere: Scope = "/".into();
-/// let admin_gets = Scope::new("/admin").method(Method::GET).priority(Priority::HIGH);
-/// # let _ = (everywhere, admin_gets);
-/// ```
-#[derive(Clone, Debug)]
-pub struct Scope {
-    pub(crate) method: Option<Method>,
-    pub(crate) pattern: String,
-    pub(crate) priority: Priority,
-}
-
-impl Scope {
-    /// Any method, `pattern`'s subtree, normal priority.
-    pub fn new(pattern: impl Into<String>) -> Self {
-        Self {
-            method: None,
-            pattern: pattern.into(),
-            priority: Priority::NORMAL,
-        }
-    }
-
-    /// Only requests with `method`.
-    pub fn method(mut self, method: Method) -> Self {
-        self.method = Some(method);
-        self
-    }
-
-    /// Runs at `priority`.
-    pub fn priority(mut self, priority: Priority) -> Self {
-        self.priority = priority;
-        self
-    }
-}
-
-impl From<&str> for Scope {
-    fn from(pattern: &str) -> Self {
-        Self::new(pattern)
-    }
-}
-
-impl From<String> for Scope {
-    fn from(pattern: String) -> Self {
-        Self::new(pattern)
-    }
-}
-
-impl From<(Method, &str)> for Scope {
-    fn from((method, pattern): (Method, &str)) -> Self {
-        Self::new(pattern).method(method)
-    }
-}
-
-/// A step of the router's pipeline that failed; monitors see it beside the
-/// 500 response it became.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Failure {
-    /// A handler or hook panicked. The message is logged and shown to
-    /// monitors, never sent to the client.
-    Panic {
-        /// Which step: `"prefix"`, `"handler"` or `"postfix"`.
-        step: &'static str,
-        /// The panic message, when it was a string.
-        message: String,
-    },
-}
-
-impl fmt::Display for Failure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Panic { step, message } => write!(f, "the {step} panicked: {message}"),
-        }
-    }
-}
-
-impl std::error::Error for Failure {}
+pub use crate::params::{DecodeError, MAX_PARAMETERS, Params};

@@ -2,7 +2,8 @@
 
 use std::sync::Arc;
 
-use super::{MAX_PARAMETERS, RouteError};
+use super::RouteError;
+use crate::params::MAX_PARAMETERS;
 
 /// A piece of a segment that holds parameters.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -8,8 +8,12 @@
 
 use std::{
     any::Any,
+    convert::Infallible,
+    fmt,
+    future::Future,
     ops::ControlFlow,
     panic::{AssertUnwindSafe, catch_unwind},
+    pin::Pin,
     sync::Arc,
     task::{Context, Poll, Waker, ready},
 };
@@ -17,18 +21,97 @@ use std::{
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
 
 use super::{
-    Failure, ResponseFuture,
     builder::Endpoint,
-    compiled::{Applied, CompiledRoute, Hook, Inner, Target, applied_at, next_hook, params_of},
+    compile::{Applied, CompiledRoute, Hook, Inner},
+    error::Failure,
     hook::{Done, ErasedMonitor, ErasedPostfix, ErasedPrefix, PostfixFlow, PrefixFlow, Route},
-    params::Captures,
+    lookup::{Target, applied_at, next_hook},
 };
 use crate::{
     Body, Exchange, RequestHead, Step,
-    handler::{BoxFuture, IntoResponse, RouteContext},
-    hook::{log_monitor_panic, panic_message},
-    monitor::Clock,
+    clock::Clock,
+    handler::{IntoResponse, RouteContext},
+    panic::{log_monitor_panic, panic_message},
+    params::{Captures, params_of},
+    step::BoxFuture,
 };
+
+/// Response future of [`CompiledRouter`].
+///
+/// The router runs a request's pipeline in `call`, as far as its steps
+/// answer synchronously: a fully synchronous request is already answered,
+/// and the future is ready on its first poll without having held anything
+/// but the response. Only when a step returns a future is the pipeline's
+/// state moved into the future (one box, beside the step's own boxed
+/// future), and polling continues from that step.
+pub struct ResponseFuture<B> {
+    kind: Kind<B>,
+}
+
+enum Kind<B> {
+    Ready(Option<Response<Body>>),
+    Running(Arc<Inner<B>>, Box<Pipeline<B>>),
+}
+
+impl<B: 'static> ResponseFuture<B> {
+    #[inline]
+    pub(super) fn new(router: &Arc<Inner<B>>, request: Request<B>) -> Self {
+        Pipeline::start(router, request)
+    }
+
+    /// The future of a request answered in its first run: the response
+    /// moves into it once, on its way out.
+    #[inline(always)]
+    pub(super) fn ready(response: Option<Response<Body>>) -> Self {
+        Self {
+            kind: Kind::Ready(response),
+        }
+    }
+
+    /// The future of a request whose pending step has been polled once in
+    /// `call`: it is polled next, with the caller's waker, on the first
+    /// poll of the future.
+    // Out of line: only a suspension comes here.
+    #[inline(never)]
+    pub(super) fn running(router: &Arc<Inner<B>>, pipeline: Pipeline<B>) -> Self {
+        Self {
+            kind: Kind::Running(Arc::clone(router), Box::new(pipeline)),
+        }
+    }
+}
+
+impl<B: 'static> Future for ResponseFuture<B> {
+    type Output = Result<Response<Body>, Infallible>;
+
+    #[inline]
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match &mut self.kind {
+            Kind::Ready(response) => {
+                Poll::Ready(Ok(response.take().expect("future polled after completion")))
+            }
+            Kind::Running(router, pipeline) => pipeline.run(router, cx).map(|()| {
+                Ok(pipeline
+                    .response
+                    .take()
+                    .expect("future polled after completion"))
+            }),
+        }
+    }
+}
+
+impl<B> fmt::Debug for ResponseFuture<B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut debug = f.debug_struct("ResponseFuture");
+        match &self.kind {
+            Kind::Ready(_) => debug.field("state", &"Ready"),
+            Kind::Running(_, pipeline) => debug
+                .field("method", pipeline.head.method())
+                .field("path", &pipeline.head.path())
+                .field("stage", &pipeline.stage),
+        };
+        debug.finish()
+    }
+}
 
 /// Which hook lists a request runs.
 enum Lists {
@@ -66,7 +149,7 @@ impl Stage {
 
 /// The three kinds of hook.
 #[derive(Clone, Copy)]
-enum Kind {
+enum HookKind {
     Prefix,
     Postfix,
     Monitor,
@@ -292,7 +375,7 @@ impl<B: 'static> Pipeline<B> {
             match self.stage {
                 Stage::Prefix(mut from) => {
                     while let Some((index, hook)) =
-                        self.next(&router.prefixes, route, Kind::Prefix, from)
+                        self.next(&router.prefixes, route, HookKind::Prefix, from)
                     {
                         from = index + 1;
                         if !self.prefix(hook, pattern) {
@@ -309,7 +392,7 @@ impl<B: 'static> Pipeline<B> {
                 }
                 Stage::Postfix(mut from) => {
                     while let Some((index, hook)) =
-                        self.next(&router.postfixes, route, Kind::Postfix, from)
+                        self.next(&router.postfixes, route, HookKind::Postfix, from)
                     {
                         from = index + 1;
                         if !self.postfix(hook, pattern) {
@@ -325,7 +408,7 @@ impl<B: 'static> Pipeline<B> {
                 }
                 Stage::Monitor(mut from) => {
                     while let Some((index, hook)) =
-                        self.next(&router.monitors, route, Kind::Monitor, from)
+                        self.next(&router.monitors, route, HookKind::Monitor, from)
                     {
                         from = index + 1;
                         if !self.monitor(hook, pattern) {
@@ -348,15 +431,15 @@ impl<B: 'static> Pipeline<B> {
         &mut self,
         hooks: &'r [Hook<H>],
         route: Option<&CompiledRoute<B>>,
-        kind: Kind,
+        kind: HookKind,
         from: usize,
     ) -> Option<(usize, &'r Hook<H>)> {
         let list: &[Applied] = match (&self.lists, route, kind) {
-            (Lists::Route, Some(route), Kind::Prefix) => &route.prefixes,
-            (Lists::Route, Some(route), Kind::Postfix) => &route.postfixes,
-            (Lists::Route, Some(route), Kind::Monitor) => &route.monitors,
-            (Lists::Found { prefixes, .. }, _, Kind::Prefix) => prefixes,
-            (Lists::Found { monitors, .. }, _, Kind::Monitor) => monitors,
+            (Lists::Route, Some(route), HookKind::Prefix) => &route.prefixes,
+            (Lists::Route, Some(route), HookKind::Postfix) => &route.postfixes,
+            (Lists::Route, Some(route), HookKind::Monitor) => &route.monitors,
+            (Lists::Found { prefixes, .. }, _, HookKind::Prefix) => prefixes,
+            (Lists::Found { monitors, .. }, _, HookKind::Monitor) => monitors,
             _ => &[],
         };
         let (index, hook) = next_hook(
@@ -368,9 +451,9 @@ impl<B: 'static> Pipeline<B> {
             &mut self.hook_captures,
         )?;
         self.stage = match kind {
-            Kind::Prefix => Stage::Prefix(index + 1),
-            Kind::Postfix => Stage::Postfix(index + 1),
-            Kind::Monitor => Stage::Monitor(index + 1),
+            HookKind::Prefix => Stage::Prefix(index + 1),
+            HookKind::Postfix => Stage::Postfix(index + 1),
+            HookKind::Monitor => Stage::Monitor(index + 1),
         };
         Some((index, hook))
     }

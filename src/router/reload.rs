@@ -12,7 +12,10 @@ use arc_swap::{ArcSwap, cache::Cache};
 use http::{Request, Response};
 use tower_service::Service;
 
-use super::{CompiledRouter, ResponseFuture, RouteError, Router, compiled::Inner};
+use super::{
+    builder::Router, compile::CompiledRouter, compile::Inner, error::RouteError,
+    pipeline::ResponseFuture,
+};
 use crate::Body;
 
 /// A router whose table can be swapped, or changed by registering and
@@ -32,7 +35,7 @@ use crate::Body;
 /// use http::{Method, Request};
 /// use pronghorn::{Router, router::Reloadable};
 ///
-/// let app = Reloadable::new(Router::<String>::new().get("/", || "home").compile().unwrap());
+/// let app = Reloadable::new(Router::<String>::new().get("/", || "home")).unwrap();
 /// app.register("blog", Router::new().get("/blog", || "posts").get("/blog/{id}", || "post")).unwrap();
 /// assert!(app.current().at(&Method::GET, "/blog/1").is_some());
 ///
@@ -104,11 +107,17 @@ impl<B> fmt::Debug for Reloadable<B> {
 }
 
 impl<B: 'static> Reloadable<B> {
-    /// Serves `table`, the base that modules are added to.
-    pub fn new(table: CompiledRouter<B>) -> Self {
-        let base = table.inner.source.clone();
+    /// Compiles `base`, the router that modules are added to, and serves
+    /// it. The reloadable router keeps `base` and every module, to compile
+    /// the table again when they change.
+    ///
+    /// # Errors
+    ///
+    /// The [`RouteError`] of compiling `base`.
+    pub fn new(base: Router<B>) -> Result<Self, RouteError> {
+        let table = base.clone().compile()?;
         let live = Arc::new(ArcSwap::new(table.inner));
-        Self {
+        Ok(Self {
             live: Cache::new(live.clone()),
             shared: Arc::new(Shared {
                 live,
@@ -117,7 +126,7 @@ impl<B: 'static> Reloadable<B> {
                     modules: Vec::new(),
                 }),
             }),
-        }
+        })
     }
 
     /// The live table.
@@ -127,13 +136,19 @@ impl<B: 'static> Reloadable<B> {
         }
     }
 
-    /// Makes `table` live, as the new base: registered modules are dropped
-    /// with the old table.
-    pub fn swap(&self, table: CompiledRouter<B>) {
+    /// Compiles `base` and makes it live, as the new base: registered
+    /// modules are dropped with the old table.
+    ///
+    /// # Errors
+    ///
+    /// The [`RouteError`] of compiling `base`; nothing changes then.
+    pub fn swap(&self, base: Router<B>) -> Result<(), RouteError> {
+        let table = base.clone().compile()?;
         let mut sources = self.lock();
-        sources.base = table.inner.source.clone();
+        sources.base = base;
         sources.modules.clear();
         self.shared.live.store(table.inner);
+        Ok(())
     }
 
     /// Adds `module`'s routes and hooks under `id` (an id may be used by
@@ -182,7 +197,7 @@ impl<B: 'static> Reloadable<B> {
     /// use http::Method;
     /// use pronghorn::{Router, router::Reloadable};
     ///
-    /// let app = Reloadable::new(Router::<String>::new().compile().unwrap());
+    /// let app = Reloadable::new(Router::<String>::new()).unwrap();
     /// app.register("clock", Router::new().get("/time", || "tick 0")).unwrap();
     /// // `unregister` then `register` would leave `/time` out between the two.
     /// assert!(app.replace("clock", Router::new().get("/time", || "tick 1")).unwrap());

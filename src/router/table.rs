@@ -16,10 +16,9 @@ use std::{
 
 use http::Method;
 
-use super::{
-    params::{Captures, MAX_PATH},
-    pattern::{Part, Pattern, Segment, match_parts},
-};
+use crate::params::{Captures, MAX_PATH};
+
+use super::pattern::{Part, Pattern, Segment, match_parts};
 
 /// The multiply-rotate hash of rustc's `FxHasher`, for the static index.
 ///

@@ -117,7 +117,7 @@ fn main() {
         "router-by-value" => drive(stacks::router_by_value(), n),
         "router-dynamic" => drive(stacks::router_dynamic(), n),
         "router-1000" => drive(stacks::router_1000(), n),
-        "reloadable" => drive(pronghorn::router::Reloadable::new(stacks::router()), n),
+        "reloadable" => drive(pronghorn::router::Reloadable::new(stacks::router_source()).unwrap(), n),
         "axum-from-fn" => drive(stacks::axum_from_fn(), n),
         "axum" => drive(stacks::axum_plain(), n),
         other => match other.strip_prefix("lookup-").and_then(|rest| rest.split_once('-')) {

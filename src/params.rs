@@ -2,7 +2,10 @@
 
 use std::{borrow::Cow, fmt};
 
-use super::MAX_PARAMETERS;
+use crate::RequestHead;
+
+/// The most parameters one pattern may hold.
+pub const MAX_PARAMETERS: usize = 16;
 
 /// The longest path a match is tried on: the longest an `http::Uri`
 /// holds, so that a capture's bounds fit in 16 bits. Longer paths match
@@ -194,6 +197,18 @@ fn hex_value(digit: u8) -> Option<u8> {
         b'A'..=b'F' => Some(digit - b'A' + 10),
         _ => None,
     }
+}
+
+/// The parameters `names` bind in the request's path; the path is worked
+/// out from the URI only when there are any (most hooks have none).
+#[inline]
+pub(crate) fn params_of<'a>(
+    head: &'a RequestHead,
+    names: &'a [Box<str>],
+    captures: &'a Captures,
+) -> Params<'a> {
+    let path = if names.is_empty() { "" } else { head.path() };
+    Params::new(path, names, captures)
 }
 
 #[cfg(test)]

@@ -1,0 +1,25 @@
+//! The markers that tell closure hooks apart: see the [module docs](super).
+
+/// Marker of a closure hook that answers synchronously.
+#[derive(Debug)]
+pub enum FnSync {}
+
+/// Marker of a closure hook that answers with a future.
+#[derive(Debug)]
+pub enum FnAsync {}
+
+/// Marker of a closure hook that answers with a [`Step`](crate::Step).
+#[derive(Debug)]
+pub enum FnStep {}
+
+/// Marker of a closure that works on the message where it lies, through
+/// `&mut`: a prefix that answers `ControlFlow<R>` (`Continue(())` lets the
+/// request through), a postfix that edits the response and returns
+/// nothing. The step is always ready, and the message is not moved in and
+/// out of the closure.
+#[derive(Debug)]
+pub enum FnEdit {}
+
+/// Marker of a type that implements a hook trait itself (the default).
+#[derive(Debug)]
+pub enum Custom {}

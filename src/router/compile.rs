@@ -1,0 +1,271 @@
+//! Build time: what [`Router::compile`] builds from a [`Router`] — the
+//! route table, the hooks, and for each route the hooks that may apply to
+//! it, in running order.
+
+use std::sync::Arc;
+
+use http::Method;
+
+use super::{
+    builder::{Endpoint, HookSpec, Router},
+    error::RouteError,
+    hook::{ErasedMonitor, ErasedPostfix, ErasedPrefix},
+    pattern::{Pattern, Segment, match_parts},
+    scope::Priority,
+    table::Table,
+};
+
+/// A compiled, immutable router: a tower `Service` that is always ready,
+/// never fails (`Error = Infallible`) and clones by an `Arc` bump.
+///
+/// Built by [`Router::compile`](super::Router::compile); see the
+/// [module docs](crate::router) for the matching rules. A request whose
+/// steps are all synchronous is answered inside `call`: its response
+/// future is ready on its first poll.
+///
+/// ```
+/// use std::{pin::pin, task::{Context, Poll, Waker}};
+/// use http::{Request, StatusCode};
+/// use pronghorn::Router;
+/// use tower::Service;
+///
+/// let mut router = Router::<String>::new()
+///     .get("/users/{id}", |id: pronghorn::handler::Path<u32>| format!("user {}", id.0))
+///     .compile()
+///     .unwrap();
+///
+/// let request = Request::get("/users/7").body(String::new()).unwrap();
+/// let future = pin!(router.call(request));
+/// let Poll::Ready(Ok(response)) = future.poll(&mut Context::from_waker(Waker::noop())) else {
+///     unreachable!("a synchronous request is answered in `call`");
+/// };
+/// assert_eq!(response.status(), StatusCode::OK);
+///
+/// // A path no route takes: 404; a method no route takes there: 405.
+/// let request = Request::post("/users/7").body(String::new()).unwrap();
+/// let future = pin!(router.call(request));
+/// let Poll::Ready(Ok(response)) = future.poll(&mut Context::from_waker(Waker::noop())) else {
+///     unreachable!();
+/// };
+/// assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
+/// assert_eq!(response.headers()["allow"], "GET, HEAD");
+/// ```
+pub struct CompiledRouter<B> {
+    pub(super) inner: Arc<Inner<B>>,
+}
+
+impl<B> Clone for CompiledRouter<B> {
+    fn clone(&self) -> Self {
+        Self {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+/// A hook as compiled: its pattern, scope and the hook itself.
+pub(super) struct Hook<H: ?Sized> {
+    pub(super) pattern: Pattern,
+    pub(super) method: Option<Method>,
+    pub(super) priority: Priority,
+    pub(super) hook: Arc<H>,
+}
+
+/// A hook that may apply to a route, in running order.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Applied {
+    pub(super) hook: u32,
+    /// Whether the hook's method and pattern must be checked at request
+    /// time: it may not apply, or it has parameters to bind.
+    pub(super) check: bool,
+}
+
+/// A route as compiled: its pattern, what answers it, and the hooks of each
+/// kind that may apply to it, in running order.
+pub(super) struct CompiledRoute<B> {
+    pub(super) pattern: Pattern,
+    pub(super) endpoint: Endpoint<B>,
+    pub(super) prefixes: Box<[Applied]>,
+    pub(super) postfixes: Box<[Applied]>,
+    pub(super) monitors: Box<[Applied]>,
+}
+
+/// The compiled router's tables, shared by its clones and by the requests
+/// in flight on them.
+pub(super) struct Inner<B> {
+    pub(super) table: Table,
+    /// WebSocket routes, found like GET routes among themselves.
+    pub(super) websockets: Table,
+    pub(super) routes: Vec<CompiledRoute<B>>,
+    pub(super) prefixes: Vec<Hook<dyn ErasedPrefix<B>>>,
+    pub(super) postfixes: Vec<Hook<dyn ErasedPostfix>>,
+    pub(super) monitors: Vec<Hook<dyn ErasedMonitor>>,
+    pub(super) state: http::Extensions,
+    pub(super) body_limit: usize,
+    pub(super) body_timeout: std::time::Duration,
+    #[cfg(feature = "ws")]
+    pub(super) websocket_limits: crate::ws::Limits,
+}
+
+/// How a hook pattern relates to a route pattern, for every path the route
+/// matches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Relation {
+    Always,
+    Maybe,
+    Never,
+}
+
+fn relation(hook: &[Segment], route: &[Segment]) -> Relation {
+    let mut result = Relation::Always;
+    for (index, segment) in hook.iter().enumerate() {
+        let Some(theirs) = route.get(index) else {
+            return Relation::Never;
+        };
+        match (segment, theirs) {
+            (_, Segment::CatchAll) => return Relation::Maybe,
+            (Segment::CatchAll, _) => {
+                // A catch-all with nothing after it covers every path with
+                // at least one more segment, and the route has one here.
+                let tail = hook.len() > index + 1;
+                return if tail { Relation::Maybe } else { result };
+            }
+            (Segment::Static(a), Segment::Static(b)) if a != b => return Relation::Never,
+            (Segment::Static(_), Segment::Static(_)) => {}
+            (Segment::Dynamic(parts), Segment::Static(text)) => {
+                if !match_parts(parts, text, 0, |_, _| {}) {
+                    return Relation::Never;
+                }
+            }
+            (Segment::Dynamic(a), Segment::Dynamic(b)) if a == b => {}
+            _ => result = Relation::Maybe,
+        }
+    }
+    result
+}
+
+fn compile_hooks<H: ?Sized>(specs: Vec<HookSpec<H>>) -> Result<Vec<Hook<H>>, RouteError> {
+    specs
+        .into_iter()
+        .map(|spec| {
+            Ok(Hook {
+                pattern: Pattern::parse(&spec.scope.pattern)?,
+                method: spec.scope.method,
+                priority: spec.scope.priority,
+                hook: spec.hook,
+            })
+        })
+        .collect()
+}
+
+/// The hooks of `hooks` that may apply to a route on `method` (`None`: any)
+/// and `pattern`, in running order.
+fn applied<H: ?Sized>(
+    hooks: &[Hook<H>],
+    method: Option<&Method>,
+    pattern: &Pattern,
+) -> Box<[Applied]> {
+    let mut applied: Vec<(usize, Applied)> = hooks
+        .iter()
+        .enumerate()
+        .filter(|(_, hook)| match (&hook.method, method) {
+            (None, _) | (_, None) => true,
+            (Some(theirs), Some(ours)) => {
+                theirs == ours || (*ours == Method::GET && *theirs == Method::HEAD)
+            }
+        })
+        .filter_map(|(index, hook)| {
+            let check = match relation(&hook.pattern.segments, &pattern.segments) {
+                Relation::Never => return None,
+                Relation::Maybe => true,
+                Relation::Always => !hook.pattern.names.is_empty(),
+            };
+            // A hook for the route's own method applies to every request
+            // the route answers (a GET route also answers HEAD, which a
+            // GET hook sees too); any other method is checked per request.
+            let check = check || hook.method.is_some() && hook.method.as_ref() != method;
+            Some((
+                index,
+                Applied {
+                    hook: index as u32,
+                    check,
+                },
+            ))
+        })
+        .collect();
+    applied.sort_by_key(|&(index, _)| order_key(&hooks[index], index));
+    applied.into_iter().map(|(_, applied)| applied).collect()
+}
+
+pub(super) fn order_key<H: ?Sized>(hook: &Hook<H>, index: usize) -> (Priority, bool, usize, usize) {
+    (
+        hook.priority,
+        hook.method.is_none(),
+        hook.pattern.segments.len(),
+        index,
+    )
+}
+
+impl<B> Router<B> {
+    /// Validates every route and hook and compiles the table.
+    ///
+    /// # Errors
+    ///
+    /// The first [`RouteError`]: a malformed pattern (of a route or a hook),
+    /// or a route registered twice for the same method and pattern.
+    pub fn compile(self) -> Result<CompiledRouter<B>, RouteError> {
+        compile(self)
+    }
+}
+
+fn compile<B>(router: Router<B>) -> Result<CompiledRouter<B>, RouteError> {
+    let prefixes = compile_hooks(router.prefixes)?;
+    let postfixes = compile_hooks(router.postfixes)?;
+    let monitors = compile_hooks(router.monitors)?;
+    let mut table = Table::default();
+    #[cfg_attr(not(feature = "ws"), allow(unused_mut))]
+    let mut websockets = Table::default();
+    let mut routes: Vec<CompiledRoute<B>> = Vec::with_capacity(router.routes.len());
+    for spec in router.routes {
+        let pattern = Pattern::parse(&spec.pattern)?;
+        let id = routes.len();
+        let (target, postfixes) = match spec.endpoint {
+            Endpoint::Http(_) => (
+                &mut table,
+                applied(&postfixes, spec.method.as_ref(), &pattern),
+            ),
+            #[cfg(feature = "ws")]
+            Endpoint::WebSocket(_) => (&mut websockets, Box::default()),
+        };
+        if let Err(first) = target.insert(&pattern, spec.method.as_ref(), id) {
+            return Err(RouteError::DuplicateRoute {
+                method: spec.method.as_ref().map_or("*", Method::as_str).to_owned(),
+                first: routes[first].pattern.source.to_string(),
+                second: spec.pattern,
+            });
+        }
+        routes.push(CompiledRoute {
+            prefixes: applied(&prefixes, spec.method.as_ref(), &pattern),
+            postfixes,
+            monitors: applied(&monitors, spec.method.as_ref(), &pattern),
+            pattern,
+            endpoint: spec.endpoint,
+        });
+    }
+    table.finish();
+    websockets.finish();
+    Ok(CompiledRouter {
+        inner: Arc::new(Inner {
+            table,
+            websockets,
+            routes,
+            prefixes,
+            postfixes,
+            monitors,
+            state: router.state,
+            body_limit: router.body_limit,
+            body_timeout: router.body_timeout,
+            #[cfg(feature = "ws")]
+            websocket_limits: router.websocket_limits,
+        }),
+    })
+}

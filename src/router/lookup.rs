@@ -1,0 +1,238 @@
+//! Request time: the lookups a request makes in the compiled router — its
+//! route, or the answer no route gives — and which of the hooks that may
+//! apply to it run.
+
+use http::{HeaderValue, Method};
+
+use super::{
+    compile::{Applied, Hook, Inner, order_key},
+    pattern::{Pattern, Segment, match_parts},
+    table::{Methods, RouteId, catch_all_end, next_segment},
+};
+use crate::{
+    RequestHead,
+    params::{Captures, MAX_PATH},
+};
+
+/// What the lookup decided for a request.
+pub(super) enum Target {
+    /// A route answers; `as_get` when a GET route answers a HEAD request.
+    Route {
+        id: RouteId,
+        as_get: bool,
+    },
+    /// No route for the method: 405, or for OPTIONS an automatic 204; both
+    /// with `Allow`.
+    Elsewhere {
+        allow: HeaderValue,
+        options: bool,
+    },
+    NotFound,
+    /// A plain GET to a path only WebSocket routes answer: 426.
+    UpgradeRequired,
+}
+
+impl<B> Inner<B> {
+    /// Finds the target of a request; `upgrade` when it asks for a
+    /// WebSocket upgrade.
+    pub(super) fn lookup(
+        &self,
+        method: &Method,
+        path: &str,
+        upgrade: bool,
+        captures: &mut Captures,
+    ) -> Target {
+        self.find(method, path, upgrade, captures)
+            .unwrap_or_else(|| self.elsewhere(method, path))
+    }
+
+    /// The route for the request, or the upgrade it lacks; `None` when no
+    /// route takes its method.
+    pub(super) fn find(
+        &self,
+        method: &Method,
+        path: &str,
+        upgrade: bool,
+        captures: &mut Captures,
+    ) -> Option<Target> {
+        let websocket = |captures: &mut Captures| {
+            self.websockets
+                .find(path, captures, |methods| methods.get(&Method::GET))
+        };
+        let route = |id| Some(Target::Route { id, as_get: false });
+        if upgrade && *method == Method::GET {
+            if let Some(id) = websocket(captures) {
+                return route(id);
+            }
+        }
+        let table = &self.table;
+        if let Some(id) = table.find(path, captures, |methods| methods.get(method)) {
+            return route(id);
+        }
+        if table.any_method() {
+            if let Some(id) = table.find(path, captures, |methods| methods.any()) {
+                return route(id);
+            }
+        }
+        if *method == Method::HEAD {
+            if let Some(id) = table.find(path, captures, |methods| methods.get(&Method::GET)) {
+                return Some(Target::Route { id, as_get: true });
+            }
+        }
+        if (*method == Method::GET || *method == Method::HEAD) && websocket(captures).is_some() {
+            return Some(Target::UpgradeRequired);
+        }
+        None
+    }
+
+    /// The `Allow` answer for a path that other methods reach, or 404.
+    fn elsewhere(&self, method: &Method, path: &str) -> Target {
+        let mut allowed: Vec<Method> = Vec::new();
+        let mut allow = |methods: &Methods| {
+            for m in methods.methods() {
+                if !allowed.contains(m) {
+                    allowed.push(m.clone());
+                }
+            }
+        };
+        // A WebSocket route takes GET: another method there is a 405 too.
+        self.table.visit_all(path, &mut allow);
+        self.websockets.visit_all(path, &mut allow);
+        if allowed.is_empty() {
+            return Target::NotFound;
+        }
+        if allowed.contains(&Method::GET) && !allowed.contains(&Method::HEAD) {
+            allowed.push(Method::HEAD);
+        }
+        let options = *method == Method::OPTIONS;
+        if options && !allowed.contains(&Method::OPTIONS) {
+            allowed.push(Method::OPTIONS);
+        }
+        let allow = allowed
+            .iter()
+            .map(Method::as_str)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let allow = HeaderValue::from_str(&allow).expect("method names are valid header text");
+        Target::Elsewhere { allow, options }
+    }
+}
+
+/// Whether a hook with method filter `method` runs for the request of
+/// `head` that found `target`: HEAD served by a GET route runs GET hooks.
+fn method_applies(head: &RequestHead, target: &Target, method: Option<&Method>) -> bool {
+    let Some(method) = method else { return true };
+    method == head.method()
+        || matches!(target, Target::Route { as_get: true, .. }) && *method == Method::GET
+}
+
+/// The next hook of `list` from `from` that applies to the request of
+/// `head`, with its position in the list and its parameters bound in
+/// `captures`.
+pub(super) fn next_hook<'r, H: ?Sized>(
+    hooks: &'r [Hook<H>],
+    list: &[Applied],
+    from: usize,
+    head: &RequestHead,
+    target: &Target,
+    captures: &mut Captures,
+) -> Option<(usize, &'r Hook<H>)> {
+    let mut index = from;
+    while let Some(applied) = list.get(index) {
+        let hook = &hooks[applied.hook as usize];
+        if applies(applied, hook, head, target, captures) {
+            return Some((index, hook));
+        }
+        index += 1;
+    }
+    None
+}
+
+/// Whether `hook`, `applied` to the route, runs for the request of
+/// `head`; binds its parameters in `captures` when it is checked.
+#[inline]
+pub(super) fn applies<H: ?Sized>(
+    applied: &Applied,
+    hook: &Hook<H>,
+    head: &RequestHead,
+    target: &Target,
+    captures: &mut Captures,
+) -> bool {
+    !applied.check
+        || method_applies(head, target, hook.method.as_ref())
+            && match_hook(&hook.pattern, head.path(), captures)
+}
+
+/// Matches a hook pattern against the start of `path`, binding its
+/// parameters. A hook covers its pattern's subtree, so a path may go on
+/// after the pattern ends.
+fn match_hook(pattern: &Pattern, path: &str, captures: &mut Captures) -> bool {
+    captures.truncate(0);
+    if path.len() > MAX_PATH {
+        return false;
+    }
+    let mut from = 0;
+    for (index, segment) in pattern.segments.iter().enumerate() {
+        let (start, end) = next_segment(path, from);
+        if start == path.len() {
+            return false;
+        }
+        let text = &path[start..end];
+        match segment {
+            Segment::Static(expected) => {
+                if text != &**expected {
+                    return false;
+                }
+            }
+            Segment::Dynamic(parts) => {
+                if !match_parts(parts, text, start, |a, b| captures.push(a, b)) {
+                    return false;
+                }
+            }
+            Segment::CatchAll => {
+                // The rest of the path, less the static suffix (only static
+                // segments follow a catch-all: checked at parse time).
+                let suffix = pattern.segments[index + 1..]
+                    .iter()
+                    .map(|segment| match segment {
+                        Segment::Static(text) => &**text,
+                        _ => unreachable!("validated: only static segments follow a catch-all"),
+                    });
+                return match catch_all_end(path, start, suffix) {
+                    Some(end) => {
+                        captures.push(start, end);
+                        true
+                    }
+                    None => false,
+                };
+            }
+        }
+        from = end;
+    }
+    true
+}
+
+/// Every hook of `hooks` whose scope takes `methods` and `path`, in running
+/// order: for answers that no route gives (404, 405, automatic OPTIONS).
+pub(super) fn applied_at<H: ?Sized>(
+    hooks: &[Hook<H>],
+    methods: &[&Method],
+    path: &str,
+) -> Box<[Applied]> {
+    let mut captures = Captures::new();
+    let mut found: Vec<usize> = (0..hooks.len())
+        .filter(|&index| {
+            let hook = &hooks[index];
+            hook.method.as_ref().is_none_or(|m| methods.contains(&m))
+                && match_hook(&hook.pattern, path, &mut captures)
+        })
+        .collect();
+    found.sort_by_key(|&index| order_key(&hooks[index], index));
+    found
+        .into_iter()
+        .map(|index| Applied {
+            hook: index as u32,
+            check: true,
+        })
+        .collect()
+}
