@@ -146,8 +146,6 @@
 )]
 
 #[macro_use]
-mod macros;
-#[macro_use]
 mod log;
 
 mod body;

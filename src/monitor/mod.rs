@@ -42,10 +42,12 @@
 
 mod future;
 mod hook;
+mod layer;
 mod service;
 
 pub use self::{
     future::ResponseFuture,
     hook::{Exchange, MonitorHook},
-    service::{Monitor, MonitorLayer},
+    layer::MonitorLayer,
+    service::Monitor,
 };

@@ -40,10 +40,7 @@
 
 mod future;
 mod hook;
+mod layer;
 mod service;
 
-pub use self::{
-    future::ResponseFuture,
-    hook::PostfixHook,
-    service::{Postfix, PostfixLayer},
-};
+pub use self::{future::ResponseFuture, hook::PostfixHook, layer::PostfixLayer, service::Postfix};

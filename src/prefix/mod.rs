@@ -59,10 +59,7 @@
 
 mod future;
 mod hook;
+mod layer;
 mod service;
 
-pub use self::{
-    future::ResponseFuture,
-    hook::PrefixHook,
-    service::{Prefix, PrefixLayer},
-};
+pub use self::{future::ResponseFuture, hook::PrefixHook, layer::PrefixLayer, service::Prefix};

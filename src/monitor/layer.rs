@@ -1,0 +1,71 @@
+//! [`MonitorLayer`]: the `tower` layer that wraps a service in a [`Monitor`].
+
+use std::{fmt, marker::PhantomData};
+
+use tower_layer::Layer;
+
+use super::Monitor;
+use crate::hook::Custom;
+
+/// Applies a [`MonitorHook`] to the inner service: see the
+/// [module docs](crate::monitor).
+///
+/// The hook is a closure or a [`MonitorHook`](super::MonitorHook); the marker `M` tells
+/// closures apart (see [`hook`](crate::hook)) and is inferred.
+///
+/// ```
+/// use std::sync::{Arc, atomic::{AtomicUsize, Ordering}};
+/// use http::{Request, Response};
+/// use pronghorn::{Exchange, MonitorLayer};
+/// use tower::{service_fn, Layer, ServiceExt};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let seen = Arc::new(AtomicUsize::new(0));
+/// let counter = seen.clone();
+/// let layer = MonitorLayer::new(move |_: &Exchange<'_, Response<String>, std::convert::Infallible>| {
+///     counter.fetch_add(1, Ordering::Relaxed);
+/// });
+/// let service = layer.layer(service_fn(|_: Request<String>| async {
+///     Ok::<_, std::convert::Infallible>(Response::new("hello".to_owned()))
+/// }));
+/// service.oneshot(Request::new(String::new())).await.unwrap();
+/// assert_eq!(seen.load(Ordering::Relaxed), 1);
+/// # }
+/// ```
+pub struct MonitorLayer<H, M = Custom> {
+    hook: H,
+    _marker: PhantomData<fn() -> M>,
+}
+
+impl<H, M> MonitorLayer<H, M> {
+    /// A layer running `hook`: a closure or a [`MonitorHook`](super::MonitorHook).
+    pub fn new(hook: H) -> Self {
+        Self {
+            hook,
+            _marker: PhantomData,
+        }
+    }
+}
+
+impl<S, H: Clone, M> Layer<S> for MonitorLayer<H, M> {
+    type Service = Monitor<S, H, M>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        Monitor::new(inner, self.hook.clone())
+    }
+}
+
+impl<H: Clone, M> Clone for MonitorLayer<H, M> {
+    fn clone(&self) -> Self {
+        Self::new(self.hook.clone())
+    }
+}
+
+impl<H, M> fmt::Debug for MonitorLayer<H, M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MonitorLayer")
+            .field("hook", &std::any::type_name::<H>())
+            .finish()
+    }
+}

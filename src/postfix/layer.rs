@@ -1,0 +1,69 @@
+//! [`PostfixLayer`]: the `tower` layer that wraps a service in a [`Postfix`].
+
+use std::{fmt, marker::PhantomData};
+
+use tower_layer::Layer;
+
+use super::Postfix;
+use crate::hook::Custom;
+
+/// Applies a [`PostfixHook`] to the inner service: see the
+/// [module docs](crate::postfix).
+///
+/// The hook is a closure or a [`PostfixHook`](super::PostfixHook); the marker `M` tells
+/// closures apart (see [`hook`](crate::hook)) and is inferred.
+///
+/// ```
+/// use http::{HeaderValue, Request, Response};
+/// use pronghorn::{PostfixLayer, RequestHead};
+/// use tower::{service_fn, Layer, ServiceExt};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let layer = PostfixLayer::new(|_: &RequestHead, mut response: Response<String>| {
+///     response.headers_mut().insert("x-served-by", HeaderValue::from_static("pronghorn"));
+///     response
+/// });
+/// let service = layer.layer(service_fn(|_: Request<String>| async {
+///     Ok::<_, std::convert::Infallible>(Response::new("hello".to_owned()))
+/// }));
+/// let response = service.oneshot(Request::new(String::new())).await.unwrap();
+/// assert_eq!(response.headers()["x-served-by"], "pronghorn");
+/// # }
+/// ```
+pub struct PostfixLayer<H, M = Custom> {
+    hook: H,
+    _marker: PhantomData<fn() -> M>,
+}
+
+impl<H, M> PostfixLayer<H, M> {
+    /// A layer running `hook`: a closure or a [`PostfixHook`](super::PostfixHook).
+    pub fn new(hook: H) -> Self {
+        Self {
+            hook,
+            _marker: PhantomData,
+        }
+    }
+}
+
+impl<S, H: Clone, M> Layer<S> for PostfixLayer<H, M> {
+    type Service = Postfix<S, H, M>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        Postfix::new(inner, self.hook.clone())
+    }
+}
+
+impl<H: Clone, M> Clone for PostfixLayer<H, M> {
+    fn clone(&self) -> Self {
+        Self::new(self.hook.clone())
+    }
+}
+
+impl<H, M> fmt::Debug for PostfixLayer<H, M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PostfixLayer")
+            .field("hook", &std::any::type_name::<H>())
+            .finish()
+    }
+}
