@@ -1,5 +1,5 @@
 //! Whole exchanges through the compiled router, checked against what the
-//! lookup says: the property of `tests/properties.rs` and the fuzz target
+//! lookup says: the property of `tests/properties/main.rs` and the fuzz target
 //! `fuzz/fuzz_targets/exchange.rs`, which include this one file.
 //!
 //! A table of routes (each answering `"{method} {pattern}"`) and of hooks

@@ -1,5 +1,5 @@
 //! Extractors on hostile input, checked against a reference written here:
-//! the property of `tests/properties.rs` and the fuzz target
+//! the property of `tests/properties/main.rs` and the fuzz target
 //! `fuzz/fuzz_targets/extract.rs`, which include this one file.
 //!
 //! Each [`Call`] is a request to one route of a fixed router whose handler

@@ -1,5 +1,5 @@
 //! Stacks of pronghorn's tower layers, checked against the order their
-//! nesting gives: the property of `tests/properties.rs` and the fuzz target
+//! nesting gives: the property of `tests/properties/main.rs` and the fuzz target
 //! `fuzz/fuzz_targets/layers.rs`, which include this one file.
 //!
 //! A [`Stack`] is a list of layers, outermost first, around a handler; each
