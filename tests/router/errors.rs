@@ -1,0 +1,285 @@
+//! Errors: bad routes refused at compile time, panics and invalid answers as 500s.
+
+use super::*;
+
+#[test]
+fn every_route_error_names_the_pattern_and_the_problem() {
+    fn error(pattern: &str) -> RouteError {
+        Router::<String>::new()
+            .get(pattern, || "x")
+            .compile()
+            .unwrap_err()
+    }
+    let cases: &[(&str, &str)] = &[
+        ("users", "route `users`: a pattern must start with `/`"),
+        (
+            "/a/{id",
+            "route `/a/{id`: unbalanced brace at byte 3 (write `{{` or `}}` for a literal brace)",
+        ),
+        (
+            "/a/id}",
+            "route `/a/id}`: unbalanced brace at byte 5 (write `{{` or `}}` for a literal brace)",
+        ),
+        (
+            "/a/{}",
+            "route `/a/{}`: a parameter needs a name, as in `{id}`",
+        ),
+        (
+            "/a/{*}",
+            "route `/a/{*}`: a parameter needs a name, as in `{id}`",
+        ),
+        (
+            "/a/{1x}",
+            "route `/a/{1x}`: `1x` is not a valid parameter name (letters, digits and `_`, not starting with a digit)",
+        ),
+        (
+            "/a/{a}{b}",
+            "route `/a/{a}{b}`: parameters in segment `{a}{b}` need literal text between them",
+        ),
+        (
+            "/a/{x}/{x}",
+            "route `/a/{x}/{x}`: parameter `x` is named twice",
+        ),
+        (
+            "/a/x{*rest}",
+            "route `/a/x{*rest}`: a catch-all `{*name}` must fill its whole segment",
+        ),
+        (
+            "/a/{*rest}/{id}",
+            "route `/a/{*rest}/{id}`: only static segments may follow a catch-all, found `{id}`",
+        ),
+        (
+            "/a/{*rest}/{*more}",
+            "route `/a/{*rest}/{*more}`: only static segments may follow a catch-all, found `{*more}`",
+        ),
+    ];
+    for &(pattern, message) in cases {
+        assert_eq!(error(pattern).to_string(), message, "{pattern}");
+    }
+    let many: String = (0..17).map(|i| format!("/{{p{i}}}")).collect();
+    assert!(matches!(error(&many), RouteError::TooManyParameters { .. }));
+    assert_eq!(
+        error(&many).to_string(),
+        format!("route `{many}`: more than 16 parameters")
+    );
+
+    let twice = Router::<String>::new()
+        .get("/u/{id}", || "1")
+        .get("/u/{id}", || "2")
+        .compile()
+        .unwrap_err();
+    assert_eq!(twice.to_string(), "route `GET /u/{id}` is registered twice");
+    let renamed = Router::<String>::new()
+        .get("/u/{id}", || "1")
+        .get("/u/{name}", || "2")
+        .compile()
+        .unwrap_err();
+    assert_eq!(
+        renamed,
+        RouteError::DuplicateRoute {
+            method: "GET".into(),
+            first: "/u/{id}".into(),
+            second: "/u/{name}".into()
+        }
+    );
+    assert_eq!(
+        renamed.to_string(),
+        "route `GET /u/{name}` conflicts with `GET /u/{id}`, registered before: they match the same paths"
+    );
+    let any_twice = Router::<String>::new()
+        .any("/x", || "1")
+        .any("/x/", || "2")
+        .compile()
+        .unwrap_err();
+    assert!(
+        any_twice
+            .to_string()
+            .starts_with("route `* /x/` conflicts with `* /x`")
+    );
+    // Same pattern, other methods: no conflict.
+    assert!(
+        Router::<String>::new()
+            .get("/u", || "1")
+            .post("/u", || "2")
+            .any("/u", || "3")
+            .compile()
+            .is_ok()
+    );
+
+    let bad_hook = Router::<String>::new()
+        .prefix("/a/{", |r: Req, _: &mut Route<'_>| r)
+        .compile()
+        .unwrap_err();
+    assert!(
+        matches!(bad_hook, RouteError::UnbalancedBrace { ref pattern, at: 3 } if pattern == "/a/{")
+    );
+}
+
+/// Staged headers go out on every answer; a panic is a 500 with a generic
+/// body, seen by monitors.
+#[tokio::test]
+async fn staged_headers_go_out_on_every_answer_and_a_panic_is_a_500_seen_by_monitors() {
+    let failures = Events::default();
+    let seen = failures.clone();
+    let router = Router::new()
+        .get("/fail", || -> &'static str { panic!("secret detail") })
+        .get("/error", || {
+            Err::<&str, _>((StatusCode::CONFLICT, "conflict"))
+        })
+        .get("/ok", || ([("x-prefix", "handler")], "ok"))
+        .get("/early", || "unreachable")
+        .get("/async-fail", || async {
+            let fail = true;
+            if fail {
+                panic!("async detail");
+            }
+            "never"
+        })
+        .prefix("/", |request: Req, route: &mut Route<'_>| {
+            route.stage_header(
+                header::HeaderName::from_static("x-prefix"),
+                HeaderValue::from_static("kept"),
+            );
+            if request.uri().path() == "/early" {
+                ControlFlow::Break(StatusCode::FORBIDDEN)
+            } else {
+                ControlFlow::Continue(request)
+            }
+        })
+        .monitor("/", move |x: &RouteExchange<'_>| {
+            if let Some(Failure::Panic { step, message }) = x.error() {
+                seen.push(format!(
+                    "{} {step}: {message}",
+                    x.status().unwrap().as_u16()
+                ));
+            }
+        })
+        .compile()
+        .unwrap();
+
+    let failed = get(&router, "/fail").await;
+    assert_eq!(
+        (failed.status, failed.body.as_str()),
+        (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error")
+    );
+    assert_eq!(failed.headers["x-prefix"], "kept");
+    assert!(!failed.body.contains("secret"));
+    let async_failed = get(&router, "/async-fail").await;
+    assert_eq!(async_failed.status, StatusCode::INTERNAL_SERVER_ERROR);
+    assert_eq!(
+        failures.take(),
+        ["500 handler: secret detail", "500 handler: async detail"]
+    );
+
+    let error = get(&router, "/error").await;
+    assert_eq!(
+        (error.status, error.body.as_str()),
+        (StatusCode::CONFLICT, "conflict")
+    );
+    assert_eq!(error.headers["x-prefix"], "kept");
+    let ok = get(&router, "/ok").await;
+    assert_eq!(ok.headers["x-prefix"], "kept", "a staged header wins");
+    let early = get(&router, "/early").await;
+    assert_eq!(
+        (early.status, early.headers["x-prefix"].to_str().unwrap()),
+        (StatusCode::FORBIDDEN, "kept")
+    );
+    assert_eq!(
+        get(&router, "/ok").await.status,
+        StatusCode::OK,
+        "the router keeps serving"
+    );
+}
+
+/// A panic in a prefix, the handler or a postfix answers 500, names its
+/// step to the monitors, and keeps the staged headers; the same after a
+/// handler that waited.
+#[tokio::test]
+async fn a_panic_names_its_step_and_keeps_the_staged_headers() {
+    let failures = Events::default();
+    let seen = failures.clone();
+    let router = Router::new()
+        .get("/p", |uri: http::Uri| {
+            let fails = asks(&uri, "handler");
+            if asks(&uri, "wait") {
+                Step::Pending(async move {
+                    suspend().await;
+                    assert!(!fails, "handler boom");
+                    "ok"
+                })
+            } else {
+                assert!(!fails, "handler boom");
+                Step::Ready("ok")
+            }
+        })
+        .prefix("/", |request: &mut Req, route: &mut Route<'_>| {
+            route.stage_header(
+                header::HeaderName::from_static("x-staged"),
+                HeaderValue::from_static("yes"),
+            );
+            assert!(!asks(request.uri(), "prefix"), "prefix boom");
+            ControlFlow::<StatusCode>::Continue(())
+        })
+        .postfix("/", |route: &Route<'_>, _: &mut Response<Body>| {
+            assert!(!asks(route.uri(), "postfix"), "postfix boom");
+        })
+        .monitor("/", move |x: &RouteExchange<'_>| {
+            let failure = match x.error() {
+                Some(Failure::Panic { step, message }) => format!("{step}: {message}"),
+                Some(other) => other.to_string(),
+                None => "none".to_owned(),
+            };
+            seen.push(format!("{} {failure}", x.status().unwrap().as_u16()));
+        })
+        .compile()
+        .unwrap();
+    let log = Log::capture();
+    for wait in ["", "&wait"] {
+        for step in ["prefix", "handler", "postfix"] {
+            let answer = get(&router, &format!("/p?{step}{wait}")).await;
+            assert_eq!(
+                answer.status,
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "{step}{wait}"
+            );
+            assert_eq!(answer.headers["x-staged"], "yes", "{step}{wait}");
+            assert_eq!(failures.take(), [format!("500 {step}: {step} boom")]);
+            // The log names the step and the panic's message too.
+            let logged = log.take();
+            let named = format!("step=\"{step}\" panic={step} boom");
+            assert!(
+                logged.len() == 1 && logged[0].contains(&named),
+                "{step}{wait}: {logged:?}"
+            );
+        }
+        assert_eq!(get(&router, &format!("/p?{wait}")).await.body, "ok");
+        assert_eq!(failures.take(), ["200 none"]);
+    }
+}
+
+/// A header that is not valid in a handler's answer gives 500, and the log
+/// says which header, and whether its name or its value.
+#[tokio::test]
+async fn an_invalid_answer_header_is_a_500_whose_log_names_it() {
+    let router = Router::new()
+        .get("/value", || {
+            ([("x-fine", "yes"), ("x-bad", "two\nlines")], "body")
+        })
+        .get("/name", || ([("bad name", "value")], "body"))
+        .compile()
+        .unwrap();
+    let log = Log::capture();
+    for (path, said) in [
+        ("/value", "the value of response header 1 (of 2"),
+        ("/name", "the name of response header 0 (of 1"),
+    ] {
+        let answer = get(&router, path).await;
+        assert_eq!(answer.status, StatusCode::INTERNAL_SERVER_ERROR, "{path}");
+        assert!(!answer.headers.contains_key("x-fine"), "{path}");
+        let logged = log.take();
+        assert!(
+            logged.len() == 1 && logged[0].contains(said),
+            "{path}: {logged:?}"
+        );
+    }
+}

@@ -1,0 +1,312 @@
+//! Extractors and bodies, and responses built with axum.
+
+use super::*;
+
+use bytes::Bytes;
+use pronghorn::handler::{Header, Json, Query, State, headers::Authorization};
+use std::sync::Arc;
+
+#[derive(serde::Deserialize)]
+struct File {
+    name: String,
+    ext: String,
+}
+
+#[derive(serde::Deserialize)]
+struct Page {
+    page: u32,
+    q: Option<String>,
+}
+
+#[derive(serde::Deserialize, serde::Serialize)]
+struct Item {
+    id: u32,
+    name: String,
+}
+
+async fn send_body(
+    router: &CompiledRouter<String>,
+    path: &str,
+    content_type: Option<&str>,
+    body: &str,
+) -> Answer {
+    let mut request = Request::post(path);
+    if let Some(content_type) = content_type {
+        request = request.header(header::CONTENT_TYPE, content_type);
+    }
+    let response = router
+        .clone()
+        .oneshot(request.body(body.to_owned()).unwrap())
+        .await
+        .unwrap();
+    let (parts, body) = response.into_parts();
+    let body = body.collect().await.unwrap().to_bytes();
+    Answer {
+        status: parts.status,
+        headers: parts.headers,
+        body: String::from_utf8(body.to_vec()).unwrap(),
+    }
+}
+
+fn router() -> CompiledRouter<String> {
+    Router::new()
+        .get("/one/{id}", |Path(id): Path<u64>| format!("id={id}"))
+        .get("/two/{a}/{b}", |Path((a, b)): Path<(String, i32)>| {
+            format!("a={a} b={b}")
+        })
+        .get("/file/{name}.{ext}", |Path(file): Path<File>| {
+            format!("{}|{}", file.name, file.ext)
+        })
+        .get("/page", |Query(page): Query<Page>| {
+            format!("page={} q={:?}", page.page, page.q)
+        })
+        .get("/auth", |Header(value, _): Header<Authorization>| {
+            format!("auth={}", value.to_str().unwrap())
+        })
+        .get("/maybe", |auth: Option<Header<Authorization>>| {
+            format!("present={}", auth.is_some())
+        })
+        .get(
+            "/state",
+            |State(name): State<Arc<str>>, method: Method, uri: http::Uri, headers: HeaderMap| {
+                format!("{name} {method} {} {}", uri.path(), headers.len())
+            },
+        )
+        .post("/json", |Path(()): Path<()>, Json(item): Json<Item>| {
+            Json(Item {
+                id: item.id + 1,
+                name: item.name,
+            })
+        })
+        .post("/text", |text: String| {
+            format!("{} chars", text.chars().count())
+        })
+        .post("/bytes", |bytes: Bytes| format!("{} bytes", bytes.len()))
+        .get("/no-state", |State(n): State<u64>| n.to_string())
+        .state(Arc::<str>::from("shared"))
+        .body_limit(64)
+        .compile()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn head_extractors() {
+    let router = router();
+    assert_eq!(get(&router, "/one/7").await.body, "id=7");
+    assert_eq!(get(&router, "/two/x%20y/-3").await.body, "a=x y b=-3");
+    assert_eq!(
+        get(&router, "/file/report.tar.gz").await.body,
+        "report|tar.gz"
+    );
+    let bad = get(&router, "/one/seven").await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+    assert!(
+        bad.body.contains("`id`") && bad.body.contains("seven"),
+        "{}",
+        bad.body
+    );
+    assert_eq!(
+        get(&router, "/page?page=2&q=a+b%21").await.body,
+        "page=2 q=Some(\"a b!\")"
+    );
+    assert_eq!(get(&router, "/page?page=3").await.body, "page=3 q=None");
+    let missing = get(&router, "/page").await;
+    assert_eq!(missing.status, StatusCode::BAD_REQUEST);
+    assert!(missing.body.contains("page"), "{}", missing.body);
+    let request = Request::get("/auth")
+        .header(header::AUTHORIZATION, "Bearer t")
+        .body(String::new())
+        .unwrap();
+    let response = router.clone().oneshot(request).await.unwrap();
+    assert_eq!(
+        response.into_body().collect().await.unwrap().to_bytes(),
+        "auth=Bearer t"
+    );
+    let no_auth = get(&router, "/auth").await;
+    assert_eq!(no_auth.status, StatusCode::BAD_REQUEST);
+    assert!(no_auth.body.contains("authorization"), "{}", no_auth.body);
+    assert_eq!(get(&router, "/maybe").await.body, "present=false");
+    assert_eq!(get(&router, "/state").await.body, "shared GET /state 0");
+    // State the router was not given: a fault of the application, 500,
+    // and the log names the type asked for.
+    let log = Log::capture();
+    let no_state = get(&router, "/no-state").await;
+    assert_eq!(no_state.status, StatusCode::INTERNAL_SERVER_ERROR);
+    let logged = log.take();
+    assert!(
+        logged.len() == 1 && logged[0].contains("state=\"u64\""),
+        "{logged:?}"
+    );
+}
+
+#[tokio::test]
+async fn body_extractors_limits_and_content_types() {
+    let router = router();
+    let good = send_body(
+        &router,
+        "/json",
+        Some("application/json"),
+        r#"{"id":1,"name":"a"}"#,
+    )
+    .await;
+    assert_eq!(
+        (good.status, good.body.as_str()),
+        (StatusCode::OK, r#"{"id":2,"name":"a"}"#)
+    );
+    assert_eq!(good.headers[header::CONTENT_TYPE], "application/json");
+    let vendor = send_body(
+        &router,
+        "/json",
+        Some("application/vnd.x+json; charset=utf-8"),
+        r#"{"id":1,"name":"a"}"#,
+    )
+    .await;
+    assert_eq!(vendor.status, StatusCode::OK);
+    let upper = send_body(
+        &router,
+        "/json",
+        Some("Application/JSON"),
+        r#"{"id":1,"name":"a"}"#,
+    )
+    .await;
+    assert_eq!(
+        upper.status,
+        StatusCode::OK,
+        "media types are case-insensitive"
+    );
+    let almost = send_body(
+        &router,
+        "/json",
+        Some("application/jsonx"),
+        r#"{"id":1,"name":"a"}"#,
+    )
+    .await;
+    assert_eq!(almost.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    let malformed = send_body(&router, "/json", Some("application/json"), r#"{"id":1,"#).await;
+    assert_eq!(malformed.status, StatusCode::BAD_REQUEST);
+    assert!(
+        malformed
+            .body
+            .starts_with("invalid JSON body: EOF while parsing"),
+        "{}",
+        malformed.body
+    );
+    let wrong_shape = send_body(&router, "/json", Some("application/json"), r#"{"id":"x"}"#).await;
+    assert_eq!(wrong_shape.status, StatusCode::BAD_REQUEST);
+    assert!(
+        wrong_shape.body.contains("invalid type"),
+        "{}",
+        wrong_shape.body
+    );
+    let wrong_type = send_body(
+        &router,
+        "/json",
+        Some("text/plain"),
+        r#"{"id":1,"name":"a"}"#,
+    )
+    .await;
+    assert_eq!(wrong_type.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    let no_type = send_body(&router, "/json", None, r#"{"id":1,"name":"a"}"#).await;
+    assert_eq!(no_type.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    let big = format!(r#"{{"id":1,"name":"{}"}}"#, "x".repeat(100));
+    let too_large = send_body(&router, "/json", Some("application/json"), &big).await;
+    assert_eq!(too_large.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(too_large.body.contains("64 bytes"), "{}", too_large.body);
+    assert_eq!(
+        send_body(&router, "/text", None, "héllo").await.body,
+        "5 chars"
+    );
+    assert_eq!(
+        send_body(&router, "/bytes", None, "héllo").await.body,
+        "6 bytes"
+    );
+    assert_eq!(
+        send_body(&router, "/bytes", None, &"x".repeat(65))
+            .await
+            .status,
+        StatusCode::PAYLOAD_TOO_LARGE
+    );
+}
+
+async fn json_body<T: serde::Serialize>(value: T) -> (Option<HeaderValue>, Bytes) {
+    let response = pronghorn::IntoResponse::into_response(Json(value));
+    let content_type = response.headers().get(header::CONTENT_TYPE).cloned();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    (content_type, body)
+}
+
+/// Serialises as the JSON text of `Json(self.0)` answered as a response:
+/// a JSON answer made while another is being made.
+struct Nested(Vec<u32>);
+
+impl serde::Serialize for Nested {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let inner = pronghorn::IntoResponse::into_response(Json(&self.0));
+        let body = futures_util::FutureExt::now_or_never(inner.into_body().collect())
+            .expect("a JSON body is ready at once")
+            .unwrap()
+            .to_bytes();
+        serializer.serialize_str(std::str::from_utf8(&body).unwrap())
+    }
+}
+
+#[tokio::test]
+async fn json_answers_whatever_came_before_and_inside_them() {
+    let item = Item {
+        id: 7,
+        name: "é\"\n".into(),
+    };
+    let (content_type, body) = json_body(&item).await;
+    assert_eq!(content_type.unwrap(), "application/json");
+    assert_eq!(body, serde_json::to_vec(&item).unwrap());
+    // A large answer, then a small one, each whole.
+    let large: Vec<String> = (0..20_000).map(|i| format!("item {i}")).collect();
+    let (_, body) = json_body(&large).await;
+    assert_eq!(body, serde_json::to_vec(&large).unwrap());
+    assert_eq!(json_body([1, 2]).await.1, "[1,2]");
+    // An answer made inside another's serialisation.
+    let nested = json_body(vec![Nested(vec![1, 2]), Nested(vec![])]).await.1;
+    assert_eq!(nested, r#"["[1,2]","[]"]"#);
+    assert_eq!(json_body(Nested(vec![3])).await.1, r#""[3]""#);
+    // An answer that fails to serialise is a 500, and the next is whole.
+    let mut bad = std::collections::HashMap::new();
+    bad.insert(vec![1u8], 1);
+    let failed = pronghorn::IntoResponse::into_response(Json(bad));
+    assert_eq!(failed.status(), StatusCode::INTERNAL_SERVER_ERROR);
+    assert_eq!(json_body("ok").await.1, r#""ok""#);
+}
+
+#[cfg(feature = "axum")]
+#[tokio::test]
+async fn axum_responses_are_accepted() {
+    use pronghorn::handler::Axum;
+    let router = Router::new()
+        .get("/response", || {
+            axum::response::IntoResponse::into_response((StatusCode::CREATED, "from axum"))
+        })
+        .get("/json", || {
+            Axum(axum::Json(serde_json::json!({"ok": true})))
+        })
+        .get("/redirect", || Axum(axum::response::Redirect::to("/json")))
+        .compile()
+        .unwrap();
+    let created = get(&router, "/response").await;
+    assert_eq!(
+        (created.status, created.body.as_str()),
+        (StatusCode::CREATED, "from axum")
+    );
+    let json = get(&router, "/json").await;
+    assert_eq!(
+        (json.status, json.body.as_str()),
+        (StatusCode::OK, r#"{"ok":true}"#)
+    );
+    assert_eq!(json.headers[header::CONTENT_TYPE], "application/json");
+    let redirect = get(&router, "/redirect").await;
+    assert_eq!(
+        (
+            redirect.status,
+            redirect.headers[header::LOCATION].to_str().unwrap()
+        ),
+        (StatusCode::SEE_OTHER, "/json")
+    );
+}

@@ -1,0 +1,120 @@
+//! HEAD, 405 with `Allow`, 404, and OPTIONS (automatic, or answered by a prefix).
+
+use super::*;
+
+#[tokio::test]
+async fn head_405_404_and_options() {
+    let router = Router::new()
+        .get("/g", || "twelve bytes")
+        .post("/g", || "posted")
+        .route(Method::HEAD, "/h", || {
+            (StatusCode::ACCEPTED, "explicit head")
+        })
+        .get("/h", || "get")
+        .any("/a", || "any")
+        .get("/a", || "get a")
+        .delete("/x/{id}", || "deleted")
+        .compile()
+        .unwrap();
+    let head = send(&router, Method::HEAD, "/g").await;
+    assert_eq!(head.status, StatusCode::OK);
+    assert_eq!(head.body, "");
+    assert_eq!(head.headers[header::CONTENT_LENGTH], "12");
+    assert_eq!(
+        head.headers[header::CONTENT_TYPE],
+        "text/plain; charset=utf-8"
+    );
+    assert_eq!(
+        send(&router, Method::HEAD, "/h").await.status,
+        StatusCode::ACCEPTED,
+        "explicit HEAD route"
+    );
+    let head_any = send(&router, Method::HEAD, "/a").await;
+    assert_eq!(
+        (
+            head_any.headers[header::CONTENT_LENGTH].to_str().unwrap(),
+            head_any.body.as_str()
+        ),
+        ("3", ""),
+        "ANY before GET"
+    );
+
+    let not_allowed = send(&router, Method::PUT, "/g").await;
+    assert_eq!(not_allowed.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(not_allowed.headers[header::ALLOW], "GET, POST, HEAD");
+    assert_eq!(get(&router, "/x/1").await.headers[header::ALLOW], "DELETE");
+
+    let missing = get(&router, "/nowhere").await;
+    assert_eq!(
+        (missing.status, missing.body.as_str()),
+        (StatusCode::NOT_FOUND, "Not Found")
+    );
+    assert_eq!(
+        missing.headers[header::CONTENT_TYPE],
+        "text/plain; charset=utf-8"
+    );
+
+    let options = send(&router, Method::OPTIONS, "/g").await;
+    assert_eq!(options.status, StatusCode::NO_CONTENT);
+    assert_eq!(options.headers[header::ALLOW], "GET, POST, HEAD, OPTIONS");
+    assert_eq!(
+        send(&router, Method::OPTIONS, "/nowhere").await.status,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        send(&router, Method::OPTIONS, "/a").await.body,
+        "any",
+        "an ANY route answers OPTIONS"
+    );
+}
+
+#[tokio::test]
+async fn a_cors_prefix_answers_a_preflight() {
+    let router = Router::new()
+        .get("/api/items", || "items")
+        .prefix("/api", |request: Req, _: &mut Route<'_>| {
+            if request.method() == Method::OPTIONS {
+                ControlFlow::Break((
+                    [(header::ACCESS_CONTROL_ALLOW_ORIGIN, "*")],
+                    StatusCode::NO_CONTENT,
+                ))
+            } else {
+                ControlFlow::Continue(request)
+            }
+        })
+        .compile()
+        .unwrap();
+    let preflight = send(&router, Method::OPTIONS, "/api/items").await;
+    assert_eq!(preflight.status, StatusCode::NO_CONTENT);
+    assert_eq!(preflight.headers[header::ACCESS_CONTROL_ALLOW_ORIGIN], "*");
+    assert!(!preflight.headers.contains_key(header::ALLOW));
+}
+
+#[tokio::test]
+async fn head_served_by_get_runs_get_hooks() {
+    let events = Events::default();
+    let router = Router::new()
+        .get("/secret", || "secret")
+        .prefix(
+            Scope::new("/secret").method(Method::GET),
+            |_: Req, _: &mut Route<'_>| {
+                ControlFlow::<StatusCode, Req>::Break(StatusCode::UNAUTHORIZED)
+            },
+        )
+        .prefix(
+            Scope::new("/").method(Method::HEAD),
+            mark(&events, "head hook"),
+        )
+        .compile()
+        .unwrap();
+    let head = send(&router, Method::HEAD, "/secret").await;
+    assert_eq!(
+        head.status,
+        StatusCode::UNAUTHORIZED,
+        "HEAD must not bypass a GET prefix"
+    );
+    assert_eq!(events.take(), ["head hook"]);
+    let get = send(&router, Method::GET, "/secret").await;
+    assert_eq!(get.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(events.take(), Vec::<String>::new(), "a HEAD hook skips GET");
+}
