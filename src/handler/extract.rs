@@ -18,7 +18,7 @@ use bytes::Bytes;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, StatusCode, Uri, request::Parts};
 use http_body_util::{BodyExt, Limited, combinators::Collect};
 
-use super::{IntoResponse, de};
+use super::{IntoResponse, de, response::internal_error};
 use crate::{Body, body::BoxError, params::Params};
 
 /// What the router hands a handler beside the request: the parameters of
@@ -529,7 +529,7 @@ impl<T: Clone + Send + Sync + 'static> FromRequestHead for State<T> {
                     state = std::any::type_name::<T>(),
                     "pronghorn: a handler asked for state the router was not given"
                 );
-                Err((StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error").into_response())
+                Err(internal_error())
             }
         }
     }
@@ -827,7 +827,7 @@ impl<T: serde::Serialize> IntoResponse for Json<T> {
             }
             Err(error) => {
                 error_limited!(%error, "pronghorn: a JSON response could not be serialised");
-                (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error").into_response()
+                internal_error()
             }
         }
     }

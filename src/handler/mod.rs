@@ -36,6 +36,7 @@ use http::{Request, Response};
 pub use self::extract::Json;
 #[cfg(feature = "axum")]
 pub use self::response::Axum;
+pub(crate) use self::response::internal_error;
 pub use self::{
     extract::{
         BodyFuture, FromRequestBody, FromRequestHead, Header, NamedHeader, Path, Query,

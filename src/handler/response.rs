@@ -182,6 +182,12 @@ fn invalid_header(index: usize, count: usize, part: &'static str) -> Response<Bo
         of = count,
         "pronghorn: the {part} of response header {index} (of {count}, counted from 0) is not valid; answering 500"
     );
+    internal_error()
+}
+
+/// The 500 that a failure inside the server becomes: its cause is logged,
+/// never sent.
+pub(crate) fn internal_error() -> Response<Body> {
     (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error").into_response()
 }
 

@@ -30,7 +30,7 @@ use super::{
 use crate::{
     Body, Exchange, RequestHead, Step,
     clock::Clock,
-    handler::{IntoResponse, RouteContext},
+    handler::{IntoResponse, RouteContext, internal_error},
     panic::{log_monitor_panic, panic_message},
     params::{Captures, params_of},
     step::BoxFuture,
@@ -209,10 +209,6 @@ fn fixed_answer(target: &Target) -> Response<Body> {
         }
         _ => (StatusCode::NOT_FOUND, "Not Found").into_response(),
     }
-}
-
-fn internal_error() -> Response<Body> {
-    (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error").into_response()
 }
 
 impl<B: 'static> Pipeline<B> {
