@@ -7,7 +7,7 @@ use tower_layer::Layer;
 use super::Monitor;
 use crate::hook::Custom;
 
-/// Applies a [`MonitorHook`] to the inner service: see the
+/// Applies a [`MonitorHook`](super::MonitorHook) to the inner service: see the
 /// [module docs](crate::monitor).
 ///
 /// The hook is a closure or a [`MonitorHook`](super::MonitorHook); the marker `M` tells

@@ -7,7 +7,7 @@ use tower_layer::Layer;
 use super::Postfix;
 use crate::hook::Custom;
 
-/// Applies a [`PostfixHook`] to the inner service: see the
+/// Applies a [`PostfixHook`](super::PostfixHook) to the inner service: see the
 /// [module docs](crate::postfix).
 ///
 /// The hook is a closure or a [`PostfixHook`](super::PostfixHook); the marker `M` tells

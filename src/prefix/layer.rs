@@ -7,7 +7,7 @@ use tower_layer::Layer;
 use super::Prefix;
 use crate::hook::Custom;
 
-/// Applies a [`PrefixHook`] to the inner service: see the
+/// Applies a [`PrefixHook`](super::PrefixHook) to the inner service: see the
 /// [module docs](crate::prefix).
 ///
 /// The hook is a closure or a [`PrefixHook`](super::PrefixHook); the marker `M` tells

@@ -3,7 +3,7 @@ use std::{fmt, sync::Arc};
 use http::Method;
 
 use super::{
-    hook::{
+    hooks::{
         Erased as ErasedHook, ErasedMonitor, ErasedPostfix, ErasedPrefix, RouteMonitor,
         RoutePostfix, RoutePrefix,
     },
@@ -55,7 +55,7 @@ impl<H: ?Sized> Clone for HookSpec<H> {
 }
 
 /// Builds a routing table of handlers and path-scoped hooks; [`compile`]
-/// validates it into a [`CompiledRouter`].
+/// validates it into a [`CompiledRouter`](super::CompiledRouter).
 ///
 /// `B` is the request body type of the service the router becomes (hyper's
 /// `Incoming`, axum's `Body`, …); it is usually inferred.

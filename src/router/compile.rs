@@ -9,7 +9,7 @@ use http::Method;
 use super::{
     builder::{Endpoint, HookSpec, Router},
     error::RouteError,
-    hook::{ErasedMonitor, ErasedPostfix, ErasedPrefix},
+    hooks::{ErasedMonitor, ErasedPostfix, ErasedPrefix},
     pattern::{Pattern, Segment, match_parts},
     scope::Priority,
     table::Table,

@@ -81,11 +81,12 @@
 mod builder;
 mod compile;
 mod error;
-mod hook;
+mod hooks;
 mod lookup;
 mod pattern;
 mod pipeline;
 mod reload;
+mod route;
 mod scope;
 mod service;
 mod table;
@@ -94,12 +95,13 @@ pub use self::{
     builder::Router,
     compile::CompiledRouter,
     error::{Failure, RouteError},
-    hook::{
-        PostfixOutput, PrefixOutput, Replace, Route, RouteExchange, RouteMonitor, RoutePostfix,
+    hooks::{
+        PostfixOutput, PrefixOutput, Replace, RouteExchange, RouteMonitor, RoutePostfix,
         RoutePrefix,
     },
     pipeline::ResponseFuture,
     reload::Reloadable,
+    route::Route,
     scope::{Priority, Scope},
     service::Match,
 };

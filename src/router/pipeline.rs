@@ -24,8 +24,9 @@ use super::{
     builder::Endpoint,
     compile::{Applied, CompiledRoute, Hook, Inner},
     error::Failure,
-    hook::{Done, ErasedMonitor, ErasedPostfix, ErasedPrefix, PostfixFlow, PrefixFlow, Route},
+    hooks::{Done, ErasedMonitor, ErasedPostfix, ErasedPrefix, PostfixFlow, PrefixFlow},
     lookup::{Target, applied_at, next_hook},
+    route::Route,
 };
 use crate::{
     Body, Exchange, RequestHead, Step,
@@ -36,7 +37,7 @@ use crate::{
     step::BoxFuture,
 };
 
-/// Response future of [`CompiledRouter`].
+/// Response future of [`CompiledRouter`](super::CompiledRouter).
 ///
 /// The router runs a request's pipeline in `call`, as far as its steps
 /// answer synchronously: a fully synchronous request is already answered,

@@ -1,112 +1,17 @@
-//! Path-scoped hooks: what they see ([`Route`]), what they answer, and how
-//! the router stores them.
+//! Path-scoped hooks: the traits closures implement, what they answer,
+//! and the object-safe forms the router stores them as.
 
-use std::{fmt, future::Future, marker::PhantomData, ops::ControlFlow};
+use std::{future::Future, marker::PhantomData, ops::ControlFlow};
 
-use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Response, Uri};
+use http::{Request, Response};
 
-use super::error::Failure;
-use crate::params::{Captures, Params, params_of};
+use super::{error::Failure, route::Route};
 use crate::{
-    Body, Exchange, RequestHead, Step,
+    Body, Exchange, Step,
     handler::IntoResponse,
     hook::{FnAsync, FnEdit, FnStep, FnSync, MonitorOutput},
     step::BoxFuture,
 };
-
-/// What a path-scoped hook sees of the match: the request head, the matched
-/// route's pattern, and the parameters bound along the hook's *own* pattern.
-/// A prefix hook can also stage response headers.
-///
-/// ```
-/// use std::ops::ControlFlow;
-/// use http::{HeaderName, HeaderValue, Request, StatusCode};
-/// use pronghorn::{Router, router::Route};
-/// use tower::ServiceExt;
-///
-/// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() {
-/// let router = Router::<String>::new()
-///     .get("/teams/{team}/members/{id}", || "member")
-///     // The hook's own pattern binds `team`; the route's binds both.
-///     .prefix("/teams/{team}", |_: &mut Request<String>, route: &mut Route<'_>| {
-///         assert_eq!(route.pattern(), Some("/teams/{team}/members/{id}"));
-///         if route.params().get_raw("team") == Some("closed") {
-///             return ControlFlow::Break(StatusCode::FORBIDDEN);
-///         }
-///         let team = HeaderValue::from_str(route.params().get_raw("team").unwrap()).unwrap();
-///         route.stage_header(HeaderName::from_static("x-team"), team);
-///         ControlFlow::Continue(())
-///     })
-///     .compile()
-///     .unwrap();
-///
-/// let request = Request::get("/teams/blue/members/7").body(String::new()).unwrap();
-/// let response = router.clone().oneshot(request).await.unwrap();
-/// assert_eq!(response.headers()["x-team"], "blue");
-///
-/// let request = Request::get("/teams/closed/members/7").body(String::new()).unwrap();
-/// let response = router.oneshot(request).await.unwrap();
-/// assert_eq!(response.status(), StatusCode::FORBIDDEN);
-/// # }
-/// ```
-pub struct Route<'a> {
-    pub(crate) head: &'a RequestHead,
-    pub(crate) pattern: Option<&'a str>,
-    /// The names of the hook's parameters, and what the path bound.
-    pub(crate) names: &'a [Box<str>],
-    pub(crate) captures: &'a Captures,
-    /// Where a prefix stages headers; `None` for other hooks.
-    pub(crate) staged: Option<&'a mut Option<Box<HeaderMap>>>,
-}
-
-impl<'a> Route<'a> {
-    /// The request method.
-    pub fn method(&self) -> &'a Method {
-        self.head.method()
-    }
-
-    /// The request URI.
-    pub fn uri(&self) -> &'a Uri {
-        self.head.uri()
-    }
-
-    /// The request path, still percent-encoded.
-    pub fn path(&self) -> &'a str {
-        self.head.path()
-    }
-
-    /// The pattern of the matched route (`None` where no route matched, as
-    /// for an automatic `OPTIONS` answer).
-    pub fn pattern(&self) -> Option<&'a str> {
-        self.pattern
-    }
-
-    /// The parameters of the hook's own pattern.
-    pub fn params(&self) -> Params<'a> {
-        params_of(self.head, self.names, self.captures)
-    }
-
-    /// Stages a header for the response that goes out, whatever it is —
-    /// an early answer, the handler's response or an error — where it wins
-    /// over a header of the same name. Only prefix hooks stage headers.
-    pub fn stage_header(&mut self, name: HeaderName, value: HeaderValue) {
-        if let Some(staged) = self.staged.as_deref_mut() {
-            staged.get_or_insert_with(Box::default).insert(name, value);
-        }
-    }
-}
-
-impl fmt::Debug for Route<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Route")
-            .field("method", self.method())
-            .field("path", &self.path())
-            .field("pattern", &self.pattern)
-            .field("params", &self.params())
-            .finish()
-    }
-}
 
 /// What a router prefix hook answers: the request to pass on, or a response.
 ///
