@@ -369,5 +369,9 @@ async fn a_flood_of_panics_is_logged_at_a_bounded_rate() {
     }
     // A hundred a second at most: the loop may straddle two seconds.
     let lines = log.take();
-    assert!(lines.len() <= 200, "{} lines for 1,000 panics", lines.len());
+    assert!(
+        (100..=200).contains(&lines.len()),
+        "{} lines for 1,000 panics",
+        lines.len()
+    );
 }

@@ -119,24 +119,34 @@ where
 /// that a log names what went wrong, and where. A subscriber written here,
 /// `tracing`'s trait and nothing more, rather than a formatting crate for
 /// one test helper.
+///
+/// One subscriber is the global default for the whole test binary, and
+/// writes to the capture of the thread the event happens on. Subscribers
+/// set and dropped per test, as `set_default` does, change the interest
+/// `tracing` caches for each call site while other tests log in parallel,
+/// and an event could be lost.
 pub struct Log {
     lines: Arc<Mutex<Vec<String>>>,
-    _default: tracing::subscriber::DefaultGuard,
+}
+
+thread_local! {
+    /// Where this thread's events go, and the spans it has entered,
+    /// innermost last.
+    static CAPTURE: std::cell::RefCell<Option<(Arc<Mutex<Vec<String>>>, Vec<u64>)>> =
+        const { std::cell::RefCell::new(None) };
 }
 
 impl Log {
-    /// Captures from now until dropped.
+    /// Captures this thread's events from now until dropped.
     pub fn capture() -> Self {
+        static INSTALLED: std::sync::Once = std::sync::Once::new();
+        INSTALLED.call_once(|| {
+            tracing::subscriber::set_global_default(Capture::default())
+                .expect("no other global subscriber in the tests");
+        });
         let lines = Arc::new(Mutex::new(Vec::new()));
-        let subscriber = Capture {
-            lines: lines.clone(),
-            spans: Mutex::default(),
-            entered: Mutex::default(),
-        };
-        Self {
-            lines,
-            _default: tracing::subscriber::set_default(subscriber),
-        }
+        CAPTURE.with(|capture| *capture.borrow_mut() = Some((lines.clone(), Vec::new())));
+        Self { lines }
     }
 
     /// The events logged so far, emptied.
@@ -145,12 +155,16 @@ impl Log {
     }
 }
 
+impl Drop for Log {
+    fn drop(&mut self) {
+        CAPTURE.with(|capture| capture.borrow_mut().take());
+    }
+}
+
+#[derive(Default)]
 struct Capture {
-    lines: Arc<Mutex<Vec<String>>>,
     /// The fields of every span made, the span's id being its index + 1.
     spans: Mutex<Vec<String>>,
-    /// The ids of the spans entered, innermost last.
-    entered: Mutex<Vec<u64>>,
 }
 
 /// Fields written out as `name=value `.
@@ -181,29 +195,41 @@ impl tracing::Subscriber for Capture {
     fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
 
     fn event(&self, event: &tracing::Event<'_>) {
-        let mut fields = Fields(String::new());
-        let entered = self.entered.lock().unwrap();
-        if !entered.is_empty() {
-            let spans = self.spans.lock().unwrap();
-            fields.0.push_str("in ");
-            for id in entered.iter() {
-                fields.0.push_str(&spans[*id as usize - 1]);
+        CAPTURE.with(|capture| {
+            let capture = capture.borrow();
+            let Some((lines, entered)) = capture.as_ref() else {
+                return;
+            };
+            let mut fields = Fields(String::new());
+            if !entered.is_empty() {
+                let spans = self.spans.lock().unwrap();
+                fields.0.push_str("in ");
+                for id in entered {
+                    fields.0.push_str(&spans[*id as usize - 1]);
+                }
+                fields.0.push_str(": ");
             }
-            fields.0.push_str(": ");
-        }
-        event.record(&mut fields);
-        self.lines.lock().unwrap().push(fields.0);
+            event.record(&mut fields);
+            lines.lock().unwrap().push(fields.0);
+        });
     }
 
     fn enter(&self, span: &tracing::span::Id) {
-        self.entered.lock().unwrap().push(span.into_u64());
+        CAPTURE.with(|capture| {
+            if let Some((_, entered)) = capture.borrow_mut().as_mut() {
+                entered.push(span.into_u64());
+            }
+        });
     }
 
     fn exit(&self, span: &tracing::span::Id) {
-        let mut entered = self.entered.lock().unwrap();
-        if let Some(at) = entered.iter().rposition(|id| *id == span.into_u64()) {
-            entered.remove(at);
-        }
+        CAPTURE.with(|capture| {
+            if let Some((_, entered)) = capture.borrow_mut().as_mut() {
+                if let Some(at) = entered.iter().rposition(|id| *id == span.into_u64()) {
+                    entered.remove(at);
+                }
+            }
+        });
     }
 }
 
