@@ -114,14 +114,12 @@ impl<B> fmt::Debug for ResponseFuture<B> {
     }
 }
 
-/// Which hook lists a request runs.
-enum Lists {
-    Route,
-    /// Hooks found by matching the path (404, 405, automatic OPTIONS).
-    Found {
-        prefixes: Box<[Applied]>,
-        monitors: Box<[Applied]>,
-    },
+/// The hooks a request that no route answers runs (404, 405, automatic
+/// OPTIONS, 426), found by matching its path; a route's own were settled
+/// when the router was compiled.
+struct Found {
+    prefixes: Box<[Applied]>,
+    monitors: Box<[Applied]>,
 }
 
 /// Where a request's run stands: the step it runs (with the position of
@@ -175,7 +173,7 @@ enum Pending<B> {
 pub(super) struct Pipeline<B> {
     pub(super) head: RequestHead,
     target: Target,
-    lists: Lists,
+    found: Option<Found>,
     captures: Captures,
     /// The parameters of the hook being run; reused from hook to hook.
     hook_captures: Captures,
@@ -228,7 +226,7 @@ impl<B: 'static> Pipeline<B> {
         let mut pipeline = Self {
             head: RequestHead::of(&request),
             target: Target::NotFound,
-            lists: Lists::Route,
+            found: None,
             captures: Captures::new(),
             hook_captures: Captures::new(),
             request: Some(request),
@@ -282,7 +280,7 @@ impl<B: 'static> Pipeline<B> {
                         Box::new([])
                     }
                 };
-                pipeline.lists = Lists::Found { prefixes, monitors };
+                pipeline.found = Some(Found { prefixes, monitors });
                 monitored
             }
         };
@@ -431,12 +429,12 @@ impl<B: 'static> Pipeline<B> {
         kind: HookKind,
         from: usize,
     ) -> Option<(usize, &'r Hook<H>)> {
-        let list: &[Applied] = match (&self.lists, route, kind) {
-            (Lists::Route, Some(route), HookKind::Prefix) => &route.prefixes,
-            (Lists::Route, Some(route), HookKind::Postfix) => &route.postfixes,
-            (Lists::Route, Some(route), HookKind::Monitor) => &route.monitors,
-            (Lists::Found { prefixes, .. }, _, HookKind::Prefix) => prefixes,
-            (Lists::Found { monitors, .. }, _, HookKind::Monitor) => monitors,
+        let list: &[Applied] = match (route, &self.found, kind) {
+            (Some(route), _, HookKind::Prefix) => &route.prefixes,
+            (Some(route), _, HookKind::Postfix) => &route.postfixes,
+            (Some(route), _, HookKind::Monitor) => &route.monitors,
+            (None, Some(found), HookKind::Prefix) => &found.prefixes,
+            (None, Some(found), HookKind::Monitor) => &found.monitors,
             _ => &[],
         };
         let (index, hook) = next_hook(
