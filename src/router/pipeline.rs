@@ -454,6 +454,8 @@ impl<B: 'static> Pipeline<B> {
     }
 
     /// Polls the pending step; once it answers, applies its answer.
+    // Out of line: a synchronous request never comes here.
+    #[inline(never)]
     fn poll_pending(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         match &mut self.pending {
             Pending::None => {}
