@@ -353,10 +353,12 @@ impl<B: 'static> Pipeline<B> {
         }
     }
 
-    /// The state machine: each turn runs one stage, moving `self.stage`
-    /// on, or leaves a step's future in `self.pending`, polled first on the
-    /// next turn. A hook stage runs its hooks for as long as they let the
-    /// request or the response through at once.
+    /// The state machine. Each turn polls the step left pending, if any,
+    /// then runs the stages from the one the run stands at, in their order:
+    /// a hook stage runs its hooks for as long as they let the request or
+    /// the response through at once. A step that suspends leaves its future
+    /// in `self.pending` and ends the turn; an early answer moves the run
+    /// to the finish.
     fn steps(&mut self, router: &Inner<B>, cx: &mut Context<'_>) -> Poll<()> {
         let route = match self.target {
             Target::Route { id, .. } => Some(&router.routes[id]),
@@ -367,53 +369,51 @@ impl<B: 'static> Pipeline<B> {
             if !matches!(self.pending, Pending::None) {
                 ready!(self.poll_pending(cx));
             }
-            match self.stage {
-                Stage::Prefix(mut from) => {
-                    while let Some((index, hook)) =
-                        self.next(&router.prefixes, route, HookKind::Prefix, from)
-                    {
-                        from = index + 1;
-                        if !self.prefix(hook, pattern) {
-                            continue 'turn;
-                        }
-                    }
-                    self.stage = Stage::Handler;
-                }
-                Stage::Handler => {
-                    if self.handler(router, route, cx).is_pending() {
-                        // The handler's future has just been polled with `cx`.
-                        return Poll::Pending;
+            // The stages in their order: each runs when the run stands
+            // there, and a stage that ends moves the run on to the next.
+            if let Stage::Prefix(mut from) = self.stage {
+                while let Some((index, hook)) =
+                    self.next(&router.prefixes, route, HookKind::Prefix, from)
+                {
+                    from = index + 1;
+                    if !self.prefix(hook, pattern) {
+                        continue 'turn;
                     }
                 }
-                Stage::Postfix(mut from) => {
-                    while let Some((index, hook)) =
-                        self.next(&router.postfixes, route, HookKind::Postfix, from)
-                    {
-                        from = index + 1;
-                        if !self.postfix(hook, pattern) {
-                            continue 'turn;
-                        }
-                    }
-                    self.stage = Stage::Finish;
-                }
-                Stage::Finish => {
-                    self.stage = Stage::Monitor(0);
-                    let response = self.response.as_mut().expect("a step answered");
-                    finish(response, self.staged.take(), self.head.method());
-                }
-                Stage::Monitor(mut from) => {
-                    while let Some((index, hook)) =
-                        self.next(&router.monitors, route, HookKind::Monitor, from)
-                    {
-                        from = index + 1;
-                        if !self.monitor(hook, pattern) {
-                            continue 'turn;
-                        }
-                    }
-                    self.stage = Stage::Done;
-                }
-                Stage::Done => return Poll::Ready(()),
+                self.stage = Stage::Handler;
             }
+            if self.stage == Stage::Handler && self.handler(router, route, cx).is_pending() {
+                // The handler's future has just been polled with `cx`.
+                return Poll::Pending;
+            }
+            if let Stage::Postfix(mut from) = self.stage {
+                while let Some((index, hook)) =
+                    self.next(&router.postfixes, route, HookKind::Postfix, from)
+                {
+                    from = index + 1;
+                    if !self.postfix(hook, pattern) {
+                        continue 'turn;
+                    }
+                }
+                self.stage = Stage::Finish;
+            }
+            if self.stage == Stage::Finish {
+                self.stage = Stage::Monitor(0);
+                let response = self.response.as_mut().expect("a step answered");
+                finish(response, self.staged.take(), self.head.method());
+            }
+            if let Stage::Monitor(mut from) = self.stage {
+                while let Some((index, hook)) =
+                    self.next(&router.monitors, route, HookKind::Monitor, from)
+                {
+                    from = index + 1;
+                    if !self.monitor(hook, pattern) {
+                        continue 'turn;
+                    }
+                }
+                self.stage = Stage::Done;
+            }
+            return Poll::Ready(());
         }
     }
 
