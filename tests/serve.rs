@@ -1169,3 +1169,59 @@ async fn an_http2_client_that_answers_no_ping_is_closed() {
     assert!(types.contains(&7), "no go-away in {types:?}");
     server.stop().await;
 }
+
+/// Graceful shutdown waits for WebSocket handlers: hyper hands an upgraded
+/// connection over and forgets it, and the server returns only once the
+/// handler, told `1001` and answered by the client, has ended.
+#[tokio::test]
+async fn shutdown_waits_for_websocket_handlers_to_end() {
+    let ended = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = ended.clone();
+    let router = Router::new()
+        .websocket("/ws", move |mut socket: WebSocket, _: RouteParams| {
+            let flag = flag.clone();
+            async move {
+                while let Some(Ok(message)) = socket.next().await {
+                    if message.is_text() && socket.send(message).await.is_err() {
+                        break;
+                    }
+                }
+                flag.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+        })
+        .compile()
+        .unwrap();
+    let server = Server::start(router, |server| {
+        server.shutdown_timeout(Duration::from_secs(30))
+    })
+    .await;
+    let stream = TcpStream::connect(server.address).await.unwrap();
+    let (mut socket, _) =
+        tokio_tungstenite::client_async(format!("ws://{}/ws", server.address), stream)
+            .await
+            .unwrap();
+    socket.send(Message::text("hi")).await.unwrap();
+    assert_eq!(
+        socket.next().await.unwrap().unwrap().into_text().unwrap(),
+        "hi"
+    );
+    // The client reads on, and answers the server's close frame.
+    let client = tokio::spawn(async move {
+        let mut close = None;
+        while let Some(Ok(message)) = socket.next().await {
+            if let Message::Close(frame) = message {
+                close = frame;
+            }
+        }
+        close
+    });
+    tokio::time::timeout(Duration::from_secs(10), server.stop())
+        .await
+        .expect("the server returns once the handler has ended");
+    assert!(
+        ended.load(std::sync::atomic::Ordering::SeqCst),
+        "the server returned before the WebSocket handler ended"
+    );
+    let close = client.await.unwrap().expect("a close frame");
+    assert_eq!(close.code, CloseCode::Away);
+}

@@ -6,7 +6,7 @@ use std::{
     pin::Pin,
     sync::{
         Arc,
-        atomic::{AtomicBool, Ordering},
+        atomic::{AtomicBool, AtomicUsize, Ordering},
     },
     task::{Context, Poll, Waker},
 };
@@ -23,6 +23,11 @@ pub(super) struct Shutdown {
     /// Wakes every connection that waits; each takes its [`OwnedNotified`]
     /// before it is spawned, so none misses the signal.
     notify: Arc<Notify>,
+    /// Upgraded connections (WebSockets) still open: hyper hands them over
+    /// and forgets them, so they are counted here for shutdown to wait on.
+    upgraded: AtomicUsize,
+    /// Woken when the last upgraded connection closes.
+    upgraded_closed: Notify,
 }
 
 impl Shutdown {
@@ -34,6 +39,17 @@ impl Shutdown {
     /// Whether the signal came.
     fn is_signalled(&self) -> bool {
         self.signalled.load(Ordering::SeqCst)
+    }
+
+    /// Returns once no upgraded connection is open.
+    pub(super) async fn upgraded_closed(&self) {
+        loop {
+            let closed = self.upgraded_closed.notified();
+            if self.upgraded.load(Ordering::SeqCst) == 0 {
+                return;
+            }
+            closed.await;
+        }
     }
 }
 
@@ -47,8 +63,11 @@ pub(crate) struct ShutdownHandle(pub(super) Arc<Shutdown>);
 
 #[cfg(feature = "ws")]
 impl ShutdownHandle {
-    /// A future-like watch of the signal, registered from now on.
+    /// A future-like watch of the signal, registered from now on; while
+    /// it lives, graceful shutdown waits for it to be dropped (until the
+    /// shutdown deadline).
     pub(crate) fn watch(&self) -> ShutdownWatch {
+        self.0.upgraded.fetch_add(1, Ordering::SeqCst);
         ShutdownWatch {
             notified: Box::pin(Arc::clone(&self.0.notify).notified_owned()),
             shutdown: Arc::clone(&self.0),
@@ -70,6 +89,15 @@ impl ShutdownWatch {
     /// it does.
     pub(crate) fn poll_signalled(&mut self, cx: &mut Context<'_>) -> bool {
         self.shutdown.is_signalled() || self.notified.as_mut().poll(cx).is_ready()
+    }
+}
+
+#[cfg(feature = "ws")]
+impl Drop for ShutdownWatch {
+    fn drop(&mut self) {
+        if self.shutdown.upgraded.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.shutdown.upgraded_closed.notify_waiters();
+        }
     }
 }
 

@@ -82,7 +82,7 @@ pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// | size of a request's head (431 over it; HTTP/2: the header list) | 64 KiB | [`max_header_size`](Serve::max_header_size) |
 /// | number of a request's headers (431 over it) | 100 | [`max_headers`](Serve::max_headers) |
 /// | answers to pipelined requests held back to be written together | 64 KiB | [`pipeline_buffer`](Serve::pipeline_buffer) |
-/// | graceful shutdown: time for the connections to finish before they are closed (WebSockets are sent a 1001 close frame at the signal) | 30 s | [`shutdown_timeout`](Serve::shutdown_timeout) |
+/// | graceful shutdown: time for the connections, and the WebSocket handlers, to finish before the server returns (WebSockets are sent a 1001 close frame at the signal; connections still open are closed) | 30 s | [`shutdown_timeout`](Serve::shutdown_timeout) |
 ///
 /// The body of a request is limited by the service: the router's
 /// [body limit](crate::Router::body_limit) (413 over it, also before
@@ -248,7 +248,8 @@ impl<S> Serve<S> {
     }
 
     /// After a graceful shutdown's signal, how long the connections have to
-    /// finish their requests (default 30 s); those still open then — a
+    /// finish their requests, and WebSocket handlers to end after their
+    /// 1001 close frame (default 30 s); connections still open then — a
     /// response that streams for ever, a body that never arrives — are
     /// closed, and the server returns.
     pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
@@ -476,7 +477,11 @@ where
     }
     drop(listener);
     shutdown.signal();
-    let finished = async { while connections.join_next().await.is_some() {} };
+    // The connections, then the upgraded connections they handed over.
+    let finished = async {
+        while connections.join_next().await.is_some() {}
+        shutdown.upgraded_closed().await;
+    };
     if tokio::time::timeout(limits.shutdown_timeout, finished)
         .await
         .is_err()
