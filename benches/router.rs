@@ -33,9 +33,7 @@ fn lookup(c: &mut Criterion) {
         let routes = patterns(size);
         let pronghorn = routes
             .iter()
-            .fold(Router::<()>::new(), |router, route| {
-                router.get(route, || "")
-            })
+            .fold(Router::new(), |router, route| router.get(route, || ""))
             .compile()
             .unwrap();
         let mut matchit = matchit::Router::new();
@@ -103,11 +101,9 @@ fn reload(c: &mut Criterion) {
     }
 
     let routes = || {
-        patterns(100)
-            .iter()
-            .fold(Router::<Empty<Bytes>>::new(), |router, route| {
-                router.get(route, || "resource")
-            })
+        patterns(100).iter().fold(Router::new(), |router, route| {
+            router.get(route, || "resource")
+        })
     };
     let mut direct = routes().compile().unwrap();
     let mut reloadable = Reloadable::new(routes()).unwrap();

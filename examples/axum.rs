@@ -23,7 +23,7 @@ use pronghorn::{
 use tower_http::compression::CompressionLayer;
 
 /// The pronghorn part: routes for `/users/{id}` and a fallback.
-pub fn pronghorn_api() -> CompiledRouter<AxumBody> {
+pub fn pronghorn_api() -> CompiledRouter {
     Router::new()
         .get("/users/{id}", |Path(id): Path<u64>| {
             format!("pronghorn user {id}")
@@ -34,7 +34,7 @@ pub fn pronghorn_api() -> CompiledRouter<AxumBody> {
         .expect("the routes are valid")
 }
 
-pub fn pronghorn_fallback() -> CompiledRouter<AxumBody> {
+pub fn pronghorn_fallback() -> CompiledRouter {
     Router::new()
         .any("/{*path}", |Path(path): Path<String>| {
             (StatusCode::NOT_FOUND, format!("no page at /{path}"))

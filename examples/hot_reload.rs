@@ -9,16 +9,15 @@
 
 use std::time::Duration;
 
-use hyper::body::Incoming;
 use pronghorn::{Router, router::Reloadable, serve};
 
 /// The module registered under `clock` at tick `n`.
-pub fn clock(n: u64) -> Router<Incoming> {
+pub fn clock(n: u64) -> Router {
     Router::new().get("/time", move || format!("tick {n}\n"))
 }
 
 /// The application: also used by the examples' test.
-pub fn app() -> Reloadable<Incoming> {
+pub fn app() -> Reloadable {
     let base = Router::new().get("/", || "routes change while I serve\n");
     let app = Reloadable::new(base).expect("the routes are valid");
     app.register("clock", clock(0)).expect("the module fits");
@@ -26,7 +25,7 @@ pub fn app() -> Reloadable<Incoming> {
 }
 
 /// Replaces the clock module with the one for tick `n`.
-pub fn tick(app: &Reloadable<Incoming>, n: u64) {
+pub fn tick(app: &Reloadable, n: u64) {
     app.replace("clock", clock(n)).expect("the module fits");
 }
 

@@ -17,7 +17,6 @@
 use std::{ops::ControlFlow, time::Duration};
 
 use http::{HeaderValue, Request, Response, StatusCode, header};
-use hyper::body::Incoming;
 use pronghorn::{
     Body, CompiledRouter, Router,
     handler::{Json, Path},
@@ -38,7 +37,7 @@ struct NewUser {
 }
 
 /// The application: also used by the examples' test.
-pub fn app() -> CompiledRouter<Incoming> {
+pub fn app() -> CompiledRouter {
     Router::new()
         // A static route: found by comparing its bytes, with no allocation.
         .get("/", || "Hello from pronghorn\n")
@@ -63,7 +62,7 @@ pub fn app() -> CompiledRouter<Incoming> {
         // Prefix: everything under /admin needs the token.
         .prefix(
             Scope::new("/admin").priority(Priority::HIGH),
-            |request: Request<Incoming>, _: &mut Route<'_>| {
+            |request: Request<Body>, _: &mut Route<'_>| {
                 let authorized = request.headers().get(header::AUTHORIZATION)
                     == Some(&HeaderValue::from_static("Bearer let-me-in"));
                 if authorized {

@@ -9,14 +9,13 @@
 use std::{convert::Infallible, time::Duration};
 
 use futures_util::{StreamExt, stream};
-use hyper::body::Incoming;
 use pronghorn::{
     CompiledRouter, Router, serve,
     sse::{Event, Sse},
 };
 
 /// The application: also used by the examples' test.
-pub fn app(interval: Duration) -> CompiledRouter<Incoming> {
+pub fn app(interval: Duration) -> CompiledRouter {
     Router::new()
         .get("/ticks", move || {
             let ticks = stream::unfold(0u32, move |n| async move {

@@ -10,9 +10,8 @@ use std::ops::ControlFlow;
 
 use futures_util::{SinkExt, StreamExt};
 use http::{Request, StatusCode};
-use hyper::body::Incoming;
 use pronghorn::{
-    CompiledRouter, Router,
+    Body, CompiledRouter, Router,
     handler::RouteParams,
     router::{Route, RouteExchange},
     serve,
@@ -20,7 +19,7 @@ use pronghorn::{
 };
 
 /// The application: also used by the examples' test.
-pub fn app() -> CompiledRouter<Incoming> {
+pub fn app() -> CompiledRouter {
     Router::new()
         .websocket(
             "/echo",
@@ -38,7 +37,7 @@ pub fn app() -> CompiledRouter<Incoming> {
             },
         )
         // Runs before the handshake: a refusal is a normal HTTP response.
-        .prefix("/echo", |request: Request<Incoming>, _: &mut Route<'_>| {
+        .prefix("/echo", |request: Request<Body>, _: &mut Route<'_>| {
             if request.uri().query() == Some("token=secret") {
                 ControlFlow::Continue(request)
             } else {

@@ -1,5 +1,6 @@
-//! [`Body`]: the response body of the router — empty, one buffer, or a
-//! stream. Only a stream allocates.
+//! [`Body`]: the body of every request and response inside the router —
+//! empty, one buffer, hyper's request body, or a stream. Only a stream
+//! allocates.
 
 use std::{
     any::Any,
@@ -45,6 +46,9 @@ pub struct Body {
 enum Kind {
     Empty,
     Full(Option<Bytes>),
+    /// A request body as hyper reads it, kept as it is.
+    #[cfg(feature = "server")]
+    Incoming(hyper::body::Incoming),
     Stream(Pin<Box<dyn http_body::Body<Data = Bytes, Error = BoxError> + Send>>),
 }
 
@@ -70,7 +74,8 @@ impl Body {
 
     /// Any other body: kept as it is if it already is a `Body`, stored
     /// inline if it is an `http_body_util::Full<Bytes>`, an
-    /// `http_body_util::Empty<Bytes>` or a `String`, boxed otherwise.
+    /// `http_body_util::Empty<Bytes>`, a `String` or hyper's `Incoming`
+    /// (feature `server`), boxed otherwise.
     ///
     /// ```
     /// use bytes::Bytes;
@@ -113,6 +118,15 @@ impl Body {
         };
         let body = match downcast::<Empty<Bytes>, _>(body) {
             Ok(_) => return Self::empty(),
+            Err(body) => body,
+        };
+        #[cfg(feature = "server")]
+        let body = match downcast::<hyper::body::Incoming, _>(body) {
+            Ok(incoming) => {
+                return Self {
+                    kind: Kind::Incoming(incoming),
+                };
+            }
             Err(body) => body,
         };
         Self {
@@ -163,6 +177,8 @@ impl fmt::Debug for Body {
                 .debug_tuple("Body::Full")
                 .field(&data.as_ref().map_or(0, Bytes::len))
                 .finish(),
+            #[cfg(feature = "server")]
+            Kind::Incoming(_) => f.write_str("Body::Incoming"),
             Kind::Stream(_) => f.write_str("Body::Stream"),
         }
     }
@@ -199,6 +215,8 @@ impl http_body::Body for Body {
         match &mut self.kind {
             Kind::Empty => Poll::Ready(None),
             Kind::Full(data) => Poll::Ready(data.take().map(|data| Ok(Frame::data(data)))),
+            #[cfg(feature = "server")]
+            Kind::Incoming(incoming) => Pin::new(incoming).poll_frame(cx).map_err(Into::into),
             Kind::Stream(stream) => stream.as_mut().poll_frame(cx),
         }
     }
@@ -208,6 +226,8 @@ impl http_body::Body for Body {
         match &self.kind {
             Kind::Empty => true,
             Kind::Full(data) => data.is_none(),
+            #[cfg(feature = "server")]
+            Kind::Incoming(incoming) => incoming.is_end_stream(),
             Kind::Stream(stream) => stream.is_end_stream(),
         }
     }
@@ -217,6 +237,8 @@ impl http_body::Body for Body {
         match &self.kind {
             Kind::Empty => SizeHint::with_exact(0),
             Kind::Full(data) => SizeHint::with_exact(data.as_ref().map_or(0, |d| d.len() as u64)),
+            #[cfg(feature = "server")]
+            Kind::Incoming(incoming) => incoming.size_hint(),
             Kind::Stream(stream) => stream.size_hint(),
         }
     }

@@ -94,6 +94,41 @@
 //! # }
 //! ```
 //!
+//! # Testing
+//!
+//! A [`CompiledRouter`] is a `Service` for requests with any body, so an
+//! application is tested in-process, without a socket: build the router
+//! the server runs, and send it requests with `tower::ServiceExt::oneshot`.
+//! Hooks and handlers see the body as pronghorn's [`Body`] whatever type
+//! the test sends.
+//!
+//! ```
+//! use http::{Request, StatusCode};
+//! use http_body_util::BodyExt;
+//! use pronghorn::{CompiledRouter, Router, handler::Json};
+//! use tower::ServiceExt;
+//!
+//! /// The application, as `main` serves it.
+//! fn app() -> CompiledRouter {
+//!     Router::new()
+//!         .post("/echo", |Json(value): Json<serde_json::Value>| Json(value))
+//!         .compile()
+//!         .expect("valid routes")
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let request = Request::post("/echo")
+//!     .header("content-type", "application/json")
+//!     .body(r#"{"id":7}"#.to_owned())
+//!     .unwrap();
+//! let response = app().oneshot(request).await.unwrap();
+//! assert_eq!(response.status(), StatusCode::OK);
+//! let body = response.into_body().collect().await.unwrap().to_bytes();
+//! assert_eq!(body, r#"{"id":7}"#);
+//! # }
+//! ```
+//!
 //! # Logging
 //!
 //! pronghorn logs with [`tracing`], and only what a response cannot tell:

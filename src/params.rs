@@ -71,7 +71,7 @@ impl fmt::Debug for Captures {
 /// use http::Method;
 /// use pronghorn::Router;
 ///
-/// let router = Router::<String>::new().get("/files/{dir}/{name}.{ext}", || "").compile().unwrap();
+/// let router = Router::new().get("/files/{dir}/{name}.{ext}", || "").compile().unwrap();
 /// let found = router.at(&Method::GET, "/files/my%20docs/report.tar.gz").unwrap();
 /// let params = found.params();
 /// assert_eq!(params.get_raw("dir"), Some("my%20docs"));

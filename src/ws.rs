@@ -180,7 +180,7 @@ impl Sink<Message> for WebSocket {
 /// use hyper::body::Incoming;
 /// use pronghorn::{Router, ws::{Limits, WebSocket}, handler::RouteParams};
 ///
-/// let router = Router::<Incoming>::new()
+/// let router = Router::new()
 ///     .websocket("/upload", |_: WebSocket, _: RouteParams| async {})
 ///     .websocket_limits(Limits::default().max_message_size(16 * 1024 * 1024))
 ///     .compile()
@@ -263,8 +263,8 @@ pub(crate) fn is_upgrade(headers: &HeaderMap) -> bool {
 
 /// Completes the handshake: answers 101 and hands the upgraded connection
 /// to `handler` on a new task; or answers 400 for a malformed handshake.
-pub(crate) fn handshake<B>(
-    mut request: Request<B>,
+pub(crate) fn handshake(
+    mut request: Request<Body>,
     params: RouteParams,
     handler: Arc<ErasedWebSocket>,
     limits: Limits,

@@ -11,6 +11,9 @@ mod axum_example;
 #[path = "../examples/hot_reload.rs"]
 mod hot_reload;
 #[allow(dead_code)]
+#[path = "../examples/quickstart.rs"]
+mod quickstart;
+#[allow(dead_code)]
 #[path = "../examples/streaming.rs"]
 mod streaming;
 #[allow(dead_code)]
@@ -264,4 +267,101 @@ async fn axum_app_with_pronghorn_inside_and_around() {
         "gzip",
         "tower-http compression around pronghorn"
     );
+}
+
+// ---- each example's app, in-process: `oneshot` with a `String` body ----
+
+/// Answers `request` in-process, with its status and body text.
+async fn oneshot<S, B>(service: S, request: Request<String>) -> (http::response::Parts, String)
+where
+    S: tower::Service<Request<String>, Response = http::Response<B>>,
+    S::Error: std::fmt::Debug,
+    B: http_body::Body,
+    B::Error: std::fmt::Debug,
+{
+    use tower::ServiceExt;
+    let response = service.oneshot(request).await.unwrap();
+    let (parts, body) = response.into_parts();
+    let body = body.collect().await.unwrap().to_bytes();
+    (parts, String::from_utf8_lossy(&body).into_owned())
+}
+
+#[tokio::test]
+async fn quickstart_app_answers_in_process() {
+    let app = quickstart::app();
+    let (parts, body) = oneshot(app.clone(), Request::get("/").body(String::new()).unwrap()).await;
+    assert_eq!(
+        (parts.status, body.as_str()),
+        (StatusCode::OK, "Hello from pronghorn\n")
+    );
+    assert_eq!(parts.headers[header::SERVER], "pronghorn");
+    let post = Request::post("/users")
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(r#"{"name":"Ada"}"#.to_owned())
+        .unwrap();
+    let (parts, body) = oneshot(app.clone(), post).await;
+    assert_eq!(
+        (parts.status, body.as_str()),
+        (StatusCode::CREATED, r#"{"id":42,"name":"Ada"}"#)
+    );
+    let anonymous = Request::get("/admin/stats").body(String::new()).unwrap();
+    assert_eq!(
+        oneshot(app, anonymous).await.0.status,
+        StatusCode::UNAUTHORIZED
+    );
+}
+
+#[tokio::test]
+async fn websocket_app_refuses_a_request_without_its_token_in_process() {
+    let request = Request::get("/echo")
+        .header(header::CONNECTION, "upgrade")
+        .header(header::UPGRADE, "websocket")
+        .header(header::SEC_WEBSOCKET_VERSION, "13")
+        .header(header::SEC_WEBSOCKET_KEY, "dGhlIHNhbXBsZSBub25jZQ==")
+        .body(String::new())
+        .unwrap();
+    assert_eq!(
+        oneshot(websocket::app(), request).await.0.status,
+        StatusCode::UNAUTHORIZED
+    );
+}
+
+#[tokio::test]
+async fn streaming_app_sends_its_events_in_process() {
+    let request = Request::get("/ticks").body(String::new()).unwrap();
+    let (parts, body) = oneshot(streaming::app(Duration::ZERO), request).await;
+    assert_eq!(parts.headers[header::CONTENT_TYPE], "text/event-stream");
+    assert_eq!(body.matches("event: tick").count(), 5, "{body}");
+}
+
+#[tokio::test]
+async fn hot_reload_app_changes_routes_in_process() {
+    let app = hot_reload::app();
+    let time = || Request::get("/time").body(String::new()).unwrap();
+    assert_eq!(oneshot(app.clone(), time()).await.1, "tick 0\n");
+    hot_reload::tick(&app, 1);
+    assert_eq!(oneshot(app, time()).await.1, "tick 1\n");
+}
+
+#[tokio::test]
+async fn axum_app_answers_in_process() {
+    let request = |path: &str| Request::get(path).body(axum::body::Body::empty()).unwrap();
+    let (parts, body) = oneshot_axum(axum_example::app(), request("/api/users/7")).await;
+    assert_eq!(
+        (parts.status, body.as_str()),
+        (StatusCode::OK, "pronghorn user 7")
+    );
+    let (parts, _) = oneshot_axum(axum_example::app(), request("/axum/private")).await;
+    assert_eq!(parts.status, StatusCode::FORBIDDEN);
+}
+
+async fn oneshot_axum(
+    app: axum::Router,
+    request: Request<axum::body::Body>,
+) -> (http::response::Parts, String) {
+    use tower::ServiceExt;
+    let response = app.oneshot(request).await.unwrap();
+    let (parts, body) = response.into_parts();
+    let body = body.collect().await.unwrap().to_bytes();
+    (parts, String::from_utf8_lossy(&body).into_owned())
 }

@@ -15,7 +15,6 @@ use std::{
 use bytes::Bytes;
 use http::{Request, Response, StatusCode, header};
 use http_body_util::{BodyExt, Empty};
-use hyper::body::Incoming;
 use pronghorn::{
     Body, Router,
     router::{Route, RouteExchange},
@@ -74,7 +73,7 @@ async fn a_panic_storm_answers_every_request_and_keeps_memory_stable() {
     quiet_storm_panics();
     let monitored = Arc::new(AtomicUsize::new(0));
     let seen = monitored.clone();
-    let router = Router::<Incoming>::new()
+    let router = Router::new()
         .get("/prefix", || "unreachable")
         .get("/handler", || -> &'static str { panic!("storm: handler") })
         .get("/async-handler", || async {
@@ -88,9 +87,7 @@ async fn a_panic_storm_answers_every_request_and_keeps_memory_stable() {
         .get("/monitor", || "fine")
         .prefix(
             "/prefix",
-            |_: Request<Incoming>, _: &mut Route<'_>| -> Request<Incoming> {
-                panic!("storm: prefix")
-            },
+            |_: Request<Body>, _: &mut Route<'_>| -> Request<Body> { panic!("storm: prefix") },
         )
         .postfix(
             "/postfix",
@@ -176,7 +173,7 @@ async fn graceful_shutdown_loses_no_request_in_flight() {
     let release = Arc::new(Notify::new());
     let arrived = Arc::new(AtomicUsize::new(0));
     let (gate, count) = (release.clone(), arrived.clone());
-    let router = Router::<Incoming>::new()
+    let router = Router::new()
         .get("/slow/{n}", move || {
             let (gate, count) = (gate.clone(), count.clone());
             async move {
@@ -222,10 +219,7 @@ async fn graceful_shutdown_loses_no_request_in_flight() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn slowloris_connections_are_closed_without_delaying_others() {
     let timeout = Duration::from_millis(1500);
-    let router = Router::<Incoming>::new()
-        .get("/", || "ok")
-        .compile()
-        .unwrap();
+    let router = Router::new().get("/", || "ok").compile().unwrap();
     let address =
         common::serve_on_loopback(router, |server| server.header_read_timeout(timeout)).await;
 
@@ -288,10 +282,7 @@ impl Occurrences {
 async fn a_pipelining_client_that_never_reads_holds_bounded_memory_and_gets_every_answer() {
     use std::io::{Read, Write};
 
-    let router = Router::<Incoming>::new()
-        .get("/", || "ok")
-        .compile()
-        .unwrap();
+    let router = Router::new().get("/", || "ok").compile().unwrap();
     let address = common::serve_on_loopback(router, |server| server).await;
     let before = resident_kib();
 

@@ -15,7 +15,6 @@ use std::{
 
 use bytes::Bytes;
 use http::{Request, StatusCode};
-use hyper::body::Incoming;
 use pronghorn::{
     Body, Router,
     handler::{Json, Path},
@@ -42,7 +41,7 @@ impl Drop for DropCounter {
 async fn start() -> App {
     let dropped_streams = Arc::new(AtomicUsize::new(0));
     let dropped = dropped_streams.clone();
-    let router = Router::<Incoming>::new()
+    let router = Router::new()
         .get("/hello", || "hello")
         .get("/param/{value}", |Path(value): Path<String>| {
             format!("value={value}")
@@ -410,7 +409,7 @@ fn requests_built_in_process_with_odd_paths_never_panic() {
     // Paths hyper would refuse never reach a server, but a router behind
     // another front end may see them: every one gets an answer.
     use tower::ServiceExt;
-    let router = Router::<String>::new()
+    let router = Router::new()
         .get("/a/{x}", |Path(x): Path<String>| x)
         .get("/b/{*rest}", || "rest")
         .get("/c/{a}.{b}", || "dots")
@@ -436,7 +435,7 @@ fn requests_built_in_process_with_odd_paths_never_panic() {
 
 #[tokio::test]
 async fn the_header_limits_are_settings_and_hyper_s_uri_limit_answers_414() {
-    let router = Router::<Incoming>::new()
+    let router = Router::new()
         .get("/{*path}", |Path(path): Path<String>| {
             format!("{} bytes", path.len())
         })

@@ -14,7 +14,6 @@ use std::{
 use bytes::Bytes;
 use http::{Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Empty};
-use hyper::body::Incoming;
 use pronghorn::{
     Body, Router,
     router::{Reloadable, Route, RouteExchange},
@@ -22,7 +21,7 @@ use pronghorn::{
 use tokio::net::TcpListener;
 use tower::ServiceExt;
 
-fn table(name: &'static str) -> Router<Incoming> {
+fn table(name: &'static str) -> Router {
     Router::new()
         .get("/v", move || name)
         .get("/v/{id}", move || name)
@@ -56,7 +55,7 @@ async fn fetch(
 /// live, at least 200 times and for at least 2 s. A request sent after a
 /// change sees the new table, and every client's request is answered by
 /// one table or the other: none fails, none finds the route missing.
-async fn changes_under_load(app: Reloadable<Incoming>, change: impl Fn(&'static str)) {
+async fn changes_under_load(app: Reloadable, change: impl Fn(&'static str)) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     let (stop_server, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -145,7 +144,7 @@ async fn modules_register_and_unregister_by_id() {
     let events = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
     let log = |name: &'static str| {
         let events = events.clone();
-        move |request: Request<String>, _: &mut Route<'_>| {
+        move |request: Request<Body>, _: &mut Route<'_>| {
             events.lock().unwrap().push(name.to_owned());
             request
         }

@@ -64,7 +64,7 @@ impl Feeds {
     }
 }
 
-fn app(feeds: &Feeds, events: &Events) -> CompiledRouter<Incoming> {
+fn app(feeds: &Feeds, events: &Events) -> CompiledRouter {
     let (chunks, sse, slow) = (
         feeds.chunks.clone(),
         feeds.events.clone(),
@@ -125,15 +125,15 @@ fn app(feeds: &Feeds, events: &Events) -> CompiledRouter<Incoming> {
         .websocket("/private/ws", |_: WebSocket, _: RouteParams| async {})
         .prefix(
             Scope::new("/ws"),
-            move |request: Request<Incoming>, _: &mut Route<'_>| {
+            move |request: Request<Body>, _: &mut Route<'_>| {
                 e1.lock()
                     .unwrap()
                     .push(format!("prefix {}", request.uri().path()));
                 request
             },
         )
-        .prefix("/private", |_: Request<Incoming>, _: &mut Route<'_>| {
-            std::ops::ControlFlow::<_, Request<Incoming>>::Break((
+        .prefix("/private", |_: Request<Body>, _: &mut Route<'_>| {
+            std::ops::ControlFlow::<_, Request<Body>>::Break((
                 StatusCode::UNAUTHORIZED,
                 "who are you?",
             ))
@@ -912,7 +912,7 @@ async fn an_http2_stream_that_lasts_keeps_its_connection_past_the_idle_timeout()
 #[tokio::test]
 async fn a_body_that_never_arrives_is_answered_408_at_the_body_timeout() {
     let timeout = Duration::from_millis(300);
-    let router = Router::<Incoming>::new()
+    let router = Router::new()
         .post("/text", |text: String| format!("{} bytes", text.len()))
         .body_timeout(timeout)
         .compile()
@@ -1063,7 +1063,7 @@ async fn another_method_on_a_websocket_route_is_405_with_allow() {
 #[tokio::test]
 async fn a_websocket_message_over_the_limit_closes_the_connection() {
     let limit = 64 * 1024;
-    let router = Router::<Incoming>::new()
+    let router = Router::new()
         .websocket("/ws", |mut socket: WebSocket, _: RouteParams| async move {
             while let Some(Ok(message)) = socket.next().await {
                 let length = Message::text(message.len().to_string());

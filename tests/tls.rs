@@ -55,10 +55,7 @@ impl Drop for TempDir {
 }
 
 async fn start(tls: Tls) -> SocketAddr {
-    let router = Router::<Incoming>::new()
-        .get("/hello", || "hello")
-        .compile()
-        .unwrap();
+    let router = Router::new().get("/hello", || "hello").compile().unwrap();
     common::serve_on_loopback(router, |server| server.tls(tls)).await
 }
 

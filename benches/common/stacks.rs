@@ -198,10 +198,10 @@ fn router_json() -> Response<Body> {
 /// static route `/users/42`, or the dynamic `/users/{id}` with a typed
 /// parameter).
 fn router_with<P: 'static, Q: 'static>(
-    routes: Router<Empty<Bytes>>,
-    prefix: impl RoutePrefix<Empty<Bytes>, P>,
+    routes: Router,
+    prefix: impl RoutePrefix<P>,
     postfix: impl RoutePostfix<Q>,
-) -> Router<Empty<Bytes>> {
+) -> Router {
     routes
         .prefix("/", prefix)
         .postfix("/users", postfix)
@@ -212,7 +212,7 @@ fn router_with<P: 'static, Q: 'static>(
         })
 }
 
-fn route_prefix(request: &mut Req, _: &mut Route<'_>) -> ControlFlow<StatusCode> {
+fn route_prefix(request: &mut Request<Body>, _: &mut Route<'_>) -> ControlFlow<StatusCode> {
     if request.headers().contains_key(header::AUTHORIZATION) {
         ControlFlow::Continue(())
     } else {
@@ -227,22 +227,22 @@ fn route_postfix(_: &Route<'_>, response: &mut Response<Body>) {
 }
 
 /// The router, static route; the prefix and the postfix work in place.
-pub fn router() -> CompiledRouter<Empty<Bytes>> {
+pub fn router() -> CompiledRouter {
     router_source().compile().unwrap()
 }
 
 /// What [`router`] compiles, for a [`Reloadable`](pronghorn::router::Reloadable).
-pub fn router_source() -> Router<Empty<Bytes>> {
+pub fn router_source() -> Router {
     let routes = Router::new().get("/users/42", router_json);
     router_with(routes, route_prefix, route_postfix)
 }
 
 /// The same, with a prefix and a postfix that take the message and return
 /// it.
-pub fn router_by_value() -> CompiledRouter<Empty<Bytes>> {
+pub fn router_by_value() -> CompiledRouter {
     router_with(
         Router::new().get("/users/42", router_json),
-        |mut request: Req, route: &mut Route<'_>| {
+        |mut request: Request<Body>, route: &mut Route<'_>| {
             route_prefix(&mut request, route)?;
             ControlFlow::Continue(request)
         },
@@ -256,7 +256,7 @@ pub fn router_by_value() -> CompiledRouter<Empty<Bytes>> {
 }
 
 /// The router, static route, in a table of 1,000 more static routes.
-pub fn router_1000() -> CompiledRouter<Empty<Bytes>> {
+pub fn router_1000() -> CompiledRouter {
     let routes = (0..1000).fold(Router::new(), |router, n| {
         router.get(&format!("/r/{n}/x"), router_json)
     });
@@ -270,7 +270,7 @@ pub fn router_1000() -> CompiledRouter<Empty<Bytes>> {
 }
 
 /// The router, dynamic route with a typed parameter.
-pub fn router_dynamic() -> CompiledRouter<Empty<Bytes>> {
+pub fn router_dynamic() -> CompiledRouter {
     let routes = Router::new().get("/users/{id}", |Path(id): Path<u32>| {
         if id == 42 {
             router_json()

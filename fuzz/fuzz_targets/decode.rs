@@ -11,7 +11,7 @@ fuzz_target!(|value: &str| {
     if value.is_empty() || value.contains('/') {
         return;
     }
-    let router = Router::<()>::new().get("/p/{value}", || "").compile().unwrap();
+    let router = Router::new().get("/p/{value}", || "").compile().unwrap();
     let path = format!("/p/{value}");
     let found = router.at(&Method::GET, &path).expect("one segment always matches");
     match found.params().get("value").unwrap() {

@@ -17,7 +17,7 @@ use pronghorn::router::CompiledRouter;
 
 thread_local! {
     /// One router for every input: compiling it is not what is fuzzed.
-    static ROUTER: RefCell<CompiledRouter<extract::Trickle>> =
+    static ROUTER: RefCell<CompiledRouter> =
         RefCell::new(extract::router());
 }
 

@@ -15,7 +15,7 @@ struct Input<'a> {
 }
 
 fuzz_target!(|input: Input<'_>| {
-    let mut router = Router::<()>::new();
+    let mut router = Router::new();
     for route in input.routes.iter().take(32) {
         router = router.get(route, || "");
     }

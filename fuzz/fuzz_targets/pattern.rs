@@ -8,7 +8,7 @@ use libfuzzer_sys::fuzz_target;
 use pronghorn::Router;
 
 fuzz_target!(|pattern: &str| {
-    match Router::<()>::new().get(pattern, || "").compile() {
+    match Router::new().get(pattern, || "").compile() {
         Ok(router) => {
             let path = pattern.replace(['{', '}', '*'], "");
             let _ = router.at(&Method::GET, &path);

@@ -19,7 +19,9 @@ use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, StatusCode, Uri
 use http_body_util::{BodyExt, Limited, combinators::Collect};
 
 use super::{IntoResponse, de, response::internal_error};
-use crate::{Body, body::BoxError, params::Params};
+use http_body::Body as _;
+
+use crate::{Body, params::Params};
 
 /// What the router hands a handler beside the request: the parameters of
 /// the matched route, the router's state and the body limit.
@@ -150,14 +152,10 @@ pub trait FromRequestHead: Sized {
 /// /// The body's lines that are not empty.
 /// struct Lines(Vec<String>);
 ///
-/// impl<B> FromRequestBody<B> for Lines
-/// where
-///     B: http_body::Body<Data = Bytes> + Send + 'static,
-///     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-/// {
+/// impl FromRequestBody for Lines {
 ///     type Future = Pin<Box<dyn Future<Output = Result<Self, Response<Body>>> + Send>>;
 ///
-///     fn from_body(body: B, context: &RequestContext<'_>) -> Self::Future {
+///     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
 ///         let body = Limited::new(body, context.body_limit());
 ///         Box::pin(async move {
 ///             let Ok(body) = body.collect().await else {
@@ -188,13 +186,13 @@ pub trait FromRequestHead: Sized {
 /// assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
 /// # }
 /// ```
-pub trait FromRequestBody<B>: Sized {
+pub trait FromRequestBody: Sized {
     /// The future of the value. It is polled once where the handler is
     /// called: a body that is already complete costs no suspension.
     type Future: Future<Output = Result<Self, Response<Body>>> + Send + Unpin + 'static;
 
     /// Starts reading `body`.
-    fn from_body(body: B, context: &RequestContext<'_>) -> Self::Future;
+    fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future;
 }
 
 impl FromRequestHead for Method {
@@ -305,7 +303,7 @@ impl FromRequestHead for RouteParams {
 ///     ext: String,
 /// }
 ///
-/// let router = Router::<String>::new()
+/// let router = Router::new()
 ///     .get("/users/{id}", |Path(id): Path<u64>| format!("user {id}"))
 ///     .get("/posts/{user}/{post}", |Path((user, post)): Path<(u64, u32)>| format!("{user}/{post}"))
 ///     .get("/files/{name}.{ext}", |Path(file): Path<File>| format!("{} {}", file.name, file.ext))
@@ -344,7 +342,7 @@ impl<T: serde::de::DeserializeOwned> FromRequestHead for Path<T> {
 ///     per_page: Option<u32>,
 /// }
 ///
-/// let router = Router::<String>::new()
+/// let router = Router::new()
 ///     .get("/items", |Query(page): Query<Page>| format!("{} {:?}", page.page, page.per_page))
 ///     .compile()
 ///     .unwrap();
@@ -539,13 +537,9 @@ pin_project_lite::pin_project! {
     /// The future of a body extractor: collects the body within the limit
     /// and converts it. A named type, not a box: a body that is already
     /// complete is read without allocating for the future.
-    pub struct BodyFuture<T, B>
-    where
-        B: http_body::Body,
-        B::Error: Into<BoxError>,
-    {
+    pub struct BodyFuture<T> {
         #[pin]
-        collect: Option<Collect<Limited<B>>>,
+        collect: Option<Collect<Limited<Body>>>,
         deadline: Deadline,
         // Why the body is refused before it is read (a wrong content type,
         // a declared length over the limit).
@@ -623,13 +617,9 @@ impl Deadline {
     }
 }
 
-impl<T, B> BodyFuture<T, B>
-where
-    B: http_body::Body,
-    B::Error: Into<BoxError>,
-{
+impl<T> BodyFuture<T> {
     fn new(
-        body: B,
+        body: Body,
         context: &RequestContext<'_>,
         refused: Option<Response<Body>>,
         convert: fn(Bytes) -> Result<T, Response<Body>>,
@@ -652,11 +642,7 @@ where
     }
 }
 
-impl<T, B> fmt::Debug for BodyFuture<T, B>
-where
-    B: http_body::Body,
-    B::Error: Into<BoxError>,
-{
+impl<T> fmt::Debug for BodyFuture<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("BodyFuture")
             .field("limit", &self.limit)
@@ -664,11 +650,7 @@ where
     }
 }
 
-impl<T, B> Future for BodyFuture<T, B>
-where
-    B: http_body::Body<Data = Bytes>,
-    B::Error: Into<BoxError>,
-{
+impl<T> Future for BodyFuture<T> {
     type Output = Result<T, Response<Body>>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
@@ -702,14 +684,10 @@ where
 
 macro_rules! body_extractor {
     ($ty:ty, $convert:expr) => {
-        impl<B> FromRequestBody<B> for $ty
-        where
-            B: http_body::Body<Data = Bytes> + Send + Unpin + 'static,
-            B::Error: Into<BoxError>,
-        {
-            type Future = BodyFuture<Self, B>;
+        impl FromRequestBody for $ty {
+            type Future = BodyFuture<Self>;
 
-            fn from_body(body: B, context: &RequestContext<'_>) -> Self::Future {
+            fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
                 BodyFuture::new(body, context, None, $convert)
             }
         }
@@ -790,15 +768,13 @@ fn is_json(parts: &Parts) -> bool {
 pub struct Json<T>(pub T);
 
 #[cfg(feature = "json")]
-impl<B, T> FromRequestBody<B> for Json<T>
+impl<T> FromRequestBody for Json<T>
 where
-    B: http_body::Body<Data = Bytes> + Send + Unpin + 'static,
-    B::Error: Into<BoxError>,
     T: serde::de::DeserializeOwned + Send + 'static,
 {
-    type Future = BodyFuture<Self, B>;
+    type Future = BodyFuture<Self>;
 
-    fn from_body(body: B, context: &RequestContext<'_>) -> Self::Future {
+    fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
         let refused = (!is_json(context.parts)).then(|| {
             (
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,

@@ -98,7 +98,7 @@ pub enum WithBody {}
 ///     assert_eq!(response.status(), StatusCode::OK);
 /// }
 /// ```
-pub trait Handler<B, M>: Clone + Send + Sync + 'static {
+pub trait Handler<M>: Clone + Send + Sync + 'static {
     /// Calls the handler. `cx` is the context of the poll that runs it, so a
     /// body that is already complete is read without a suspension. The
     /// router polls the future of an answer once with the same context
@@ -106,7 +106,7 @@ pub trait Handler<B, M>: Clone + Send + Sync + 'static {
     /// completes at once answers without a suspension too.
     fn call(
         &self,
-        request: Request<B>,
+        request: Request<Body>,
         route: RouteContext<'_>,
         cx: &mut Context<'_>,
     ) -> Step<Response<Body>, BoxFuture<Response<Body>>>;
@@ -125,7 +125,7 @@ pub trait Handler<B, M>: Clone + Send + Sync + 'static {
     #[inline]
     fn call_in_slot(
         &self,
-        slot: &mut Option<Request<B>>,
+        slot: &mut Option<Request<Body>>,
         route: RouteContext<'_>,
         cx: &mut Context<'_>,
     ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
@@ -200,7 +200,7 @@ macro_rules! handler_impls {
     };
     (@kind $kind:ident, $out:ident, $wrap:ident, $resolve:ident, $polls:literal, [$($bounds:tt)*], $($ty:ident),*) => {
         #[allow(non_snake_case, unused_variables)]
-        impl<F, $out, B, $($ty,)*> Handler<B, ($kind, ($($ty,)*))> for F
+        impl<F, $out, $($ty,)*> Handler<($kind, ($($ty,)*))> for F
         where
             F: Fn($($ty),*) -> $out + Clone + Send + Sync + 'static,
             $($bounds)*,
@@ -209,7 +209,7 @@ macro_rules! handler_impls {
             #[inline]
             fn call(
                 &self,
-                request: Request<B>,
+                request: Request<Body>,
                 route: RouteContext<'_>,
                 _: &mut Context<'_>,
             ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
@@ -231,12 +231,12 @@ macro_rules! handler_impls {
         }
 
         #[allow(non_snake_case, unused_variables)]
-        impl<F, $out, B, $($ty,)* T> Handler<B, ($kind, WithBody, ($($ty,)*), T)> for F
+        impl<F, $out, $($ty,)* T> Handler<($kind, WithBody, ($($ty,)*), T)> for F
         where
             F: Fn($($ty,)* T) -> $out + Clone + Send + Sync + 'static,
             $($bounds)*,
             $($ty: FromRequestHead + Send + 'static,)*
-            T: FromRequestBody<B> + Send + 'static,
+            T: FromRequestBody + Send + 'static,
         {
             // The body is polled in place with `cx`, and so is the handler's
             // future once the body is read: a body still arriving has been
@@ -245,7 +245,7 @@ macro_rules! handler_impls {
 
             fn call(
                 &self,
-                request: Request<B>,
+                request: Request<Body>,
                 route: RouteContext<'_>,
                 cx: &mut Context<'_>,
             ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
@@ -271,7 +271,7 @@ macro_rules! handler_impls {
     };
     (@step $($ty:ident),*) => {
         #[allow(non_snake_case, unused_variables)]
-        impl<F, R, Fut, B, $($ty,)*> Handler<B, (FnStep, ($($ty,)*))> for F
+        impl<F, R, Fut, $($ty,)*> Handler<(FnStep, ($($ty,)*))> for F
         where
             F: Fn($($ty),*) -> Step<R, Fut> + Clone + Send + Sync + 'static,
             R: IntoResponse + 'static,
@@ -281,7 +281,7 @@ macro_rules! handler_impls {
             #[inline]
             fn call(
                 &self,
-                request: Request<B>,
+                request: Request<Body>,
                 route: RouteContext<'_>,
                 _: &mut Context<'_>,
             ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
@@ -299,7 +299,7 @@ macro_rules! handler_impls {
         #[inline]
         fn call_in_slot(
             &self,
-            slot: &mut Option<Request<B>>,
+            slot: &mut Option<Request<Body>>,
             _: RouteContext<'_>,
             _: &mut Context<'_>,
         ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
@@ -331,7 +331,7 @@ handler_impls!(T1, T2, T3, T4, T5, T6, T7);
 handler_impls!(T1, T2, T3, T4, T5, T6, T7, T8);
 
 /// A handler with its marker erased, as the router stores it.
-pub(crate) trait ErasedHandler<B>: Send + Sync + 'static {
+pub(crate) trait ErasedHandler: Send + Sync + 'static {
     /// Answers into `response`, or returns the future of the answer, polled
     /// once with `cx` (here, unless the handler has): it has the waker of
     /// `cx`. The request is taken from where it lies and
@@ -343,7 +343,7 @@ pub(crate) trait ErasedHandler<B>: Send + Sync + 'static {
     /// If `request` is `None`.
     fn call(
         &self,
-        request: &mut Option<Request<B>>,
+        request: &mut Option<Request<Body>>,
         route: RouteContext<'_>,
         cx: &mut Context<'_>,
         response: &mut Option<Response<Body>>,
@@ -364,15 +364,15 @@ impl<H, M> Erased<H, M> {
     }
 }
 
-impl<H, M, B> ErasedHandler<B> for Erased<H, M>
+impl<H, M> ErasedHandler for Erased<H, M>
 where
-    H: Handler<B, M>,
+    H: Handler<M>,
     M: 'static,
 {
     #[inline]
     fn call(
         &self,
-        request: &mut Option<Request<B>>,
+        request: &mut Option<Request<Body>>,
         route: RouteContext<'_>,
         cx: &mut Context<'_>,
         response: &mut Option<Response<Body>>,

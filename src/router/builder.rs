@@ -17,20 +17,20 @@ pub(crate) const DEFAULT_BODY_LIMIT: usize = 2 * 1024 * 1024;
 /// How long a body extractor waits for the whole body by default.
 pub(crate) const DEFAULT_BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
-pub(crate) struct RouteSpec<B> {
+pub(crate) struct RouteSpec {
     pub(crate) method: Option<Method>,
     pub(crate) pattern: String,
-    pub(crate) endpoint: Endpoint<B>,
+    pub(crate) endpoint: Endpoint,
 }
 
 /// What answers a route.
-pub(crate) enum Endpoint<B> {
-    Http(Arc<dyn ErasedHandler<B>>),
+pub(crate) enum Endpoint {
+    Http(Arc<dyn ErasedHandler>),
     #[cfg(feature = "ws")]
     WebSocket(Arc<crate::ws::ErasedWebSocket>),
 }
 
-impl<B> Clone for Endpoint<B> {
+impl Clone for Endpoint {
     fn clone(&self) -> Self {
         match self {
             Self::Http(handler) => Self::Http(handler.clone()),
@@ -57,8 +57,10 @@ impl<H: ?Sized> Clone for HookSpec<H> {
 /// Builds a routing table of handlers and path-scoped hooks; [`compile`]
 /// validates it into a [`CompiledRouter`](super::CompiledRouter).
 ///
-/// `B` is the request body type of the service the router becomes (hyper's
-/// `Incoming`, axum's `Body`, …); it is usually inferred.
+/// The compiled router serves requests with any body — hyper's `Incoming`
+/// under [`serve`](crate::serve()), axum's `Body` under `nest_service`, a
+/// `String` in a test — and its hooks and handlers see it as pronghorn's
+/// [`Body`](crate::Body).
 ///
 /// Registration never fails: every mistake — a malformed pattern, a
 /// duplicate route — is reported by [`compile`], naming the pattern.
@@ -70,7 +72,7 @@ impl<H: ?Sized> Clone for HookSpec<H> {
 /// ```
 /// use std::ops::ControlFlow;
 /// use http::{Request, StatusCode};
-/// use pronghorn::{Router, handler::Path, router::{Priority, Route, Scope}};
+/// use pronghorn::{Body, Router, handler::Path, router::{Priority, Route, Scope}};
 /// use tower::ServiceExt;
 ///
 /// # #[tokio::main(flavor = "current_thread")]
@@ -78,7 +80,7 @@ impl<H: ?Sized> Clone for HookSpec<H> {
 /// let router = Router::new()
 ///     .get("/", || "home")
 ///     .get("/users/{id}", |Path(id): Path<u64>| format!("user {id}"))
-///     .prefix(Scope::new("/users").priority(Priority::HIGH), |request: Request<String>, _: &mut Route<'_>| {
+///     .prefix(Scope::new("/users").priority(Priority::HIGH), |request: Request<Body>, _: &mut Route<'_>| {
 ///         if request.headers().contains_key("authorization") {
 ///             ControlFlow::Continue(request)
 ///         } else {
@@ -94,9 +96,9 @@ impl<H: ?Sized> Clone for HookSpec<H> {
 /// assert_eq!(response.status(), StatusCode::OK);
 /// # }
 /// ```
-pub struct Router<B> {
-    pub(crate) routes: Vec<RouteSpec<B>>,
-    pub(crate) prefixes: Vec<HookSpec<dyn ErasedPrefix<B>>>,
+pub struct Router {
+    pub(crate) routes: Vec<RouteSpec>,
+    pub(crate) prefixes: Vec<HookSpec<dyn ErasedPrefix>>,
     pub(crate) postfixes: Vec<HookSpec<dyn ErasedPostfix>>,
     pub(crate) monitors: Vec<HookSpec<dyn ErasedMonitor>>,
     pub(crate) state: http::Extensions,
@@ -106,7 +108,7 @@ pub struct Router<B> {
     pub(crate) websocket_limits: crate::ws::Limits,
 }
 
-impl<B> Clone for RouteSpec<B> {
+impl Clone for RouteSpec {
     fn clone(&self) -> Self {
         Self {
             method: self.method.clone(),
@@ -118,7 +120,7 @@ impl<B> Clone for RouteSpec<B> {
 
 /// Cloning a router shares its handlers and hooks (they are reference
 /// counted): the clone registers and compiles on its own.
-impl<B> Clone for Router<B> {
+impl Clone for Router {
     fn clone(&self) -> Self {
         Self {
             routes: self.routes.clone(),
@@ -134,13 +136,13 @@ impl<B> Clone for Router<B> {
     }
 }
 
-impl<B: 'static> Default for Router<B> {
+impl Default for Router {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<B> fmt::Debug for Router<B> {
+impl fmt::Debug for Router {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let routes: Vec<_> = self
             .routes
@@ -169,7 +171,7 @@ macro_rules! method_routes {
         #[doc = concat!("Routes `", stringify!($method), "` requests for `pattern` to `handler`.")]
         pub fn $name<H, M>(self, pattern: &str, handler: H) -> Self
         where
-            H: Handler<B, M>,
+            H: Handler<M>,
             M: 'static,
         {
             self.route(Method::$method, pattern, handler)
@@ -177,7 +179,7 @@ macro_rules! method_routes {
     )*};
 }
 
-impl<B: 'static> Router<B> {
+impl Router {
     /// An empty router.
     pub fn new() -> Self {
         Self {
@@ -196,7 +198,7 @@ impl<B: 'static> Router<B> {
     /// Routes `method` requests for `pattern` to `handler`.
     pub fn route<H, M>(mut self, method: Method, pattern: &str, handler: H) -> Self
     where
-        H: Handler<B, M>,
+        H: Handler<M>,
         M: 'static,
     {
         self.routes.push(RouteSpec {
@@ -211,7 +213,7 @@ impl<B: 'static> Router<B> {
     /// the request's own method are searched first.
     pub fn any<H, M>(mut self, pattern: &str, handler: H) -> Self
     where
-        H: Handler<B, M>,
+        H: Handler<M>,
         M: 'static,
     {
         self.routes.push(RouteSpec {
@@ -249,7 +251,7 @@ impl<B: 'static> Router<B> {
     /// use pronghorn::handler::RouteParams;
     /// use pronghorn::ws::WebSocket;
     ///
-    /// let router = Router::<hyper::body::Incoming>::new()
+    /// let router = Router::new()
     ///     .websocket("/echo", |mut socket: WebSocket, _: RouteParams| async move {
     ///         while let Some(Ok(message)) = socket.next().await {
     ///             if message.is_close() || socket.send(message).await.is_err() {
@@ -285,11 +287,11 @@ impl<B: 'static> Router<B> {
     /// ```
     /// use std::ops::ControlFlow;
     /// use http::{Request, StatusCode, header};
-    /// use pronghorn::{Router, router::Route};
+    /// use pronghorn::{Body, Router, router::Route};
     ///
-    /// let router = Router::<String>::new()
+    /// let router = Router::new()
     ///     .get("/admin", || "welcome")
-    ///     .prefix("/admin", |request: &mut Request<String>, _: &mut Route<'_>| {
+    ///     .prefix("/admin", |request: &mut Request<Body>, _: &mut Route<'_>| {
     ///         if request.headers().contains_key(header::AUTHORIZATION) {
     ///             ControlFlow::Continue(())
     ///         } else {
@@ -302,7 +304,7 @@ impl<B: 'static> Router<B> {
     /// ```
     pub fn prefix<H, M>(mut self, scope: impl Into<Scope>, hook: H) -> Self
     where
-        H: RoutePrefix<B, M>,
+        H: RoutePrefix<M>,
         M: 'static,
     {
         self.prefixes.push(HookSpec {
@@ -325,7 +327,7 @@ impl<B: 'static> Router<B> {
     /// use http::{HeaderValue, Response, StatusCode};
     /// use pronghorn::{Body, Router, router::Route};
     ///
-    /// let router = Router::<String>::new()
+    /// let router = Router::new()
     ///     .get("/", || "hello")
     ///     .postfix("/", |_: &Route<'_>, response: &mut Response<Body>| {
     ///         response
@@ -412,7 +414,7 @@ impl<B: 'static> Router<B> {
     /// use pronghorn::Router;
     ///
     /// let users = Router::new().get("/", || "all").get("/{id}", || "one");
-    /// let router = Router::<String>::new()
+    /// let router = Router::new()
     ///     .get("/", || "home")
     ///     .nest("/users", users)
     ///     .merge(Router::new().get("/health", || "ok"))
@@ -422,10 +424,10 @@ impl<B: 'static> Router<B> {
     /// assert_eq!(router.at(&Method::GET, "/users/7").unwrap().pattern(), "/users/{id}");
     /// assert!(router.at(&Method::GET, "/health").is_some());
     ///
-    /// let twice = Router::<String>::new().get("/a", || "1").merge(Router::new().get("/a", || "2"));
+    /// let twice = Router::new().get("/a", || "1").merge(Router::new().get("/a", || "2"));
     /// assert!(twice.compile().is_err());
     /// ```
-    pub fn nest(mut self, base: &str, other: Router<B>) -> Self {
+    pub fn nest(mut self, base: &str, other: Router) -> Self {
         // `other`'s root is `base` itself, not `base/`.
         let base = base.trim_end_matches('/');
         let join = |pattern: &str| match pattern.trim_start_matches('/') {
@@ -462,7 +464,7 @@ impl<B: 'static> Router<B> {
 
     /// Adds `other`'s routes and hooks to this router's, after them: `nest`
     /// at the root (see [`nest`](Self::nest)).
-    pub fn merge(self, other: Router<B>) -> Self {
+    pub fn merge(self, other: Router) -> Self {
         self.nest("", other)
     }
 }

@@ -29,7 +29,7 @@ use super::{
 /// use pronghorn::Router;
 /// use tower::Service;
 ///
-/// let mut router = Router::<String>::new()
+/// let mut router = Router::new()
 ///     .get("/users/{id}", |id: pronghorn::handler::Path<u32>| format!("user {}", id.0))
 ///     .compile()
 ///     .unwrap();
@@ -50,11 +50,11 @@ use super::{
 /// assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
 /// assert_eq!(response.headers()["allow"], "GET, HEAD");
 /// ```
-pub struct CompiledRouter<B> {
-    pub(super) inner: Arc<Inner<B>>,
+pub struct CompiledRouter {
+    pub(super) inner: Arc<Inner>,
 }
 
-impl<B> Clone for CompiledRouter<B> {
+impl Clone for CompiledRouter {
     fn clone(&self) -> Self {
         Self {
             inner: self.inner.clone(),
@@ -81,9 +81,9 @@ pub(super) struct Applied {
 
 /// A route as compiled: its pattern, what answers it, and the hooks of each
 /// kind that may apply to it, in running order.
-pub(super) struct CompiledRoute<B> {
+pub(super) struct CompiledRoute {
     pub(super) pattern: Pattern,
-    pub(super) endpoint: Endpoint<B>,
+    pub(super) endpoint: Endpoint,
     pub(super) prefixes: Box<[Applied]>,
     pub(super) postfixes: Box<[Applied]>,
     pub(super) monitors: Box<[Applied]>,
@@ -91,12 +91,12 @@ pub(super) struct CompiledRoute<B> {
 
 /// The compiled router's tables, shared by its clones and by the requests
 /// in flight on them.
-pub(super) struct Inner<B> {
+pub(super) struct Inner {
     pub(super) table: Table,
     /// WebSocket routes, found like GET routes among themselves.
     pub(super) websockets: Table,
-    pub(super) routes: Vec<CompiledRoute<B>>,
-    pub(super) prefixes: Vec<Hook<dyn ErasedPrefix<B>>>,
+    pub(super) routes: Vec<CompiledRoute>,
+    pub(super) prefixes: Vec<Hook<dyn ErasedPrefix>>,
     pub(super) postfixes: Vec<Hook<dyn ErasedPostfix>>,
     pub(super) monitors: Vec<Hook<dyn ErasedMonitor>>,
     pub(super) state: http::Extensions,
@@ -205,26 +205,26 @@ pub(super) fn order_key<H: ?Sized>(hook: &Hook<H>, index: usize) -> (Priority, b
     )
 }
 
-impl<B> Router<B> {
+impl Router {
     /// Validates every route and hook and compiles the table.
     ///
     /// # Errors
     ///
     /// The first [`RouteError`]: a malformed pattern (of a route or a hook),
     /// or a route registered twice for the same method and pattern.
-    pub fn compile(self) -> Result<CompiledRouter<B>, RouteError> {
+    pub fn compile(self) -> Result<CompiledRouter, RouteError> {
         compile(self)
     }
 }
 
-fn compile<B>(router: Router<B>) -> Result<CompiledRouter<B>, RouteError> {
+fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
     let prefixes = compile_hooks(router.prefixes)?;
     let postfixes = compile_hooks(router.postfixes)?;
     let monitors = compile_hooks(router.monitors)?;
     let mut table = Table::default();
     #[cfg_attr(not(feature = "ws"), allow(unused_mut))]
     let mut websockets = Table::default();
-    let mut routes: Vec<CompiledRoute<B>> = Vec::with_capacity(router.routes.len());
+    let mut routes: Vec<CompiledRoute> = Vec::with_capacity(router.routes.len());
     for spec in router.routes {
         let pattern = Pattern::parse(&spec.pattern)?;
         let id = routes.len();

@@ -9,11 +9,11 @@ use std::{error::Error, fmt};
 /// ```
 /// use pronghorn::{Router, RouteError};
 ///
-/// let error = Router::<String>::new().get("/files/{name", || "").compile().unwrap_err();
+/// let error = Router::new().get("/files/{name", || "").compile().unwrap_err();
 /// assert!(matches!(error, RouteError::UnbalancedBrace { at: 7, .. }));
 /// assert!(error.to_string().contains("/files/{name"));
 ///
-/// let error = Router::<String>::new()
+/// let error = Router::new()
 ///     .get("/users/{id}", || "one")
 ///     .get("/users/{id}", || "two")
 ///     .compile()

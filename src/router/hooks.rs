@@ -15,13 +15,13 @@ use crate::{
 
 /// What a router prefix hook answers: the request to pass on, or a response.
 ///
-/// Implemented for `Request<B>` (pass on), `ControlFlow<R, Request<B>>`
+/// Implemented for `Request<Body>` (pass on), `ControlFlow<R, Request<Body>>`
 /// (`Break` answers with `R: IntoResponse`), and `Result<T, E>` where `E:
 /// IntoResponse` is the answer on failure.
 ///
 /// ```
 /// use http::{Request, StatusCode};
-/// use pronghorn::{Router, router::Route};
+/// use pronghorn::{Body, Router, router::Route};
 /// use tower::ServiceExt;
 ///
 /// # #[tokio::main(flavor = "current_thread")]
@@ -29,7 +29,7 @@ use crate::{
 /// let router = Router::new()
 ///     .get("/admin/stats", || "all fine")
 ///     // `?` style: an `Err` answers in the handler's stead.
-///     .prefix("/admin", |request: Request<String>, _: &mut Route<'_>| {
+///     .prefix("/admin", |request: Request<Body>, _: &mut Route<'_>| {
 ///         match request.headers().get("x-role").map(|role| role.as_bytes()) {
 ///             Some(b"admin") => Ok(request),
 ///             Some(_) => Err(StatusCode::FORBIDDEN),
@@ -46,21 +46,21 @@ use crate::{
 /// assert_eq!(router.oneshot(anonymous).await.unwrap().status(), StatusCode::UNAUTHORIZED);
 /// # }
 /// ```
-pub trait PrefixOutput<B> {
+pub trait PrefixOutput {
     /// Converts into pass-on or answer.
-    fn into_flow(self) -> ControlFlow<Response<Body>, Request<B>>;
+    fn into_flow(self) -> ControlFlow<Response<Body>, Request<Body>>;
 }
 
-impl<B> PrefixOutput<B> for Request<B> {
+impl PrefixOutput for Request<Body> {
     #[inline]
-    fn into_flow(self) -> ControlFlow<Response<Body>, Request<B>> {
+    fn into_flow(self) -> ControlFlow<Response<Body>, Request<Body>> {
         ControlFlow::Continue(self)
     }
 }
 
-impl<B, R: IntoResponse> PrefixOutput<B> for ControlFlow<R, Request<B>> {
+impl<R: IntoResponse> PrefixOutput for ControlFlow<R, Request<Body>> {
     #[inline]
-    fn into_flow(self) -> ControlFlow<Response<Body>, Request<B>> {
+    fn into_flow(self) -> ControlFlow<Response<Body>, Request<Body>> {
         match self {
             ControlFlow::Continue(request) => ControlFlow::Continue(request),
             ControlFlow::Break(answer) => ControlFlow::Break(answer.into_response()),
@@ -68,9 +68,9 @@ impl<B, R: IntoResponse> PrefixOutput<B> for ControlFlow<R, Request<B>> {
     }
 }
 
-impl<B, T: PrefixOutput<B>, E: IntoResponse> PrefixOutput<B> for Result<T, E> {
+impl<T: PrefixOutput, E: IntoResponse> PrefixOutput for Result<T, E> {
     #[inline]
-    fn into_flow(self) -> ControlFlow<Response<Body>, Request<B>> {
+    fn into_flow(self) -> ControlFlow<Response<Body>, Request<Body>> {
         match self {
             Ok(output) => output.into_flow(),
             Err(error) => ControlFlow::Break(error.into_response()),
@@ -88,7 +88,7 @@ impl<B, T: PrefixOutput<B>, E: IntoResponse> PrefixOutput<B> for Result<T, E> {
 ///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {
-/// let router = Router::<String>::new()
+/// let router = Router::new()
 ///     .get("/", || "hello")
 ///     .postfix(Scope::new("/").priority(Priority::HIGH), |_: &Route<'_>, _: Response<Body>| {
 ///         Replace((StatusCode::SERVICE_UNAVAILABLE, "down for maintenance"))
@@ -140,22 +140,22 @@ impl<T: PostfixOutput, E: IntoResponse> PostfixOutput for Result<T, E> {
     }
 }
 
-pub(crate) type PrefixFlow<B> = ControlFlow<Response<Body>, Request<B>>;
+pub(crate) type PrefixFlow = ControlFlow<Response<Body>, Request<Body>>;
 pub(crate) type PostfixFlow = ControlFlow<Response<Body>, Response<Body>>;
 
-/// A prefix hook for the router: `Fn(Request<B>, &mut Route<'_>) -> X`
+/// A prefix hook for the router: `Fn(Request<Body>, &mut Route<'_>) -> X`
 /// where `X` is a [`PrefixOutput`], a future of one, or a [`Step`] of one;
-/// or `Fn(&mut Request<B>, &mut Route<'_>) -> ControlFlow<R>` with `R`
+/// or `Fn(&mut Request<Body>, &mut Route<'_>) -> ControlFlow<R>` with `R`
 /// an [`IntoResponse`], which looks at (or edits) the request where it lies
 /// and answers `Continue(())` to let it through (synchronous, and the
 /// request is not moved in and out).
-pub trait RoutePrefix<B, M>: Send + Sync + 'static {
+pub trait RoutePrefix<M>: Send + Sync + 'static {
     #[doc(hidden)]
     fn call(
         &self,
-        request: Request<B>,
+        request: Request<Body>,
         route: &mut Route<'_>,
-    ) -> Step<PrefixFlow<B>, BoxFuture<PrefixFlow<B>>>;
+    ) -> Step<PrefixFlow, BoxFuture<PrefixFlow>>;
 
     /// Answers from a look at `request` where it lies, for a hook that
     /// works in place; any other answers `None` and is `call`ed with the
@@ -164,7 +164,7 @@ pub trait RoutePrefix<B, M>: Send + Sync + 'static {
     #[inline]
     fn inspect(
         &self,
-        request: &mut Request<B>,
+        request: &mut Request<Body>,
         route: &mut Route<'_>,
     ) -> Option<ControlFlow<Response<Body>>> {
         let _ = (request, route);
@@ -172,17 +172,17 @@ pub trait RoutePrefix<B, M>: Send + Sync + 'static {
     }
 }
 
-impl<F, R, B> RoutePrefix<B, FnEdit> for F
+impl<F, R> RoutePrefix<FnEdit> for F
 where
-    F: Fn(&mut Request<B>, &mut Route<'_>) -> ControlFlow<R> + Send + Sync + 'static,
+    F: Fn(&mut Request<Body>, &mut Route<'_>) -> ControlFlow<R> + Send + Sync + 'static,
     R: IntoResponse,
 {
     #[inline]
     fn call(
         &self,
-        mut request: Request<B>,
+        mut request: Request<Body>,
         route: &mut Route<'_>,
-    ) -> Step<PrefixFlow<B>, BoxFuture<PrefixFlow<B>>> {
+    ) -> Step<PrefixFlow, BoxFuture<PrefixFlow>> {
         let flow = self(&mut request, route).map_break(IntoResponse::into_response);
         Step::Ready(flow.map_continue(|()| request))
     }
@@ -190,56 +190,56 @@ where
     #[inline]
     fn inspect(
         &self,
-        request: &mut Request<B>,
+        request: &mut Request<Body>,
         route: &mut Route<'_>,
     ) -> Option<ControlFlow<Response<Body>>> {
         Some(self(request, route).map_break(IntoResponse::into_response))
     }
 }
 
-impl<F, O, B> RoutePrefix<B, FnSync> for F
+impl<F, O> RoutePrefix<FnSync> for F
 where
-    F: Fn(Request<B>, &mut Route<'_>) -> O + Send + Sync + 'static,
-    O: PrefixOutput<B>,
+    F: Fn(Request<Body>, &mut Route<'_>) -> O + Send + Sync + 'static,
+    O: PrefixOutput,
 {
     #[inline]
     fn call(
         &self,
-        request: Request<B>,
+        request: Request<Body>,
         route: &mut Route<'_>,
-    ) -> Step<PrefixFlow<B>, BoxFuture<PrefixFlow<B>>> {
+    ) -> Step<PrefixFlow, BoxFuture<PrefixFlow>> {
         Step::Ready(self(request, route).into_flow())
     }
 }
 
-impl<F, Fut, B: 'static> RoutePrefix<B, FnAsync> for F
+impl<F, Fut> RoutePrefix<FnAsync> for F
 where
-    F: Fn(Request<B>, &mut Route<'_>) -> Fut + Send + Sync + 'static,
+    F: Fn(Request<Body>, &mut Route<'_>) -> Fut + Send + Sync + 'static,
     Fut: Future + Send + 'static,
-    Fut::Output: PrefixOutput<B> + 'static,
+    Fut::Output: PrefixOutput + 'static,
 {
     #[inline]
     fn call(
         &self,
-        request: Request<B>,
+        request: Request<Body>,
         route: &mut Route<'_>,
-    ) -> Step<PrefixFlow<B>, BoxFuture<PrefixFlow<B>>> {
+    ) -> Step<PrefixFlow, BoxFuture<PrefixFlow>> {
         Step::<Fut::Output, Fut>::Pending(self(request, route)).erase(PrefixOutput::into_flow)
     }
 }
 
-impl<F, O, Fut, B: 'static> RoutePrefix<B, FnStep> for F
+impl<F, O, Fut> RoutePrefix<FnStep> for F
 where
-    F: Fn(Request<B>, &mut Route<'_>) -> Step<O, Fut> + Send + Sync + 'static,
-    O: PrefixOutput<B> + 'static,
+    F: Fn(Request<Body>, &mut Route<'_>) -> Step<O, Fut> + Send + Sync + 'static,
+    O: PrefixOutput + 'static,
     Fut: Future<Output = O> + Send + 'static,
 {
     #[inline]
     fn call(
         &self,
-        request: Request<B>,
+        request: Request<Body>,
         route: &mut Route<'_>,
-    ) -> Step<PrefixFlow<B>, BoxFuture<PrefixFlow<B>>> {
+    ) -> Step<PrefixFlow, BoxFuture<PrefixFlow>> {
         self(request, route).erase(PrefixOutput::into_flow)
     }
 }
@@ -348,7 +348,7 @@ where
 /// # async fn main() {
 /// let lines = Arc::new(Mutex::new(Vec::new()));
 /// let log = lines.clone();
-/// let router = Router::<String>::new()
+/// let router = Router::new()
 ///     .get("/users/{id}", || "user")
 ///     .get("/boom", || -> &'static str { panic!("secret detail") })
 ///     .monitor("/", move |exchange: &RouteExchange<'_>| {
@@ -432,17 +432,17 @@ pub(crate) enum Done {
 /// The request and the response stay in the pipeline's slots: a hook takes
 /// its message out of the slot and puts its answer back, so that neither
 /// is copied once more on its way in and out of the `dyn` call.
-pub(crate) trait ErasedPrefix<B>: Send + Sync + 'static {
+pub(crate) trait ErasedPrefix: Send + Sync + 'static {
     /// Runs the prefix on the request in its slot: `None` when it is done,
     /// having answered into `response` or passed the request on; or the
     /// future of a prefix that suspended. (An `Option` of the future is
     /// returned in two registers, a three-way answer through memory.)
     fn call(
         &self,
-        request: &mut Option<Request<B>>,
+        request: &mut Option<Request<Body>>,
         response: &mut Option<Response<Body>>,
         route: &mut Route<'_>,
-    ) -> Option<BoxFuture<PrefixFlow<B>>>;
+    ) -> Option<BoxFuture<PrefixFlow>>;
 }
 
 pub(crate) trait ErasedPostfix: Send + Sync + 'static {
@@ -472,14 +472,14 @@ impl<H, M> Erased<H, M> {
     }
 }
 
-impl<H: RoutePrefix<B, M>, M: 'static, B> ErasedPrefix<B> for Erased<H, M> {
+impl<H: RoutePrefix<M>, M: 'static> ErasedPrefix for Erased<H, M> {
     #[inline]
     fn call(
         &self,
-        request: &mut Option<Request<B>>,
+        request: &mut Option<Request<Body>>,
         response: &mut Option<Response<Body>>,
         route: &mut Route<'_>,
-    ) -> Option<BoxFuture<PrefixFlow<B>>> {
+    ) -> Option<BoxFuture<PrefixFlow>> {
         let present = request
             .as_mut()
             .expect("the request is present until the handler runs");

@@ -32,7 +32,7 @@ pub(super) enum Target {
     UpgradeRequired,
 }
 
-impl<B> Inner<B> {
+impl Inner {
     /// Finds the target of a request; `upgrade` when it asks for a
     /// WebSocket upgrade.
     pub(super) fn lookup(

@@ -62,7 +62,7 @@
 //! use pronghorn::Router;
 //! use tower::Service;
 //!
-//! let mut router = Router::<()>::new()
+//! let mut router = Router::new()
 //!     .get("/sync", || "now")
 //!     .get("/async", || async { "also now" })
 //!     .get("/yield", || async {
@@ -72,7 +72,7 @@
 //!     .compile()
 //!     .unwrap();
 //! for path in ["/sync", "/async", "/yield"] {
-//!     let mut future = pin!(router.call(Request::get(path).body(()).unwrap()));
+//!     let mut future = pin!(router.call(Request::get(path).body(String::new()).unwrap()));
 //!     let poll = future.as_mut().poll(&mut Context::from_waker(Waker::noop()));
 //!     assert!(poll.is_ready(), "{path} is answered at its first poll");
 //! }

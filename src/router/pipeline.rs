@@ -28,8 +28,10 @@ use super::{
     lookup::{Target, applied_at, next_hook},
     route::Route,
 };
+use bytes::Bytes;
+
 use crate::{
-    Body, Exchange, RequestHead, Step,
+    Body, BoxError, Exchange, RequestHead, Step,
     clock::Clock,
     handler::{IntoResponse, RouteContext, internal_error},
     panic::{log_monitor_panic, panic_message},
@@ -45,18 +47,22 @@ use crate::{
 /// but the response. Only when a step returns a future is the pipeline's
 /// state moved into the future (one box, beside the step's own boxed
 /// future), and polling continues from that step.
-pub struct ResponseFuture<B> {
-    kind: Kind<B>,
+pub struct ResponseFuture {
+    kind: Kind,
 }
 
-enum Kind<B> {
+enum Kind {
     Ready(Option<Response<Body>>),
-    Running(Arc<Inner<B>>, Box<Pipeline<B>>),
+    Running(Arc<Inner>, Box<Pipeline>),
 }
 
-impl<B: 'static> ResponseFuture<B> {
+impl ResponseFuture {
     #[inline]
-    pub(super) fn new(router: &Arc<Inner<B>>, request: Request<B>) -> Self {
+    pub(super) fn new<B>(router: &Arc<Inner>, request: Request<B>) -> Self
+    where
+        B: http_body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<BoxError>,
+    {
         Pipeline::start(router, request)
     }
 
@@ -74,14 +80,14 @@ impl<B: 'static> ResponseFuture<B> {
     /// poll of the future.
     // Out of line: only a suspension comes here.
     #[inline(never)]
-    pub(super) fn running(router: &Arc<Inner<B>>, pipeline: Pipeline<B>) -> Self {
+    pub(super) fn running(router: &Arc<Inner>, pipeline: Pipeline) -> Self {
         Self {
             kind: Kind::Running(Arc::clone(router), Box::new(pipeline)),
         }
     }
 }
 
-impl<B: 'static> Future for ResponseFuture<B> {
+impl Future for ResponseFuture {
     type Output = Result<Response<Body>, Infallible>;
 
     #[inline]
@@ -100,7 +106,7 @@ impl<B: 'static> Future for ResponseFuture<B> {
     }
 }
 
-impl<B> fmt::Debug for ResponseFuture<B> {
+impl fmt::Debug for ResponseFuture {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut debug = f.debug_struct("ResponseFuture");
         match &self.kind {
@@ -155,9 +161,9 @@ enum HookKind {
 }
 
 /// The future of the step that suspended.
-enum Pending<B> {
+enum Pending {
     None,
-    Prefix(BoxFuture<PrefixFlow<B>>),
+    Prefix(BoxFuture<PrefixFlow>),
     Handler(BoxFuture<Response<Body>>),
     Postfix(BoxFuture<PostfixFlow>),
     Monitor(BoxFuture<()>),
@@ -170,14 +176,14 @@ enum Pending<B> {
 /// reference count) or from the response future's `Arc` once a step has
 /// suspended. Borrowed apart from the state, it is known not to change
 /// while the state does.
-pub(super) struct Pipeline<B> {
+pub(super) struct Pipeline {
     pub(super) head: RequestHead,
     target: Target,
     found: Option<Found>,
     captures: Captures,
     /// The parameters of the hook being run; reused from hook to hook.
     hook_captures: Captures,
-    request: Option<Request<B>>,
+    request: Option<Request<Body>>,
     pub(super) response: Option<Response<Body>>,
     failure: Option<Box<Failure>>,
     /// Headers staged by prefixes; allocated only when one stages a header.
@@ -185,7 +191,7 @@ pub(super) struct Pipeline<B> {
     /// Where the run stands; also names the step for a panic's report.
     pub(super) stage: Stage,
     /// The step that suspended, polled first on the next run.
-    pending: Pending<B>,
+    pending: Pending,
     clock: Option<Clock>,
 }
 
@@ -210,7 +216,7 @@ fn fixed_answer(target: &Target) -> Response<Body> {
     }
 }
 
-impl<B: 'static> Pipeline<B> {
+impl Pipeline {
     /// Looks `request` up and runs its steps inside `call`, as far as they
     /// answer at once, with a waker that ignores wake-ups.
     ///
@@ -220,16 +226,21 @@ impl<B: 'static> Pipeline<B> {
     /// state then moves into the future, which polls that step again with
     /// the caller's waker on its first poll and goes on from there.
     #[inline]
-    pub(super) fn start(router: &Arc<Inner<B>>, request: Request<B>) -> ResponseFuture<B> {
+    pub(super) fn start<B>(router: &Arc<Inner>, request: Request<B>) -> ResponseFuture
+    where
+        B: http_body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<BoxError>,
+    {
         // Built field by field where it stays: a synchronous request's
-        // state is never moved.
+        // state is never moved. The body becomes a `Body` where the
+        // request is stored.
         let mut pipeline = Self {
             head: RequestHead::of(&request),
             target: Target::NotFound,
             found: None,
             captures: Captures::new(),
             hook_captures: Captures::new(),
-            request: Some(request),
+            request: Some(request.map(Body::new)),
             response: None,
             failure: None,
             staged: None,
@@ -249,7 +260,7 @@ impl<B: 'static> Pipeline<B> {
     /// were settled at compile time; for an answer no route gives they are
     /// found by matching the path.
     #[inline(always)]
-    fn look_up(&mut self, router: &Inner<B>) {
+    fn look_up(&mut self, router: &Inner) {
         let pipeline = self;
         let head = &pipeline.head;
         // The upgrade headers are read only when some route takes them.
@@ -328,7 +339,7 @@ fn apply(response: &mut Response<Body>, staged: Option<Box<HeaderMap>>, method: 
     }
 }
 
-impl<B: 'static> Pipeline<B> {
+impl Pipeline {
     /// Runs the pipeline from where it stands until it answers or a step
     /// suspends: the response is then in `self.response`.
     ///
@@ -337,7 +348,7 @@ impl<B: 'static> Pipeline<B> {
     /// every step: a panic in a prefix, the handler or a postfix (or their
     /// futures) lands here, becomes a 500, and the run goes on with the
     /// staged headers and the monitors. Monitors are guarded one by one.
-    pub(super) fn run(&mut self, router: &Inner<B>, cx: &mut Context<'_>) -> Poll<()> {
+    pub(super) fn run(&mut self, router: &Inner, cx: &mut Context<'_>) -> Poll<()> {
         loop {
             match catch_unwind(AssertUnwindSafe(|| self.steps(router, cx))) {
                 Ok(poll) => return poll,
@@ -359,7 +370,7 @@ impl<B: 'static> Pipeline<B> {
     /// the response through at once. A step that suspends leaves its future
     /// in `self.pending` and ends the turn; an early answer moves the run
     /// to the finish.
-    fn steps(&mut self, router: &Inner<B>, cx: &mut Context<'_>) -> Poll<()> {
+    fn steps(&mut self, router: &Inner, cx: &mut Context<'_>) -> Poll<()> {
         let route = match self.target {
             Target::Route { id, .. } => Some(&router.routes[id]),
             _ => None,
@@ -425,7 +436,7 @@ impl<B: 'static> Pipeline<B> {
     fn next<'r, H: ?Sized>(
         &mut self,
         hooks: &'r [Hook<H>],
-        route: Option<&CompiledRoute<B>>,
+        route: Option<&CompiledRoute>,
         kind: HookKind,
         from: usize,
     ) -> Option<(usize, &'r Hook<H>)> {
@@ -497,7 +508,7 @@ impl<B: 'static> Pipeline<B> {
     /// Runs one prefix: it lets the request through (`true`), answers, or
     /// suspends.
     #[inline(always)]
-    fn prefix(&mut self, hook: &Hook<dyn ErasedPrefix<B>>, pattern: Option<&str>) -> bool {
+    fn prefix(&mut self, hook: &Hook<dyn ErasedPrefix>, pattern: Option<&str>) -> bool {
         let mut route = Route {
             head: &self.head,
             pattern,
@@ -522,8 +533,8 @@ impl<B: 'static> Pipeline<B> {
     /// handler's future, polled once, is not ready.
     fn handler(
         &mut self,
-        router: &Inner<B>,
-        route: Option<&CompiledRoute<B>>,
+        router: &Inner,
+        route: Option<&CompiledRoute>,
         cx: &mut Context<'_>,
     ) -> Poll<()> {
         self.stage = Stage::Finish;

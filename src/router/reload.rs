@@ -35,7 +35,7 @@ use crate::Body;
 /// use http::{Method, Request};
 /// use pronghorn::{Router, router::Reloadable};
 ///
-/// let app = Reloadable::new(Router::<String>::new().get("/", || "home")).unwrap();
+/// let app = Reloadable::new(Router::new().get("/", || "home")).unwrap();
 /// app.register("blog", Router::new().get("/blog", || "posts").get("/blog/{id}", || "post")).unwrap();
 /// assert!(app.current().at(&Method::GET, "/blog/1").is_some());
 ///
@@ -45,32 +45,32 @@ use crate::Body;
 /// app.unregister("blog").unwrap();
 /// assert!(app.current().at(&Method::GET, "/blog/1").is_none());
 /// ```
-pub struct Reloadable<B> {
-    shared: Arc<Shared<B>>,
+pub struct Reloadable {
+    shared: Arc<Shared>,
     /// This handle's view of the live table: revalidated on every call by
     /// one pointer comparison, reloaded only after a swap.
-    live: Cache<Arc<ArcSwap<Inner<B>>>, Arc<Inner<B>>>,
+    live: Cache<Arc<ArcSwap<Inner>>, Arc<Inner>>,
 }
 
-struct Shared<B> {
-    live: Arc<ArcSwap<Inner<B>>>,
+struct Shared {
+    live: Arc<ArcSwap<Inner>>,
     /// The base router and the modules by id, in registration order: what
     /// the live table was compiled from.
-    sources: Mutex<Sources<B>>,
+    sources: Mutex<Sources>,
 }
 
-struct Sources<B> {
-    base: Router<B>,
-    modules: Vec<(String, Router<B>)>,
+struct Sources {
+    base: Router,
+    modules: Vec<(String, Router)>,
 }
 
-impl<B: 'static> Sources<B> {
+impl Sources {
     /// Compiles the base with `modules`, changing nothing: a change to the
     /// sources is made once the table it gives has compiled.
     fn compile<'a>(
         &self,
-        modules: impl Iterator<Item = &'a Router<B>>,
-    ) -> Result<CompiledRouter<B>, RouteError> {
+        modules: impl Iterator<Item = &'a Router>,
+    ) -> Result<CompiledRouter, RouteError> {
         modules
             .fold(self.base.clone(), |router, module| {
                 router.merge(module.clone())
@@ -78,12 +78,12 @@ impl<B: 'static> Sources<B> {
             .compile()
     }
 
-    fn modules(&self) -> impl Iterator<Item = &Router<B>> {
+    fn modules(&self) -> impl Iterator<Item = &Router> {
         self.modules.iter().map(|(_, module)| module)
     }
 }
 
-impl<B> Clone for Reloadable<B> {
+impl Clone for Reloadable {
     fn clone(&self) -> Self {
         Self {
             shared: self.shared.clone(),
@@ -92,7 +92,7 @@ impl<B> Clone for Reloadable<B> {
     }
 }
 
-impl<B> fmt::Debug for Reloadable<B> {
+impl fmt::Debug for Reloadable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let sources = self
             .shared
@@ -106,7 +106,7 @@ impl<B> fmt::Debug for Reloadable<B> {
     }
 }
 
-impl<B: 'static> Reloadable<B> {
+impl Reloadable {
     /// Compiles `base`, the router that modules are added to, and serves
     /// it. The reloadable router keeps `base` and every module, to compile
     /// the table again when they change.
@@ -114,7 +114,7 @@ impl<B: 'static> Reloadable<B> {
     /// # Errors
     ///
     /// The [`RouteError`] of compiling `base`.
-    pub fn new(base: Router<B>) -> Result<Self, RouteError> {
+    pub fn new(base: Router) -> Result<Self, RouteError> {
         let table = base.clone().compile()?;
         let live = Arc::new(ArcSwap::new(table.inner));
         Ok(Self {
@@ -130,7 +130,7 @@ impl<B: 'static> Reloadable<B> {
     }
 
     /// The live table.
-    pub fn current(&self) -> CompiledRouter<B> {
+    pub fn current(&self) -> CompiledRouter {
         CompiledRouter {
             inner: self.shared.live.load_full(),
         }
@@ -142,7 +142,7 @@ impl<B: 'static> Reloadable<B> {
     /// # Errors
     ///
     /// The [`RouteError`] of compiling `base`; nothing changes then.
-    pub fn swap(&self, base: Router<B>) -> Result<(), RouteError> {
+    pub fn swap(&self, base: Router) -> Result<(), RouteError> {
         let table = base.clone().compile()?;
         let mut sources = self.lock();
         sources.base = base;
@@ -158,7 +158,7 @@ impl<B: 'static> Reloadable<B> {
     ///
     /// The [`RouteError`] the new table would have, for example a route
     /// that conflicts with one already live; nothing changes then.
-    pub fn register(&self, id: impl Into<String>, module: Router<B>) -> Result<(), RouteError> {
+    pub fn register(&self, id: impl Into<String>, module: Router) -> Result<(), RouteError> {
         let mut sources = self.lock();
         let compiled = sources.compile(sources.modules().chain([&module]))?;
         sources.modules.push((id.into(), module));
@@ -197,7 +197,7 @@ impl<B: 'static> Reloadable<B> {
     /// use http::Method;
     /// use pronghorn::{Router, router::Reloadable};
     ///
-    /// let app = Reloadable::new(Router::<String>::new()).unwrap();
+    /// let app = Reloadable::new(Router::new()).unwrap();
     /// app.register("clock", Router::new().get("/time", || "tick 0")).unwrap();
     /// // `unregister` then `register` would leave `/time` out between the two.
     /// assert!(app.replace("clock", Router::new().get("/time", || "tick 1")).unwrap());
@@ -208,7 +208,7 @@ impl<B: 'static> Reloadable<B> {
     /// # Errors
     ///
     /// The [`RouteError`] the new table would have; nothing changes then.
-    pub fn replace(&self, id: impl Into<String>, module: Router<B>) -> Result<bool, RouteError> {
+    pub fn replace(&self, id: impl Into<String>, module: Router) -> Result<bool, RouteError> {
         let id = id.into();
         let mut sources = self.lock();
         let place = sources.modules.iter().position(|(known, _)| *known == id);
@@ -251,7 +251,7 @@ impl<B: 'static> Reloadable<B> {
         ids
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Sources<B>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Sources> {
         // A panic while holding the lock left the sources as they were
         // before the failed change: each is made once its table compiled.
         self.shared
@@ -261,10 +261,15 @@ impl<B: 'static> Reloadable<B> {
     }
 }
 
-impl<B: 'static> Service<Request<B>> for Reloadable<B> {
+/// Serves a request with any body, as [`CompiledRouter`] does.
+impl<B> Service<Request<B>> for Reloadable
+where
+    B: http_body::Body<Data = bytes::Bytes> + Send + 'static,
+    B::Error: Into<crate::BoxError>,
+{
     type Response = Response<Body>;
     type Error = Infallible;
-    type Future = ResponseFuture<B>;
+    type Future = ResponseFuture;
 
     #[inline]
     fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
@@ -272,7 +277,7 @@ impl<B: 'static> Service<Request<B>> for Reloadable<B> {
     }
 
     #[inline]
-    fn call(&mut self, request: Request<B>) -> ResponseFuture<B> {
+    fn call(&mut self, request: Request<B>) -> ResponseFuture {
         ResponseFuture::new(self.live.load(), request)
     }
 }

@@ -16,15 +16,15 @@ use crate::{
 /// ```
 /// use std::ops::ControlFlow;
 /// use http::{HeaderName, HeaderValue, Request, StatusCode};
-/// use pronghorn::{Router, router::Route};
+/// use pronghorn::{Body, Router, router::Route};
 /// use tower::ServiceExt;
 ///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {
-/// let router = Router::<String>::new()
+/// let router = Router::new()
 ///     .get("/teams/{team}/members/{id}", || "member")
 ///     // The hook's own pattern binds `team`; the route's binds both.
-///     .prefix("/teams/{team}", |_: &mut Request<String>, route: &mut Route<'_>| {
+///     .prefix("/teams/{team}", |_: &mut Request<Body>, route: &mut Route<'_>| {
 ///         assert_eq!(route.pattern(), Some("/teams/{team}/members/{id}"));
 ///         if route.params().get_raw("team") == Some("closed") {
 ///             return ControlFlow::Break(StatusCode::FORBIDDEN);

@@ -10,12 +10,14 @@ use http::{Method, Request, Response};
 use tower_service::Service;
 
 use super::{compile::CompiledRouter, lookup::Target, pipeline::ResponseFuture};
+use bytes::Bytes;
+
 use crate::{
-    Body,
+    Body, BoxError,
     params::{Captures, Params},
 };
 
-impl<B> fmt::Debug for CompiledRouter<B> {
+impl fmt::Debug for CompiledRouter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let routes: Vec<_> = self
             .inner
@@ -32,7 +34,7 @@ impl<B> fmt::Debug for CompiledRouter<B> {
     }
 }
 
-impl<B> CompiledRouter<B> {
+impl CompiledRouter {
     /// The route that answers `method` and `path`, as a request would find
     /// it (HEAD falls back to GET), with its parameters; `None` where the
     /// request would get 404 or 405. For tests, tools and benchmarks: the
@@ -42,7 +44,7 @@ impl<B> CompiledRouter<B> {
     /// use http::Method;
     /// use pronghorn::Router;
     ///
-    /// let router = Router::<String>::new().get("/users/{id}", || "user").compile().unwrap();
+    /// let router = Router::new().get("/users/{id}", || "user").compile().unwrap();
     /// let found = router.at(&Method::GET, "/users/7").unwrap();
     /// assert_eq!(found.pattern(), "/users/{id}");
     /// assert_eq!(found.params().get_raw("id"), Some("7"));
@@ -94,20 +96,26 @@ impl fmt::Debug for Match<'_> {
     }
 }
 
-impl<B> Service<Request<B>> for CompiledRouter<B>
+/// The router serves a request with any body: hyper's `Incoming`, a
+/// `String` in a test, an `http_body_util::Full`, pronghorn's own
+/// [`Body`]. The body becomes a [`Body`] at the boundary, without an
+/// allocation for those; another is boxed.
+impl<B> Service<Request<B>> for CompiledRouter
 where
-    B: 'static,
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
 {
     type Response = Response<Body>;
     type Error = Infallible;
-    type Future = ResponseFuture<B>;
+    type Future = ResponseFuture;
 
     #[inline]
     fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         Poll::Ready(Ok(()))
     }
 
-    fn call(&mut self, request: Request<B>) -> ResponseFuture<B> {
+    #[inline]
+    fn call(&mut self, request: Request<B>) -> ResponseFuture {
         ResponseFuture::new(&self.inner, request)
     }
 }

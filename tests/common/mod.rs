@@ -260,10 +260,10 @@ impl tracing::Subscriber for Capture {
 /// loopback port, on a task of the current runtime: the address.
 #[cfg(feature = "server")]
 pub async fn serve_on_loopback(
-    router: pronghorn::CompiledRouter<hyper::body::Incoming>,
+    router: pronghorn::CompiledRouter,
     configure: impl FnOnce(
-        pronghorn::Serve<pronghorn::CompiledRouter<hyper::body::Incoming>>,
-    ) -> pronghorn::Serve<pronghorn::CompiledRouter<hyper::body::Incoming>>,
+        pronghorn::Serve<pronghorn::CompiledRouter>,
+    ) -> pronghorn::Serve<pronghorn::CompiledRouter>,
 ) -> std::net::SocketAddr {
     use std::future::IntoFuture;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

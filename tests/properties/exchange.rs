@@ -358,7 +358,7 @@ fn priority(n: u8) -> Priority {
 /// compiles, and a GET route for it to `reference` (feature `ws`; without
 /// it, none).
 #[cfg_attr(not(feature = "ws"), allow(unused_variables))]
-fn websocket_routes(router: &mut Router<()>, reference: &mut Router<()>, patterns: &[Vec<Piece>]) {
+fn websocket_routes(router: &mut Router, reference: &mut Router, patterns: &[Vec<Piece>]) {
     #[cfg(feature = "ws")]
     for pattern in patterns.iter().map(|pieces| pattern(pieces)) {
         let with = router.clone().websocket(&pattern, |_, _| async {});
@@ -370,7 +370,7 @@ fn websocket_routes(router: &mut Router<()>, reference: &mut Router<()>, pattern
 }
 
 /// Keeps `with` as the router where it compiles; answers whether it did.
-fn keep(router: &mut Router<()>, with: Router<()>) -> bool {
+fn keep(router: &mut Router, with: Router) -> bool {
     let compiles = with.clone().compile().is_ok();
     if compiles {
         *router = with;
@@ -387,9 +387,9 @@ struct Handler {
 
 /// What [`router`] built.
 struct Built {
-    router: CompiledRouter<()>,
+    router: CompiledRouter,
     /// A GET route for each WebSocket route: it finds what they find.
-    websockets: CompiledRouter<()>,
+    websockets: CompiledRouter,
     handlers: Vec<Handler>,
 }
 
@@ -417,8 +417,8 @@ impl Built {
 /// The router of `table`, less the routes and hooks it refuses (a bad
 /// pattern, a route registered twice), each tried in turn.
 fn router(table: &Table) -> Built {
-    let mut router = Router::<()>::new();
-    let mut websockets = Router::<()>::new();
+    let mut router = Router::new();
+    let mut websockets = Router::new();
     websocket_routes(&mut router, &mut websockets, &table.websockets);
     let mut handlers = Vec::new();
     for route in &table.routes {
@@ -469,18 +469,20 @@ fn router(table: &Table) -> Built {
         let answers = hook.answers;
         let planned = hook.panics;
         let with = match (hook.kind, hook.suspends) {
-            (Kind::Prefix, false) => {
-                with.prefix(scope, move |_: &mut Request<()>, route: &mut Route<'_>| {
+            (Kind::Prefix, false) => with.prefix(
+                scope,
+                move |_: &mut Request<Body>, route: &mut Route<'_>| {
                     ran_prefix(index, route);
                     fail(planned);
                     match answers {
                         true => ControlFlow::Break(early(Kind::Prefix, index)),
                         false => ControlFlow::Continue(()),
                     }
-                })
-            }
-            (Kind::Prefix, true) => {
-                with.prefix(scope, move |request: Request<()>, route: &mut Route<'_>| {
+                },
+            ),
+            (Kind::Prefix, true) => with.prefix(
+                scope,
+                move |request: Request<Body>, route: &mut Route<'_>| {
                     ran_prefix(index, route);
                     async move {
                         Suspension::default().await;
@@ -491,8 +493,8 @@ fn router(table: &Table) -> Built {
                             Ok(request)
                         }
                     }
-                })
-            }
+                },
+            ),
             (Kind::Postfix, false) if !answers => {
                 with.postfix(scope, move |_: &Route<'_>, _: &mut Response<Body>| {
                     ran(index);
@@ -560,7 +562,7 @@ struct Outcome {
     suspended: usize,
 }
 
-fn exchange(router: &mut CompiledRouter<()>, request: Request<()>) -> Outcome {
+fn exchange(router: &mut CompiledRouter, request: Request<Body>) -> Outcome {
     RAN.with(|ran| ran.borrow_mut().clear());
     SEEN.with(|seen| seen.borrow_mut().clear());
     Suspension::reset();
@@ -614,7 +616,11 @@ pub fn check(table: &Table) {
         .map(|(index, route)| (verbs[index % verbs.len()], filled(&route.pattern)));
     for (verb, uri) in requests.chain(own) {
         let method = verb.method();
-        let Ok(request) = Request::builder().method(method.clone()).uri(uri).body(()) else {
+        let Ok(request) = Request::builder()
+            .method(method.clone())
+            .uri(uri)
+            .body(Body::empty())
+        else {
             continue;
         };
         let path = request.uri().path().to_owned();

@@ -179,8 +179,8 @@ fn filter_answer(a: Option<u32>, b: Option<&str>, flag: Option<bool>) -> String 
 }
 
 /// The router every call goes to.
-pub fn router() -> CompiledRouter<Trickle> {
-    Router::<Trickle>::new()
+pub fn router() -> CompiledRouter {
+    Router::new()
         .get("/u8/{v}", |Path(v): Path<u8>| v.to_string())
         .get("/pair/{a}/{b}", |Path((a, b)): Path<(u32, String)>| {
             format!("{a} {b}")
@@ -312,7 +312,7 @@ fn filter(query: &str) -> Option<String> {
 }
 
 /// Sends `call` to `router` and checks its answer against the reference.
-pub fn check(router: &mut CompiledRouter<Trickle>, call: &Call) {
+pub fn check(router: &mut CompiledRouter, call: &Call) {
     let (route, count) = match call.target {
         Target::Number => ("/u8", 1),
         Target::Pair => ("/pair", 2),

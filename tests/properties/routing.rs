@@ -83,9 +83,7 @@ fn agree(routes: Vec<String>, paths: &[String]) -> Result<(), TestCaseError> {
     }
     let router = accepted
         .iter()
-        .fold(Router::<()>::new(), |router, route| {
-            router.get(route, || "")
-        })
+        .fold(Router::new(), |router, route| router.get(route, || ""))
         .compile()
         .unwrap();
     for path in paths {
@@ -194,7 +192,7 @@ proptest! {
         routes in prop::collection::vec(rich_route(), 1..12),
         paths in prop::collection::vec(slashed_path(), 1..16),
     ) {
-        let mut router = Router::<()>::new();
+        let mut router = Router::new();
         let mut seen = Vec::new();
         for route in routes {
             if !seen.contains(&route) {
@@ -248,7 +246,7 @@ proptest! {
     /// an error naming it; lookups on what compiled never panic.
     #[test]
     fn any_pattern_compiles_or_names_itself(pattern in route_text()) {
-        match Router::<()>::new().get(&pattern, || "").compile() {
+        match Router::new().get(&pattern, || "").compile() {
             Ok(router) => {
                 let path = pattern.replace(['{', '}', '*'], "");
                 let _ = router.at(&Method::GET, &path);
@@ -265,7 +263,7 @@ proptest! {
         routes in prop::collection::vec(route_text(), 1..8),
         paths in prop::collection::vec("(/[a-z{}%.*0-9]{0,4}){0,5}", 1..8),
     ) {
-        let router = routes.iter().fold(Router::<()>::new(), |router, route| router.get(route, || ""));
+        let router = routes.iter().fold(Router::new(), |router, route| router.get(route, || ""));
         if let Ok(router) = router.compile() {
             for path in &paths {
                 if let Some(found) = router.at(&Method::GET, path) {
@@ -283,7 +281,7 @@ proptest! {
     /// error carrying the raw text; without `%` it comes back unchanged.
     #[test]
     fn parameters_decode_or_keep_their_raw_text(value in "([^/%]|%[0-9A-Fa-f]{2}|%[^/]{0,2}){1,12}") {
-        let router = Router::<()>::new().get("/p/{value}", || "").compile().unwrap();
+        let router = Router::new().get("/p/{value}", || "").compile().unwrap();
         let path = format!("/p/{value}");
         let found = router.at(&Method::GET, &path).expect("one segment always matches");
         match found.params().get("value").unwrap() {

@@ -5,10 +5,7 @@ use super::*;
 #[test]
 fn every_route_error_names_the_pattern_and_the_problem() {
     fn error(pattern: &str) -> RouteError {
-        Router::<String>::new()
-            .get(pattern, || "x")
-            .compile()
-            .unwrap_err()
+        Router::new().get(pattern, || "x").compile().unwrap_err()
     }
     let cases: &[(&str, &str)] = &[
         ("users", "route `users`: a pattern must start with `/`"),
@@ -63,13 +60,13 @@ fn every_route_error_names_the_pattern_and_the_problem() {
         format!("route `{many}`: more than 16 parameters")
     );
 
-    let twice = Router::<String>::new()
+    let twice = Router::new()
         .get("/u/{id}", || "1")
         .get("/u/{id}", || "2")
         .compile()
         .unwrap_err();
     assert_eq!(twice.to_string(), "route `GET /u/{id}` is registered twice");
-    let renamed = Router::<String>::new()
+    let renamed = Router::new()
         .get("/u/{id}", || "1")
         .get("/u/{name}", || "2")
         .compile()
@@ -86,7 +83,7 @@ fn every_route_error_names_the_pattern_and_the_problem() {
         renamed.to_string(),
         "route `GET /u/{name}` conflicts with `GET /u/{id}`, registered before: they match the same paths"
     );
-    let any_twice = Router::<String>::new()
+    let any_twice = Router::new()
         .any("/x", || "1")
         .any("/x/", || "2")
         .compile()
@@ -98,7 +95,7 @@ fn every_route_error_names_the_pattern_and_the_problem() {
     );
     // Same pattern, other methods: no conflict.
     assert!(
-        Router::<String>::new()
+        Router::new()
             .get("/u", || "1")
             .post("/u", || "2")
             .any("/u", || "3")
@@ -106,7 +103,7 @@ fn every_route_error_names_the_pattern_and_the_problem() {
             .is_ok()
     );
 
-    let bad_hook = Router::<String>::new()
+    let bad_hook = Router::new()
         .prefix("/a/{", |r: Req, _: &mut Route<'_>| r)
         .compile()
         .unwrap_err();

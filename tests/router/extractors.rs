@@ -25,7 +25,7 @@ struct Item {
 }
 
 async fn send_body(
-    router: &CompiledRouter<String>,
+    router: &CompiledRouter,
     path: &str,
     content_type: Option<&str>,
     body: &str,
@@ -48,7 +48,7 @@ async fn send_body(
     }
 }
 
-fn router() -> CompiledRouter<String> {
+fn router() -> CompiledRouter {
     Router::new()
         .get("/one/{id}", |Path(id): Path<u64>| format!("id={id}"))
         .get("/two/{a}/{b}", |Path((a, b)): Path<(String, i32)>| {

@@ -27,7 +27,7 @@ use pronghorn::{
 };
 use tower::{Service, ServiceExt};
 
-type Req = Request<String>;
+type Req = Request<Body>;
 
 struct Answer {
     status: StatusCode,
@@ -35,7 +35,7 @@ struct Answer {
     body: String,
 }
 
-async fn send(router: &CompiledRouter<String>, method: Method, path: &str) -> Answer {
+async fn send(router: &CompiledRouter, method: Method, path: &str) -> Answer {
     let request = Request::builder()
         .method(method)
         .uri(path)
@@ -51,7 +51,7 @@ async fn send(router: &CompiledRouter<String>, method: Method, path: &str) -> An
     }
 }
 
-async fn get(router: &CompiledRouter<String>, path: &str) -> Answer {
+async fn get(router: &CompiledRouter, path: &str) -> Answer {
     send(router, Method::GET, path).await
 }
 
@@ -66,7 +66,7 @@ fn echo(name: &'static str) -> impl Fn(RouteParams) -> String + Clone + Send + S
     }
 }
 
-fn routes(patterns: &[&'static str]) -> CompiledRouter<String> {
+fn routes(patterns: &[&'static str]) -> CompiledRouter {
     patterns
         .iter()
         .fold(Router::new(), |router, &pattern| {

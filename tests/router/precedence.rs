@@ -79,7 +79,7 @@ async fn nest_and_merge_compose_routers() {
     assert_eq!(events.take(), ["api prefix"]);
     assert_eq!(get(&router, "/about").await.body, "about");
     assert_eq!(get(&router, "/").await.body, "home");
-    let conflict = Router::<String>::new()
+    let conflict = Router::new()
         .get("/a", || "1")
         .merge(Router::new().get("/a", || "2"))
         .compile();

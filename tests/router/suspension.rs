@@ -195,7 +195,7 @@ fn a_hand_written_handler_that_does_not_poll_its_future_is_woken() {
     #[derive(Clone)]
     struct Waits(Gate);
 
-    impl Handler<String, ()> for Waits {
+    impl Handler<()> for Waits {
         fn call(
             &self,
             _: Req,
@@ -229,10 +229,9 @@ fn a_hand_written_handler_that_does_not_poll_its_future_is_woken() {
 fn the_router_and_its_future_are_send_and_sync() {
     fn send_sync<T: Send + Sync>() {}
     fn send<T: Send>() {}
-    send_sync::<CompiledRouter<String>>();
-    send_sync::<CompiledRouter<hyper::body::Incoming>>();
-    send::<pronghorn::router::ResponseFuture<String>>();
-    send::<pronghorn::router::ResponseFuture<hyper::body::Incoming>>();
+    send_sync::<CompiledRouter>();
+    send_sync::<pronghorn::router::Reloadable>();
+    send::<pronghorn::router::ResponseFuture>();
     send_sync::<RouteError>();
     send_sync::<Failure>();
 }

@@ -78,7 +78,7 @@ fn lookup(router: &str, kind: &str, n: u64) {
         "pronghorn" => {
             let table = routes
                 .iter()
-                .fold(pronghorn::Router::<()>::new(), |router, route| router.get(route, || ""))
+                .fold(pronghorn::Router::new(), |router, route| router.get(route, || ""))
                 .compile()
                 .unwrap();
             for _ in 0..n {

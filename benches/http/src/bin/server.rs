@@ -110,7 +110,7 @@ async fn pronghorn(listener: tokio::net::TcpListener, routes: usize, http1_only:
         handler::{Json, Path},
         router::{Route, RouteExchange},
     };
-    let mut router = Router::<Incoming>::new()
+    let mut router = Router::new()
         .get("/json", || Json(HELLO))
         .get("/async", || async {
             tokio::task::yield_now().await;
@@ -127,7 +127,7 @@ async fn pronghorn(listener: tokio::net::TcpListener, routes: usize, http1_only:
         router = router.get(&format!("/r/{n}/x"), move || Json(RouteNumber { route: n }));
     }
     let router = router
-        .prefix("/", |request: &mut Request<Incoming>, _: &mut Route<'_>| {
+        .prefix("/", |request: &mut Request<Body>, _: &mut Route<'_>| {
             if request.headers().contains_key("x-block") {
                 ControlFlow::Break(StatusCode::FORBIDDEN)
             } else {
@@ -177,7 +177,7 @@ where
 /// `serve`, to measure what the hooks cost beside the routing.
 async fn pronghorn_inline(listener: tokio::net::TcpListener) {
     use pronghorn::{IntoResponse, Router, handler::Json};
-    let router = Router::<Incoming>::new()
+    let router = Router::new()
         .get("/json", || {
             let mut response = Json(HELLO).into_response();
             response.headers_mut().insert("x-server", HeaderValue::from_static("bench"));
