@@ -27,6 +27,7 @@ use crate::{Body, params::Params};
 /// the matched route, the router's state and the body limit.
 #[derive(Clone, Copy, Debug)]
 pub struct RouteContext<'a> {
+    pub(crate) pattern: &'a str,
     pub(crate) params: Params<'a>,
     pub(crate) state: &'a http::Extensions,
     pub(crate) body_limit: usize,
@@ -41,6 +42,7 @@ impl<'a> RouteContext<'a> {
     {
         RequestContext {
             parts,
+            pattern: self.pattern,
             params: self.params,
             state: self.state,
             body_limit: self.body_limit,
@@ -54,6 +56,7 @@ impl<'a> RouteContext<'a> {
 #[derive(Debug)]
 pub struct RequestContext<'a> {
     pub(crate) parts: &'a Parts,
+    pub(crate) pattern: &'a str,
     pub(crate) params: Params<'a>,
     pub(crate) state: &'a http::Extensions,
     pub(crate) body_limit: usize,
@@ -69,6 +72,12 @@ impl<'a> RequestContext<'a> {
     /// The parameters of the matched route.
     pub fn params(&self) -> Params<'a> {
         self.params
+    }
+
+    /// The pattern of the matched route, as registered (nest bases
+    /// included).
+    pub fn pattern(&self) -> &'a str {
+        self.pattern
     }
 
     /// The router's state of type `T`, if it has one.

@@ -21,6 +21,7 @@
 
 mod de;
 mod extract;
+mod request;
 mod response;
 
 use std::{
@@ -42,6 +43,7 @@ pub use self::{
         BodyFuture, FromRequestBody, FromRequestHead, Header, NamedHeader, Path, Query,
         RequestContext, RouteContext, RouteParams, State, headers,
     },
+    request::{Extension, Html, MatchedPath, OriginalUri, Redirect},
     response::IntoResponse,
 };
 

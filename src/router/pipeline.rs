@@ -548,6 +548,7 @@ impl Pipeline {
             return Poll::Ready(());
         };
         let context = RouteContext {
+            pattern: &route.pattern.source,
             params: params_of(&self.head, &route.pattern.names, &self.captures),
             state: &router.state,
             body_limit: router.body_limit,

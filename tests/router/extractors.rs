@@ -310,3 +310,61 @@ async fn axum_responses_are_accepted() {
         (StatusCode::SEE_OTHER, "/json")
     );
 }
+
+/// `Extension`, `MatchedPath`, `OriginalUri`, `Html` and `Redirect`
+/// together; a missing extension and a location that is not header text
+/// are 500s whose log names the cause.
+#[tokio::test]
+async fn request_extensions_matched_path_original_uri_html_and_redirects() {
+    use pronghorn::handler::{Extension, Html, MatchedPath, OriginalUri, Redirect};
+
+    #[derive(Clone)]
+    struct Tenant(&'static str);
+
+    let items = Router::new().get(
+        "/items/{id}",
+        |Extension(Tenant(tenant)): Extension<Tenant>,
+         path: MatchedPath,
+         OriginalUri(uri): OriginalUri| {
+            Html(format!("<p>{tenant} {} {uri}</p>", path.as_str()))
+        },
+    );
+    let router = Router::new()
+        .nest("/shop", items)
+        .get("/old", || Redirect::permanent("/shop/items/1"))
+        .get("/bad", || Redirect::to("/\n"))
+        .compile()
+        .unwrap();
+
+    let mut request = Request::get("/shop/items/7?x=1")
+        .body(String::new())
+        .unwrap();
+    request.extensions_mut().insert(Tenant("acme"));
+    let response = router.clone().oneshot(request).await.unwrap();
+    assert_eq!(
+        response.headers()[header::CONTENT_TYPE],
+        "text/html; charset=utf-8"
+    );
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    assert_eq!(body, "<p>acme /shop/items/{id} /shop/items/7?x=1</p>");
+
+    let old = get(&router, "/old").await;
+    assert_eq!(old.status, StatusCode::PERMANENT_REDIRECT);
+    assert_eq!(old.headers[header::LOCATION], "/shop/items/1");
+
+    let log = Log::capture();
+    assert_eq!(
+        get(&router, "/shop/items/7").await.status,
+        StatusCode::INTERNAL_SERVER_ERROR
+    );
+    let logged = log.take();
+    assert!(
+        logged.len() == 1 && logged[0].contains("Tenant"),
+        "the log names the missing extension: {logged:?}"
+    );
+    assert_eq!(
+        get(&router, "/bad").await.status,
+        StatusCode::INTERNAL_SERVER_ERROR
+    );
+    assert_eq!(log.take().len(), 1, "the bad location is logged");
+}

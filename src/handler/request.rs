@@ -1,0 +1,215 @@
+//! Extractors of what the request carries beside its head's fields: a
+//! value put in its extensions, the route it matched, its URI as received.
+
+use http::{Response, StatusCode, Uri};
+
+use super::{FromRequestHead, IntoResponse, RequestContext, response::internal_error};
+use crate::Body;
+
+/// A value an outer layer put in the request's extensions (with
+/// `tower_http::add_extension` or `request.extensions_mut().insert(..)`),
+/// cloned for the handler.
+///
+/// A request without one answers 500, and the log names the type: the
+/// value is missing because the server is set up wrong, not because of
+/// anything the client sent.
+///
+/// ```
+/// use http::{Request, StatusCode};
+/// use http_body_util::BodyExt;
+/// use pronghorn::{Router, handler::Extension};
+/// use tower::ServiceExt;
+///
+/// #[derive(Clone)]
+/// struct User(&'static str);
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .get("/me", |Extension(User(name)): Extension<User>| format!("hello {name}"))
+///     .compile()
+///     .unwrap();
+///
+/// let mut request = Request::get("/me").body(String::new()).unwrap();
+/// request.extensions_mut().insert(User("ada"));
+/// let response = router.clone().oneshot(request).await.unwrap();
+/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "hello ada");
+///
+/// let request = Request::get("/me").body(String::new()).unwrap();
+/// assert_eq!(router.oneshot(request).await.unwrap().status(), StatusCode::INTERNAL_SERVER_ERROR);
+/// # }
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Extension<T>(pub T);
+
+impl<T: Clone + Send + Sync + 'static> FromRequestHead for Extension<T> {
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        match context.parts().extensions.get::<T>() {
+            Some(value) => Ok(Extension(value.clone())),
+            None => {
+                error_limited!(
+                    extension = std::any::type_name::<T>(),
+                    "pronghorn: a handler asked for a request extension no layer inserted"
+                );
+                Err(internal_error())
+            }
+        }
+    }
+}
+
+/// The pattern of the route the request matched, as registered, with the
+/// bases of the routers it was nested in: `/api/users/{id}` for
+/// `/api/users/7`.
+///
+/// ```
+/// use http::Request;
+/// use http_body_util::BodyExt;
+/// use pronghorn::{Router, handler::MatchedPath};
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let users = Router::new().get("/users/{id}", |path: MatchedPath| path.as_str().to_owned());
+/// let router = Router::new().nest("/api", users).compile().unwrap();
+///
+/// let request = Request::get("/api/users/7").body(String::new()).unwrap();
+/// let response = router.oneshot(request).await.unwrap();
+/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "/api/users/{id}");
+/// # }
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MatchedPath(String);
+
+impl MatchedPath {
+    /// The pattern.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl FromRequestHead for MatchedPath {
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        Ok(MatchedPath(context.pattern().to_owned()))
+    }
+}
+
+/// The request's URI as the server received it, whatever a layer before
+/// the router rewrote: the value an outer layer stored as `OriginalUri`,
+/// or else the request's own URI.
+///
+/// ```
+/// use http::Request;
+/// use http_body_util::BodyExt;
+/// use pronghorn::{Router, handler::OriginalUri};
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .get("/where", |OriginalUri(uri): OriginalUri| uri.to_string())
+///     .compile()
+///     .unwrap();
+/// let request = Request::get("/where?now").body(String::new()).unwrap();
+/// let response = router.oneshot(request).await.unwrap();
+/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "/where?now");
+/// # }
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OriginalUri(pub Uri);
+
+impl FromRequestHead for OriginalUri {
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        let parts = context.parts();
+        Ok(parts
+            .extensions
+            .get::<OriginalUri>()
+            .cloned()
+            .unwrap_or_else(|| OriginalUri(parts.uri.clone())))
+    }
+}
+
+/// An HTML answer: `content-type: text/html; charset=utf-8`.
+///
+/// ```
+/// use pronghorn::{IntoResponse, handler::Html};
+///
+/// let response = Html("<h1>hello</h1>").into_response();
+/// assert_eq!(response.headers()["content-type"], "text/html; charset=utf-8");
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Html<T>(pub T);
+
+impl<T: Into<Body>> IntoResponse for Html<T> {
+    fn into_response(self) -> Response<Body> {
+        let mut response = Response::new(self.0.into());
+        response.headers_mut().insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static("text/html; charset=utf-8"),
+        );
+        response
+    }
+}
+
+/// A redirect to another location: `303 See Other` ([`to`](Self::to)),
+/// `307 Temporary Redirect` or `308 Permanent Redirect`.
+///
+/// ```
+/// use http::StatusCode;
+/// use pronghorn::{IntoResponse, handler::Redirect};
+///
+/// let response = Redirect::permanent("/new").into_response();
+/// assert_eq!(response.status(), StatusCode::PERMANENT_REDIRECT);
+/// assert_eq!(response.headers()["location"], "/new");
+/// ```
+///
+/// A location that is not valid header text answers 500 and is logged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Redirect {
+    status: StatusCode,
+    location: String,
+}
+
+impl Redirect {
+    /// `303 See Other`: the client fetches `location` with GET.
+    pub fn to(location: impl Into<String>) -> Self {
+        Self::with(StatusCode::SEE_OTHER, location)
+    }
+
+    /// `307 Temporary Redirect`: the client repeats the request, method and
+    /// body included, at `location`.
+    pub fn temporary(location: impl Into<String>) -> Self {
+        Self::with(StatusCode::TEMPORARY_REDIRECT, location)
+    }
+
+    /// `308 Permanent Redirect`: as `temporary`, and for good.
+    pub fn permanent(location: impl Into<String>) -> Self {
+        Self::with(StatusCode::PERMANENT_REDIRECT, location)
+    }
+
+    fn with(status: StatusCode, location: impl Into<String>) -> Self {
+        Self {
+            status,
+            location: location.into(),
+        }
+    }
+}
+
+impl IntoResponse for Redirect {
+    fn into_response(self) -> Response<Body> {
+        match http::HeaderValue::try_from(self.location) {
+            Ok(location) => {
+                let mut response = self.status.into_response();
+                response
+                    .headers_mut()
+                    .insert(http::header::LOCATION, location);
+                response
+            }
+            Err(_) => {
+                error_limited!(
+                    "pronghorn: a redirect's location is not valid header text; answering 500"
+                );
+                internal_error()
+            }
+        }
+    }
+}
