@@ -77,6 +77,17 @@ pub enum RouteError {
         /// The first segment after the catch-all that is not static.
         segment: String,
     },
+    /// A segment written in another router's parameter syntax, `:name` or
+    /// `*name`: pronghorn's are `{name}` and `{*name}`. (A static segment
+    /// cannot start with `:` or `*` followed by a name.)
+    ForeignParameter {
+        /// The pattern as registered.
+        pattern: String,
+        /// The segment as written.
+        segment: String,
+        /// The segment in pronghorn's syntax.
+        suggestion: String,
+    },
     /// More parameters in one pattern than [`MAX_PARAMETERS`](crate::router::MAX_PARAMETERS).
     TooManyParameters {
         /// The pattern as registered.
@@ -128,6 +139,14 @@ impl fmt::Display for RouteError {
             Self::AfterCatchAll { pattern, segment } => write!(
                 f,
                 "route `{pattern}`: only static segments may follow a catch-all, found `{segment}`"
+            ),
+            Self::ForeignParameter {
+                pattern,
+                segment,
+                suggestion,
+            } => write!(
+                f,
+                "route `{pattern}`: `{segment}` is not a parameter here; write `{suggestion}`"
             ),
             Self::TooManyParameters { pattern } => write!(
                 f,

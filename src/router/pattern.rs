@@ -55,6 +55,13 @@ impl Pattern {
                     segment: raw.to_owned(),
                 });
             }
+            if let Some(suggestion) = foreign_parameter(raw) {
+                return Err(RouteError::ForeignParameter {
+                    pattern: error_pattern(),
+                    segment: raw.to_owned(),
+                    suggestion,
+                });
+            }
             let segment = parse_segment(source, raw, start, &mut names)?;
             segments.push(segment);
         }
@@ -108,6 +115,22 @@ fn valid_name(name: &str) -> bool {
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The segment in pronghorn's syntax, if `raw` is a parameter in the
+/// syntax of routers that write `:name` and `*name`.
+fn foreign_parameter(raw: &str) -> Option<String> {
+    let (sigil, name) = raw.split_at_checked(1)?;
+    let starts_name = name
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_');
+    let is_name = name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    match sigil {
+        ":" if starts_name && is_name => Some(format!("{{{name}}}")),
+        "*" if starts_name && is_name => Some(format!("{{*{name}}}")),
+        _ => None,
+    }
 }
 
 fn parse_segment(

@@ -22,6 +22,14 @@ fn every_route_error_names_the_pattern_and_the_problem() {
             "route `/a/{}`: a parameter needs a name, as in `{id}`",
         ),
         (
+            "/users/:id",
+            "route `/users/:id`: `:id` is not a parameter here; write `{id}`",
+        ),
+        (
+            "/files/*path",
+            "route `/files/*path`: `*path` is not a parameter here; write `{*path}`",
+        ),
+        (
             "/a/{*}",
             "route `/a/{*}`: a parameter needs a name, as in `{id}`",
         ),
@@ -277,6 +285,18 @@ async fn an_invalid_answer_header_is_a_500_whose_log_names_it() {
         assert!(
             logged.len() == 1 && logged[0].contains(said),
             "{path}: {logged:?}"
+        );
+    }
+}
+
+/// Only a sigil followed by a name reads as another router's parameter:
+/// `*.txt`, `:` and `a:b` stay static segments.
+#[test]
+fn segments_with_a_colon_or_star_that_name_nothing_stay_static() {
+    for pattern in ["/files/*.txt", "/time/:", "/ns/a:b", "/x/**"] {
+        assert!(
+            Router::new().get(pattern, || "x").compile().is_ok(),
+            "{pattern}"
         );
     }
 }
