@@ -140,7 +140,20 @@ impl<'a> RequestContext<'a> {
 pub trait FromRequestHead: Sized {
     /// Extracts the value, or answers the request with a response.
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>>;
+
+    /// Adds the types of router state the extractor reads, so that
+    /// [`Router::compile`](crate::Router::compile) can refuse a route whose
+    /// state no router holds.
+    #[doc(hidden)]
+    #[inline]
+    fn required_state(state: &mut Vec<StateType>) {
+        let _ = state;
+    }
 }
+
+/// A type of router state: its id, and its name for errors.
+#[doc(hidden)]
+pub type StateType = (std::any::TypeId, &'static str);
 
 /// An extractor that consumes the request body: at most one per handler,
 /// as its last argument.
@@ -498,8 +511,8 @@ pub mod headers {
 /// Shared state registered with [`Router::state`](crate::Router::state),
 /// cloned for each call (wrap it in an `Arc`).
 ///
-/// A handler that asks for state the router was not given answers 500
-/// (and logs the type's name).
+/// A route whose handler asks for a state of a type no router holds is
+/// refused by [`Router::compile`](crate::Router::compile), naming the type.
 ///
 /// ```
 /// use std::sync::{Arc, atomic::{AtomicU64, Ordering}};
@@ -528,6 +541,10 @@ pub mod headers {
 pub struct State<T>(pub T);
 
 impl<T: Clone + Send + Sync + 'static> FromRequestHead for State<T> {
+    fn required_state(state: &mut Vec<StateType>) {
+        state.push((std::any::TypeId::of::<T>(), std::any::type_name::<T>()));
+    }
+
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
         match context.state::<T>() {
             Some(state) => Ok(State(state.clone())),

@@ -41,7 +41,7 @@ pub(crate) use self::response::internal_error;
 pub use self::{
     extract::{
         BodyFuture, FromRequestBody, FromRequestHead, Header, NamedHeader, Path, Query,
-        RequestContext, RouteContext, RouteParams, State, headers,
+        RequestContext, RouteContext, RouteParams, State, StateType, headers,
     },
     request::{Extension, Html, MatchedPath, OriginalUri, Redirect},
     response::IntoResponse,
@@ -112,6 +112,13 @@ pub trait Handler<M>: Clone + Send + Sync + 'static {
         route: RouteContext<'_>,
         cx: &mut Context<'_>,
     ) -> Step<Response<Body>, BoxFuture<Response<Body>>>;
+
+    /// Adds the types of router state the handler's extractors read.
+    #[doc(hidden)]
+    #[inline]
+    fn required_state(state: &mut Vec<StateType>) {
+        let _ = state;
+    }
 
     /// Whether [`call`](Handler::call) polls a future it answers with once,
     /// with its context, before answering `Step::Pending`, as the handlers
@@ -229,6 +236,10 @@ macro_rules! handler_impls {
             // future is polled by the router.
             const POLLS_ITS_FUTURE: bool = $polls;
 
+            fn required_state(state: &mut Vec<StateType>) {
+                $(<$ty as FromRequestHead>::required_state(state);)*
+            }
+
             handler_impls!(@in_slot $wrap, $($ty),*);
         }
 
@@ -244,6 +255,10 @@ macro_rules! handler_impls {
             // future once the body is read: a body still arriving has been
             // polled inside the future answered.
             const POLLS_ITS_FUTURE: bool = true;
+
+            fn required_state(state: &mut Vec<StateType>) {
+                $(<$ty as FromRequestHead>::required_state(state);)*
+            }
 
             fn call(
                 &self,
@@ -291,6 +306,10 @@ macro_rules! handler_impls {
                 let context = &route.with_parts(&parts);
                 $(let $ty = try_extract!($ty, context);)*
                 erase_step(self($($ty),*))
+            }
+
+            fn required_state(state: &mut Vec<StateType>) {
+                $(<$ty as FromRequestHead>::required_state(state);)*
             }
 
             handler_impls!(@in_slot erase_step, $($ty),*);

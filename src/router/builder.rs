@@ -1,4 +1,4 @@
-use std::{fmt, sync::Arc};
+use std::{any::TypeId, fmt, sync::Arc};
 
 use http::Method;
 
@@ -9,7 +9,7 @@ use super::{
     },
     scope::Scope,
 };
-use crate::handler::{Erased as ErasedFn, ErasedHandler, Handler};
+use crate::handler::{Erased as ErasedFn, ErasedHandler, Handler, StateType};
 
 /// The default limit of a request body read by an extractor: 2 MiB.
 pub(crate) const DEFAULT_BODY_LIMIT: usize = 2 * 1024 * 1024;
@@ -21,6 +21,8 @@ pub(crate) struct RouteSpec {
     pub(crate) method: Option<Method>,
     pub(crate) pattern: String,
     pub(crate) endpoint: Endpoint,
+    /// The types of state its handler's extractors read.
+    pub(crate) requires: Vec<StateType>,
 }
 
 /// What answers a route.
@@ -102,10 +104,26 @@ pub struct Router {
     pub(crate) postfixes: Vec<HookSpec<dyn ErasedPostfix>>,
     pub(crate) monitors: Vec<HookSpec<dyn ErasedMonitor>>,
     pub(crate) state: http::Extensions,
+    /// The types of `state`, in registration order (a type twice is an
+    /// error of `compile`).
+    pub(crate) state_types: Vec<StateType>,
     pub(crate) body_limit: usize,
     pub(crate) body_timeout: std::time::Duration,
     #[cfg(feature = "ws")]
     pub(crate) websocket_limits: crate::ws::Limits,
+}
+
+impl RouteSpec {
+    fn http<H: Handler<M>, M: 'static>(method: Option<Method>, pattern: &str, handler: H) -> Self {
+        let mut requires = Vec::new();
+        H::required_state(&mut requires);
+        Self {
+            method,
+            pattern: pattern.to_owned(),
+            endpoint: Endpoint::Http(Arc::new(ErasedFn::new(handler))),
+            requires,
+        }
+    }
 }
 
 impl Clone for RouteSpec {
@@ -114,6 +132,7 @@ impl Clone for RouteSpec {
             method: self.method.clone(),
             pattern: self.pattern.clone(),
             endpoint: self.endpoint.clone(),
+            requires: self.requires.clone(),
         }
     }
 }
@@ -128,6 +147,7 @@ impl Clone for Router {
             postfixes: self.postfixes.clone(),
             monitors: self.monitors.clone(),
             state: self.state.clone(),
+            state_types: self.state_types.clone(),
             body_limit: self.body_limit,
             body_timeout: self.body_timeout,
             #[cfg(feature = "ws")]
@@ -188,6 +208,7 @@ impl Router {
             postfixes: Vec::new(),
             monitors: Vec::new(),
             state: http::Extensions::new(),
+            state_types: Vec::new(),
             body_limit: DEFAULT_BODY_LIMIT,
             body_timeout: DEFAULT_BODY_TIMEOUT,
             #[cfg(feature = "ws")]
@@ -201,11 +222,8 @@ impl Router {
         H: Handler<M>,
         M: 'static,
     {
-        self.routes.push(RouteSpec {
-            method: Some(method),
-            pattern: pattern.to_owned(),
-            endpoint: Endpoint::Http(Arc::new(ErasedFn::new(handler))),
-        });
+        self.routes
+            .push(RouteSpec::http(Some(method), pattern, handler));
         self
     }
 
@@ -216,11 +234,7 @@ impl Router {
         H: Handler<M>,
         M: 'static,
     {
-        self.routes.push(RouteSpec {
-            method: None,
-            pattern: pattern.to_owned(),
-            endpoint: Endpoint::Http(Arc::new(ErasedFn::new(handler))),
-        });
+        self.routes.push(RouteSpec::http(None, pattern, handler));
         self
     }
 
@@ -272,6 +286,7 @@ impl Router {
             method: Some(Method::GET),
             pattern: pattern.to_owned(),
             endpoint: Endpoint::WebSocket(crate::ws::erase(handler)),
+            requires: Vec::new(),
         });
         self
     }
@@ -374,8 +389,17 @@ impl Router {
 
     /// Shares `state` with handlers, which take it with
     /// [`State<T>`](crate::handler::State).
+    ///
+    /// # Errors
+    ///
+    /// At [`compile`](Self::compile): a second state of the same type
+    /// (here or in a nested or merged router), and a handler that asks for
+    /// a state of a type no router holds, are [`RouteError`](crate::RouteError)s
+    /// naming the type.
     pub fn state<T: Clone + Send + Sync + 'static>(mut self, state: T) -> Self {
         self.state.insert(state);
+        self.state_types
+            .push((TypeId::of::<T>(), std::any::type_name::<T>()));
         self
     }
 
@@ -405,8 +429,8 @@ impl Router {
     /// Mounts `other`'s routes and hooks under `base` (`"/api"`: `/users`
     /// becomes `/api/users`), after this router's own.
     ///
-    /// Its state joins this router's (a state of the same type replaces
-    /// this router's); the body limit stays this router's. Conflicts, such
+    /// Its state joins this router's (a state of a type both hold is an
+    /// error of `compile`); the body limit stays this router's. Conflicts, such
     /// as a route both routers register, are errors of [`compile`](Self::compile).
     ///
     /// ```
@@ -459,6 +483,7 @@ impl Router {
                 ..h
             }));
         self.state.extend(other.state);
+        self.state_types.extend(other.state_types);
         self
     }
 

@@ -224,9 +224,26 @@ fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
     let mut table = Table::default();
     #[cfg_attr(not(feature = "ws"), allow(unused_mut))]
     let mut websockets = Table::default();
+    for (index, (id, name)) in router.state_types.iter().enumerate() {
+        if router.state_types[..index]
+            .iter()
+            .any(|(seen, _)| seen == id)
+        {
+            return Err(RouteError::DuplicateState { name });
+        }
+    }
     let mut routes: Vec<CompiledRoute> = Vec::with_capacity(router.routes.len());
     for spec in router.routes {
         let pattern = Pattern::parse(&spec.pattern)?;
+        let held = |(id, _): &&(std::any::TypeId, &str)| {
+            router.state_types.iter().any(|(held, _)| held == id)
+        };
+        if let Some((_, name)) = spec.requires.iter().find(|required| !held(required)) {
+            return Err(RouteError::MissingState {
+                pattern: spec.pattern,
+                name,
+            });
+        }
         let id = routes.len();
         let (target, postfixes) = match spec.endpoint {
             Endpoint::Http(_) => (

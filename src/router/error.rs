@@ -2,9 +2,9 @@ use std::{error::Error, fmt};
 
 /// A route or hook that [`Router::compile`](crate::Router::compile) refused.
 ///
-/// Every variant names the pattern it is about. Bad routes are always
-/// reported here, when the table is compiled — never as a panic, and never
-/// at request time.
+/// Every variant names the pattern, or the type of state, it is about.
+/// Bad routes are always reported here, when the table is compiled — never
+/// as a panic, and never at request time.
 ///
 /// ```
 /// use pronghorn::{Router, RouteError};
@@ -88,6 +88,20 @@ pub enum RouteError {
         /// The segment in pronghorn's syntax.
         suggestion: String,
     },
+    /// A handler takes [`State<T>`](crate::handler::State) of a type that no
+    /// router gave with [`Router::state`](crate::Router::state).
+    MissingState {
+        /// The pattern of the handler's route.
+        pattern: String,
+        /// The type's name.
+        name: &'static str,
+    },
+    /// Two states of one type, given to this router or to routers nested or
+    /// merged into it: a handler could not tell which it gets.
+    DuplicateState {
+        /// The type's name.
+        name: &'static str,
+    },
     /// More parameters in one pattern than [`MAX_PARAMETERS`](crate::router::MAX_PARAMETERS).
     TooManyParameters {
         /// The pattern as registered.
@@ -147,6 +161,14 @@ impl fmt::Display for RouteError {
             } => write!(
                 f,
                 "route `{pattern}`: `{segment}` is not a parameter here; write `{suggestion}`"
+            ),
+            Self::MissingState { pattern, name } => write!(
+                f,
+                "route `{pattern}`: its handler takes `State<{name}>`, and no router holds a `{name}` (give one with `Router::state`)"
+            ),
+            Self::DuplicateState { name } => write!(
+                f,
+                "two states of type `{name}`: give each a type of its own (a newtype), so that handlers can tell them apart"
             ),
             Self::TooManyParameters { pattern } => write!(
                 f,

@@ -300,3 +300,49 @@ fn segments_with_a_colon_or_star_that_name_nothing_stay_static() {
         );
     }
 }
+
+/// State is checked when the table compiles: a handler's `State<T>` that no
+/// router holds, and two states of one type (also across nested routers
+/// and reloadable modules), are errors naming the type.
+#[test]
+fn missing_and_duplicate_state_are_compile_errors_naming_the_type() {
+    use pronghorn::{handler::State, router::Reloadable};
+
+    let missing = Router::new()
+        .get("/count", |State(n): State<u64>| n.to_string())
+        .compile()
+        .unwrap_err();
+    assert_eq!(
+        missing.to_string(),
+        "route `/count`: its handler takes `State<u64>`, and no router holds a `u64` (give one with `Router::state`)"
+    );
+    // Given by a nested router, it is held.
+    let nested = Router::new()
+        .nest(
+            "/api",
+            Router::new().get("/count", |State(n): State<u64>| n.to_string()),
+        )
+        .merge(Router::new().state(7u64));
+    assert!(nested.compile().is_ok());
+
+    let twice = Router::new().state(1u64).state(2u64).compile().unwrap_err();
+    assert_eq!(
+        twice.to_string(),
+        "two states of type `u64`: give each a type of its own (a newtype), so that handlers can tell them apart"
+    );
+    let across = Router::new()
+        .state(1u64)
+        .nest("/m", Router::new().state(2u64))
+        .compile();
+    assert!(matches!(
+        across,
+        Err(RouteError::DuplicateState { name: "u64" })
+    ));
+
+    let app = Reloadable::new(Router::new().state(1u64)).unwrap();
+    let module = Router::new().state(2u64);
+    assert!(matches!(
+        app.register("m", module),
+        Err(RouteError::DuplicateState { .. })
+    ));
+}
