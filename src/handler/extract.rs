@@ -137,6 +137,11 @@ impl<'a> RequestContext<'a> {
 /// assert_eq!(response.status(), StatusCode::BAD_REQUEST);
 /// # }
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be extracted from a request's head",
+    label = "not an extractor of pronghorn's",
+    note = "a handler's arguments are pronghorn extractors (`pronghorn::handler::Path`, `Query`, `State`, `Header`, ...), not axum's; only its last argument may read the body (`Json`, `String`, `Bytes`)"
+)]
 pub trait FromRequestHead: Sized {
     /// Extracts the value, or answers the request with a response.
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>>;
@@ -208,6 +213,11 @@ pub type StateType = (std::any::TypeId, &'static str);
 /// assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
 /// # }
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be extracted from a request's body",
+    label = "not a body extractor of pronghorn's",
+    note = "a handler's last argument may read the body: `Json<T>`, `String`, `Bytes`, or a type that implements `pronghorn::handler::FromRequestBody`"
+)]
 pub trait FromRequestBody: Sized {
     /// The future of the value. It is polled once where the handler is
     /// called: a body that is already complete costs no suspension.

@@ -100,6 +100,12 @@ pub enum WithBody {}
 ///     assert_eq!(response.status(), StatusCode::OK);
 /// }
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a handler of pronghorn's",
+    label = "not a handler",
+    note = "a handler is a `Fn` that is `Clone + Send + Sync + 'static`; its arguments are pronghorn extractors (only the last may read the body), and it answers an `IntoResponse`, a future of one, or a `Step` of one",
+    note = "an `axum::extract::Path` is not pronghorn's `pronghorn::handler::Path`; an answer that is not `pronghorn::IntoResponse` (an axum response needs the `axum` feature and `Axum(..)`) fails here too"
+)]
 pub trait Handler<M>: Clone + Send + Sync + 'static {
     /// Calls the handler. `cx` is the context of the poll that runs it, so a
     /// body that is already complete is read without a suspension. The

@@ -27,6 +27,11 @@ use crate::Body;
 /// assert_eq!(response.status(), StatusCode::CREATED);
 /// assert_eq!(response.headers()["content-type"], "text/plain; charset=utf-8");
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be turned into a response",
+    label = "not an answer pronghorn knows",
+    note = "answers are strings, bytes, `StatusCode`, `Json`, `Html`, `Redirect`, `Response<B>`, tuples of a status and headers with one of those, `Result`s of them; with the `axum` feature, `Axum(..)` takes any axum response"
+)]
 pub trait IntoResponse {
     /// Builds the response.
     fn into_response(self) -> Response<Body>;

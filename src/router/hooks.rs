@@ -149,6 +149,12 @@ pub(crate) type PostfixFlow = ControlFlow<Response<Body>, Response<Body>>;
 /// an [`IntoResponse`], which looks at (or edits) the request where it lies
 /// and answers `Continue(())` to let it through (synchronous, and the
 /// request is not moved in and out).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a prefix hook for the router",
+    label = "not a prefix hook",
+    note = "a router prefix is `Fn(Request<Body>, &mut Route<'_>)` answering a `PrefixOutput` (the request, `ControlFlow<R, Request<Body>>`, a `Result`), a future or a `Step` of one; or `Fn(&mut Request<Body>, &mut Route<'_>) -> ControlFlow<R>`, with `R: IntoResponse`",
+    note = "the request's body is pronghorn's `Body`, whatever body the server received"
+)]
 pub trait RoutePrefix<M>: Send + Sync + 'static {
     #[doc(hidden)]
     fn call(
@@ -248,6 +254,11 @@ where
 /// where `X` is a [`PostfixOutput`], a future of one, or a [`Step`] of one;
 /// or `Fn(&Route<'_>, &mut Response<Body>)`, which edits the response where
 /// it lies (synchronous, and the response is not moved in and out).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a postfix hook for the router",
+    label = "not a postfix hook",
+    note = "a router postfix is `Fn(&Route<'_>, Response<Body>)` answering a `PostfixOutput` (the response, `Replace(..)`, a `Result`), a future or a `Step` of one; or `Fn(&Route<'_>, &mut Response<Body>)`"
+)]
 pub trait RoutePostfix<M>: Send + Sync + 'static {
     #[doc(hidden)]
     fn call(
@@ -376,6 +387,11 @@ pub type RouteExchange<'a> = Exchange<'a, Response<Body>, Failure>;
 /// A monitor hook for the router: `Fn(&Exchange<'_, Response<Body>,
 /// Failure>) -> X` where `X` is a [`MonitorOutput`], a future of one, or a
 /// [`Step`] of one.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a monitor hook for the router",
+    label = "not a monitor hook",
+    note = "a router monitor is `Fn(&RouteExchange<'_>)` answering `()` or `Result<(), E: Display>`, a future or a `Step` of one"
+)]
 pub trait RouteMonitor<M>: Send + Sync + 'static {
     #[doc(hidden)]
     fn call(&self, exchange: &RouteExchange<'_>) -> Step<(), BoxFuture<()>>;
