@@ -23,6 +23,7 @@ mod de;
 mod extract;
 mod request;
 mod response;
+mod service;
 
 use std::{
     future::Future,
@@ -37,7 +38,6 @@ use http::{Request, Response};
 pub use self::extract::Json;
 #[cfg(feature = "axum")]
 pub use self::response::Axum;
-pub(crate) use self::response::internal_error;
 pub use self::{
     extract::{
         BodyFuture, FromRequestBody, FromRequestHead, Header, NamedHeader, Path, Query,
@@ -45,6 +45,10 @@ pub use self::{
     },
     request::{Extension, Html, MatchedPath, OriginalUri, Redirect},
     response::IntoResponse,
+};
+pub(crate) use self::{
+    response::internal_error,
+    service::{Mounted, NESTED_PATH},
 };
 
 use crate::{

@@ -1,4 +1,4 @@
-use std::{any::TypeId, fmt, sync::Arc};
+use std::{any::TypeId, convert::Infallible, fmt, sync::Arc};
 
 use http::Method;
 
@@ -9,7 +9,14 @@ use super::{
     },
     scope::Scope,
 };
-use crate::handler::{Erased as ErasedFn, ErasedHandler, Handler, StateType};
+use bytes::Bytes;
+use http::{Request, Response};
+use tower_service::Service;
+
+use crate::{
+    Body, BoxError,
+    handler::{Erased as ErasedFn, ErasedHandler, Handler, Mounted, NESTED_PATH, StateType},
+};
 
 /// The default limit of a request body read by an extractor: 2 MiB.
 pub(crate) const DEFAULT_BODY_LIMIT: usize = 2 * 1024 * 1024;
@@ -111,6 +118,8 @@ pub struct Router {
     pub(crate) body_timeout: std::time::Duration,
     #[cfg(feature = "ws")]
     pub(crate) websocket_limits: crate::ws::Limits,
+    /// What answers a path no route matches, in 404's stead.
+    pub(crate) fallback: Option<RouteSpec>,
 }
 
 impl RouteSpec {
@@ -152,6 +161,7 @@ impl Clone for Router {
             body_timeout: self.body_timeout,
             #[cfg(feature = "ws")]
             websocket_limits: self.websocket_limits,
+            fallback: self.fallback.clone(),
         }
     }
 }
@@ -213,6 +223,7 @@ impl Router {
             body_timeout: DEFAULT_BODY_TIMEOUT,
             #[cfg(feature = "ws")]
             websocket_limits: crate::ws::Limits::default(),
+            fallback: None,
         }
     }
 
@@ -239,6 +250,178 @@ impl Router {
     }
 
     method_routes!(get => GET, post => POST, put => PUT, patch => PATCH, delete => DELETE);
+
+    /// Routes requests of any method for `pattern` to a tower `service`,
+    /// which sees the request as it came (its body as pronghorn's
+    /// [`Body`](crate::Body)); hooks scoped over `pattern` run around it.
+    ///
+    /// ```
+    /// use std::convert::Infallible;
+    /// use http::{Request, Response};
+    /// use http_body_util::BodyExt;
+    /// use pronghorn::{Body, Router};
+    /// use tower::ServiceExt;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let echo = tower::service_fn(|request: Request<Body>| async move {
+    ///     Ok::<_, Infallible>(Response::new(format!("{} {}", request.method(), request.uri())))
+    /// });
+    /// let router = Router::new().route_service("/echo", echo).compile().unwrap();
+    /// let request = Request::post("/echo?x=1").body(String::new()).unwrap();
+    /// let response = router.oneshot(request).await.unwrap();
+    /// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "POST /echo?x=1");
+    /// # }
+    /// ```
+    pub fn route_service<S, B>(self, pattern: &str, service: S) -> Self
+    where
+        S: Service<Request<Body>, Response = Response<B>, Error = Infallible>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        S::Future: Send + 'static,
+        B: http_body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<BoxError>,
+    {
+        self.mount(None, pattern, service, false)
+    }
+
+    /// Routes `method` requests for `pattern` to a tower `service`, as
+    /// [`route_service`](Self::route_service) does for any method.
+    pub fn method_service<S, B>(self, method: Method, pattern: &str, service: S) -> Self
+    where
+        S: Service<Request<Body>, Response = Response<B>, Error = Infallible>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        S::Future: Send + 'static,
+        B: http_body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<BoxError>,
+    {
+        self.mount(Some(method), pattern, service, false)
+    }
+
+    /// Mounts a tower `service` at `base`: it answers `base` and every path
+    /// below it, of any method, and sees the path below `base` (`/static`
+    /// mounted, `/static/app.css` is seen as `/app.css`); the URI as it came
+    /// stays readable as an [`OriginalUri`](crate::handler::OriginalUri)
+    /// extension. Hooks scoped over those paths run around it: a prefix on
+    /// `/static` can refuse a request before the service sees it.
+    ///
+    /// ```
+    /// use http::{Request, StatusCode};
+    /// use http_body_util::BodyExt;
+    /// use pronghorn::Router;
+    /// use tower::ServiceExt;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// // A legacy axum router, mounted as a module.
+    /// let legacy = axum::Router::new().route("/hello", axum::routing::get(|| async { "hello from axum" }));
+    /// let router = Router::new().nest_service("/legacy", legacy).compile().unwrap();
+    ///
+    /// let request = Request::get("/legacy/hello").body(String::new()).unwrap();
+    /// let response = router.oneshot(request).await.unwrap();
+    /// assert_eq!(response.status(), StatusCode::OK);
+    /// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "hello from axum");
+    /// # }
+    /// ```
+    pub fn nest_service<S, B>(self, base: &str, service: S) -> Self
+    where
+        S: Service<Request<Body>, Response = Response<B>, Error = Infallible>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        S::Future: Send + 'static,
+        B: http_body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<BoxError>,
+    {
+        let base = base.trim_end_matches('/');
+        let below = format!("{base}/{{*{NESTED_PATH}}}");
+        let root = if base.is_empty() { "/" } else { base };
+        self.mount(None, root, service.clone(), true)
+            .mount(None, &below, service, true)
+    }
+
+    fn mount<S, B>(
+        mut self,
+        method: Option<Method>,
+        pattern: &str,
+        service: S,
+        nested: bool,
+    ) -> Self
+    where
+        S: Service<Request<Body>, Response = Response<B>, Error = Infallible>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        S::Future: Send + 'static,
+        B: http_body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<BoxError>,
+    {
+        let mounted = Mounted { service, nested };
+        self.routes.push(RouteSpec::http(method, pattern, mounted));
+        self
+    }
+
+    /// Answers requests for paths that no route matches with `handler`, in
+    /// 404's stead. A path that routes take for other methods still gets
+    /// 405 with `Allow`, and OPTIONS there its automatic answer; hooks
+    /// scoped over the path run around the fallback.
+    ///
+    /// ```
+    /// use http::{Request, StatusCode, Uri};
+    /// use pronghorn::Router;
+    /// use tower::ServiceExt;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let router = Router::new()
+    ///     .get("/", || "home")
+    ///     .fallback(|uri: Uri| (StatusCode::NOT_FOUND, format!("nothing at {uri}")))
+    ///     .compile()
+    ///     .unwrap();
+    /// let request = Request::get("/nowhere").body(String::new()).unwrap();
+    /// let response = router.clone().oneshot(request).await.unwrap();
+    /// assert_eq!(response.status(), StatusCode::NOT_FOUND);
+    /// // Another method on a routed path is still 405.
+    /// let request = Request::post("/").body(String::new()).unwrap();
+    /// assert_eq!(router.oneshot(request).await.unwrap().status(), StatusCode::METHOD_NOT_ALLOWED);
+    /// # }
+    /// ```
+    pub fn fallback<H, M>(mut self, handler: H) -> Self
+    where
+        H: Handler<M>,
+        M: 'static,
+    {
+        self.fallback = Some(RouteSpec::http(None, "", handler));
+        self
+    }
+
+    /// Answers requests for paths that no route matches with a tower
+    /// `service`, as [`fallback`](Self::fallback) does with a handler.
+    pub fn fallback_service<S, B>(mut self, service: S) -> Self
+    where
+        S: Service<Request<Body>, Response = Response<B>, Error = Infallible>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        S::Future: Send + 'static,
+        B: http_body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<BoxError>,
+    {
+        let mounted = Mounted {
+            service,
+            nested: false,
+        };
+        self.fallback = Some(RouteSpec::http(None, "", mounted));
+        self
+    }
 
     /// The limits of this router's WebSocket connections: message, frame
     /// and write buffer sizes (by default suited to untrusted clients, see
@@ -430,7 +613,8 @@ impl Router {
     /// becomes `/api/users`), after this router's own.
     ///
     /// Its state joins this router's (a state of a type both hold is an
-    /// error of `compile`); the body limit stays this router's. Conflicts, such
+    /// error of `compile`); its fallback is used if this router has none;
+    /// the body limit stays this router's. Conflicts, such
     /// as a route both routers register, are errors of [`compile`](Self::compile).
     ///
     /// ```
@@ -484,6 +668,7 @@ impl Router {
             }));
         self.state.extend(other.state);
         self.state_types.extend(other.state_types);
+        self.fallback = self.fallback.or(other.fallback);
         self
     }
 

@@ -6,8 +6,10 @@ use std::sync::Arc;
 
 use http::Method;
 
+use crate::handler::ErasedHandler;
+
 use super::{
-    builder::{Endpoint, HookSpec, Router},
+    builder::{Endpoint, HookSpec, RouteSpec, Router},
     error::RouteError,
     hooks::{ErasedMonitor, ErasedPostfix, ErasedPrefix},
     pattern::{Pattern, Segment, match_parts},
@@ -104,6 +106,8 @@ pub(super) struct Inner {
     pub(super) body_timeout: std::time::Duration,
     #[cfg(feature = "ws")]
     pub(super) websocket_limits: crate::ws::Limits,
+    /// What answers a path no route matches, in 404's stead.
+    pub(super) fallback: Option<Arc<dyn ErasedHandler>>,
 }
 
 /// How a hook pattern relates to a route pattern, for every path the route
@@ -232,17 +236,33 @@ fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
             return Err(RouteError::DuplicateState { name });
         }
     }
+    let held =
+        |(id, _): &&(std::any::TypeId, &str)| router.state_types.iter().any(|(held, _)| held == id);
+    let missing = |spec: &RouteSpec| {
+        let (_, name) = spec.requires.iter().find(|required| !held(required))?;
+        Some(RouteError::MissingState {
+            pattern: spec.pattern.clone(),
+            name,
+        })
+    };
+    let fallback = match router.fallback {
+        Some(spec) => {
+            if let Some(error) = missing(&spec) {
+                return Err(error);
+            }
+            match spec.endpoint {
+                Endpoint::Http(handler) => Some(handler),
+                #[cfg(feature = "ws")]
+                Endpoint::WebSocket(_) => None,
+            }
+        }
+        None => None,
+    };
     let mut routes: Vec<CompiledRoute> = Vec::with_capacity(router.routes.len());
     for spec in router.routes {
         let pattern = Pattern::parse(&spec.pattern)?;
-        let held = |(id, _): &&(std::any::TypeId, &str)| {
-            router.state_types.iter().any(|(held, _)| held == id)
-        };
-        if let Some((_, name)) = spec.requires.iter().find(|required| !held(required)) {
-            return Err(RouteError::MissingState {
-                pattern: spec.pattern,
-                name,
-            });
+        if let Some(error) = missing(&spec) {
+            return Err(error);
         }
         let id = routes.len();
         let (target, postfixes) = match spec.endpoint {
@@ -283,6 +303,7 @@ fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
             body_timeout: router.body_timeout,
             #[cfg(feature = "ws")]
             websocket_limits: router.websocket_limits,
+            fallback,
         }),
     })
 }

@@ -33,7 +33,7 @@ use bytes::Bytes;
 use crate::{
     Body, BoxError, Exchange, RequestHead, Step,
     clock::Clock,
-    handler::{IntoResponse, RouteContext, internal_error},
+    handler::{ErasedHandler, IntoResponse, RouteContext, internal_error},
     panic::{log_monitor_panic, panic_message},
     params::{Captures, params_of},
     step::BoxFuture,
@@ -125,6 +125,8 @@ impl fmt::Debug for ResponseFuture {
 /// when the router was compiled.
 struct Found {
     prefixes: Box<[Applied]>,
+    /// Only a fallback's answer goes through postfixes.
+    postfixes: Box<[Applied]>,
     monitors: Box<[Applied]>,
 }
 
@@ -280,23 +282,65 @@ impl Pipeline {
                 let methods = [head.method()];
                 let monitors = applied_at(&router.monitors, &methods, head.path());
                 let monitored = !monitors.is_empty();
-                let prefixes = match target {
+                let (prefixes, postfixes) = match target {
                     Target::Elsewhere { options: true, .. } => {
-                        applied_at(&router.prefixes, &methods, head.path())
+                        let prefixes = applied_at(&router.prefixes, &methods, head.path());
+                        (prefixes, Box::default())
                     }
+                    Target::NotFound if router.fallback.is_some() => (
+                        applied_at(&router.prefixes, &methods, head.path()),
+                        applied_at(&router.postfixes, &methods, head.path()),
+                    ),
                     fixed => {
                         // A fixed answer goes straight to the monitors.
                         pipeline.response = Some(fixed_answer(fixed));
                         pipeline.stage = Stage::Finish;
-                        Box::new([])
+                        (Box::default(), Box::default())
                     }
                 };
-                pipeline.found = Some(Found { prefixes, monitors });
+                pipeline.found = Some(Found {
+                    prefixes,
+                    postfixes,
+                    monitors,
+                });
                 monitored
             }
         };
         if monitored {
             pipeline.clock = Some(Clock::start());
+        }
+    }
+}
+
+/// What a handler's call changes of the pipeline, borrowed apart from
+/// what its context borrows.
+struct Slots<'a> {
+    request: &'a mut Option<Request<Body>>,
+    response: &'a mut Option<Response<Body>>,
+    stage: &'a mut Stage,
+    pending: &'a mut Pending,
+}
+
+/// Calls `handler`; `Pending` when its future, polled once, is not ready.
+#[inline(always)]
+fn call(
+    slots: Slots<'_>,
+    handler: &Arc<dyn ErasedHandler>,
+    context: RouteContext<'_>,
+    cx: &mut Context<'_>,
+) -> Poll<()> {
+    // The stage names the handler for a panic's report until it has
+    // answered.
+    *slots.stage = Stage::Handler;
+    match handler.call(slots.request, context, cx, slots.response) {
+        None => {
+            *slots.stage = Stage::Postfix(0);
+            Poll::Ready(())
+        }
+        Some(future) => {
+            // The stage moves on when the future answers.
+            *slots.pending = Pending::Handler(future);
+            Poll::Pending
         }
     }
 }
@@ -445,6 +489,7 @@ impl Pipeline {
             (Some(route), _, HookKind::Postfix) => &route.postfixes,
             (Some(route), _, HookKind::Monitor) => &route.monitors,
             (None, Some(found), HookKind::Prefix) => &found.prefixes,
+            (None, Some(found), HookKind::Postfix) => &found.postfixes,
             (None, Some(found), HookKind::Monitor) => &found.monitors,
             _ => &[],
         };
@@ -539,13 +584,7 @@ impl Pipeline {
     ) -> Poll<()> {
         self.stage = Stage::Finish;
         let Some(route) = route else {
-            // An automatic OPTIONS answer: no prefix answered it.
-            if let Target::Elsewhere { allow, .. } = &self.target {
-                let mut response = StatusCode::NO_CONTENT.into_response();
-                response.headers_mut().insert(header::ALLOW, allow.clone());
-                self.response = Some(response);
-            }
-            return Poll::Ready(());
+            return self.without_route(router, cx);
         };
         let context = RouteContext {
             pattern: &route.pattern.source,
@@ -574,19 +613,52 @@ impl Pipeline {
                 return Poll::Ready(());
             }
         };
-        // The stage names the handler for a panic's report until it has
-        // answered.
-        self.stage = Stage::Handler;
-        match handler.call(&mut self.request, context, cx, &mut self.response) {
-            None => {
-                self.stage = Stage::Postfix(0);
+        call(
+            Slots {
+                request: &mut self.request,
+                response: &mut self.response,
+                stage: &mut self.stage,
+                pending: &mut self.pending,
+            },
+            handler,
+            context,
+            cx,
+        )
+    }
+
+    /// The answer to a request no route matched that reached the handler's
+    /// stage: the fallback's, or for OPTIONS the automatic one.
+    #[inline(never)]
+    fn without_route(&mut self, router: &Inner, cx: &mut Context<'_>) -> Poll<()> {
+        match (&self.target, &router.fallback) {
+            (Target::NotFound, Some(fallback)) => {
+                let context = RouteContext {
+                    pattern: "",
+                    params: params_of(&self.head, &[], &self.captures),
+                    state: &router.state,
+                    body_limit: router.body_limit,
+                    body_timeout: router.body_timeout,
+                };
+                call(
+                    Slots {
+                        request: &mut self.request,
+                        response: &mut self.response,
+                        stage: &mut self.stage,
+                        pending: &mut self.pending,
+                    },
+                    fallback,
+                    context,
+                    cx,
+                )
+            }
+            (Target::Elsewhere { allow, .. }, _) => {
+                // An automatic OPTIONS answer: no prefix answered it.
+                let mut response = StatusCode::NO_CONTENT.into_response();
+                response.headers_mut().insert(header::ALLOW, allow.clone());
+                self.response = Some(response);
                 Poll::Ready(())
             }
-            Some(future) => {
-                // The stage moves on when the future answers.
-                self.pending = Pending::Handler(future);
-                Poll::Pending
-            }
+            _ => Poll::Ready(()),
         }
     }
 

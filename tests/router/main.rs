@@ -9,6 +9,7 @@ mod hooks;
 mod methods;
 mod patterns;
 mod precedence;
+mod services;
 mod suspension;
 
 use std::{

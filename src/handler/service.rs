@@ -1,0 +1,82 @@
+//! A tower `Service` answering in a handler's stead: what
+//! [`Router::route_service`](crate::Router::route_service),
+//! [`nest_service`](crate::Router::nest_service) and
+//! [`fallback_service`](crate::Router::fallback_service) mount.
+
+use std::{convert::Infallible, marker::PhantomData, task::Context};
+
+use bytes::Bytes;
+use http::{Request, Response, Uri, uri::PathAndQuery};
+use tower_service::Service;
+
+use super::{Handler, OriginalUri, RouteContext};
+use crate::{Body, BoxError, Step, step::BoxFuture};
+
+/// The name of the catch-all that holds the path below a nested service's
+/// base.
+pub(crate) const NESTED_PATH: &str = "nested_path";
+
+/// Marker of a service mounted as a handler, naming its response body.
+pub(crate) struct FromService<B>(PhantomData<fn() -> B>);
+
+/// A service mounted in the router; `nested` when it sees the path below
+/// its base, as [`Router::nest_service`](crate::Router::nest_service)
+/// mounts it.
+#[derive(Clone)]
+pub(crate) struct Mounted<S> {
+    pub(crate) service: S,
+    pub(crate) nested: bool,
+}
+
+impl<S, B> Handler<FromService<B>> for Mounted<S>
+where
+    S: Service<Request<Body>, Response = Response<B>, Error = Infallible>
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+    S::Future: Send + 'static,
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
+    fn call(
+        &self,
+        mut request: Request<Body>,
+        route: RouteContext<'_>,
+        _: &mut Context<'_>,
+    ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
+        if self.nested {
+            let below = route.params.get_raw(NESTED_PATH).unwrap_or("");
+            rebase(&mut request, below);
+        }
+        // A clone for this request, made ready, called: as tower's
+        // `oneshot` does.
+        let mut service = self.service.clone();
+        Step::Pending(Box::pin(async move {
+            let Ok(()) = std::future::poll_fn(|cx| service.poll_ready(cx)).await;
+            let Ok(response) = service.call(request).await;
+            response.map(Body::new)
+        }))
+    }
+}
+
+/// Points `request` at `/{below}`, keeping its query, and keeps the URI it
+/// came with as an [`OriginalUri`] (unless an outer layer kept one).
+fn rebase(request: &mut Request<Body>, below: &str) {
+    let uri = request.uri().clone();
+    let path = match uri.query() {
+        Some(query) => format!("/{below}?{query}"),
+        None => format!("/{below}"),
+    };
+    let mut parts = uri.clone().into_parts();
+    // The path came from a valid URI: it is a valid path still.
+    if let Ok(path) = PathAndQuery::try_from(path) {
+        parts.path_and_query = Some(path);
+        if let Ok(rebased) = Uri::from_parts(parts) {
+            *request.uri_mut() = rebased;
+        }
+    }
+    if request.extensions().get::<OriginalUri>().is_none() {
+        request.extensions_mut().insert(OriginalUri(uri));
+    }
+}

@@ -1,0 +1,169 @@
+//! Tower services inside the router: `route_service`, `nest_service`,
+//! `fallback` and `fallback_service`, with the hooks scoped over them.
+
+use super::*;
+
+use std::convert::Infallible;
+
+use pronghorn::handler::OriginalUri;
+
+/// A service answering the method and URI it sees, and the original URI
+/// when the router kept one.
+fn echo_service() -> impl tower::Service<
+    Request<Body>,
+    Response = Response<String>,
+    Error = Infallible,
+    Future = impl Send,
+> + Clone
++ Send
++ Sync
++ 'static {
+    tower::service_fn(|request: Request<Body>| async move {
+        let original = request
+            .extensions()
+            .get::<OriginalUri>()
+            .map(|OriginalUri(uri)| format!(" from {uri}"))
+            .unwrap_or_default();
+        Ok::<_, Infallible>(Response::new(format!(
+            "{} {}{original}",
+            request.method(),
+            request.uri()
+        )))
+    })
+}
+
+#[tokio::test]
+async fn a_routed_service_answers_its_pattern_for_any_method_and_hooks_run_around_it() {
+    let router = Router::new()
+        .route_service("/svc/{name}", echo_service())
+        .method_service(Method::GET, "/only-get", echo_service())
+        .postfix("/svc", |_: &Route<'_>, response: &mut Response<Body>| {
+            response
+                .headers_mut()
+                .insert("x-post", HeaderValue::from_static("yes"));
+        })
+        .compile()
+        .unwrap();
+    let answer = send(&router, Method::DELETE, "/svc/a?q=1").await;
+    assert_eq!(answer.body, "DELETE /svc/a?q=1");
+    assert_eq!(answer.headers["x-post"], "yes");
+    assert_eq!(get(&router, "/only-get").await.body, "GET /only-get");
+    let refused = send(&router, Method::POST, "/only-get").await;
+    assert_eq!(refused.status, StatusCode::METHOD_NOT_ALLOWED);
+}
+
+#[tokio::test]
+async fn a_nested_service_sees_the_path_below_its_base_behind_a_prefix() {
+    let router = Router::new()
+        .nest_service("/static", echo_service())
+        .prefix("/static", |request: &mut Req, _: &mut Route<'_>| {
+            if request.headers().contains_key("authorization") {
+                ControlFlow::Continue(())
+            } else {
+                ControlFlow::Break(StatusCode::UNAUTHORIZED)
+            }
+        })
+        .compile()
+        .unwrap();
+    let ask = |path: &str| {
+        Request::get(path)
+            .header("authorization", "yes")
+            .body(String::new())
+            .unwrap()
+    };
+    let answer = |request| async { router.clone().oneshot(request).await.unwrap() };
+    let body = |response: Response<Body>| async {
+        String::from_utf8(
+            response
+                .into_body()
+                .collect()
+                .await
+                .unwrap()
+                .to_bytes()
+                .to_vec(),
+        )
+        .unwrap()
+    };
+    assert_eq!(
+        body(answer(ask("/static/css/app.css?v=2")).await).await,
+        "GET /css/app.css?v=2 from /static/css/app.css?v=2"
+    );
+    assert_eq!(
+        body(answer(ask("/static")).await).await,
+        "GET / from /static"
+    );
+    assert_eq!(
+        get(&router, "/static/app.css").await.status,
+        StatusCode::UNAUTHORIZED,
+        "the prefix runs before the service"
+    );
+    assert_eq!(
+        get(&router, "/elsewhere").await.status,
+        StatusCode::NOT_FOUND
+    );
+}
+
+#[tokio::test]
+async fn a_nested_axum_router_answers_as_a_legacy_module() {
+    let legacy = axum::Router::new().route(
+        "/users/{id}",
+        axum::routing::get(
+            |axum::extract::Path(id): axum::extract::Path<u32>| async move {
+                format!("legacy user {id}")
+            },
+        ),
+    );
+    let router = Router::new()
+        .get("/", || "new")
+        .nest_service("/v1", legacy)
+        .compile()
+        .unwrap();
+    assert_eq!(get(&router, "/v1/users/7").await.body, "legacy user 7");
+    assert_eq!(get(&router, "/").await.body, "new");
+}
+
+/// A fallback answers paths no route matches, with the hooks scoped over
+/// them; 405 and the automatic OPTIONS stay as they are.
+#[tokio::test]
+async fn a_fallback_answers_unmatched_paths_and_keeps_405_and_options() {
+    let events = Events::default();
+    let seen = events.clone();
+    let router = Router::new()
+        .get("/users", || "users")
+        .fallback(|uri: http::Uri| (StatusCode::NOT_FOUND, format!("no page at {uri}")))
+        .prefix("/", mark(&events, "prefix"))
+        .postfix("/", |_: &Route<'_>, response: &mut Response<Body>| {
+            response
+                .headers_mut()
+                .insert("x-post", HeaderValue::from_static("yes"));
+        })
+        .monitor("/", move |x: &RouteExchange<'_>| {
+            seen.push(format!("monitor {:?} {:?}", x.status(), x.pattern()));
+        })
+        .compile()
+        .unwrap();
+    let missing = get(&router, "/nowhere").await;
+    assert_eq!(
+        (missing.status, missing.body.as_str()),
+        (StatusCode::NOT_FOUND, "no page at /nowhere")
+    );
+    assert_eq!(missing.headers["x-post"], "yes");
+    assert_eq!(
+        events.take(),
+        ["prefix", "monitor Some(404) None"],
+        "hooks run around the fallback"
+    );
+    let other = send(&router, Method::POST, "/users").await;
+    assert_eq!(other.status, StatusCode::METHOD_NOT_ALLOWED);
+    let options = send(&router, Method::OPTIONS, "/users").await;
+    assert_eq!(options.status, StatusCode::NO_CONTENT);
+    events.take();
+
+    let service = Router::new()
+        .fallback_service(echo_service())
+        .compile()
+        .unwrap();
+    assert_eq!(get(&service, "/any/where").await.body, "GET /any/where");
+    let head = send(&service, Method::HEAD, "/x").await;
+    assert_eq!((head.status, head.body.as_str()), (StatusCode::OK, ""));
+}
