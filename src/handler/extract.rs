@@ -399,14 +399,129 @@ fn form_decode(raw: &str) -> Result<Cow<'_, str>, de::Error> {
 impl<T: serde::de::DeserializeOwned> FromRequestHead for Query<T> {
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
         let query = context.parts.uri.query().unwrap_or("");
-        let pairs = || query.split('&').filter(|pair| !pair.is_empty());
-        let decoded = pairs().map(|pair| {
-            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-            Ok((form_decode(key)?, form_decode(value)?))
-        });
-        T::deserialize(de::Pairs::new(decoded, pairs().count()))
+        from_pairs(query)
             .map(Query)
             .map_err(|error| bad_request(format!("invalid query string: {error}")))
+    }
+}
+
+/// `T` from `key=value&…` text, as a query string or a form writes it.
+fn from_pairs<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, de::Error> {
+    let pairs = || text.split('&').filter(|pair| !pair.is_empty());
+    let decoded = pairs().map(|pair| {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        Ok((form_decode(key)?, form_decode(value)?))
+    });
+    T::deserialize(de::Pairs::new(decoded, pairs().count()))
+}
+
+/// A form sent as the body (`application/x-www-form-urlencoded`),
+/// deserialized into `T` as [`Query`] reads a query string. A request of
+/// another content type answers 415; a form that does not fit `T`, 400.
+/// The body limit applies.
+///
+/// ```
+/// use http::{Request, StatusCode};
+/// use http_body_util::BodyExt;
+/// use pronghorn::{Router, handler::Form};
+/// use tower::ServiceExt;
+///
+/// #[derive(serde::Deserialize)]
+/// struct Login { user: String, remember: bool }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .post("/login", |Form(login): Form<Login>| format!("{} {}", login.user, login.remember))
+///     .compile()
+///     .unwrap();
+/// let request = Request::post("/login")
+///     .header("content-type", "application/x-www-form-urlencoded")
+///     .body("user=ada+l&remember=true".to_owned())
+///     .unwrap();
+/// let response = router.clone().oneshot(request).await.unwrap();
+/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "ada l true");
+///
+/// let request = Request::post("/login").body("user=ada".to_owned()).unwrap();
+/// assert_eq!(router.oneshot(request).await.unwrap().status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+/// # }
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Form<T>(pub T);
+
+impl<T> FromRequestBody for Form<T>
+where
+    T: serde::de::DeserializeOwned + Send + 'static,
+{
+    type Future = BodyFuture<Self>;
+
+    fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
+        let refused =
+            (!has_media_type(context.parts, b"application/x-www-form-urlencoded")).then(|| {
+                (
+                    StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                    "expected a request with `content-type: application/x-www-form-urlencoded`",
+                )
+                    .into_response()
+            });
+        BodyFuture::new(body, context, refused, |bytes| {
+            let text = std::str::from_utf8(&bytes)
+                .map_err(|error| bad_request(format!("form body is not UTF-8: {error}")))?;
+            from_pairs(text)
+                .map(Form)
+                .map_err(|error| bad_request(format!("invalid form body: {error}")))
+        })
+    }
+}
+
+/// Whether the request's `content-type` is `media_type` (parameters aside,
+/// without regard to case).
+fn has_media_type(parts: &Parts, media_type: &[u8]) -> bool {
+    let Some(value) = parts.headers.get(http::header::CONTENT_TYPE) else {
+        return false;
+    };
+    let value = value.as_bytes();
+    let end = value.iter().position(|&b| b == b';').unwrap_or(value.len());
+    value[..end].trim_ascii().eq_ignore_ascii_case(media_type)
+}
+
+/// The body itself, as it streams in, for a handler that reads it at its
+/// own pace (its last argument). The body limit applies: past it, the
+/// stream ends with an error.
+///
+/// ```
+/// use http::Request;
+/// use http_body_util::BodyExt;
+/// use pronghorn::{Body, Router};
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .post("/count", |body: Body| async move {
+///         let mut body = std::pin::pin!(body);
+///         let mut bytes = 0;
+///         while let Some(Ok(frame)) = body.frame().await {
+///             bytes += frame.data_ref().map_or(0, |data| data.len());
+///         }
+///         format!("{bytes} bytes")
+///     })
+///     .compile()
+///     .unwrap();
+/// let request = Request::post("/count").body("12345".to_owned()).unwrap();
+/// let response = router.oneshot(request).await.unwrap();
+/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "5 bytes");
+/// # }
+/// ```
+impl FromRequestBody for Body {
+    type Future = std::future::Ready<Result<Self, Response<Body>>>;
+
+    fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
+        let limit = context.body_limit;
+        if body.size_hint().lower() > limit as u64 {
+            return std::future::ready(Err(too_large(limit)));
+        }
+        std::future::ready(Ok(Body::new(Limited::new(body, limit))))
     }
 }
 

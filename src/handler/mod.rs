@@ -40,7 +40,7 @@ pub use self::extract::Json;
 pub use self::response::Axum;
 pub use self::{
     extract::{
-        BodyFuture, FromRequestBody, FromRequestHead, Header, NamedHeader, Path, Query,
+        BodyFuture, Form, FromRequestBody, FromRequestHead, Header, NamedHeader, Path, Query,
         RequestContext, RouteContext, RouteParams, State, StateType, headers,
     },
     request::{Extension, Html, MatchedPath, OriginalUri, Redirect},

@@ -357,3 +357,66 @@ async fn request_extensions_matched_path_original_uri_html_and_redirects() {
     );
     assert_eq!(log.take().len(), 1, "the bad location is logged");
 }
+
+/// A form body is read as a query string is; a streaming body is cut at
+/// the body limit with an error, and one that declares more is refused
+/// with 413 before it is read.
+#[tokio::test]
+async fn form_bodies_and_streaming_bodies_keep_to_the_limit() {
+    use pronghorn::handler::Form;
+
+    #[derive(serde::Deserialize)]
+    struct Search {
+        q: String,
+        page: u32,
+    }
+
+    let app = |limit| {
+        Router::new()
+            .post("/search", |Form(search): Form<Search>| {
+                format!("{} {}", search.q, search.page)
+            })
+            .post("/stream", |body: Body| async move {
+                match body.collect().await {
+                    Ok(body) => format!("read {}", body.to_bytes().len()),
+                    Err(error) => format!("cut: {error}"),
+                }
+            })
+            .body_limit(limit)
+            .compile()
+            .unwrap()
+    };
+    let form = |body: &str| {
+        Request::post("/search")
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(body.to_owned())
+            .unwrap()
+    };
+    let text = |response: Response<Body>| async {
+        response.into_body().collect().await.unwrap().to_bytes()
+    };
+    let found = app(64).oneshot(form("q=a%20b&page=2")).await.unwrap();
+    assert_eq!(text(found).await, "a b 2");
+    let short = app(64).oneshot(form("q=x")).await.unwrap();
+    assert_eq!(short.status(), StatusCode::BAD_REQUEST, "no `page`");
+    let long = app(8).oneshot(form("q=a%20b&page=2")).await.unwrap();
+    assert_eq!(
+        long.status(),
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "14 bytes over 8"
+    );
+
+    let stream = |body: Body| Request::post("/stream").body(body).unwrap();
+    let read = app(8).oneshot(stream(Body::from("1234"))).await.unwrap();
+    assert_eq!(text(read).await, "read 4");
+    let declared = app(8)
+        .oneshot(stream(Body::from("123456789")))
+        .await
+        .unwrap();
+    assert_eq!(declared.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let chunks = ["12345", "67890"].map(|chunk| Ok::<_, std::io::Error>(Bytes::from(chunk)));
+    let body = Body::from_stream(futures_util::stream::iter(chunks));
+    let cut = app(8).oneshot(stream(body)).await.unwrap();
+    let answer = text(cut).await;
+    assert!(answer.starts_with(b"cut: "), "{answer:?}");
+}
