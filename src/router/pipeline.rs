@@ -426,14 +426,17 @@ impl Pipeline {
             }
             // The stages in their order: each runs when the run stands
             // there, and a stage that ends moves the run on to the next.
-            if let Stage::Prefix(mut from) = self.stage {
-                while let Some((index, hook)) =
-                    self.next(&router.prefixes, route, HookKind::Prefix, from)
-                {
-                    from = index + 1;
-                    if !self.prefix(hook, pattern) {
-                        continue 'turn;
-                    }
+            if let Stage::Prefix(from) = self.stage {
+                let through = self.hooks(
+                    &router.prefixes,
+                    route,
+                    HookKind::Prefix,
+                    from,
+                    pattern,
+                    Self::prefix,
+                );
+                if !through {
+                    continue 'turn;
                 }
                 self.stage = Stage::Handler;
             }
@@ -441,14 +444,17 @@ impl Pipeline {
                 // The handler's future has just been polled with `cx`.
                 return Poll::Pending;
             }
-            if let Stage::Postfix(mut from) = self.stage {
-                while let Some((index, hook)) =
-                    self.next(&router.postfixes, route, HookKind::Postfix, from)
-                {
-                    from = index + 1;
-                    if !self.postfix(hook, pattern) {
-                        continue 'turn;
-                    }
+            if let Stage::Postfix(from) = self.stage {
+                let through = self.hooks(
+                    &router.postfixes,
+                    route,
+                    HookKind::Postfix,
+                    from,
+                    pattern,
+                    Self::postfix,
+                );
+                if !through {
+                    continue 'turn;
                 }
                 self.stage = Stage::Finish;
             }
@@ -457,19 +463,44 @@ impl Pipeline {
                 let response = self.response.as_mut().expect("a step answered");
                 finish(response, self.staged.take(), self.head.method());
             }
-            if let Stage::Monitor(mut from) = self.stage {
-                while let Some((index, hook)) =
-                    self.next(&router.monitors, route, HookKind::Monitor, from)
-                {
-                    from = index + 1;
-                    if !self.monitor(hook, pattern) {
-                        continue 'turn;
-                    }
+            if let Stage::Monitor(from) = self.stage {
+                let through = self.hooks(
+                    &router.monitors,
+                    route,
+                    HookKind::Monitor,
+                    from,
+                    pattern,
+                    Self::monitor,
+                );
+                if !through {
+                    continue 'turn;
                 }
                 self.stage = Stage::Done;
             }
             return Poll::Ready(());
         }
+    }
+
+    /// Runs the request's hooks of `kind` from the `from`th of its list
+    /// with `run`, while they let the request or the response through:
+    /// `false` when one did not (it answered, or suspended).
+    #[inline(always)]
+    fn hooks<H: ?Sized>(
+        &mut self,
+        hooks: &[Hook<H>],
+        route: Option<&CompiledRoute>,
+        kind: HookKind,
+        mut from: usize,
+        pattern: Option<&str>,
+        run: fn(&mut Self, &Hook<H>, Option<&str>) -> bool,
+    ) -> bool {
+        while let Some((index, hook)) = self.next(hooks, route, kind, from) {
+            from = index + 1;
+            if !run(self, hook, pattern) {
+                return false;
+            }
+        }
+        true
     }
 
     /// The next hook of the request's list of `kind`, from its `from`th,
