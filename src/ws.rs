@@ -62,7 +62,7 @@ use tokio_tungstenite::{
 
 use crate::{
     Body, IntoResponse,
-    handler::RouteParams,
+    handler::{FromRequestHead, RequestContext, RouteContext, StateType},
     serve::{ShutdownHandle, ShutdownWatch},
     step::BoxFuture,
 };
@@ -237,15 +237,87 @@ impl Limits {
     }
 }
 
-pub(crate) type ErasedWebSocket = dyn Fn(WebSocket, RouteParams) -> BoxFuture<()> + Send + Sync;
+/// A WebSocket handler: `Fn(WebSocket, T1, …, Tn) -> impl Future<Output =
+/// ()>`, where each `Ti` is an extractor of the handshake's head
+/// ([`FromRequestHead`]: `Path`, `Query`,
+/// `State`, `Header`, `RouteParams`, …). The extractors run at the
+/// handshake: one that refuses the request answers it, with no upgrade.
+///
+/// ```
+/// use futures_util::SinkExt;
+/// use pronghorn::{Router, handler::{Path, State}, ws::{Message, WebSocket}};
+///
+/// let router = Router::new()
+///     .websocket("/rooms/{room}", |mut socket: WebSocket, Path(room): Path<String>, State(motd): State<&'static str>| async move {
+///         let _ = socket.send(Message::text(format!("{motd} in {room}"))).await;
+///     })
+///     .state("welcome")
+///     .compile()
+///     .unwrap();
+/// # let _ = router;
+/// ```
+// A refusal is the response that answers the handshake, as an extractor's
+// is: not boxed, for it is sent as it is.
+#[allow(clippy::result_large_err)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a WebSocket handler of pronghorn's",
+    label = "not a WebSocket handler",
+    note = "a WebSocket handler is `Fn(WebSocket, T1, …, Tn) -> impl Future<Output = ()>`, `Clone + Send + Sync + 'static`, each `Ti` a pronghorn extractor of the request's head"
+)]
+pub trait WebSocketHandler<M>: Clone + Send + Sync + 'static {
+    /// Extracts the handler's arguments from the handshake's head: the
+    /// connection's task, waiting for its socket; or the answer of an
+    /// extractor that refused the request.
+    #[doc(hidden)]
+    fn prepare(&self, context: &RequestContext<'_>) -> Result<Connected, Response<Body>>;
+
+    /// Adds the types of router state the handler's extractors read.
+    #[doc(hidden)]
+    fn required_state(state: &mut Vec<StateType>);
+}
+
+/// A WebSocket handler with its arguments extracted, waiting for its
+/// socket.
+#[doc(hidden)]
+pub type Connected = Box<dyn FnOnce(WebSocket) -> BoxFuture<()> + Send>;
+
+macro_rules! websocket_handlers {
+    ($($ty:ident),*) => {
+        #[allow(non_snake_case, unused_variables)]
+        impl<F, Fut, $($ty,)*> WebSocketHandler<($($ty,)*)> for F
+        where
+            F: Fn(WebSocket, $($ty),*) -> Fut + Clone + Send + Sync + 'static,
+            Fut: Future<Output = ()> + Send + 'static,
+            $($ty: FromRequestHead + Send + 'static,)*
+        {
+            fn prepare(&self, context: &RequestContext<'_>) -> Result<Connected, Response<Body>> {
+                $(let $ty = $ty::from_head(context)?;)*
+                let handler = self.clone();
+                Ok(Box::new(move |socket| Box::pin(handler(socket, $($ty),*))))
+            }
+
+            fn required_state(state: &mut Vec<StateType>) {
+                $(<$ty as FromRequestHead>::required_state(state);)*
+            }
+        }
+    };
+}
+
+websocket_handlers!();
+websocket_handlers!(T1);
+websocket_handlers!(T1, T2);
+websocket_handlers!(T1, T2, T3);
+websocket_handlers!(T1, T2, T3, T4);
+websocket_handlers!(T1, T2, T3, T4, T5);
+websocket_handlers!(T1, T2, T3, T4, T5, T6);
+
+pub(crate) type ErasedWebSocket =
+    dyn Fn(&RequestContext<'_>) -> Result<Connected, Response<Body>> + Send + Sync;
 
 /// Erases a WebSocket handler.
-pub(crate) fn erase<F, Fut>(handler: F) -> Arc<ErasedWebSocket>
-where
-    F: Fn(WebSocket, RouteParams) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = ()> + Send + 'static,
-{
-    Arc::new(move |socket, params| Box::pin(handler(socket, params)))
+#[allow(clippy::result_large_err)]
+pub(crate) fn erase<H: WebSocketHandler<M>, M>(handler: H) -> Arc<ErasedWebSocket> {
+    Arc::new(move |context| handler.prepare(context))
 }
 
 /// Whether `headers` ask for a WebSocket upgrade.
@@ -264,9 +336,9 @@ pub(crate) fn is_upgrade(headers: &HeaderMap) -> bool {
 /// Completes the handshake: answers 101 and hands the upgraded connection
 /// to `handler` on a new task; or answers 400 for a malformed handshake.
 pub(crate) fn handshake(
-    mut request: Request<Body>,
-    params: RouteParams,
-    handler: Arc<ErasedWebSocket>,
+    request: Request<Body>,
+    route: RouteContext<'_>,
+    handler: &ErasedWebSocket,
     limits: Limits,
 ) -> Response<Body> {
     let headers = request.headers();
@@ -289,6 +361,14 @@ pub(crate) fn handshake(
         return (StatusCode::BAD_REQUEST, "missing sec-websocket-key").into_response();
     };
     let accept = derive_accept_key(key.as_bytes());
+    // The handler's extractors, at the handshake: a refusal is answered
+    // with no upgrade.
+    let (parts, body) = request.into_parts();
+    let connected = match handler(&route.with_parts(&parts)) {
+        Ok(connected) => connected,
+        Err(refused) => return refused,
+    };
+    let mut request = Request::from_parts(parts, body);
     // Watched from now: a shutdown during the handshake counts too.
     let shutdown = request
         .extensions()
@@ -309,7 +389,7 @@ pub(crate) fn handshake(
                     shutdown,
                     going_away: GoingAway::No,
                 };
-                handler(socket, params).await;
+                connected(socket).await;
             }
             Err(error) => tracing::debug!(%error, "pronghorn: WebSocket upgrade failed"),
         }

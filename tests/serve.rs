@@ -1225,3 +1225,47 @@ async fn shutdown_waits_for_websocket_handlers_to_end() {
     let close = client.await.unwrap().expect("a close frame");
     assert_eq!(close.code, CloseCode::Away);
 }
+
+/// A WebSocket handler takes extractors like any handler: they run at the
+/// handshake, and one that refuses the request answers it with no upgrade.
+#[tokio::test]
+async fn websocket_handlers_take_extractors_and_a_refusal_answers_without_upgrade() {
+    #[derive(serde::Deserialize)]
+    struct Who {
+        name: String,
+    }
+
+    let router = Router::new()
+        .websocket(
+            "/rooms/{room}",
+            |mut socket: WebSocket,
+             Path(room): Path<String>,
+             pronghorn::handler::Query(who): pronghorn::handler::Query<Who>,
+             pronghorn::handler::State(motd): pronghorn::handler::State<&'static str>| async move {
+                let greeting = format!("{motd}, {} in {room}", who.name);
+                let _ = socket.send(Message::text(greeting)).await;
+            },
+        )
+        .state("welcome")
+        .compile()
+        .unwrap();
+    let address = common::serve_on_loopback(router, |server| server).await;
+
+    let stream = TcpStream::connect(address).await.unwrap();
+    let (mut socket, _) =
+        tokio_tungstenite::client_async(format!("ws://{address}/rooms/lobby?name=ada"), stream)
+            .await
+            .unwrap();
+    assert_eq!(
+        socket.next().await.unwrap().unwrap().into_text().unwrap(),
+        "welcome, ada in lobby"
+    );
+
+    let stream = TcpStream::connect(address).await.unwrap();
+    let refused =
+        tokio_tungstenite::client_async(format!("ws://{address}/rooms/lobby"), stream).await;
+    assert!(
+        matches!(refused, Err(tokio_tungstenite::tungstenite::Error::Http(ref response)) if response.status() == StatusCode::BAD_REQUEST),
+        "{refused:?}"
+    );
+}

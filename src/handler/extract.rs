@@ -289,21 +289,6 @@ impl RouteParams {
             .find(|(key, _)| key == name)
             .map(|(_, value)| value.as_str())
     }
-
-    /// Decodes `params`; a value that does not decode is kept as written.
-    #[cfg(feature = "ws")]
-    pub(crate) fn from_params(params: Params<'_>) -> Self {
-        RouteParams(
-            params
-                .iter_raw()
-                .map(|(name, raw)| {
-                    let value = crate::params::percent_decode(raw)
-                        .map_or_else(|_| raw.to_owned(), Cow::into_owned);
-                    (name.to_owned(), value)
-                })
-                .collect(),
-        )
-    }
 }
 
 impl FromRequestHead for RouteParams {

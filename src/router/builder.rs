@@ -434,7 +434,9 @@ impl Router {
     }
 
     /// Routes WebSocket upgrades of `GET pattern` to `handler`, which
-    /// receives the connection once the handshake is done (feature `ws`).
+    /// receives the connection once the handshake is done (feature `ws`),
+    /// and the values of its extractors, taken at the handshake (see
+    /// [`WebSocketHandler`](crate::ws::WebSocketHandler)).
     ///
     /// Prefix hooks for GET and any method run first, and an answering
     /// prefix's response is sent as a normal HTTP response, with no upgrade;
@@ -460,16 +462,18 @@ impl Router {
     ///     .unwrap();
     /// ```
     #[cfg(feature = "ws")]
-    pub fn websocket<F, Fut>(mut self, pattern: &str, handler: F) -> Self
+    pub fn websocket<H, M>(mut self, pattern: &str, handler: H) -> Self
     where
-        F: Fn(crate::ws::WebSocket, crate::handler::RouteParams) -> Fut + Send + Sync + 'static,
-        Fut: std::future::Future<Output = ()> + Send + 'static,
+        H: crate::ws::WebSocketHandler<M>,
+        M: 'static,
     {
+        let mut requires = Vec::new();
+        H::required_state(&mut requires);
         self.routes.push(RouteSpec {
             method: Some(Method::GET),
             pattern: pattern.to_owned(),
             endpoint: Endpoint::WebSocket(crate::ws::erase(handler)),
-            requires: Vec::new(),
+            requires,
         });
         self
     }

@@ -630,15 +630,14 @@ impl Pipeline {
             Endpoint::Http(handler) => handler,
             #[cfg(feature = "ws")]
             Endpoint::WebSocket(handler) => {
-                let params = crate::handler::RouteParams::from_params(context.params);
                 let request = self
                     .request
                     .take()
                     .expect("the request is present until the handler runs");
                 self.response = Some(crate::ws::handshake(
                     request,
-                    params,
-                    handler.clone(),
+                    context,
+                    &**handler,
                     router.websocket_limits,
                 ));
                 return Poll::Ready(());

@@ -361,7 +361,9 @@ fn priority(n: u8) -> Priority {
 fn websocket_routes(router: &mut Router, reference: &mut Router, patterns: &[Vec<Piece>]) {
     #[cfg(feature = "ws")]
     for pattern in patterns.iter().map(|pieces| pattern(pieces)) {
-        let with = router.clone().websocket(&pattern, |_, _| async {});
+        let with = router
+            .clone()
+            .websocket(&pattern, |_: pronghorn::ws::WebSocket| async {});
         if with.clone().compile().is_ok() {
             *router = with;
             *reference = std::mem::take(reference).get(&pattern, || "");
