@@ -84,6 +84,8 @@ pub struct WebSocket {
     inner: WebSocketStream<TokioIo<Upgraded>>,
     /// The server's shutdown, when `serve` serves the connection.
     shutdown: Option<ShutdownWatch>,
+    /// The subprotocol the handshake settled on.
+    protocol: Option<Box<str>>,
     /// Where the close for a shutdown stands.
     going_away: GoingAway,
 }
@@ -101,6 +103,13 @@ enum GoingAway {
 }
 
 impl WebSocket {
+    /// The subprotocol the handshake settled on: the first of
+    /// [`Router::websocket_protocols`](crate::Router::websocket_protocols)
+    /// the client offered, if any.
+    pub fn protocol(&self) -> Option<&str> {
+        self.protocol.as_deref()
+    }
+
     /// Sends a close frame and waits for the client's; see
     /// [`WebSocketStream::close`].
     pub async fn close(&mut self, frame: Option<CloseFrame>) -> Result<(), Error> {
@@ -340,6 +349,7 @@ pub(crate) fn handshake(
     route: RouteContext<'_>,
     handler: &ErasedWebSocket,
     limits: Limits,
+    protocols: &[Box<str>],
 ) -> Response<Body> {
     let headers = request.headers();
     if headers
@@ -361,6 +371,12 @@ pub(crate) fn handshake(
         return (StatusCode::BAD_REQUEST, "missing sec-websocket-key").into_response();
     };
     let accept = derive_accept_key(key.as_bytes());
+    let chosen = choose_protocol(headers, protocols);
+    // Chosen among the router's own names, which are checked header text
+    // here: one that is not is never answered.
+    let answered = chosen
+        .as_deref()
+        .and_then(|protocol| HeaderValue::from_str(protocol).ok());
     // The handler's extractors, at the handshake: a refusal is answered
     // with no upgrade.
     let (parts, body) = request.into_parts();
@@ -387,6 +403,7 @@ pub(crate) fn handshake(
                 let socket = WebSocket {
                     inner,
                     shutdown,
+                    protocol: chosen,
                     going_away: GoingAway::No,
                 };
                 connected(socket).await;
@@ -402,5 +419,27 @@ pub(crate) fn handshake(
         header::SEC_WEBSOCKET_ACCEPT,
         HeaderValue::from_str(&accept).expect("a base64 accept key is valid header text"),
     );
+    if let Some(protocol) = answered {
+        headers.insert(header::SEC_WEBSOCKET_PROTOCOL, protocol);
+    }
     response
+}
+
+/// The first of `protocols` (the server's, preferred first) that the
+/// handshake's `sec-websocket-protocol` offers.
+fn choose_protocol(headers: &HeaderMap, protocols: &[Box<str>]) -> Option<Box<str>> {
+    if protocols.is_empty() {
+        return None;
+    }
+    let offered: Vec<&str> = headers
+        .get_all(header::SEC_WEBSOCKET_PROTOCOL)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .map(str::trim)
+        .collect();
+    protocols
+        .iter()
+        .find(|protocol| offered.contains(&&***protocol))
+        .cloned()
 }

@@ -1269,3 +1269,56 @@ async fn websocket_handlers_take_extractors_and_a_refusal_answers_without_upgrad
         "{refused:?}"
     );
 }
+
+/// The handshake settles on the router's most preferred subprotocol that
+/// the client offers, answers it, and the handler reads it; a client that
+/// offers none of them gets none.
+#[tokio::test]
+async fn websocket_handshake_chooses_the_preferred_offered_subprotocol() {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+
+    let router = Router::new()
+        .websocket("/ws", |mut socket: WebSocket| async move {
+            let chosen = socket.protocol().unwrap_or("none").to_owned();
+            let _ = socket.send(Message::text(chosen)).await;
+        })
+        .websocket_protocols(["v2.chat", "v1.chat"])
+        .compile()
+        .unwrap();
+    let address = common::serve_on_loopback(router, |server| server).await;
+    let connect = |offered: Option<&'static str>| async move {
+        let mut request = format!("ws://{address}/ws").into_client_request().unwrap();
+        if let Some(offered) = offered {
+            request.headers_mut().insert(
+                header::SEC_WEBSOCKET_PROTOCOL,
+                HeaderValue::from_static(offered),
+            );
+        }
+        let stream = TcpStream::connect(address).await.unwrap();
+        let (mut socket, response) = tokio_tungstenite::client_async(request, stream)
+            .await
+            .unwrap();
+        let answered = response
+            .headers()
+            .get(header::SEC_WEBSOCKET_PROTOCOL)
+            .map(|value| value.to_str().unwrap().to_owned());
+        let seen = socket
+            .next()
+            .await
+            .unwrap()
+            .unwrap()
+            .into_text()
+            .unwrap()
+            .to_string();
+        (answered, seen)
+    };
+    assert_eq!(
+        connect(Some("v1.chat, v2.chat")).await,
+        (Some("v2.chat".to_owned()), "v2.chat".to_owned())
+    );
+    assert_eq!(
+        connect(Some("v1.chat")).await,
+        (Some("v1.chat".to_owned()), "v1.chat".to_owned())
+    );
+    assert_eq!(connect(None).await, (None, "none".to_owned()));
+}

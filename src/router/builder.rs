@@ -118,6 +118,9 @@ pub struct Router {
     pub(crate) body_timeout: std::time::Duration,
     #[cfg(feature = "ws")]
     pub(crate) websocket_limits: crate::ws::Limits,
+    /// The subprotocols WebSocket routes speak, preferred first.
+    #[cfg(feature = "ws")]
+    pub(crate) websocket_protocols: Arc<[Box<str>]>,
     /// What answers a path no route matches, in 404's stead.
     pub(crate) fallback: Option<RouteSpec>,
 }
@@ -161,6 +164,8 @@ impl Clone for Router {
             body_timeout: self.body_timeout,
             #[cfg(feature = "ws")]
             websocket_limits: self.websocket_limits,
+            #[cfg(feature = "ws")]
+            websocket_protocols: self.websocket_protocols.clone(),
             fallback: self.fallback.clone(),
         }
     }
@@ -223,6 +228,8 @@ impl Router {
             body_timeout: DEFAULT_BODY_TIMEOUT,
             #[cfg(feature = "ws")]
             websocket_limits: crate::ws::Limits::default(),
+            #[cfg(feature = "ws")]
+            websocket_protocols: Arc::new([]),
             fallback: None,
         }
     }
@@ -430,6 +437,38 @@ impl Router {
     #[cfg_attr(docsrs, doc(cfg(feature = "ws")))]
     pub fn websocket_limits(mut self, limits: crate::ws::Limits) -> Self {
         self.websocket_limits = limits;
+        self
+    }
+
+    /// The subprotocols this router's WebSocket routes speak, preferred
+    /// first (feature `ws`). A handshake that offers some is answered with
+    /// the first of these it offers, which the handler reads with
+    /// [`WebSocket::protocol`](crate::ws::WebSocket::protocol); one that
+    /// offers none of them is answered with none.
+    ///
+    /// ```
+    /// use pronghorn::{Router, ws::WebSocket};
+    ///
+    /// let router = Router::new()
+    ///     .websocket("/graphql", |socket: WebSocket| async move {
+    ///         match socket.protocol() {
+    ///             Some("graphql-transport-ws") => { /* speak it */ }
+    ///             _ => { /* the client offered none of ours */ }
+    ///         }
+    ///     })
+    ///     .websocket_protocols(["graphql-transport-ws"])
+    ///     .compile()
+    ///     .unwrap();
+    /// # let _ = router;
+    /// ```
+    #[cfg(feature = "ws")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "ws")))]
+    pub fn websocket_protocols<I, P>(mut self, protocols: I) -> Self
+    where
+        I: IntoIterator<Item = P>,
+        P: Into<Box<str>>,
+    {
+        self.websocket_protocols = protocols.into_iter().map(Into::into).collect();
         self
     }
 

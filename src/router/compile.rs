@@ -106,6 +106,8 @@ pub(super) struct Inner {
     pub(super) body_timeout: std::time::Duration,
     #[cfg(feature = "ws")]
     pub(super) websocket_limits: crate::ws::Limits,
+    #[cfg(feature = "ws")]
+    pub(super) websocket_protocols: Arc<[Box<str>]>,
     /// What answers a path no route matches, in 404's stead.
     pub(super) fallback: Option<Arc<dyn ErasedHandler>>,
 }
@@ -303,6 +305,8 @@ fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
             body_timeout: router.body_timeout,
             #[cfg(feature = "ws")]
             websocket_limits: router.websocket_limits,
+            #[cfg(feature = "ws")]
+            websocket_protocols: router.websocket_protocols,
             fallback,
         }),
     })

@@ -639,6 +639,7 @@ impl Pipeline {
                     context,
                     &**handler,
                     router.websocket_limits,
+                    &router.websocket_protocols,
                 ));
                 return Poll::Ready(());
             }
