@@ -312,36 +312,22 @@ impl Pipeline {
     }
 }
 
-/// What a handler's call changes of the pipeline, borrowed apart from
-/// what its context borrows.
-struct Slots<'a> {
-    request: &'a mut Option<Request<Body>>,
-    response: &'a mut Option<Response<Body>>,
-    stage: &'a mut Stage,
-    pending: &'a mut Pending,
-}
-
-/// Calls `handler`; `Pending` when its future, polled once, is not ready.
+/// What a handler reads beside the request: the route's pattern and
+/// parameters, the router's state and limits.
 #[inline(always)]
-fn call(
-    slots: Slots<'_>,
-    handler: &Arc<dyn ErasedHandler>,
-    context: RouteContext<'_>,
-    cx: &mut Context<'_>,
-) -> Poll<()> {
-    // The stage names the handler for a panic's report until it has
-    // answered.
-    *slots.stage = Stage::Handler;
-    match handler.call(slots.request, context, cx, slots.response) {
-        None => {
-            *slots.stage = Stage::Postfix(0);
-            Poll::Ready(())
-        }
-        Some(future) => {
-            // The stage moves on when the future answers.
-            *slots.pending = Pending::Handler(future);
-            Poll::Pending
-        }
+fn route_context<'a>(
+    router: &'a Inner,
+    head: &'a RequestHead,
+    captures: &'a Captures,
+    pattern: &'a str,
+    names: &'a [Box<str>],
+) -> RouteContext<'a> {
+    RouteContext {
+        pattern,
+        params: params_of(head, names, captures),
+        state: &router.state,
+        body_limit: router.body_limit,
+        body_timeout: router.body_timeout,
     }
 }
 
@@ -617,19 +603,14 @@ impl Pipeline {
         let Some(route) = route else {
             return self.without_route(router, cx);
         };
-        let context = RouteContext {
-            pattern: &route.pattern.source,
-            params: params_of(&self.head, &route.pattern.names, &self.captures),
-            state: &router.state,
-            body_limit: router.body_limit,
-            body_timeout: router.body_timeout,
-        };
+        let (pattern, names) = (&*route.pattern.source, &*route.pattern.names);
         // Without the `ws` feature the match has one arm.
         #[cfg_attr(not(feature = "ws"), allow(clippy::infallible_destructuring_match))]
         let handler = match &route.endpoint {
             Endpoint::Http(handler) => handler,
             #[cfg(feature = "ws")]
             Endpoint::WebSocket(handler) => {
+                let context = route_context(router, &self.head, &self.captures, pattern, names);
                 let request = self
                     .request
                     .take()
@@ -644,17 +625,7 @@ impl Pipeline {
                 return Poll::Ready(());
             }
         };
-        call(
-            Slots {
-                request: &mut self.request,
-                response: &mut self.response,
-                stage: &mut self.stage,
-                pending: &mut self.pending,
-            },
-            handler,
-            context,
-            cx,
-        )
+        self.call(router, handler, pattern, names, cx)
     }
 
     /// The answer to a request no route matched that reached the handler's
@@ -662,26 +633,7 @@ impl Pipeline {
     #[inline(never)]
     fn without_route(&mut self, router: &Inner, cx: &mut Context<'_>) -> Poll<()> {
         match (&self.target, &router.fallback) {
-            (Target::NotFound, Some(fallback)) => {
-                let context = RouteContext {
-                    pattern: "",
-                    params: params_of(&self.head, &[], &self.captures),
-                    state: &router.state,
-                    body_limit: router.body_limit,
-                    body_timeout: router.body_timeout,
-                };
-                call(
-                    Slots {
-                        request: &mut self.request,
-                        response: &mut self.response,
-                        stage: &mut self.stage,
-                        pending: &mut self.pending,
-                    },
-                    fallback,
-                    context,
-                    cx,
-                )
-            }
+            (Target::NotFound, Some(fallback)) => self.call(router, fallback, "", &[], cx),
             (Target::Elsewhere { allow, .. }, _) => {
                 // An automatic OPTIONS answer: no prefix answered it.
                 let mut response = StatusCode::NO_CONTENT.into_response();
@@ -690,6 +642,34 @@ impl Pipeline {
                 Poll::Ready(())
             }
             _ => Poll::Ready(()),
+        }
+    }
+
+    /// Calls `handler` for the route of `pattern`, whose parameters are
+    /// `names`; `Pending` when its future, polled once, is not ready.
+    #[inline(always)]
+    fn call(
+        &mut self,
+        router: &Inner,
+        handler: &Arc<dyn ErasedHandler>,
+        pattern: &str,
+        names: &[Box<str>],
+        cx: &mut Context<'_>,
+    ) -> Poll<()> {
+        let context = route_context(router, &self.head, &self.captures, pattern, names);
+        // The stage names the handler for a panic's report until it has
+        // answered.
+        self.stage = Stage::Handler;
+        match handler.call(&mut self.request, context, cx, &mut self.response) {
+            None => {
+                self.stage = Stage::Postfix(0);
+                Poll::Ready(())
+            }
+            Some(future) => {
+                // The stage moves on when the future answers.
+                self.pending = Pending::Handler(future);
+                Poll::Pending
+            }
         }
     }
 
