@@ -1322,3 +1322,42 @@ async fn websocket_handshake_chooses_the_preferred_offered_subprotocol() {
     );
     assert_eq!(connect(None).await, (None, "none".to_owned()));
 }
+
+/// With `connect_info`, each request carries the client's address; without
+/// it (the default, which costs nothing), asking for it is a 500.
+#[tokio::test]
+async fn connect_info_gives_handlers_the_clients_address_when_enabled() {
+    use pronghorn::handler::ConnectInfo;
+
+    let router = || {
+        Router::new()
+            .get("/peer", |ConnectInfo(peer): ConnectInfo<SocketAddr>| {
+                peer.to_string()
+            })
+            .compile()
+            .unwrap()
+    };
+    let address = common::serve_on_loopback(router(), |server| server.connect_info(true)).await;
+    let stream = TcpStream::connect(address).await.unwrap();
+    let local = stream.local_addr().unwrap();
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let (parts, body) = send(
+        &mut sender,
+        request(Method::GET, "/peer").body(Full::default()).unwrap(),
+    )
+    .await;
+    assert_eq!(parts.status, StatusCode::OK);
+    assert_eq!(body, local.to_string());
+
+    let address = common::serve_on_loopback(router(), |server| server).await;
+    let mut sender: Sender = common::connect(address).await;
+    let (parts, _) = send(
+        &mut sender,
+        request(Method::GET, "/peer").body(Full::default()).unwrap(),
+    )
+    .await;
+    assert_eq!(parts.status, StatusCode::INTERNAL_SERVER_ERROR);
+}

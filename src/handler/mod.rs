@@ -43,7 +43,7 @@ pub use self::{
         BodyFuture, Form, FromRequestBody, FromRequestHead, Header, NamedHeader, Path, Query,
         RequestContext, RouteContext, RouteParams, State, StateType, headers,
     },
-    request::{Extension, Html, MatchedPath, OriginalUri, Redirect},
+    request::{ConnectInfo, Extension, Html, MatchedPath, OriginalUri, Redirect},
     response::IntoResponse,
 };
 pub(crate) use self::{

@@ -57,6 +57,42 @@ impl<T: Clone + Send + Sync + 'static> FromRequestHead for Extension<T> {
     }
 }
 
+/// The client's address, when the server puts it in the request:
+/// [`Serve::connect_info`](crate::Serve::connect_info) with `serve`, or an
+/// outer layer that inserts a `ConnectInfo<T>` extension. Without one, the
+/// request is answered 500 and the log says so.
+///
+/// ```no_run
+/// use std::net::SocketAddr;
+/// use pronghorn::{Router, handler::ConnectInfo, serve};
+///
+/// # #[tokio::main] async fn main() -> std::io::Result<()> {
+/// let router = Router::new()
+///     .get("/ip", |ConnectInfo(peer): ConnectInfo<SocketAddr>| peer.ip().to_string())
+///     .compile()
+///     .unwrap();
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
+/// serve(listener, router).connect_info(true).await
+/// # }
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConnectInfo<T>(pub T);
+
+impl<T: Clone + Send + Sync + 'static> FromRequestHead for ConnectInfo<T> {
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        match context.parts().extensions.get::<ConnectInfo<T>>() {
+            Some(info) => Ok(info.clone()),
+            None => {
+                error_limited!(
+                    connect_info = std::any::type_name::<T>(),
+                    "pronghorn: a handler asked for the client's address, and the server does not give it (`Serve::connect_info(true)`)"
+                );
+                Err(internal_error())
+            }
+        }
+    }
+}
+
 /// The pattern of the route the request matched, as registered, with the
 /// bases of the routers it was nested in: `/api/users/{id}` for
 /// `/api/users/7`.

@@ -41,16 +41,25 @@ pub(super) struct Connection<S> {
     /// Handed to the requests that ask for an upgrade (WebSocket).
     #[cfg(feature = "ws")]
     shutdown: Arc<Shutdown>,
+    /// The client's address, put in each request when
+    /// [`Serve::connect_info`](super::Serve::connect_info) asks for it.
+    peer: Option<std::net::SocketAddr>,
 }
 
 impl<S> Connection<S> {
     #[cfg_attr(not(feature = "ws"), allow(unused_variables))]
-    pub(super) fn new(service: S, watch: Arc<ConnectionWatch>, shutdown: &Arc<Shutdown>) -> Self {
+    pub(super) fn new(
+        service: S,
+        watch: Arc<ConnectionWatch>,
+        shutdown: &Arc<Shutdown>,
+        peer: Option<std::net::SocketAddr>,
+    ) -> Self {
         Self {
             service: RefCell::new(service),
             watch,
             #[cfg(feature = "ws")]
             shutdown: Arc::clone(shutdown),
+            peer,
         }
     }
 }
@@ -64,8 +73,13 @@ where
     type Error = BoxError;
     type Future = ConnectionFuture<S, Request<RequestBody>>;
 
-    fn call(&self, #[allow(unused_mut)] mut request: Request<RequestBody>) -> Self::Future {
+    fn call(&self, mut request: Request<RequestBody>) -> Self::Future {
         self.watch.head_received();
+        if let Some(peer) = self.peer {
+            request
+                .extensions_mut()
+                .insert(crate::handler::ConnectInfo(peer));
+        }
         #[cfg(feature = "ws")]
         if request.headers().contains_key(http::header::UPGRADE) {
             let handle = super::graceful::ShutdownHandle(Arc::clone(&self.shutdown));

@@ -111,6 +111,7 @@ where
         listener,
         service,
         limits: Limits::default(),
+        connect_info: false,
         #[cfg(feature = "tls")]
         tls: None,
     }
@@ -123,6 +124,8 @@ pub struct Serve<S> {
     listener: TcpListener,
     service: S,
     limits: Limits,
+    /// Whether each request carries the client's address.
+    connect_info: bool,
     #[cfg(feature = "tls")]
     tls: Option<Tls>,
 }
@@ -233,6 +236,14 @@ impl<S> Serve<S> {
     /// Fields Too Large` over it (default 100; HTTP/1).
     pub fn max_headers(mut self, headers: usize) -> Self {
         self.limits.max_headers = headers;
+        self
+    }
+
+    /// Puts the client's address in each request's extensions, for the
+    /// [`ConnectInfo`](crate::handler::ConnectInfo) extractor (off by
+    /// default: it costs each request an extension's allocations).
+    pub fn connect_info(mut self, enabled: bool) -> Self {
+        self.connect_info = enabled;
         self
     }
 
@@ -382,6 +393,7 @@ where
         listener,
         service,
         limits,
+        connect_info,
         #[cfg(feature = "tls")]
         tls,
     } = serve;
@@ -419,8 +431,8 @@ where
             accepted = listener.accept() => accepted,
             () = signal.as_mut() => break,
         };
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
+        let (stream, peer) = match accepted {
+            Ok((stream, peer)) => (stream, peer),
             Err(error) => {
                 // Out of descriptors or a connection reset before accept:
                 // the listener itself is fine; pause briefly on resource
@@ -460,7 +472,8 @@ where
             Arc::clone(&watch),
             Some(slot),
         );
-        let service = Connection::new(service.clone(), Arc::clone(&watch), &shutdown);
+        let peer = connect_info.then_some(peer);
+        let service = Connection::new(service.clone(), Arc::clone(&watch), &shutdown, peer);
         let connection = builder
             .serve_connection_with_upgrades(TokioIo::new(io), service)
             .into_owned();
