@@ -441,14 +441,16 @@ where
     type Future = BodyFuture<Self>;
 
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
-        let refused =
-            (!has_media_type(context.parts, b"application/x-www-form-urlencoded")).then(|| {
-                (
-                    StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                    "expected a request with `content-type: application/x-www-form-urlencoded`",
-                )
-                    .into_response()
-            });
+        let form = media_type(context.parts).is_some_and(|essence| {
+            essence.eq_ignore_ascii_case(b"application/x-www-form-urlencoded")
+        });
+        let refused = (!form).then(|| {
+            (
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "expected a request with `content-type: application/x-www-form-urlencoded`",
+            )
+                .into_response()
+        });
         BodyFuture::new(body, context, refused, |bytes| {
             let text = std::str::from_utf8(&bytes)
                 .map_err(|error| bad_request(format!("form body is not UTF-8: {error}")))?;
@@ -459,15 +461,20 @@ where
     }
 }
 
-/// Whether the request's `content-type` is `media_type` (parameters aside,
-/// without regard to case).
-fn has_media_type(parts: &Parts, media_type: &[u8]) -> bool {
-    let Some(value) = parts.headers.get(http::header::CONTENT_TYPE) else {
-        return false;
-    };
-    let value = value.as_bytes();
+/// The media type the request's `content-type` declares, without its
+/// parameters. Media types are ASCII and case-insensitive: compared as
+/// bytes, without allocating.
+fn media_type(parts: &Parts) -> Option<&[u8]> {
+    let value = parts.headers.get(http::header::CONTENT_TYPE)?.as_bytes();
     let end = value.iter().position(|&b| b == b';').unwrap_or(value.len());
-    value[..end].trim_ascii().eq_ignore_ascii_case(media_type)
+    Some(value[..end].trim_ascii())
+}
+
+/// The answer to a body that declares more than `limit` bytes (hyper's
+/// declares what `content-length` says), before a byte of it is read: a
+/// client waiting for `100 Continue` is not told to send.
+fn declared_too_large(body: &Body, limit: usize) -> Option<Response<Body>> {
+    (body.size_hint().lower() > limit as u64).then(|| too_large(limit))
 }
 
 /// The body itself, as it streams in, for a handler that reads it at its
@@ -503,10 +510,10 @@ impl FromRequestBody for Body {
 
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
         let limit = context.body_limit;
-        if body.size_hint().lower() > limit as u64 {
-            return std::future::ready(Err(too_large(limit)));
-        }
-        std::future::ready(Ok(Body::new(Limited::new(body, limit))))
+        std::future::ready(match declared_too_large(&body, limit) {
+            Some(refused) => Err(refused),
+            None => Ok(Body::new(Limited::new(body, limit))),
+        })
     }
 }
 
@@ -764,8 +771,7 @@ impl<T> BodyFuture<T> {
         // A body that says it is longer than the limit (hyper's says what
         // `content-length` declares) is refused before it is polled: a
         // client waiting for `100 Continue` is not told to send.
-        let refused =
-            refused.or_else(|| (body.size_hint().lower() > limit as u64).then(|| too_large(limit)));
+        let refused = refused.or_else(|| declared_too_large(&body, limit));
         Self {
             collect: refused
                 .is_none()
@@ -840,15 +846,8 @@ body_extractor!(String, |bytes: Bytes| {
 /// `application/*+json`).
 #[cfg(feature = "json")]
 fn is_json(parts: &Parts) -> bool {
-    let Some(value) = parts.headers.get(http::header::CONTENT_TYPE) else {
-        return false;
-    };
-    // Media types are ASCII and case-insensitive: compared as bytes, without
-    // allocating, up to the parameters.
-    let value = value.as_bytes();
-    let end = value.iter().position(|&b| b == b';').unwrap_or(value.len());
-    let essence = value[..end].trim_ascii();
-    let Some((kind, subtype)) = essence.split_at_checked(12) else {
+    let Some((kind, subtype)) = media_type(parts).and_then(|essence| essence.split_at_checked(12))
+    else {
         return false;
     };
     kind.eq_ignore_ascii_case(b"application/")
