@@ -331,15 +331,19 @@ pub(crate) fn erase<H: WebSocketHandler<M>, M>(handler: H) -> Arc<ErasedWebSocke
 
 /// Whether `headers` ask for a WebSocket upgrade.
 pub(crate) fn is_upgrade(headers: &HeaderMap) -> bool {
-    let has_token = |name: header::HeaderName, token: &str| {
-        headers
-            .get_all(name)
-            .iter()
-            .filter_map(|value| value.to_str().ok())
-            .flat_map(|value| value.split(','))
-            .any(|part| part.trim().eq_ignore_ascii_case(token))
-    };
+    let has_token =
+        |name, token: &str| tokens(headers, name).any(|part| part.eq_ignore_ascii_case(token));
     has_token(header::UPGRADE, "websocket") && has_token(header::CONNECTION, "upgrade")
+}
+
+/// The comma-separated tokens of every `name` header, trimmed.
+fn tokens(headers: &HeaderMap, name: header::HeaderName) -> impl Iterator<Item = &str> {
+    headers
+        .get_all(name)
+        .into_iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .map(str::trim)
 }
 
 /// Completes the handshake: answers 101 and hands the upgraded connection
@@ -431,13 +435,7 @@ fn choose_protocol(headers: &HeaderMap, protocols: &[Box<str>]) -> Option<Box<st
     if protocols.is_empty() {
         return None;
     }
-    let offered: Vec<&str> = headers
-        .get_all(header::SEC_WEBSOCKET_PROTOCOL)
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(','))
-        .map(str::trim)
-        .collect();
+    let offered: Vec<&str> = tokens(headers, header::SEC_WEBSOCKET_PROTOCOL).collect();
     protocols
         .iter()
         .find(|protocol| offered.contains(&&***protocol))
