@@ -263,20 +263,18 @@ impl Pipeline {
     /// found by matching the path.
     #[inline(always)]
     fn look_up(&mut self, router: &Inner) {
-        let pipeline = self;
-        let head = &pipeline.head;
+        let head = &self.head;
         // The upgrade headers are read only when some route takes them.
         #[cfg(feature = "ws")]
         let upgrade = !router.websockets.is_empty()
-            && pipeline
+            && self
                 .request
                 .as_ref()
                 .is_some_and(|request| crate::ws::is_upgrade(request.headers()));
         #[cfg(not(feature = "ws"))]
         let upgrade = false;
-        pipeline.target =
-            router.lookup(head.method(), head.path(), upgrade, &mut pipeline.captures);
-        let monitored = match &pipeline.target {
+        self.target = router.lookup(head.method(), head.path(), upgrade, &mut self.captures);
+        let monitored = match &self.target {
             Target::Route { id, .. } => !router.routes[*id].monitors.is_empty(),
             target => {
                 let methods = [head.method()];
@@ -293,12 +291,12 @@ impl Pipeline {
                     ),
                     fixed => {
                         // A fixed answer goes straight to the monitors.
-                        pipeline.response = Some(fixed_answer(fixed));
-                        pipeline.stage = Stage::Finish;
+                        self.response = Some(fixed_answer(fixed));
+                        self.stage = Stage::Finish;
                         (Box::default(), Box::default())
                     }
                 };
-                pipeline.found = Some(Found {
+                self.found = Some(Found {
                     prefixes,
                     postfixes,
                     monitors,
@@ -307,7 +305,7 @@ impl Pipeline {
             }
         };
         if monitored {
-            pipeline.clock = Some(Clock::start());
+            self.clock = Some(Clock::start());
         }
     }
 }
