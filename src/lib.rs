@@ -164,9 +164,11 @@
 //! - `tls`: HTTPS for [`serve`] with rustls (`Serve::tls`, `Tls`), HTTP/2
 //!   and HTTP/1.1 by ALPN, certificates replaced while serving.
 //! - `ws`: WebSocket routes (`Router::websocket`), with tokio-tungstenite.
-//! - `axum`: any axum `IntoResponse` type as a handler's answer, through
-//!   `handler::Axum`. (An `axum::response::Response`, like a `Response` with
-//!   any other body, is an answer without it.)
+//! - `axum`: through `handler::Axum`, any axum `IntoResponse` type as a
+//!   handler's answer and any axum `FromRequestParts` type (axum-extra's
+//!   `TypedHeader`, `CookieJar`) as a handler's argument. (An
+//!   `axum::response::Response`, like a `Response` with any other body, is
+//!   an answer without it.)
 //!
 //! Without default features the crate is the layers and the router, with no
 //! runtime dependency.

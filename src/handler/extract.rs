@@ -69,6 +69,17 @@ impl<'a> RequestContext<'a> {
         self.parts
     }
 
+    /// The route's context, without the head.
+    pub(super) fn route(&self) -> RouteContext<'a> {
+        RouteContext {
+            pattern: self.pattern,
+            params: self.params,
+            state: self.state,
+            body_limit: self.body_limit,
+            body_timeout: self.body_timeout,
+        }
+    }
+
     /// The parameters of the matched route.
     pub fn params(&self) -> Params<'a> {
         self.params
@@ -216,7 +227,7 @@ pub type StateType = (std::any::TypeId, &'static str);
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be extracted from a request's body",
     label = "not a body extractor of pronghorn's",
-    note = "a handler's last argument may read the body: `Json<T>`, `String`, `Bytes`, or a type that implements `pronghorn::handler::FromRequestBody`"
+    note = "a handler's last argument may read the body: `Json<T>`, `Form<T>`, `String`, `Bytes`, `Body`, the whole `Request<Body>`, or a type that implements `pronghorn::handler::FromRequestBody`"
 )]
 pub trait FromRequestBody: Sized {
     /// The future of the value. It is polled once where the handler is
@@ -225,6 +236,15 @@ pub trait FromRequestBody: Sized {
 
     /// Starts reading `body`.
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future;
+
+    /// Starts reading the request whose head is `parts`, once the head
+    /// extractors have read it: an extractor that keeps the head takes it
+    /// here instead of cloning it.
+    #[doc(hidden)]
+    #[inline]
+    fn from_request(parts: Parts, body: Body, route: RouteContext<'_>) -> Self::Future {
+        Self::from_body(body, &route.with_parts(&parts))
+    }
 }
 
 impl FromRequestHead for Method {
@@ -473,7 +493,7 @@ fn media_type(parts: &Parts) -> Option<&[u8]> {
 /// The answer to a body that declares more than `limit` bytes (hyper's
 /// declares what `content-length` says), before a byte of it is read: a
 /// client waiting for `100 Continue` is not told to send.
-fn declared_too_large(body: &Body, limit: usize) -> Option<Response<Body>> {
+pub(super) fn declared_too_large(body: &Body, limit: usize) -> Option<Response<Body>> {
     (body.size_hint().lower() > limit as u64).then(|| too_large(limit))
 }
 

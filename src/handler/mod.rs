@@ -3,9 +3,11 @@
 //!
 //! A handler takes up to eight extractors that read the request head
 //! ([`FromRequestHead`]: [`Path`], [`Query`], [`Header`], [`State`],
-//! [`RouteParams`], `Method`, `Uri`, `HeaderMap`, and `Option` of any) and,
+//! [`RouteParams`], [`Extension`], [`ConnectInfo`], [`MatchedPath`],
+//! [`OriginalUri`], `Method`, `Uri`, `HeaderMap`, and `Option` of any) and,
 //! as its last argument, at most one that reads the body
-//! ([`FromRequestBody`]: `Bytes`, `String`, `Json<T>`). It returns
+//! ([`FromRequestBody`]: `Bytes`, `String`, `Json<T>`, [`Form<T>`], a
+//! streaming [`Body`], or the whole `Request<Body>`). It returns
 //! something that is [`IntoResponse`] — directly (synchronous), as a future
 //! (asynchronous), or as a [`Step`] (decided per request).
 //!
@@ -19,6 +21,8 @@
 //! no allocation beyond collecting it; only a body still arriving makes the
 //! handler's call a boxed future.
 
+#[cfg(feature = "axum")]
+mod axum;
 mod de;
 mod extract;
 mod request;
@@ -34,10 +38,10 @@ use std::{
 
 use http::{Request, Response};
 
+#[cfg(feature = "axum")]
+pub use self::axum::Axum;
 #[cfg(feature = "json")]
 pub use self::extract::Json;
-#[cfg(feature = "axum")]
-pub use self::response::Axum;
 pub use self::{
     extract::{
         BodyFuture, Form, FromRequestBody, FromRequestHead, Header, NamedHeader, Path, Query,
@@ -48,7 +52,7 @@ pub use self::{
 };
 pub(crate) use self::{
     response::internal_error,
-    service::{Mounted, NESTED_PATH},
+    service::{Mounted, NESTED_PATTERN_END},
 };
 
 use crate::{
@@ -279,7 +283,7 @@ macro_rules! handler_impls {
                 let (parts, body) = request.into_parts();
                 let context = &route.with_parts(&parts);
                 $(let $ty = try_extract!($ty, context);)*
-                let mut body = T::from_body(body, context);
+                let mut body = T::from_request(parts, body, route);
                 match Pin::new(&mut body).poll(cx) {
                     Poll::Ready(Ok(body)) => first_poll($wrap(self($($ty,)* body)), cx),
                     Poll::Ready(Err(response)) => Step::Ready(response),

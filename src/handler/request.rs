@@ -1,9 +1,13 @@
 //! Extractors of what the request carries beside its head's fields: a
 //! value put in its extensions, the route it matched, its URI as received.
 
-use http::{Response, StatusCode, Uri};
+use http::{Request, Response, StatusCode, Uri, request::Parts};
+use http_body_util::Limited;
 
-use super::{FromRequestHead, IntoResponse, RequestContext, response::internal_error};
+use super::{
+    FromRequestBody, FromRequestHead, IntoResponse, RequestContext, RouteContext,
+    extract::declared_too_large, response::internal_error, service::NESTED_PATTERN_END,
+};
 use crate::Body;
 
 /// A value an outer layer put in the request's extensions (with
@@ -126,6 +130,67 @@ impl MatchedPath {
 impl FromRequestHead for MatchedPath {
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
         Ok(MatchedPath(context.pattern().to_owned()))
+    }
+}
+
+impl MatchedPath {
+    /// Puts the pattern of the route `request` matched in its extensions,
+    /// for the service or handler it goes on to: the base alone for a
+    /// service nested below it. Nothing for a request no route matched.
+    pub(crate) fn insert(request: &mut Request<Body>, pattern: &str) {
+        let pattern = pattern
+            .strip_suffix(NESTED_PATTERN_END)
+            .map_or(pattern, |base| if base.is_empty() { "/" } else { base });
+        if !pattern.is_empty() {
+            request
+                .extensions_mut()
+                .insert(MatchedPath(pattern.to_owned()));
+        }
+    }
+}
+
+/// The whole request, as a handler's last argument: its head, its
+/// extensions and its body, unread (limited to
+/// [`Router::body_limit`](crate::Router::body_limit) as it is read). The
+/// route's [`MatchedPath`] is in its extensions.
+///
+/// ```
+/// use http::Request;
+/// use http_body_util::BodyExt;
+/// use pronghorn::{Body, Router, handler::MatchedPath};
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .post("/echo/{name}", |request: Request<Body>| async move {
+///         let pattern = request.extensions().get::<MatchedPath>().unwrap().as_str().to_owned();
+///         let body = request.into_body().collect().await.unwrap().to_bytes();
+///         format!("{pattern}: {}", String::from_utf8_lossy(&body))
+///     })
+///     .compile()
+///     .unwrap();
+///
+/// let request = Request::post("/echo/ada").body("hi".to_owned()).unwrap();
+/// let response = router.oneshot(request).await.unwrap();
+/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "/echo/{name}: hi");
+/// # }
+/// ```
+impl FromRequestBody for Request<Body> {
+    type Future = std::future::Ready<Result<Self, Response<Body>>>;
+
+    fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
+        Self::from_request(context.parts().clone(), body, context.route())
+    }
+
+    fn from_request(parts: Parts, body: Body, route: RouteContext<'_>) -> Self::Future {
+        let limit = route.body_limit;
+        if let Some(refused) = declared_too_large(&body, limit) {
+            return std::future::ready(Err(refused));
+        }
+        let mut request = Request::from_parts(parts, Body::new(Limited::new(body, limit)));
+        MatchedPath::insert(&mut request, route.pattern);
+        std::future::ready(Ok(request))
     }
 }
 

@@ -205,24 +205,3 @@ impl<T: IntoResponse, E: IntoResponse> IntoResponse for Result<T, E> {
         }
     }
 }
-
-/// Anything that is axum's `IntoResponse`, as a pronghorn response
-/// (feature `axum`): `Axum(axum::Json(value))`, `Axum(axum::response::Redirect::to("/"))`.
-///
-/// ```
-/// use pronghorn::handler::Axum;
-/// use pronghorn::IntoResponse;
-///
-/// let response = Axum((http::StatusCode::CREATED, "made")).into_response();
-/// assert_eq!(response.status(), http::StatusCode::CREATED);
-/// ```
-#[cfg(feature = "axum")]
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Axum<T>(pub T);
-
-#[cfg(feature = "axum")]
-impl<T: axum_core::response::IntoResponse> IntoResponse for Axum<T> {
-    fn into_response(self) -> Response<Body> {
-        axum_core::response::IntoResponse::into_response(self.0).into_response()
-    }
-}

@@ -9,12 +9,15 @@ use bytes::Bytes;
 use http::{Request, Response, Uri, uri::PathAndQuery};
 use tower_service::Service;
 
-use super::{Handler, OriginalUri, RouteContext};
+use super::{Handler, MatchedPath, OriginalUri, RouteContext};
 use crate::{Body, BoxError, Step, step::BoxFuture};
 
 /// The name of the catch-all that holds the path below a nested service's
 /// base.
-pub(crate) const NESTED_PATH: &str = "nested_path";
+const NESTED_PATH: &str = "nested_path";
+
+/// How the pattern of a service nested below a base ends.
+pub(crate) const NESTED_PATTERN_END: &str = "/{*nested_path}";
 
 /// Marker of a service mounted as a handler, naming its response body.
 pub(crate) struct FromService<B>(PhantomData<fn() -> B>);
@@ -45,6 +48,7 @@ where
         route: RouteContext<'_>,
         _: &mut Context<'_>,
     ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
+        MatchedPath::insert(&mut request, route.pattern);
         if self.nested {
             let below = route.params.get_raw(NESTED_PATH).unwrap_or("");
             rebase(&mut request, below);

@@ -15,7 +15,7 @@ use tower_service::Service;
 
 use crate::{
     Body, BoxError,
-    handler::{Erased as ErasedFn, ErasedHandler, Handler, Mounted, NESTED_PATH, StateType},
+    handler::{Erased as ErasedFn, ErasedHandler, Handler, Mounted, NESTED_PATTERN_END, StateType},
 };
 
 /// The default limit of a request body read by an extractor: 2 MiB.
@@ -347,7 +347,7 @@ impl Router {
         B::Error: Into<BoxError>,
     {
         let base = base.trim_end_matches('/');
-        let below = format!("{base}/{{*{NESTED_PATH}}}");
+        let below = format!("{base}{NESTED_PATTERN_END}");
         let root = if base.is_empty() { "/" } else { base };
         self.mount(None, root, service.clone(), true)
             .mount(None, &below, service, true)

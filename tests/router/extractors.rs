@@ -300,6 +300,92 @@ async fn axum_responses_are_accepted() {
     );
 }
 
+/// axum's head extractors work through `Axum(..)`: axum's own `Query`,
+/// one of the user's (as axum-extra's are), their rejections as answers,
+/// and one that would await is a logged 500.
+#[cfg(feature = "axum")]
+#[tokio::test]
+async fn axum_head_extractors_are_arguments() {
+    use axum::extract::{FromRequestParts, Query};
+    use http::request::Parts;
+    use pronghorn::handler::Axum;
+
+    /// A cookie, read as axum-extra's `CookieJar` would.
+    struct Session(String);
+
+    impl<S: Send + Sync> FromRequestParts<S> for Session {
+        type Rejection = (StatusCode, &'static str);
+
+        async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+            let cookie = parts
+                .headers
+                .get(header::COOKIE)
+                .and_then(|v| v.to_str().ok());
+            match cookie.and_then(|cookie| cookie.strip_prefix("session=")) {
+                Some(session) => Ok(Session(session.to_owned())),
+                None => Err((StatusCode::UNAUTHORIZED, "no session")),
+            }
+        }
+    }
+
+    /// An extractor that waits for something.
+    struct Slow;
+
+    impl<S: Send + Sync> FromRequestParts<S> for Slow {
+        type Rejection = StatusCode;
+
+        async fn from_request_parts(_: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+            tokio::task::yield_now().await;
+            Ok(Slow)
+        }
+    }
+
+    #[derive(serde::Deserialize)]
+    struct Page {
+        n: u32,
+    }
+
+    let router = Router::new()
+        .get(
+            "/page",
+            |Axum(Session(session)): Axum<Session>, Axum(Query(page)): Axum<Query<Page>>| {
+                format!("{session} {}", page.n)
+            },
+        )
+        .get("/slow", |_: Axum<Slow>| "never")
+        .compile()
+        .unwrap();
+    let ask = |uri: &str, cookie: Option<&str>| {
+        let mut request = Request::get(uri);
+        if let Some(cookie) = cookie {
+            request = request.header(header::COOKIE, cookie);
+        }
+        router.clone().oneshot(request.body(String::new()).unwrap())
+    };
+    let page = ask("/page?n=2", Some("session=ab")).await.unwrap();
+    let body = page.into_body().collect().await.unwrap().to_bytes();
+    assert_eq!(body, "ab 2");
+    let anonymous = ask("/page?n=2", None).await.unwrap();
+    assert_eq!(anonymous.status(), StatusCode::UNAUTHORIZED);
+    let body = anonymous.into_body().collect().await.unwrap().to_bytes();
+    assert_eq!(body, "no session");
+    let unparsed = ask("/page?n=x", Some("session=ab")).await.unwrap();
+    assert_eq!(
+        unparsed.status(),
+        StatusCode::BAD_REQUEST,
+        "axum's rejection"
+    );
+
+    let log = Log::capture();
+    let slow = ask("/slow", None).await.unwrap();
+    assert_eq!(slow.status(), StatusCode::INTERNAL_SERVER_ERROR);
+    let logged = log.take();
+    assert!(
+        logged.len() == 1 && logged[0].contains("Slow"),
+        "the log names the extractor: {logged:?}"
+    );
+}
+
 /// `Extension`, `MatchedPath`, `OriginalUri`, `Html` and `Redirect`
 /// together; a missing extension and a location that is not header text
 /// are 500s whose log names the cause.
@@ -419,4 +505,68 @@ async fn form_bodies_and_streaming_bodies_keep_to_the_limit() {
     let cut = app(8).oneshot(stream(body)).await.unwrap();
     let answer = text(cut).await;
     assert!(answer.starts_with(b"cut: "), "{answer:?}");
+}
+
+/// The whole request as the last argument: its head, its extensions with
+/// the matched pattern among them, and its body unread, cut at the limit.
+#[tokio::test]
+async fn the_whole_request_is_a_last_argument_with_its_matched_path() {
+    use pronghorn::handler::{MatchedPath, Path};
+
+    #[derive(Clone)]
+    struct Tenant(&'static str);
+
+    let router = Router::new()
+        .post(
+            "/notes/{id}",
+            |Path(id): Path<u32>, request: Request<Body>| async move {
+                let tenant = request.extensions().get::<Tenant>().unwrap().0;
+                let pattern = request.extensions().get::<MatchedPath>().unwrap().clone();
+                let (parts, body) = request.into_parts();
+                let body = match body.collect().await {
+                    Ok(body) => String::from_utf8_lossy(&body.to_bytes()).into_owned(),
+                    Err(error) => format!("cut: {error}"),
+                };
+                format!(
+                    "{id} {} {} {tenant} {} {body}",
+                    parts.method,
+                    parts.headers["x-note"].to_str().unwrap(),
+                    pattern.as_str()
+                )
+            },
+        )
+        .body_limit(8)
+        .compile()
+        .unwrap();
+    let ask = |body: Body| {
+        let mut request = Request::post("/notes/3")
+            .header("x-note", "n")
+            .body(body)
+            .unwrap();
+        request.extensions_mut().insert(Tenant("acme"));
+        request
+    };
+    let text = |response: Response<Body>| async {
+        response.into_body().collect().await.unwrap().to_bytes()
+    };
+    let read = router
+        .clone()
+        .oneshot(ask(Body::from("hello")))
+        .await
+        .unwrap();
+    assert_eq!(text(read).await, "3 POST n acme /notes/{id} hello");
+    let declared = router
+        .clone()
+        .oneshot(ask(Body::from("123456789")))
+        .await
+        .unwrap();
+    assert_eq!(declared.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let chunks = ["12345", "67890"].map(|chunk| Ok::<_, std::io::Error>(Bytes::from(chunk)));
+    let streamed = Body::from_stream(futures_util::stream::iter(chunks));
+    let cut = router.oneshot(ask(streamed)).await.unwrap();
+    let answer = text(cut).await;
+    assert!(
+        answer.starts_with(b"3 POST n acme /notes/{id} cut:"),
+        "{answer:?}"
+    );
 }

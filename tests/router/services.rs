@@ -167,3 +167,32 @@ async fn a_fallback_answers_unmatched_paths_and_keeps_405_and_options() {
     let head = send(&service, Method::HEAD, "/x").await;
     assert_eq!((head.status, head.body.as_str()), (StatusCode::OK, ""));
 }
+
+/// A mounted service finds the pattern of its route among the request's
+/// extensions: the pattern for a routed one, the base for a nested one;
+/// a fallback service finds none.
+#[tokio::test]
+async fn a_mounted_service_reads_the_matched_path_from_the_request() {
+    use pronghorn::handler::MatchedPath;
+
+    let pattern = || {
+        tower::service_fn(|request: Request<Body>| async move {
+            let pattern = request.extensions().get::<MatchedPath>();
+            Ok::<_, Infallible>(Response::new(
+                pattern.map_or("none", MatchedPath::as_str).to_owned(),
+            ))
+        })
+    };
+    let router = Router::new()
+        .route_service("/svc/{name}", pattern())
+        .nest_service("/static", pattern())
+        .nest("/api", Router::new().nest_service("/v1", pattern()))
+        .fallback_service(pattern())
+        .compile()
+        .unwrap();
+    assert_eq!(get(&router, "/svc/a").await.body, "/svc/{name}");
+    assert_eq!(get(&router, "/static/css/app.css").await.body, "/static");
+    assert_eq!(get(&router, "/static").await.body, "/static");
+    assert_eq!(get(&router, "/api/v1/users").await.body, "/api/v1");
+    assert_eq!(get(&router, "/elsewhere").await.body, "none");
+}
