@@ -163,7 +163,8 @@
 //! - `json` (default): `Json<T>`, extractor and response.
 //! - `tls`: HTTPS for [`serve`] with rustls (`Serve::tls`, `Tls`), HTTP/2
 //!   and HTTP/1.1 by ALPN, certificates replaced while serving.
-//! - `ws`: WebSocket routes (`Router::websocket`), with tokio-tungstenite.
+//! - `ws`: WebSocket routes (`Router::websocket`), with pronghorn's own
+//!   message types; tokio-tungstenite speaks the protocol below them.
 //! - `axum`: through `handler::Axum`, any axum `IntoResponse` type as a
 //!   handler's answer and any axum `FromRequestParts` type (axum-extra's
 //!   `TypedHeader`, `CookieJar`) as a handler's argument. (An

@@ -29,7 +29,7 @@ use tokio::{
     net::{TcpListener, TcpStream},
     sync::{mpsc, oneshot},
 };
-use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::{Message as Wire, protocol::frame::coding::CloseCode};
 
 type Events = Arc<Mutex<Vec<String>>>;
 
@@ -520,9 +520,9 @@ async fn websocket_echo_refusal_426_and_monitors() {
             .unwrap();
     assert_eq!(response.status(), StatusCode::SWITCHING_PROTOCOLS);
     for text in ["one", "two"] {
-        socket.send(Message::text(text)).await.unwrap();
+        socket.send(Wire::text(text)).await.unwrap();
         let echoed = socket.next().await.unwrap().unwrap();
-        assert_eq!(echoed, Message::text(format!("lobby: {text}")));
+        assert_eq!(echoed, Wire::text(format!("lobby: {text}")));
     }
     socket.close(None).await.unwrap();
     assert_eq!(
@@ -1014,7 +1014,7 @@ async fn shutdown_ends_sse_streams_at_its_deadline_and_tells_websocket_clients_1
         tokio_tungstenite::client_async(format!("ws://{}/ws/lobby", server.address), stream)
             .await
             .unwrap();
-    socket.send(Message::text("hi")).await.unwrap();
+    socket.send(Wire::text("hi")).await.unwrap();
     assert_eq!(
         socket.next().await.unwrap().unwrap().into_text().unwrap(),
         "lobby: hi"
@@ -1038,7 +1038,7 @@ async fn shutdown_ends_sse_streams_at_its_deadline_and_tells_websocket_clients_1
     let closed = tokio::time::timeout(Duration::from_secs(10), socket.next())
         .await
         .expect("a close frame");
-    let Some(Ok(Message::Close(Some(frame)))) = closed else {
+    let Some(Ok(Wire::Close(Some(frame)))) = closed else {
         panic!("expected a close frame, got {closed:?}");
     };
     assert_eq!(frame.code, CloseCode::Away);
@@ -1066,7 +1066,7 @@ async fn a_websocket_message_over_the_limit_closes_the_connection() {
     let router = Router::new()
         .websocket("/ws", |mut socket: WebSocket, _: RouteParams| async move {
             while let Some(Ok(message)) = socket.next().await {
-                let length = Message::text(message.len().to_string());
+                let length = Message::text(message.into_data().len().to_string());
                 if socket.send(length).await.is_err() {
                     break;
                 }
@@ -1081,20 +1081,75 @@ async fn a_websocket_message_over_the_limit_closes_the_connection() {
         tokio_tungstenite::client_async(format!("ws://{}/ws", server.address), stream)
             .await
             .unwrap();
-    socket.send(Message::binary(vec![0; limit])).await.unwrap();
+    socket.send(Wire::binary(vec![0; limit])).await.unwrap();
     assert_eq!(
         socket.next().await.unwrap().unwrap().into_text().unwrap(),
         limit.to_string()
     );
     // One byte more: the server stops reading and the connection ends.
-    let _ = socket.send(Message::binary(vec![0; limit + 1])).await;
+    let _ = socket.send(Wire::binary(vec![0; limit + 1])).await;
     let next = tokio::time::timeout(Duration::from_secs(10), socket.next())
         .await
         .expect("the connection is closed");
     assert!(
-        matches!(next, Some(Ok(Message::Close(_)) | Err(_)) | None),
+        matches!(next, Some(Ok(Wire::Close(_)) | Err(_)) | None),
         "answered {next:?} over the limit"
     );
+    server.stop().await;
+}
+
+/// pronghorn's own messages cross the wire as the protocol says: text,
+/// binary and ping read as sent, and a close frame with a code and a
+/// reason reaches the client.
+#[tokio::test]
+async fn websocket_messages_and_a_close_frame_reach_the_client_as_sent() {
+    use pronghorn::ws::{CloseFrame, Utf8Bytes, close_code};
+
+    let router = Router::new()
+        .websocket("/ws", |mut socket: WebSocket, _: RouteParams| async move {
+            let mut seen = Vec::new();
+            while let Some(Ok(message)) = socket.next().await {
+                match message {
+                    Message::Text(text) => seen.push(format!("text {text}")),
+                    Message::Binary(data) => seen.push(format!("binary {data:?}")),
+                    Message::Ping(data) => seen.push(format!("ping {data:?}")),
+                    Message::Pong(_) | Message::Close(_) => break,
+                }
+                if seen.len() == 3 {
+                    break;
+                }
+            }
+            let _ = socket.send(Message::text(seen.join(", "))).await;
+            let frame = CloseFrame {
+                code: close_code::POLICY,
+                reason: Utf8Bytes::from_static("seen enough"),
+            };
+            let _ = socket.close(Some(frame)).await;
+        })
+        .compile()
+        .unwrap();
+    let server = Server::start(router, |server| server).await;
+    let stream = TcpStream::connect(server.address).await.unwrap();
+    let (mut socket, _) =
+        tokio_tungstenite::client_async(format!("ws://{}/ws", server.address), stream)
+            .await
+            .unwrap();
+    socket.send(Wire::text("hi")).await.unwrap();
+    socket.send(Wire::binary(vec![1, 2])).await.unwrap();
+    socket.send(Wire::Ping(vec![7].into())).await.unwrap();
+    let mut texts = Vec::new();
+    let mut close = None;
+    while let Some(Ok(message)) = socket.next().await {
+        match message {
+            Wire::Text(text) => texts.push(text.to_string()),
+            Wire::Close(frame) => close = frame,
+            _ => {}
+        }
+    }
+    assert_eq!(texts, [r#"text hi, binary b"\x01\x02", ping b"\x07""#]);
+    let close = close.expect("a close frame");
+    assert_eq!(u16::from(close.code), 1008);
+    assert_eq!(close.reason, "seen enough");
     server.stop().await;
 }
 
@@ -1182,7 +1237,7 @@ async fn shutdown_waits_for_websocket_handlers_to_end() {
             let flag = flag.clone();
             async move {
                 while let Some(Ok(message)) = socket.next().await {
-                    if message.is_text() && socket.send(message).await.is_err() {
+                    if message.as_text().is_some() && socket.send(message).await.is_err() {
                         break;
                     }
                 }
@@ -1200,7 +1255,7 @@ async fn shutdown_waits_for_websocket_handlers_to_end() {
         tokio_tungstenite::client_async(format!("ws://{}/ws", server.address), stream)
             .await
             .unwrap();
-    socket.send(Message::text("hi")).await.unwrap();
+    socket.send(Wire::text("hi")).await.unwrap();
     assert_eq!(
         socket.next().await.unwrap().unwrap().into_text().unwrap(),
         "hi"
@@ -1209,7 +1264,7 @@ async fn shutdown_waits_for_websocket_handlers_to_end() {
     let client = tokio::spawn(async move {
         let mut close = None;
         while let Some(Ok(message)) = socket.next().await {
-            if let Message::Close(frame) = message {
+            if let Wire::Close(frame) = message {
                 close = frame;
             }
         }

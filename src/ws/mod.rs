@@ -1,5 +1,5 @@
 //! WebSocket routes (feature `ws`): the handshake, and the connection handed
-//! to the route's handler as a `tokio-tungstenite` stream.
+//! to the route's handler as a stream and a sink of [`Message`]s.
 //!
 //! A route is registered with [`Router::websocket`](crate::Router::websocket);
 //! its handler receives the [`WebSocket`] once the handshake is done, on a
@@ -33,7 +33,8 @@
 //! let (mut client, response) =
 //!     tokio_tungstenite::client_async(format!("ws://{address}/shout/lobby"), stream).await?;
 //! assert_eq!(response.status(), 101);
-//! client.send(Message::text("hello")).await?;
+//! use tokio_tungstenite::tungstenite::Message as ClientMessage;
+//! client.send(ClientMessage::text("hello")).await?;
 //! let answer = client.next().await.expect("an answer")?;
 //! assert_eq!(answer.into_text()?, "lobby: HELLO");
 //! # Ok(())
@@ -55,6 +56,7 @@ use hyper_util::rt::TokioIo;
 use tokio_tungstenite::{
     WebSocketStream,
     tungstenite::{
+        self,
         handshake::derive_accept_key,
         protocol::{Role, WebSocketConfig, frame::coding::CloseCode},
     },
@@ -67,12 +69,15 @@ use crate::{
     step::BoxFuture,
 };
 
-pub use tokio_tungstenite::tungstenite::{Error, Message, protocol::CloseFrame};
+mod message;
 
-/// The connection a WebSocket handler receives: a `tokio-tungstenite`
-/// stream over the upgraded HTTP connection, a `Stream` of the client's
-/// [`Message`]s and a `Sink` of the server's. Use `futures_util`'s
-/// `StreamExt` and `SinkExt` to read and send them.
+pub use self::message::{CloseFrame, Error, Message, Utf8Bytes, close_code};
+
+/// The connection a WebSocket handler receives over the upgraded HTTP
+/// connection: a `Stream` of the client's [`Message`]s and a `Sink` of the
+/// server's. Use `futures_util`'s `StreamExt` and `SinkExt` to read and
+/// send them. (tokio-tungstenite speaks the protocol below; no type of its
+/// is part of this API.)
 ///
 /// Served by [`serve`](crate::serve), the connection ends with the server:
 /// when a graceful shutdown begins, the next read sends the client a close
@@ -110,14 +115,14 @@ impl WebSocket {
         self.protocol.as_deref()
     }
 
-    /// Sends a close frame and waits for the client's; see
-    /// [`WebSocketStream::close`].
+    /// Sends a close frame, with a code and a reason or without, and
+    /// flushes it; the client's close frame is then the last message read.
     pub async fn close(&mut self, frame: Option<CloseFrame>) -> Result<(), Error> {
-        self.inner.close(frame).await
+        futures_util::SinkExt::send(self, Message::Close(frame)).await
     }
 
     /// Drives the close frame of a shutdown out.
-    fn poll_going_away(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
+    fn poll_going_away(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), tungstenite::Error>> {
         if self.going_away == GoingAway::No {
             let signalled = self
                 .shutdown
@@ -131,10 +136,12 @@ impl WebSocket {
         let mut inner = Pin::new(&mut self.inner);
         if self.going_away == GoingAway::Send {
             ready!(inner.as_mut().poll_ready(cx))?;
-            inner.as_mut().start_send(Message::Close(Some(CloseFrame {
-                code: CloseCode::Away,
-                reason: "the server is shutting down".into(),
-            })))?;
+            inner.as_mut().start_send(tungstenite::Message::Close(Some(
+                tungstenite::protocol::CloseFrame {
+                    code: CloseCode::Away,
+                    reason: "the server is shutting down".into(),
+                },
+            )))?;
             self.going_away = GoingAway::Flush;
         }
         if self.going_away == GoingAway::Flush {
@@ -151,9 +158,18 @@ impl Stream for WebSocket {
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
         if let Err(error) = ready!(this.poll_going_away(cx)) {
-            return Poll::Ready(Some(Err(error)));
+            return Poll::Ready(Some(Err(error.into())));
         }
-        Pin::new(&mut this.inner).poll_next(cx)
+        loop {
+            return Poll::Ready(match ready!(Pin::new(&mut this.inner).poll_next(cx)) {
+                Some(Ok(message)) => match Message::read(message) {
+                    Some(message) => Some(Ok(message)),
+                    None => continue,
+                },
+                Some(Err(error)) => Some(Err(error.into())),
+                None => None,
+            });
+        }
     }
 }
 
@@ -161,19 +177,27 @@ impl Sink<Message> for WebSocket {
     type Error = Error;
 
     fn poll_ready(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
-        Pin::new(&mut self.get_mut().inner).poll_ready(cx)
+        Pin::new(&mut self.get_mut().inner)
+            .poll_ready(cx)
+            .map_err(Error::from)
     }
 
     fn start_send(self: Pin<&mut Self>, message: Message) -> Result<(), Error> {
-        Pin::new(&mut self.get_mut().inner).start_send(message)
+        Pin::new(&mut self.get_mut().inner)
+            .start_send(message.into())
+            .map_err(Error::from)
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
-        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
+        Pin::new(&mut self.get_mut().inner)
+            .poll_flush(cx)
+            .map_err(Error::from)
     }
 
     fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
-        Pin::new(&mut self.get_mut().inner).poll_close(cx)
+        Pin::new(&mut self.get_mut().inner)
+            .poll_close(cx)
+            .map_err(Error::from)
     }
 }
 
