@@ -942,6 +942,57 @@ async fn a_body_that_never_arrives_is_answered_408_at_the_body_timeout() {
     server.stop().await;
 }
 
+/// A body the handler streams itself is cut at the body timeout too: the
+/// handler reads an error, and answers with what it chooses.
+#[tokio::test]
+async fn a_streamed_body_that_stops_arriving_fails_at_the_body_timeout() {
+    let timeout = Duration::from_millis(300);
+    let router = Router::new()
+        .post("/upload", |body: Body| async move {
+            match body.collect().await {
+                Ok(body) => (StatusCode::OK, format!("{} bytes", body.to_bytes().len())),
+                Err(error) => (StatusCode::REQUEST_TIMEOUT, error.to_string()),
+            }
+        })
+        .post("/request", |request: Request<Body>| async move {
+            match request.into_body().collect().await {
+                Ok(_) => StatusCode::OK,
+                Err(_) => StatusCode::REQUEST_TIMEOUT,
+            }
+        })
+        .body_timeout(timeout)
+        .compile()
+        .unwrap();
+    let server = Server::start(router, |server| server).await;
+    for path in ["/upload", "/request"] {
+        let mut client = TcpStream::connect(server.address).await.unwrap();
+        // Ten bytes of the hundred announced, then nothing.
+        let head = format!("POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n");
+        client.write_all(head.as_bytes()).await.unwrap();
+        client.write_all(b"0123456789").await.unwrap();
+        let started = Instant::now();
+        let mut answer = vec![0; 1024];
+        let read = tokio::time::timeout(Duration::from_secs(10), client.read(&mut answer))
+            .await
+            .expect("an answer")
+            .unwrap();
+        let elapsed = started.elapsed();
+        let answer = String::from_utf8_lossy(&answer[..read]);
+        assert!(
+            answer.starts_with("HTTP/1.1 408 Request Timeout\r\n"),
+            "{path}: {answer}"
+        );
+        if path == "/upload" {
+            assert!(
+                answer.ends_with("request body not received within 300ms"),
+                "{answer}"
+            );
+        }
+        assert!(elapsed >= timeout, "{path}: answered after {elapsed:?}");
+    }
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn the_connection_limit_holds_and_recovers() {
     let server = Server::start(app(&Feeds::default(), &Events::default()), |server| {

@@ -498,8 +498,10 @@ pub(super) fn declared_too_large(body: &Body, limit: usize) -> Option<Response<B
 }
 
 /// The body itself, as it streams in, for a handler that reads it at its
-/// own pace (its last argument). The body limit applies: past it, the
-/// stream ends with an error.
+/// own pace (its last argument). The body limit and the body timeout
+/// apply: past the limit, or when the body is not all there by the
+/// deadline, the stream ends with an error. A body declaring more than the
+/// limit is answered 413 before the handler runs.
 ///
 /// ```
 /// use http::Request;
@@ -529,11 +531,56 @@ impl FromRequestBody for Body {
     type Future = std::future::Ready<Result<Self, Response<Body>>>;
 
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
-        let limit = context.body_limit;
-        std::future::ready(match declared_too_large(&body, limit) {
-            Some(refused) => Err(refused),
-            None => Ok(Body::new(Limited::new(body, limit))),
-        })
+        std::future::ready(streamed(body, context.body_limit, context.body_timeout))
+    }
+}
+
+/// A body a handler streams itself: refused at once if it declares more
+/// than `limit` bytes, and otherwise cut with an error at `limit` bytes or
+/// when it is not all there within `timeout`.
+pub(super) fn streamed(
+    body: Body,
+    limit: usize,
+    timeout: Duration,
+) -> Result<Body, Response<Body>> {
+    match declared_too_large(&body, limit) {
+        Some(refused) => Err(refused),
+        None => Ok(Body::new(Streamed {
+            body: Limited::new(body, limit),
+            deadline: Deadline::new(timeout),
+        })),
+    }
+}
+
+/// A body a handler streams, with its limit and its deadline.
+struct Streamed {
+    body: Limited<Body>,
+    deadline: Deadline,
+}
+
+impl http_body::Body for Streamed {
+    type Data = Bytes;
+    type Error = crate::BoxError;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
+        let this = &mut *self;
+        match Pin::new(&mut this.body).poll_frame(cx) {
+            Poll::Pending if this.deadline.poll_passed(cx) => {
+                Poll::Ready(Some(Err(this.deadline.passed().into())))
+            }
+            polled => polled,
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
     }
 }
 
@@ -762,6 +809,11 @@ impl Deadline {
         let sleep = self.sleep.as_mut().expect("armed above");
         sleep.as_mut().poll(cx).is_ready()
     }
+
+    /// What a body cut at the deadline fails with.
+    fn passed(&self) -> String {
+        format!("request body not received within {:?}", self.timeout)
+    }
 }
 
 /// Without a runtime's timer, no deadline.
@@ -777,6 +829,10 @@ impl Deadline {
 
     fn poll_passed(&mut self, _: &mut Context<'_>) -> bool {
         false
+    }
+
+    fn passed(&self) -> String {
+        unreachable!("no deadline passes without a timer")
     }
 }
 

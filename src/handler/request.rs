@@ -2,11 +2,10 @@
 //! value put in its extensions, the route it matched, its URI as received.
 
 use http::{Request, Response, StatusCode, Uri, request::Parts};
-use http_body_util::Limited;
 
 use super::{
     FromRequestBody, FromRequestHead, IntoResponse, RequestContext, RouteContext,
-    extract::declared_too_large, response::internal_error, service::NESTED_PATTERN_END,
+    extract::streamed, response::internal_error, service::NESTED_PATTERN_END,
 };
 use crate::Body;
 
@@ -184,13 +183,13 @@ impl FromRequestBody for Request<Body> {
     }
 
     fn from_request(parts: Parts, body: Body, route: RouteContext<'_>) -> Self::Future {
-        let limit = route.body_limit;
-        if let Some(refused) = declared_too_large(&body, limit) {
-            return std::future::ready(Err(refused));
-        }
-        let mut request = Request::from_parts(parts, Body::new(Limited::new(body, limit)));
-        MatchedPath::insert(&mut request, route.pattern);
-        std::future::ready(Ok(request))
+        std::future::ready(
+            streamed(body, route.body_limit, route.body_timeout).map(|body| {
+                let mut request = Request::from_parts(parts, body);
+                MatchedPath::insert(&mut request, route.pattern);
+                request
+            }),
+        )
     }
 }
 

@@ -641,7 +641,9 @@ impl Router {
     /// How long a body extractor waits for the whole request body (default
     /// 30 s); a body not all there in time is answered with 408, so that a
     /// client sending slowly or not at all does not hold its request for
-    /// ever. Counted from when the extractor finds the body still not
+    /// ever. A body the handler streams itself (a `Body` or the whole
+    /// `Request` as its argument) fails with an error at the same
+    /// deadline, and the handler answers as it sees fit. Counted from when the extractor finds the body still not
     /// ready after the connection passed on what it read with the head: a
     /// body sent with its head costs no timer. The timer is Tokio's:
     /// outside a Tokio runtime, bodies have no timeout.

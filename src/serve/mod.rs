@@ -88,7 +88,8 @@ pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// [body limit](crate::Router::body_limit) (413 over it, also before
 /// `100 Continue` when a client announces a longer body) and
 /// [body timeout](crate::Router::body_timeout) (408 when the body is not
-/// all there in time).
+/// all there in time; a body the handler streams fails with an error at
+/// the same deadline).
 ///
 /// A connection's timeouts are checked four times in the shortest of the
 /// first three timeouts: a connection is closed between its timeout and a
