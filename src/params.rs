@@ -117,9 +117,11 @@ impl<'a> Params<'a> {
     }
 
     /// The value of `name`, percent-decoded (borrowed when nothing is
-    /// escaped). `Some(Err(..))` when the value does not decode to UTF-8.
+    /// escaped), and for a catch-all without the empty segments of the
+    /// path (`a/b` for `a///b`, which [`get_raw`](Params::get_raw) keeps).
+    /// `Some(Err(..))` when the value does not decode to UTF-8.
     pub fn get(&self, name: &str) -> Option<Result<Cow<'a, str>, DecodeError>> {
-        self.get_raw(name).map(percent_decode)
+        self.get_raw(name).map(decode)
     }
 
     /// `(name, raw value)` pairs, in the order of the pattern.
@@ -158,6 +160,25 @@ impl fmt::Display for DecodeError {
 }
 
 impl std::error::Error for DecodeError {}
+
+/// A parameter's value: `raw` without empty segments (only a catch-all
+/// spans segments), percent-decoded. Borrowed when it needs neither.
+pub(crate) fn decode(raw: &str) -> Result<Cow<'_, str>, DecodeError> {
+    if !raw.contains("//") {
+        return percent_decode(raw);
+    }
+    let joined = raw
+        .split('/')
+        .filter(|segment| !segment.is_empty())
+        .collect::<Vec<_>>()
+        .join("/");
+    match percent_decode(&joined) {
+        Ok(value) => Ok(Cow::Owned(value.into_owned())),
+        Err(_) => Err(DecodeError {
+            raw: raw.to_owned(),
+        }),
+    }
+}
 
 /// Percent-decodes `raw`, borrowing it when it holds no `%`.
 ///
@@ -227,5 +248,13 @@ mod tests {
         for bad in ["%ZZ", "%2", "%", "%C3%28", "%FF"] {
             assert_eq!(percent_decode(bad).unwrap_err().raw(), bad);
         }
+    }
+
+    #[test]
+    fn a_value_across_segments_loses_its_empty_ones() {
+        assert!(matches!(decode("a/b"), Ok(Cow::Borrowed("a/b"))));
+        assert_eq!(decode("a///b//c%20d").unwrap(), "a/b/c d");
+        assert_eq!(decode("a/%2F/b").unwrap(), "a///b", "escaped slashes stay");
+        assert_eq!(decode("a//%ZZ").unwrap_err().raw(), "a//%ZZ");
     }
 }

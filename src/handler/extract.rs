@@ -316,7 +316,7 @@ impl FromRequestHead for RouteParams {
         let params = context.params;
         params
             .iter_raw()
-            .map(|(name, raw)| match crate::params::percent_decode(raw) {
+            .map(|(name, raw)| match crate::params::decode(raw) {
                 Ok(value) => Ok((name.to_owned(), value.into_owned())),
                 Err(error) => Err(bad_request(format!("route parameter `{name}`: {error}"))),
             })
@@ -356,7 +356,7 @@ impl<T: serde::de::DeserializeOwned> FromRequestHead for Path<T> {
         let params = context.params;
         let pairs = params
             .iter_raw()
-            .map(|(name, raw)| match crate::params::percent_decode(raw) {
+            .map(|(name, raw)| match crate::params::decode(raw) {
                 Ok(value) => Ok((Cow::Borrowed(name), value)),
                 Err(error) => Err(de::Error(format!("`{name}`: {error}"))),
             });

@@ -32,6 +32,8 @@ async fn patterns_and_parameters() {
         ("/p/p", None),
         ("/p/px", Some("/p/p{id} id=x")),
         ("/cat/a/b/c", Some("/cat/{*rest} rest=a/b/c")),
+        ("/cat//a///b/", Some("/cat/{*rest} rest=a/b")),
+        ("/edit//a//b//edit", Some("/edit/{*path}/edit path=a/b")),
         ("/cat", None),
         ("/edit/a/b/edit", Some("/edit/{*path}/edit path=a/b")),
         ("/edit/edit", None),
