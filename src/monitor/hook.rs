@@ -61,8 +61,10 @@ impl<'a, R, E> Exchange<'a, R, E> {
         }
     }
 
-    /// The pattern of the route that answered, behind the router; `None`
-    /// for a 404 or 405 and behind a [`MonitorLayer`](crate::MonitorLayer).
+    /// The pattern of the route that answered, behind the router, or of
+    /// the route the path matched for an automatic OPTIONS answer or a 426;
+    /// `None` for a 404 or 405 and behind a
+    /// [`MonitorLayer`](crate::MonitorLayer).
     #[inline]
     pub fn pattern(&self) -> Option<&'a str> {
         self.pattern

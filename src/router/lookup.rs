@@ -22,14 +22,36 @@ pub(super) enum Target {
         as_get: bool,
     },
     /// No route for the method: 405, or for OPTIONS an automatic 204; both
-    /// with `Allow`.
+    /// with `Allow`. `route` is the first of the routes the path matched.
     Elsewhere {
         allow: HeaderValue,
         options: bool,
+        route: RouteId,
     },
     NotFound,
     /// A plain GET to a path only WebSocket routes answer: 426.
-    UpgradeRequired,
+    UpgradeRequired {
+        route: RouteId,
+    },
+}
+
+impl Target {
+    /// The pattern monitors are told: the route's that answers, or that
+    /// the path matched for an automatic OPTIONS answer or a 426. None for
+    /// a 405 or a 404.
+    #[inline]
+    pub(super) fn pattern<'r>(&self, router: &'r Inner) -> Option<&'r str> {
+        match *self {
+            Target::Route { id, .. }
+            | Target::Elsewhere {
+                options: true,
+                route: id,
+                ..
+            }
+            | Target::UpgradeRequired { route: id } => Some(&router.routes[id].pattern.source),
+            _ => None,
+        }
+    }
 }
 
 impl Inner {
@@ -79,8 +101,10 @@ impl Inner {
                 return Some(Target::Route { id, as_get: true });
             }
         }
-        if (*method == Method::GET || *method == Method::HEAD) && websocket(captures).is_some() {
-            return Some(Target::UpgradeRequired);
+        if *method == Method::GET || *method == Method::HEAD {
+            if let Some(route) = websocket(captures) {
+                return Some(Target::UpgradeRequired { route });
+            }
         }
         None
     }
@@ -88,7 +112,9 @@ impl Inner {
     /// The `Allow` answer for a path that other methods reach, or 404.
     fn elsewhere(&self, method: &Method, path: &str) -> Target {
         let mut allowed: Vec<Method> = Vec::new();
+        let mut first = None;
         let mut allow = |methods: &Methods| {
+            first = first.or(methods.first());
             for m in methods.methods() {
                 if !allowed.contains(m) {
                     allowed.push(m.clone());
@@ -98,9 +124,9 @@ impl Inner {
         // A WebSocket route takes GET: another method there is a 405 too.
         self.table.visit_all(path, &mut allow);
         self.websockets.visit_all(path, &mut allow);
-        if allowed.is_empty() {
+        let (false, Some(route)) = (allowed.is_empty(), first) else {
             return Target::NotFound;
-        }
+        };
         if allowed.contains(&Method::GET) && !allowed.contains(&Method::HEAD) {
             allowed.push(Method::HEAD);
         }
@@ -114,7 +140,11 @@ impl Inner {
             .collect::<Vec<_>>()
             .join(", ");
         let allow = HeaderValue::from_str(&allow).expect("method names are valid header text");
-        Target::Elsewhere { allow, options }
+        Target::Elsewhere {
+            allow,
+            options,
+            route,
+        }
     }
 }
 

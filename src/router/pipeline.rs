@@ -207,7 +207,7 @@ fn fixed_answer(target: &Target) -> Response<Body> {
             response.headers_mut().insert(header::ALLOW, allow.clone());
             response
         }
-        Target::UpgradeRequired => {
+        Target::UpgradeRequired { .. } => {
             let mut response = (StatusCode::UPGRADE_REQUIRED, "Upgrade Required").into_response();
             response
                 .headers_mut()
@@ -281,14 +281,18 @@ impl Pipeline {
                 let monitors = applied_at(&router.monitors, &methods, head.path());
                 let monitored = !monitors.is_empty();
                 let (prefixes, postfixes) = match target {
-                    Target::Elsewhere { options: true, .. } => {
-                        let prefixes = applied_at(&router.prefixes, &methods, head.path());
-                        (prefixes, Box::default())
-                    }
                     Target::NotFound if router.fallback.is_some() => (
                         applied_at(&router.prefixes, &methods, head.path()),
                         applied_at(&router.postfixes, &methods, head.path()),
                     ),
+                    // OPTIONS runs the prefixes over its path, routed or
+                    // not: one may answer a preflight.
+                    Target::Elsewhere { options: true, .. } | Target::NotFound
+                        if *head.method() == Method::OPTIONS =>
+                    {
+                        let prefixes = applied_at(&router.prefixes, &methods, head.path());
+                        (prefixes, Box::default())
+                    }
                     fixed => {
                         // A fixed answer goes straight to the monitors.
                         self.response = Some(fixed_answer(fixed));
@@ -403,7 +407,7 @@ impl Pipeline {
             Target::Route { id, .. } => Some(&router.routes[id]),
             _ => None,
         };
-        let pattern = route.map(|route| &*route.pattern.source);
+        let pattern = self.target.pattern(router);
         'turn: loop {
             if !matches!(self.pending, Pending::None) {
                 ready!(self.poll_pending(cx));
@@ -639,7 +643,11 @@ impl Pipeline {
                 self.response = Some(response);
                 Poll::Ready(())
             }
-            _ => Poll::Ready(()),
+            (target, _) => {
+                // An OPTIONS no prefix answered on a path no route serves.
+                self.response = Some(fixed_answer(target));
+                Poll::Ready(())
+            }
         }
     }
 

@@ -115,6 +115,12 @@ impl Methods {
         self.any
     }
 
+    /// The first route registered here for a method, else the any-method
+    /// one.
+    pub(crate) fn first(&self) -> Option<RouteId> {
+        self.entries.first().map(|&(_, route)| route).or(self.any)
+    }
+
     pub(crate) fn methods(&self) -> impl Iterator<Item = &Method> {
         self.entries.iter().map(|(method, _)| method)
     }

@@ -713,7 +713,7 @@ pub fn check(table: &Table) {
         assert_eq!(outcome.staged, prefixes, "staged headers: {context}");
         let routed = found.is_some();
         let runs = |kind| match kind {
-            Kind::Prefix => routed || method == Method::OPTIONS && !reaching.is_empty(),
+            Kind::Prefix => routed || method == Method::OPTIONS,
             Kind::Postfix => routed && by_prefix.is_none() && !handler_panicked,
             Kind::Monitor => true,
         };

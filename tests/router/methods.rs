@@ -90,6 +90,75 @@ async fn a_cors_prefix_answers_a_preflight() {
     assert!(!preflight.headers.contains_key(header::ALLOW));
 }
 
+/// OPTIONS on a path no route serves runs the prefixes over it, so that a
+/// preflight there is answered; 404 only if none answers.
+#[tokio::test]
+async fn options_on_a_path_no_route_serves_runs_the_prefixes_over_it() {
+    let router = Router::new()
+        .get("/api/items", || "items")
+        .prefix(
+            Scope::new("/api").method(Method::OPTIONS),
+            |request: Req, _: &mut Route<'_>| {
+                if request.headers().contains_key(header::ORIGIN) {
+                    ControlFlow::Break((
+                        [(header::ACCESS_CONTROL_ALLOW_ORIGIN, "*")],
+                        StatusCode::NO_CONTENT,
+                    ))
+                } else {
+                    ControlFlow::Continue(request)
+                }
+            },
+        )
+        .compile()
+        .unwrap();
+    let ask = |origin: bool| {
+        let mut request = Request::options("/api/unrouted");
+        if origin {
+            request = request.header(header::ORIGIN, "https://example.com");
+        }
+        router.clone().oneshot(request.body(String::new()).unwrap())
+    };
+    let preflight = ask(true).await.unwrap();
+    assert_eq!(preflight.status(), StatusCode::NO_CONTENT);
+    assert_eq!(
+        preflight.headers()[header::ACCESS_CONTROL_ALLOW_ORIGIN],
+        "*"
+    );
+    let plain = ask(false).await.unwrap();
+    assert_eq!(plain.status(), StatusCode::NOT_FOUND);
+    assert_eq!(
+        send(&router, Method::OPTIONS, "/elsewhere").await.status,
+        StatusCode::NOT_FOUND,
+        "no prefix covers it"
+    );
+}
+
+/// Monitors are told the pattern the path matched for an automatic
+/// OPTIONS answer, none for 405 and 404.
+#[tokio::test]
+async fn monitors_see_the_pattern_of_an_automatic_options_answer() {
+    let seen = Events::default();
+    let record = seen.clone();
+    let router = Router::new()
+        .get("/items/{id}", || "item")
+        .monitor("/", move |exchange: &RouteExchange<'_>| {
+            record.push(format!(
+                "{} {:?}",
+                exchange.status().unwrap().as_u16(),
+                exchange.pattern()
+            ));
+        })
+        .compile()
+        .unwrap();
+    send(&router, Method::OPTIONS, "/items/7").await;
+    send(&router, Method::POST, "/items/7").await;
+    send(&router, Method::GET, "/nowhere").await;
+    assert_eq!(
+        seen.take(),
+        [r#"204 Some("/items/{id}")"#, "405 None", "404 None"]
+    );
+}
+
 #[tokio::test]
 async fn head_served_by_get_runs_get_hooks() {
     let events = Events::default();
@@ -117,4 +186,26 @@ async fn head_served_by_get_runs_get_hooks() {
     let get = send(&router, Method::GET, "/secret").await;
     assert_eq!(get.status, StatusCode::UNAUTHORIZED);
     assert_eq!(events.take(), Vec::<String>::new(), "a HEAD hook skips GET");
+}
+
+/// A plain GET to a WebSocket route is 426, and monitors are told the
+/// route's pattern.
+#[cfg(feature = "ws")]
+#[tokio::test]
+async fn monitors_see_the_pattern_of_a_426() {
+    let seen = Events::default();
+    let record = seen.clone();
+    let router = Router::new()
+        .websocket("/chat/{room}", |_: pronghorn::ws::WebSocket| async {})
+        .monitor("/", move |exchange: &RouteExchange<'_>| {
+            record.push(format!(
+                "{} {:?}",
+                exchange.status().unwrap().as_u16(),
+                exchange.pattern()
+            ));
+        })
+        .compile()
+        .unwrap();
+    send(&router, Method::GET, "/chat/lobby").await;
+    assert_eq!(seen.take(), [r#"426 Some("/chat/{room}")"#]);
 }
