@@ -309,27 +309,42 @@ async fn a_pipelining_client_that_never_reads_holds_bounded_memory_and_gets_ever
             }
         }
         let grown = resident_kib().saturating_sub(before);
-        // Now read: every request sent gets its answer.
+        // Now read: every request sent gets its answer. The client keeps
+        // its side open (one that closes it is gone, to the server) and
+        // stops reading once it has counted as many answers as requests.
+        let expected = Arc::new(AtomicUsize::new(usize::MAX));
         let mut reader = stream.try_clone().unwrap();
-        let reading = std::thread::spawn(move || {
-            let mut answers = Occurrences {
-                pattern: b"HTTP/1.1 200 OK",
-                tail: Vec::new(),
-                count: 0,
-            };
-            let mut buffer = vec![0; 1 << 16];
-            loop {
-                match reader.read(&mut buffer) {
-                    Ok(0) => break answers.count,
-                    Ok(read) => answers.feed(&buffer[..read]),
-                    Err(error) => panic!("{error}"),
+        reader
+            .set_read_timeout(Some(Duration::from_millis(100)))
+            .unwrap();
+        let reading = std::thread::spawn({
+            let expected = expected.clone();
+            move || {
+                let mut answers = Occurrences {
+                    pattern: b"HTTP/1.1 200 OK",
+                    tail: Vec::new(),
+                    count: 0,
+                };
+                let mut buffer = vec![0; 1 << 16];
+                while answers.count < expected.load(Ordering::Acquire) {
+                    match reader.read(&mut buffer) {
+                        Ok(0) => break,
+                        Ok(read) => answers.feed(&buffer[..read]),
+                        Err(error)
+                            if matches!(
+                                error.kind(),
+                                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                            ) => {}
+                        Err(error) => panic!("{error}"),
+                    }
                 }
+                answers.count
             }
         });
         stream.set_write_timeout(None).unwrap();
         stream.write_all(&batch[offset..]).unwrap();
         sent += batch.len() - offset;
-        stream.shutdown(std::net::Shutdown::Write).unwrap();
+        expected.store(sent / REQUEST.len(), Ordering::Release);
         (sent / REQUEST.len(), grown, reading.join().unwrap())
     });
     let (requests, grown, answers) = tokio::time::timeout(Duration::from_secs(120), client)

@@ -481,14 +481,15 @@ async fn monitor_sees_status_headers_elapsed_and_the_inner_error() {
     });
     let service = Monitor::new(inner, move |x: &Exchange<'_, Res, Broken>| {
         let line = match x.outcome() {
-            Ok(response) => format!(
+            Some(Ok(response)) => format!(
                 "{} {} {} x-id={}",
                 x.method(),
                 x.path(),
                 response.status().as_u16(),
                 x.headers().unwrap()["x-id"].to_str().unwrap()
             ),
-            Err(error) => format!("{} {} error={error}", x.method(), x.uri()),
+            Some(Err(error)) => format!("{} {} error={error}", x.method(), x.uri()),
+            None => format!("{} {} cancelled", x.method(), x.uri()),
         };
         assert!(x.elapsed() < std::time::Duration::from_secs(60));
         log.lock().unwrap().push(line);
@@ -512,6 +513,43 @@ async fn monitor_sees_status_headers_elapsed_and_the_inner_error() {
 }
 
 /// Monitors that panic when called and inside their future change nothing, and the later monitors still run.
+/// Dropped before the inner service answered (an outer timeout fired),
+/// the monitor layer's future runs its hook once, with neither a response
+/// nor an error.
+#[tokio::test(start_paused = true)]
+async fn a_monitor_layer_sees_an_outer_timeout_as_a_cancellation() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let record = seen.clone();
+    let inner = tower::service_fn(|request: Request<String>| async move {
+        if request.uri().path() == "/slow" {
+            tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+        }
+        Ok::<_, Infallible>(Response::new(String::new()))
+    });
+    let service = tower::ServiceBuilder::new()
+        .layer(tower::timeout::TimeoutLayer::new(
+            std::time::Duration::from_secs(1),
+        ))
+        .layer(MonitorLayer::new(
+            move |x: &Exchange<'_, Response<String>, Infallible>| {
+                record.lock().unwrap().push(format!(
+                    "{} {:?} {} {}",
+                    x.path(),
+                    x.status(),
+                    x.is_cancelled(),
+                    x.outcome().is_none()
+                ));
+            },
+        ))
+        .service(inner);
+    assert!(service.clone().oneshot(request("/slow")).await.is_err());
+    assert!(service.oneshot(request("/fast")).await.is_ok());
+    assert_eq!(
+        *seen.lock().unwrap(),
+        ["/slow None true true", "/fast Some(200) false false"]
+    );
+}
+
 #[tokio::test]
 async fn monitor_panics_and_failures_are_isolated() {
     let events = Events::default();

@@ -993,6 +993,75 @@ async fn a_streamed_body_that_stops_arriving_fails_at_the_body_timeout() {
     server.stop().await;
 }
 
+/// A client that disconnects while its request is still being answered:
+/// the server drops the response future, and the monitors see the request
+/// once, cancelled, with no status.
+#[tokio::test]
+async fn a_client_that_disconnects_mid_request_is_seen_by_monitors_as_cancelled() {
+    let (started, mut handler_started) = tokio::sync::mpsc::unbounded_channel();
+    let (seen, mut monitored) = tokio::sync::mpsc::unbounded_channel();
+    let router = Router::new()
+        .get("/wait", move || {
+            let started = started.clone();
+            async move {
+                let _ = started.send(());
+                std::future::pending::<()>().await;
+                "never"
+            }
+        })
+        .monitor("/", move |x: &pronghorn::router::RouteExchange<'_>| {
+            let _ = seen.send((x.status(), x.is_cancelled(), x.error().cloned()));
+        })
+        .compile()
+        .unwrap();
+    let server = Server::start(router, |server| server).await;
+    let mut client = TcpStream::connect(server.address).await.unwrap();
+    client
+        .write_all(b"GET /wait HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    handler_started.recv().await.expect("the handler runs");
+    drop(client);
+    let (status, cancelled, failure) =
+        tokio::time::timeout(Duration::from_secs(10), monitored.recv())
+            .await
+            .expect("the monitors run")
+            .unwrap();
+    assert_eq!(status, None);
+    assert!(cancelled);
+    assert_eq!(failure, Some(pronghorn::router::Failure::Cancelled));
+    assert!(monitored.try_recv().is_err(), "the monitors ran once");
+    server.stop().await;
+}
+
+/// With `half_close(true)`, a client that stops sending once its request
+/// is out still gets the answer.
+#[tokio::test]
+async fn with_half_close_a_client_that_stops_sending_is_answered() {
+    let router = Router::new()
+        .get("/later", || async {
+            tokio::task::yield_now().await;
+            "later"
+        })
+        .compile()
+        .unwrap();
+    let server = Server::start(router, |server| server.half_close(true)).await;
+    let mut client = TcpStream::connect(server.address).await.unwrap();
+    client
+        .write_all(b"GET /later HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    client.shutdown().await.unwrap();
+    let mut answer = String::new();
+    tokio::time::timeout(Duration::from_secs(10), client.read_to_string(&mut answer))
+        .await
+        .expect("an answer")
+        .unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
+    assert!(answer.ends_with("later"), "{answer}");
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn the_connection_limit_holds_and_recovers() {
     let server = Server::start(app(&Feeds::default(), &Events::default()), |server| {

@@ -51,7 +51,7 @@ pub use self::{
     response::IntoResponse,
 };
 pub(crate) use self::{
-    response::internal_error,
+    response::{ErrorValue, error_response, internal_error},
     service::{Mounted, NESTED_PATTERN_END},
 };
 

@@ -35,6 +35,69 @@ use crate::Body;
 pub trait IntoResponse {
     /// Builds the response.
     fn into_response(self) -> Response<Body>;
+
+    /// What the value says of itself when a step answers it as an error
+    /// (the `Err` of a `Result` a handler, prefix or postfix returns): the
+    /// message monitors see in
+    /// [`Failure::Error`](crate::router::Failure::Error), for the logs,
+    /// never sent to the client. `None` unless a type says more.
+    ///
+    /// ```
+    /// use http::{Request, Response, StatusCode};
+    /// use pronghorn::{Body, IntoResponse, Router, router::{Failure, RouteExchange}};
+    /// use tower::ServiceExt;
+    ///
+    /// /// A database error: the client is told 503, the logs are told why.
+    /// struct Unavailable(&'static str);
+    ///
+    /// impl IntoResponse for Unavailable {
+    ///     fn into_response(self) -> Response<Body> {
+    ///         StatusCode::SERVICE_UNAVAILABLE.into_response()
+    ///     }
+    ///
+    ///     fn error_message(&self) -> Option<String> {
+    ///         Some(format!("database: {}", self.0))
+    ///     }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let router = Router::new()
+    ///     .get("/", || Err::<&str, _>(Unavailable("connection refused")))
+    ///     .monitor("/", |exchange: &RouteExchange<'_>| {
+    ///         let Some(Failure::Error { message, .. }) = exchange.error() else { panic!() };
+    ///         assert_eq!(message.as_deref(), Some("database: connection refused"));
+    ///     })
+    ///     .compile()
+    ///     .unwrap();
+    /// let response = router.oneshot(Request::get("/").body(String::new()).unwrap()).await.unwrap();
+    /// assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    /// # }
+    /// ```
+    #[inline]
+    fn error_message(&self) -> Option<String> {
+        None
+    }
+}
+
+/// The mark an error value's response carries, for the router to tell
+/// monitors: the error's type and message.
+#[derive(Clone, Debug)]
+pub(crate) struct ErrorValue {
+    pub(crate) type_name: &'static str,
+    pub(crate) message: Option<String>,
+}
+
+/// The response of an error value, marked as one.
+#[cold]
+pub(crate) fn error_response<E: IntoResponse>(error: E) -> Response<Body> {
+    let message = error.error_message();
+    let mut response = error.into_response();
+    response.extensions_mut().insert(ErrorValue {
+        type_name: std::any::type_name::<E>(),
+        message,
+    });
+    response
 }
 
 #[inline]
@@ -201,7 +264,7 @@ impl<T: IntoResponse, E: IntoResponse> IntoResponse for Result<T, E> {
     fn into_response(self) -> Response<Body> {
         match self {
             Ok(value) => value.into_response(),
-            Err(error) => error.into_response(),
+            Err(error) => error_response(error),
         }
     }
 }

@@ -15,6 +15,10 @@ use crate::{RequestHead, Step, clock::Clock, hook::MonitorOutput, panic::log_mon
 
 pin_project! {
     /// Response future of [`Monitor`](super::Monitor).
+    ///
+    /// Dropped before the inner service answered, it runs the hook with a
+    /// cancelled exchange (an asynchronous hook's future is polled once,
+    /// then dropped).
     pub struct ResponseFuture<S, B, H, M>
     where
         S: Service<Request<B>>,
@@ -22,6 +26,46 @@ pin_project! {
     {
         #[pin]
         kind: Kind<S, B, H, M>,
+        // Whether the hook has run (or is running).
+        observed: bool,
+    }
+
+    impl<S, B, H, M> PinnedDrop for ResponseFuture<S, B, H, M>
+    where
+        S: Service<Request<B>>,
+        H: MonitorHook<S::Response, S::Error, M>,
+    {
+        fn drop(this: Pin<&mut Self>) {
+            let this = this.project();
+            if *this.observed {
+                return;
+            }
+            if let KindProj::Inner { hook, head, clock, .. } = this.kind.project() {
+                let exchange = Exchange::new(head, None, clock);
+                observe_cancelled(hook, &exchange);
+            }
+        }
+    }
+}
+
+/// Runs `hook` on the exchange of a cancelled request: there is no one
+/// left to wait for an asynchronous hook, so its future is polled once.
+fn observe_cancelled<H, R, E, M>(hook: &mut H, exchange: &Exchange<'_, R, E>)
+where
+    H: MonitorHook<R, E, M>,
+{
+    let run = AssertUnwindSafe(|| match hook.call(exchange) {
+        Step::Ready(output) => output.report(),
+        Step::Pending(future) => {
+            let future = std::pin::pin!(future);
+            let cx = &mut Context::from_waker(std::task::Waker::noop());
+            if let Poll::Ready(output) = future.poll(cx) {
+                output.report();
+            }
+        }
+    });
+    if let Err(panic) = catch_unwind(run) {
+        log_monitor_panic(panic.as_ref());
     }
 }
 
@@ -51,6 +95,7 @@ where
                 head,
                 clock,
             },
+            observed: false,
         }
     }
 }
@@ -64,7 +109,8 @@ where
 
     #[inline]
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let (future, outcome) = match self.as_mut().project().kind.project() {
+        let this = self.as_mut().project();
+        let (future, outcome) = match this.kind.project() {
             KindProj::Inner {
                 future,
                 hook,
@@ -77,12 +123,13 @@ where
                 let Poll::Ready(outcome) = &poll else {
                     return Poll::Pending;
                 };
+                *this.observed = true;
                 // The hook, head and clock are used where they lie: moving
                 // them out would copy the head. Polled again after it
                 // answered, the future polls the inner future again, which
                 // the `Future` contract leaves open (async blocks panic).
                 let step = {
-                    let exchange = Exchange::new(head, outcome.as_ref(), clock);
+                    let exchange = Exchange::new(head, Some(outcome.as_ref()), clock);
                     // The hook reads the outcome through a shared borrow and is
                     // not called again after a panic, so no broken state is
                     // observed.

@@ -14,49 +14,61 @@ use crate::{
 ///
 /// `R` is the response type and `E` the error type of the inner service.
 ///
-/// Behind a [`MonitorLayer`](crate::MonitorLayer) there is either a response
-/// or an error. Behind the router there is always a response, and an error
-/// too when a step failed (a panic answered with 500, for one); the router
-/// also tells the pattern of the matched route.
+/// Behind a [`MonitorLayer`](crate::MonitorLayer) there is a response or an
+/// error — or neither when the request was cancelled: its response future
+/// was dropped before it answered (the client went away, an outer timeout
+/// fired). Behind the router there is a response, and a
+/// [`Failure`](crate::router::Failure) too when a step failed (a panic
+/// answered with 500, an error value); a cancelled request has the
+/// cancelled failure and no response. The router also tells the pattern
+/// of the matched route.
 pub struct Exchange<'a, R, E> {
     head: &'a RequestHead,
     response: Option<&'a R>,
     error: Option<&'a E>,
     pattern: Option<&'a str>,
+    cancelled: bool,
     clock: &'a Clock,
 }
 
 impl<'a, R, E> Exchange<'a, R, E> {
+    /// The exchange of a request answered with `outcome`, or cancelled
+    /// (`None`).
     pub(crate) fn new(
         head: &'a RequestHead,
-        outcome: Result<&'a R, &'a E>,
+        outcome: Option<Result<&'a R, &'a E>>,
         clock: &'a Clock,
     ) -> Self {
         let (response, error) = match outcome {
-            Ok(response) => (Some(response), None),
-            Err(error) => (None, Some(error)),
+            Some(Ok(response)) => (Some(response), None),
+            Some(Err(error)) => (None, Some(error)),
+            None => (None, None),
         };
         Self {
             head,
             response,
             error,
             pattern: None,
+            cancelled: outcome.is_none(),
             clock,
         }
     }
 
+    /// The exchange of a request the router answered with `response`, or
+    /// that was cancelled (no response).
     pub(crate) fn routed(
         head: &'a RequestHead,
-        response: &'a R,
+        response: Option<&'a R>,
         error: Option<&'a E>,
         pattern: Option<&'a str>,
         clock: &'a Clock,
     ) -> Self {
         Self {
             head,
-            response: Some(response),
+            response,
             error,
             pattern,
+            cancelled: response.is_none(),
             clock,
         }
     }
@@ -94,20 +106,30 @@ impl<'a, R, E> Exchange<'a, R, E> {
         self.head.path()
     }
 
-    /// The error if there is one, else the response.
+    /// The error if there is one, else the response; `None` when the
+    /// request was cancelled behind a [`MonitorLayer`](crate::MonitorLayer)
+    /// (the router reports its cancelled failure as the error).
     #[inline]
-    pub fn outcome(&self) -> Result<&'a R, &'a E> {
+    pub fn outcome(&self) -> Option<Result<&'a R, &'a E>> {
         match (self.error, self.response) {
-            (Some(error), _) => Err(error),
-            (None, Some(response)) => Ok(response),
-            (None, None) => unreachable!("an exchange holds a response or an error"),
+            (Some(error), _) => Some(Err(error)),
+            (None, Some(response)) => Some(Ok(response)),
+            (None, None) => None,
         }
     }
 
-    /// The response, unless the inner service failed.
+    /// The response, unless the inner service failed or the request was
+    /// cancelled.
     #[inline]
     pub fn response(&self) -> Option<&'a R> {
         self.response
+    }
+
+    /// Whether the response future was dropped before the request was
+    /// answered: no response goes out.
+    #[inline]
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled
     }
 
     /// The error, if a step failed.
@@ -127,13 +149,15 @@ impl<'a, R, E> Exchange<'a, R, E> {
 }
 
 impl<'a, B, E> Exchange<'a, Response<B>, E> {
-    /// The response status, unless the inner service failed.
+    /// The response status, unless the inner service failed or the request
+    /// was cancelled.
     #[inline]
     pub fn status(&self) -> Option<StatusCode> {
         self.response().map(Response::status)
     }
 
-    /// The response headers, unless the inner service failed.
+    /// The response headers, unless the inner service failed or the
+    /// request was cancelled.
     #[inline]
     pub fn headers(&self) -> Option<&'a HeaderMap> {
         self.response().map(Response::headers)
@@ -155,6 +179,7 @@ impl<R: fmt::Debug, E: fmt::Debug> fmt::Debug for Exchange<'_, R, E> {
             .field("response", &self.response)
             .field("error", &self.error)
             .field("pattern", &self.pattern)
+            .field("cancelled", &self.cancelled)
             .field("elapsed", &self.elapsed())
             .finish()
     }

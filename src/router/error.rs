@@ -195,11 +195,27 @@ impl fmt::Display for RouteError {
 
 impl Error for RouteError {}
 
-/// A step of the router's pipeline that failed; monitors see it beside the
-/// 500 response it became.
+/// Why a request failed, as monitors see it: a step's error value, a
+/// step's panic, or the request's cancellation.
+///
+/// An error value and a panic become the response that goes out (the
+/// error's own, or a 500); a cancelled request sends nothing.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Failure {
+    /// A prefix, the handler or a postfix answered an error value: the
+    /// `Err(E)` of a `Result` it returned, whose response (`E:
+    /// IntoResponse`) goes out with its own status.
+    Error {
+        /// Which step: `"prefix"`, `"handler"` or `"postfix"`.
+        step: &'static str,
+        /// The error's type, as `std::any::type_name` gives it.
+        type_name: &'static str,
+        /// What the error says of itself, for the logs, if its type offers
+        /// it ([`IntoResponse::error_message`](crate::IntoResponse::error_message));
+        /// never sent to the client.
+        message: Option<String>,
+    },
     /// A handler or hook panicked. The message is logged and shown to
     /// monitors, never sent to the client.
     Panic {
@@ -208,12 +224,40 @@ pub enum Failure {
         /// The panic message, when it was a string.
         message: String,
     },
+    /// The response future was dropped before the request was answered
+    /// (the client went away, an outer timeout fired): monitors run once,
+    /// with no response.
+    Cancelled,
+}
+
+impl Failure {
+    /// A short name of the kind of failure, fit for a metric's label:
+    /// the error's type name, `"panic"` or `"cancelled"`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Error { type_name, .. } => type_name,
+            Self::Panic { .. } => "panic",
+            Self::Cancelled => "cancelled",
+        }
+    }
 }
 
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Self::Error {
+                step,
+                type_name,
+                message,
+            } => {
+                write!(f, "the {step} answered an error `{type_name}`")?;
+                match message {
+                    Some(message) => write!(f, ": {message}"),
+                    None => Ok(()),
+                }
+            }
             Self::Panic { step, message } => write!(f, "the {step} panicked: {message}"),
+            Self::Cancelled => f.write_str("the request was cancelled before it was answered"),
         }
     }
 }

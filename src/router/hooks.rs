@@ -8,7 +8,7 @@ use http::{Request, Response};
 use super::{error::Failure, route::Route};
 use crate::{
     Body, Exchange, Step,
-    handler::IntoResponse,
+    handler::{IntoResponse, error_response},
     hook::{FnAsync, FnEdit, FnStep, FnSync, MonitorOutput},
     step::BoxFuture,
 };
@@ -73,7 +73,7 @@ impl<T: PrefixOutput, E: IntoResponse> PrefixOutput for Result<T, E> {
     fn into_flow(self) -> ControlFlow<Response<Body>, Request<Body>> {
         match self {
             Ok(output) => output.into_flow(),
-            Err(error) => ControlFlow::Break(error.into_response()),
+            Err(error) => ControlFlow::Break(error_response(error)),
         }
     }
 }
@@ -135,7 +135,7 @@ impl<T: PostfixOutput, E: IntoResponse> PostfixOutput for Result<T, E> {
     fn into_flow(self) -> ControlFlow<Response<Body>, Response<Body>> {
         match self {
             Ok(output) => output.into_flow(),
-            Err(error) => ControlFlow::Break(error.into_response()),
+            Err(error) => ControlFlow::Break(error_response(error)),
         }
     }
 }

@@ -33,7 +33,7 @@ use bytes::Bytes;
 use crate::{
     Body, BoxError, Exchange, RequestHead, Step,
     clock::Clock,
-    handler::{ErasedHandler, IntoResponse, RouteContext, internal_error},
+    handler::{ErasedHandler, ErrorValue, IntoResponse, RouteContext, internal_error},
     panic::{log_monitor_panic, panic_message},
     params::{Captures, params_of},
     step::BoxFuture,
@@ -102,6 +102,14 @@ impl Future for ResponseFuture {
                     .take()
                     .expect("future polled after completion"))
             }),
+        }
+    }
+}
+
+impl Drop for ResponseFuture {
+    fn drop(&mut self) {
+        if let Kind::Running(router, pipeline) = &mut self.kind {
+            pipeline.cancel(router);
         }
     }
 }
@@ -538,17 +546,18 @@ impl Pipeline {
                 let flow = ready!(future.as_mut().poll(cx));
                 match flow {
                     ControlFlow::Continue(request) => self.request = Some(request),
-                    ControlFlow::Break(response) => self.answered(response),
+                    ControlFlow::Break(response) => self.answered(response, "prefix"),
                 }
             }
             Pending::Handler(future) => {
                 let response = ready!(future.as_mut().poll(cx));
                 self.response = Some(response);
                 self.stage = Stage::Postfix(0);
+                self.note_error("handler");
             }
             Pending::Postfix(future) => match ready!(future.as_mut().poll(cx)) {
                 ControlFlow::Continue(response) => self.response = Some(response),
-                ControlFlow::Break(response) => self.answered(response),
+                ControlFlow::Break(response) => self.answered(response, "postfix"),
             },
             Pending::Monitor(future) => {
                 match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
@@ -564,9 +573,55 @@ impl Pipeline {
 
     /// A prefix or postfix answered: the response is final, but for the
     /// staged headers.
-    fn answered(&mut self, response: Response<Body>) {
+    fn answered(&mut self, response: Response<Body>, step: &'static str) {
         self.response = Some(response);
         self.stage = Stage::Finish;
+        self.note_error(step);
+    }
+
+    /// Tells the monitors, if there are any, of the error value `step`
+    /// has just answered, if it did.
+    #[inline(always)]
+    fn note_error(&mut self, step: &'static str) {
+        if self.clock.is_some() {
+            self.take_error(step);
+        }
+    }
+
+    fn take_error(&mut self, step: &'static str) {
+        let marked = (self.response.as_mut())
+            .and_then(|response| response.extensions_mut().remove::<ErrorValue>());
+        if let Some(ErrorValue { type_name, message }) = marked {
+            self.failure.get_or_insert_with(|| {
+                Box::new(Failure::Error {
+                    step,
+                    type_name,
+                    message,
+                })
+            });
+        }
+    }
+
+    /// The response future was dropped before the request was answered,
+    /// or while its monitors ran: the monitors that have not run run now,
+    /// once — before an answer, with the cancelled failure and no
+    /// response. Nothing waits for them any more, so an asynchronous
+    /// monitor's future is polled once, then dropped.
+    #[cold]
+    fn cancel(&mut self, router: &Inner) {
+        if self.clock.is_none() || self.stage == Stage::Done {
+            return;
+        }
+        self.pending = Pending::None;
+        if !matches!(self.stage, Stage::Monitor(_)) {
+            self.response = None;
+            self.failure = Some(Box::new(Failure::Cancelled));
+            self.stage = Stage::Monitor(0);
+        }
+        let cx = &mut Context::from_waker(Waker::noop());
+        while self.run(router, cx).is_pending() {
+            self.pending = Pending::None;
+        }
     }
 
     /// Runs one prefix: it lets the request through (`true`), answers, or
@@ -586,7 +641,10 @@ impl Pipeline {
         {
             Some(future) => self.pending = Pending::Prefix(future),
             // The prefix answered.
-            None if self.response.is_some() => self.stage = Stage::Finish,
+            None if self.response.is_some() => {
+                self.stage = Stage::Finish;
+                self.note_error("prefix");
+            }
             None => return true,
         }
         false
@@ -669,6 +727,7 @@ impl Pipeline {
         match handler.call(&mut self.request, context, cx, &mut self.response) {
             None => {
                 self.stage = Stage::Postfix(0);
+                self.note_error("handler");
                 Poll::Ready(())
             }
             Some(future) => {
@@ -692,7 +751,10 @@ impl Pipeline {
         };
         match hook.hook.call(&route, &mut self.response) {
             Step::Ready(Done::Continue) => return true,
-            Step::Ready(Done::Answered) => self.stage = Stage::Finish,
+            Step::Ready(Done::Answered) => {
+                self.stage = Stage::Finish;
+                self.note_error("postfix");
+            }
             Step::Pending(future) => self.pending = Pending::Postfix(future),
         }
         false
@@ -704,7 +766,7 @@ impl Pipeline {
     fn monitor(&mut self, hook: &Hook<dyn ErasedMonitor>, pattern: Option<&str>) -> bool {
         let exchange = Exchange::routed(
             &self.head,
-            self.response.as_ref().expect("a step answered"),
+            self.response.as_ref(),
             self.failure.as_deref(),
             pattern,
             self.clock

@@ -83,6 +83,7 @@ pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// | number of a request's headers (431 over it) | 100 | [`max_headers`](Serve::max_headers) |
 /// | answers to pipelined requests held back to be written together | 64 KiB | [`pipeline_buffer`](Serve::pipeline_buffer) |
 /// | graceful shutdown: time for the connections, and the WebSocket handlers, to finish before the server returns (WebSockets are sent a 1001 close frame at the signal; connections still open are closed) | 30 s | [`shutdown_timeout`](Serve::shutdown_timeout) |
+/// | work for an HTTP/1 client that closed its connection (its request is cancelled at once, unless half-closed connections are answered) | none | [`half_close`](Serve::half_close) |
 ///
 /// The body of a request is limited by the service: the router's
 /// [body limit](crate::Router::body_limit) (413 over it, also before
@@ -113,6 +114,7 @@ where
         service,
         limits: Limits::default(),
         connect_info: false,
+        half_close: false,
         #[cfg(feature = "tls")]
         tls: None,
     }
@@ -127,6 +129,9 @@ pub struct Serve<S> {
     limits: Limits,
     /// Whether each request carries the client's address.
     connect_info: bool,
+    /// Whether an HTTP/1 client may close its sending side and still be
+    /// answered.
+    half_close: bool,
     #[cfg(feature = "tls")]
     tls: Option<Tls>,
 }
@@ -245,6 +250,19 @@ impl<S> Serve<S> {
     /// default: it costs each request an extension's allocations).
     pub fn connect_info(mut self, enabled: bool) -> Self {
         self.connect_info = enabled;
+        self
+    }
+
+    /// Whether an HTTP/1 client that closes its sending side while a
+    /// request is being answered still gets the answer (off by default).
+    ///
+    /// Off, a client that closes its connection is gone: the request it
+    /// waited for is cancelled at once (its handler's future dropped, its
+    /// monitors told), so that a client cannot leave work running for no
+    /// one. On, the server cannot tell a client gone from one that only
+    /// stopped sending, and notices it only when it writes the answer.
+    pub fn half_close(mut self, enabled: bool) -> Self {
+        self.half_close = enabled;
         self
     }
 
@@ -395,6 +413,7 @@ where
         service,
         limits,
         connect_info,
+        half_close,
         #[cfg(feature = "tls")]
         tls,
     } = serve;
@@ -408,7 +427,7 @@ where
         .http1()
         .header_read_timeout(limits.timeouts.header_read)
         .keep_alive(true)
-        .half_close(true)
+        .half_close(half_close)
         .max_buf_size(limits.max_header_size)
         .max_headers(limits.max_headers);
     builder

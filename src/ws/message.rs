@@ -41,6 +41,11 @@ impl Message {
         Message::Binary(data.into())
     }
 
+    /// Whether this is a close frame: the peer is done.
+    pub fn is_close(&self) -> bool {
+        matches!(self, Message::Close(_))
+    }
+
     /// The text of a text message.
     pub fn as_text(&self) -> Option<&str> {
         match self {

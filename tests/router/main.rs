@@ -7,6 +7,7 @@ mod errors;
 mod extractors;
 mod hooks;
 mod methods;
+mod monitors;
 mod patterns;
 mod precedence;
 mod services;

@@ -1,0 +1,122 @@
+//! What monitors see: error values told from panics, and cancelled requests.
+
+use super::*;
+
+use std::time::Duration;
+
+/// A step's error value: a failure of its own kind, naming the step, the
+/// error's type and, when the type offers one, its message; the response
+/// goes out with the error's status.
+#[tokio::test]
+async fn monitors_tell_an_error_value_from_a_panic() {
+    struct Conflict;
+
+    impl pronghorn::IntoResponse for Conflict {
+        fn into_response(self) -> Response<Body> {
+            (StatusCode::CONFLICT, "conflict").into_response()
+        }
+
+        fn error_message(&self) -> Option<String> {
+            Some("row 7 is locked".to_owned())
+        }
+    }
+
+    let seen = Events::default();
+    let record = seen.clone();
+    let router = Router::new()
+        .get("/handler", || Err::<&str, _>(Conflict))
+        .get("/async", || async { Err::<&str, _>(StatusCode::GONE) })
+        .get("/prefix", || "never")
+        .get("/postfix", || "replaced")
+        .get("/panic", || -> &'static str { panic!("boom") })
+        .get("/ok", || "ok")
+        .prefix("/prefix", |_: Req, _: &mut Route<'_>| {
+            Err::<Req, _>(StatusCode::UNAUTHORIZED)
+        })
+        .postfix("/postfix", |_: &Route<'_>, _: Response<Body>| {
+            Err::<Response<Body>, _>((StatusCode::BAD_GATEWAY, "upstream"))
+        })
+        .monitor("/", move |x: &RouteExchange<'_>| {
+            let status = x.status().unwrap().as_u16();
+            record.push(match x.error() {
+                Some(Failure::Error {
+                    step,
+                    type_name,
+                    message,
+                }) => format!("{status} error in {step}: {type_name} {message:?}"),
+                Some(Failure::Panic { step, .. }) => format!("{status} panic in {step}"),
+                Some(other) => format!("{status} {other}"),
+                None => format!("{status}"),
+            });
+        })
+        .compile()
+        .unwrap();
+    let statuses = [
+        ("/handler", StatusCode::CONFLICT),
+        ("/async", StatusCode::GONE),
+        ("/prefix", StatusCode::UNAUTHORIZED),
+        ("/postfix", StatusCode::BAD_GATEWAY),
+        ("/panic", StatusCode::INTERNAL_SERVER_ERROR),
+        ("/ok", StatusCode::OK),
+    ];
+    let log = Log::capture();
+    for (path, status) in statuses {
+        assert_eq!(get(&router, path).await.status, status, "{path}");
+    }
+    drop(log);
+    let conflict = std::any::type_name::<Conflict>();
+    assert_eq!(
+        seen.take(),
+        [
+            format!(r#"409 error in handler: {conflict} Some("row 7 is locked")"#),
+            "410 error in handler: http::status::StatusCode None".to_owned(),
+            "401 error in prefix: http::status::StatusCode None".to_owned(),
+            "502 error in postfix: (http::status::StatusCode, &str) None".to_owned(),
+            "500 panic in handler".to_owned(),
+            "200".to_owned(),
+        ]
+    );
+}
+
+/// A request whose response future an outer timeout drops is seen by the
+/// monitors once, cancelled, with no status; one answered in time is seen
+/// as answered.
+#[tokio::test(start_paused = true)]
+async fn an_outer_timeout_is_seen_by_monitors_as_a_cancellation() {
+    let seen = Events::default();
+    let record = seen.clone();
+    let router = Router::new()
+        .get("/slow", || async {
+            tokio::time::sleep(Duration::from_secs(60)).await;
+            "late"
+        })
+        .get("/fast", || async { "fast" })
+        .monitor("/", move |x: &RouteExchange<'_>| {
+            record.push(format!(
+                "{} {:?} cancelled={} {}",
+                x.path(),
+                x.status(),
+                x.is_cancelled(),
+                x.error().map_or(String::new(), ToString::to_string)
+            ));
+        })
+        .compile()
+        .unwrap();
+    let service = tower::ServiceBuilder::new()
+        .layer(tower::timeout::TimeoutLayer::new(Duration::from_secs(1)))
+        .service(router);
+    let ask = |path: &str| {
+        service
+            .clone()
+            .oneshot(Request::get(path).body(String::new()).unwrap())
+    };
+    assert!(ask("/slow").await.is_err(), "the timeout fired");
+    assert!(ask("/fast").await.is_ok());
+    assert_eq!(
+        seen.take(),
+        [
+            "/slow None cancelled=true the request was cancelled before it was answered",
+            "/fast Some(200) cancelled=false ",
+        ]
+    );
+}
