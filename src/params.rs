@@ -99,6 +99,12 @@ impl<'a> Params<'a> {
         }
     }
 
+    /// No parameters: what a step outside the router sees.
+    pub(crate) fn none() -> Self {
+        static NONE: Captures = Captures::new();
+        Self::new("", &[], &NONE)
+    }
+
     /// The number of parameters.
     pub fn len(&self) -> usize {
         self.captures.len().min(self.names.len())

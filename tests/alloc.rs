@@ -296,16 +296,26 @@ fn router_sync_pipeline_allocates_as_often_as_building_the_response_by_hand() {
                 ControlFlow::Break(StatusCode::UNAUTHORIZED)
             }
         })
-        .postfix("/", |_: &Route<'_>, mut response: Res| {
+        .postfix("/", |route: &Route<'_>, mut response: Res| {
+            // The request's headers, kept while the handler borrowed them.
+            assert_eq!(route.headers().unwrap()["x-token"], "secret");
             response
                 .headers_mut()
                 .insert("server", HeaderValue::from_static("pronghorn"));
             response
         })
         .monitor("/", |exchange: &RouteExchange<'_>| {
-            if exchange.status() == Some(StatusCode::OK) {
+            let token = exchange.request_headers().unwrap()["x-token"].as_bytes();
+            if exchange.status() == Some(StatusCode::OK) && token == b"secret" {
                 MONITORED.fetch_add(1, Ordering::Relaxed);
             }
+        })
+        .monitor("/users/{user}", |exchange: &RouteExchange<'_>| {
+            // Its own parameters, raw and decoded, and the full pattern.
+            let params = exchange.params();
+            assert_eq!(params.get_raw("user"), Some("7"));
+            assert_eq!(params.get("user").unwrap().unwrap(), "7");
+            assert_eq!(exchange.pattern(), Some("/users/{user}/posts/{post}"));
         })
         .compile()
         .unwrap();

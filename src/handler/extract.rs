@@ -69,17 +69,6 @@ impl<'a> RequestContext<'a> {
         self.parts
     }
 
-    /// The route's context, without the head.
-    pub(super) fn route(&self) -> RouteContext<'a> {
-        RouteContext {
-            pattern: self.pattern,
-            params: self.params,
-            state: self.state,
-            body_limit: self.body_limit,
-            body_timeout: self.body_timeout,
-        }
-    }
-
     /// The parameters of the matched route.
     pub fn params(&self) -> Params<'a> {
         self.params
@@ -236,15 +225,6 @@ pub trait FromRequestBody: Sized {
 
     /// Starts reading `body`.
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future;
-
-    /// Starts reading the request whose head is `parts`, once the head
-    /// extractors have read it: an extractor that keeps the head takes it
-    /// here instead of cloning it.
-    #[doc(hidden)]
-    #[inline]
-    fn from_request(parts: Parts, body: Body, route: RouteContext<'_>) -> Self::Future {
-        Self::from_body(body, &route.with_parts(&parts))
-    }
 }
 
 impl FromRequestHead for Method {

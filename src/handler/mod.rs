@@ -36,7 +36,7 @@ use std::{
     task::{Context, Poll},
 };
 
-use http::{Request, Response};
+use http::{Response, request::Parts};
 
 #[cfg(feature = "axum")]
 pub use self::axum::Axum;
@@ -115,14 +115,19 @@ pub enum WithBody {}
     note = "an `axum::extract::Path` is not pronghorn's `pronghorn::handler::Path`; an answer that is not `pronghorn::IntoResponse` (an axum response needs the `axum` feature and `Axum(..)`) fails here too"
 )]
 pub trait Handler<M>: Clone + Send + Sync + 'static {
-    /// Calls the handler. `cx` is the context of the poll that runs it, so a
-    /// body that is already complete is read without a suspension. The
-    /// router polls the future of an answer once with the same context
-    /// (where the handler has not already), so that a future that
-    /// completes at once answers without a suspension too.
+    /// Calls the handler on the request whose head is `parts` and whose
+    /// body is `body`. The router keeps the head, for the postfixes and
+    /// monitors after the handler: extractors read it where it lies, and a
+    /// handler that must own it (a tower service, the whole `Request`)
+    /// clones it. `cx` is the context of the poll that runs it, so a body
+    /// that is already complete is read without a suspension. The router
+    /// polls the future of an answer once with the same context (where the
+    /// handler has not already), so that a future that completes at once
+    /// answers without a suspension too.
     fn call(
         &self,
-        request: Request<Body>,
+        parts: &Parts,
+        body: Body,
         route: RouteContext<'_>,
         cx: &mut Context<'_>,
     ) -> Step<Response<Body>, BoxFuture<Response<Body>>>;
@@ -140,23 +145,6 @@ pub trait Handler<M>: Clone + Send + Sync + 'static {
     /// the router polls the future of any other handler once itself.
     #[doc(hidden)]
     const POLLS_ITS_FUTURE: bool = false;
-
-    /// Calls the handler on the request in `slot`, which it leaves empty.
-    /// A handler that reads nothing of the request drops it where it lies
-    /// instead of moving it out first.
-    #[doc(hidden)]
-    #[inline]
-    fn call_in_slot(
-        &self,
-        slot: &mut Option<Request<Body>>,
-        route: RouteContext<'_>,
-        cx: &mut Context<'_>,
-    ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
-        let request = slot
-            .take()
-            .expect("the request is present until the handler runs");
-        self.call(request, route, cx)
-    }
 }
 
 type Answer = Step<Response<Body>, BoxFuture<Response<Body>>>;
@@ -232,16 +220,16 @@ macro_rules! handler_impls {
             #[inline]
             fn call(
                 &self,
-                request: Request<Body>,
+                parts: &Parts,
+                body: Body,
                 route: RouteContext<'_>,
                 _: &mut Context<'_>,
             ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
-                let (parts, _) = request.into_parts();
-                let context = &route.with_parts(&parts);
+                let context = &route.with_parts(parts);
                 $(let $ty = try_extract!($ty, context);)*
-                // The request is done with before the handler runs: its
+                // The body is done with before the handler runs: its
                 // answer then goes straight where it is kept.
-                drop(parts);
+                drop(body);
                 $wrap(self($($ty),*))
             }
 
@@ -253,8 +241,6 @@ macro_rules! handler_impls {
             fn required_state(state: &mut Vec<StateType>) {
                 $(<$ty as FromRequestHead>::required_state(state);)*
             }
-
-            handler_impls!(@in_slot $wrap, $($ty),*);
         }
 
         #[allow(non_snake_case, unused_variables)]
@@ -276,14 +262,14 @@ macro_rules! handler_impls {
 
             fn call(
                 &self,
-                request: Request<Body>,
+                parts: &Parts,
+                body: Body,
                 route: RouteContext<'_>,
                 cx: &mut Context<'_>,
             ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
-                let (parts, body) = request.into_parts();
-                let context = &route.with_parts(&parts);
+                let context = &route.with_parts(parts);
                 $(let $ty = try_extract!($ty, context);)*
-                let mut body = T::from_request(parts, body, route);
+                let mut body = T::from_body(body, context);
                 match Pin::new(&mut body).poll(cx) {
                     Poll::Ready(Ok(body)) => first_poll($wrap(self($($ty,)* body)), cx),
                     Poll::Ready(Err(response)) => Step::Ready(response),
@@ -312,37 +298,22 @@ macro_rules! handler_impls {
             #[inline]
             fn call(
                 &self,
-                request: Request<Body>,
+                parts: &Parts,
+                body: Body,
                 route: RouteContext<'_>,
                 _: &mut Context<'_>,
             ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
-                let (parts, _) = request.into_parts();
-                let context = &route.with_parts(&parts);
+                let context = &route.with_parts(parts);
                 $(let $ty = try_extract!($ty, context);)*
+                drop(body);
                 erase_step(self($($ty),*))
             }
 
             fn required_state(state: &mut Vec<StateType>) {
                 $(<$ty as FromRequestHead>::required_state(state);)*
             }
-
-            handler_impls!(@in_slot erase_step, $($ty),*);
         }
     };
-    // A handler without extractors drops the request in its slot.
-    (@in_slot $wrap:ident,) => {
-        #[inline]
-        fn call_in_slot(
-            &self,
-            slot: &mut Option<Request<Body>>,
-            _: RouteContext<'_>,
-            _: &mut Context<'_>,
-        ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
-            *slot = None;
-            $wrap(self())
-        }
-    };
-    (@in_slot $wrap:ident, $($ty:ident),+) => {};
 }
 
 /// A handler's [`Step`], its answer turned into a response.
@@ -369,16 +340,12 @@ handler_impls!(T1, T2, T3, T4, T5, T6, T7, T8);
 pub(crate) trait ErasedHandler: Send + Sync + 'static {
     /// Answers into `response`, or returns the future of the answer, polled
     /// once with `cx` (here, unless the handler has): it has the waker of
-    /// `cx`. The request is taken from where it lies and
-    /// the answer written in place rather than returned, so that neither is
-    /// copied once more on its way through the `dyn` call.
-    ///
-    /// # Panics
-    ///
-    /// If `request` is `None`.
+    /// `cx`. The answer is written in place rather than returned, so that
+    /// it is not copied once more on its way through the `dyn` call.
     fn call(
         &self,
-        request: &mut Option<Request<Body>>,
+        parts: &Parts,
+        body: Body,
         route: RouteContext<'_>,
         cx: &mut Context<'_>,
         response: &mut Option<Response<Body>>,
@@ -407,12 +374,13 @@ where
     #[inline]
     fn call(
         &self,
-        request: &mut Option<Request<Body>>,
+        parts: &Parts,
+        body: Body,
         route: RouteContext<'_>,
         cx: &mut Context<'_>,
         response: &mut Option<Response<Body>>,
     ) -> Option<BoxFuture<Response<Body>>> {
-        match self.handler.call_in_slot(request, route, cx) {
+        match self.handler.call(parts, body, route, cx) {
             Step::Ready(answer) => {
                 *response = Some(answer);
                 None

@@ -1,11 +1,11 @@
 //! Extractors of what the request carries beside its head's fields: a
 //! value put in its extensions, the route it matched, its URI as received.
 
-use http::{Request, Response, StatusCode, Uri, request::Parts};
+use http::{Request, Response, StatusCode, Uri};
 
 use super::{
-    FromRequestBody, FromRequestHead, IntoResponse, RequestContext, RouteContext,
-    extract::streamed, response::internal_error, service::NESTED_PATTERN_END,
+    FromRequestBody, FromRequestHead, IntoResponse, RequestContext, extract::streamed,
+    response::internal_error, service::NESTED_PATTERN_END,
 };
 use crate::Body;
 
@@ -178,15 +178,13 @@ impl MatchedPath {
 impl FromRequestBody for Request<Body> {
     type Future = std::future::Ready<Result<Self, Response<Body>>>;
 
+    /// The head is the router's, kept for the steps after the handler: the
+    /// request a handler owns has a copy of it.
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
-        Self::from_request(context.parts().clone(), body, context.route())
-    }
-
-    fn from_request(parts: Parts, body: Body, route: RouteContext<'_>) -> Self::Future {
         std::future::ready(
-            streamed(body, route.body_limit, route.body_timeout).map(|body| {
-                let mut request = Request::from_parts(parts, body);
-                MatchedPath::insert(&mut request, route.pattern);
+            streamed(body, context.body_limit, context.body_timeout).map(|body| {
+                let mut request = Request::from_parts(context.parts().clone(), body);
+                MatchedPath::insert(&mut request, context.pattern());
                 request
             }),
         )

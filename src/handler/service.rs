@@ -6,7 +6,7 @@
 use std::{convert::Infallible, marker::PhantomData, task::Context};
 
 use bytes::Bytes;
-use http::{Request, Response, Uri, uri::PathAndQuery};
+use http::{Request, Response, Uri, request::Parts, uri::PathAndQuery};
 use tower_service::Service;
 
 use super::{Handler, MatchedPath, OriginalUri, RouteContext};
@@ -42,12 +42,16 @@ where
     B: http_body::Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
 {
+    /// The service owns its request: it gets a copy of the head, which
+    /// the router keeps for the steps after it.
     fn call(
         &self,
-        mut request: Request<Body>,
+        parts: &Parts,
+        body: Body,
         route: RouteContext<'_>,
         _: &mut Context<'_>,
     ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
+        let mut request = Request::from_parts(parts.clone(), body);
         MatchedPath::insert(&mut request, route.pattern);
         if self.nested {
             let below = route.params.get_raw(NESTED_PATH).unwrap_or("");

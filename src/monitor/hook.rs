@@ -6,6 +6,7 @@ use crate::{
     RequestHead, Step,
     clock::Clock,
     hook::{FnAsync, FnStep, FnSync, MonitorOutput},
+    params::Params,
     step::Never,
 };
 
@@ -27,6 +28,10 @@ pub struct Exchange<'a, R, E> {
     response: Option<&'a R>,
     error: Option<&'a E>,
     pattern: Option<&'a str>,
+    /// The monitor's own parameters, behind the router.
+    params: Params<'a>,
+    /// The request's headers, behind the router.
+    request_headers: Option<&'a HeaderMap>,
     cancelled: bool,
     clock: &'a Clock,
 }
@@ -49,18 +54,23 @@ impl<'a, R, E> Exchange<'a, R, E> {
             response,
             error,
             pattern: None,
+            params: Params::none(),
+            request_headers: None,
             cancelled: outcome.is_none(),
             clock,
         }
     }
 
     /// The exchange of a request the router answered with `response`, or
-    /// that was cancelled (no response).
+    /// that was cancelled (no response), for a monitor whose pattern binds
+    /// `params`.
     pub(crate) fn routed(
         head: &'a RequestHead,
+        request_headers: Option<&'a HeaderMap>,
         response: Option<&'a R>,
         error: Option<&'a E>,
         pattern: Option<&'a str>,
+        params: Params<'a>,
         clock: &'a Clock,
     ) -> Self {
         Self {
@@ -68,6 +78,8 @@ impl<'a, R, E> Exchange<'a, R, E> {
             response,
             error,
             pattern,
+            params,
+            request_headers,
             cancelled: response.is_none(),
             clock,
         }
@@ -80,6 +92,26 @@ impl<'a, R, E> Exchange<'a, R, E> {
     #[inline]
     pub fn pattern(&self) -> Option<&'a str> {
         self.pattern
+    }
+
+    /// The parameters bound along the monitor's own pattern, behind the
+    /// router (raw with [`Params::get_raw`], decoded with [`Params::get`]);
+    /// none behind a [`MonitorLayer`](crate::MonitorLayer).
+    #[inline]
+    pub fn params(&self) -> Params<'a> {
+        self.params
+    }
+
+    /// The request's headers as the handler received them, behind the
+    /// router (kept, not copied, while the handler borrowed them), or as
+    /// they were when a prefix answered. `None` behind a
+    /// [`MonitorLayer`](crate::MonitorLayer), whose inner service took the
+    /// request, and after an early answer from a prefix that took the
+    /// request by value (and dropped it): a prefix that only looks at the
+    /// request takes it as `&mut Request<Body>`.
+    #[inline]
+    pub fn request_headers(&self) -> Option<&'a HeaderMap> {
+        self.request_headers
     }
 
     /// The request head.
@@ -179,6 +211,7 @@ impl<R: fmt::Debug, E: fmt::Debug> fmt::Debug for Exchange<'_, R, E> {
             .field("response", &self.response)
             .field("error", &self.error)
             .field("pattern", &self.pattern)
+            .field("params", &self.params)
             .field("cancelled", &self.cancelled)
             .field("elapsed", &self.elapsed())
             .finish()

@@ -18,7 +18,7 @@ use std::{
     task::{Context, Poll, Waker, ready},
 };
 
-use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
+use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header, request::Parts};
 
 use super::{
     builder::Endpoint,
@@ -193,7 +193,11 @@ pub(super) struct Pipeline {
     captures: Captures,
     /// The parameters of the hook being run; reused from hook to hook.
     hook_captures: Captures,
+    /// The request, until the handler runs.
     request: Option<Request<Body>>,
+    /// The request's head once the handler has run: the handler borrowed
+    /// it, and the postfixes and monitors read its headers.
+    parts: Option<Parts>,
     pub(super) response: Option<Response<Body>>,
     failure: Option<Box<Failure>>,
     /// Headers staged by prefixes; allocated only when one stages a header.
@@ -251,6 +255,7 @@ impl Pipeline {
             captures: Captures::new(),
             hook_captures: Captures::new(),
             request: Some(request.map(Body::new)),
+            parts: None,
             response: None,
             failure: None,
             staged: None,
@@ -338,6 +343,20 @@ fn route_context<'a>(
         state: &router.state,
         body_limit: router.body_limit,
         body_timeout: router.body_timeout,
+    }
+}
+
+/// The request's headers: in the request until the handler runs, in the
+/// head kept from it after.
+#[inline]
+fn headers<'a>(
+    parts: &'a Option<Parts>,
+    request: &'a Option<Request<Body>>,
+) -> Option<&'a HeaderMap> {
+    match (parts, request) {
+        (Some(parts), _) => Some(&parts.headers),
+        (None, Some(request)) => Some(request.headers()),
+        (None, None) => None,
     }
 }
 
@@ -633,6 +652,7 @@ impl Pipeline {
             pattern,
             names: &hook.pattern.names,
             captures: &self.hook_captures,
+            headers: None,
             staged: Some(&mut self.staged),
         };
         match hook
@@ -675,8 +695,9 @@ impl Pipeline {
                     .request
                     .take()
                     .expect("the request is present until the handler runs");
+                let (parts, _) = request.into_parts();
                 self.response = Some(crate::ws::handshake(
-                    request,
+                    self.parts.insert(parts),
                     context,
                     &**handler,
                     router.websocket_limits,
@@ -724,7 +745,15 @@ impl Pipeline {
         // The stage names the handler for a panic's report until it has
         // answered.
         self.stage = Stage::Handler;
-        match handler.call(&mut self.request, context, cx, &mut self.response) {
+        // The handler borrows the head, which stays here for the postfixes
+        // and monitors, and takes the body.
+        let (parts, body) = self
+            .request
+            .take()
+            .expect("the request is present until the handler runs")
+            .into_parts();
+        let parts = self.parts.insert(parts);
+        match handler.call(parts, body, context, cx, &mut self.response) {
             None => {
                 self.stage = Stage::Postfix(0);
                 self.note_error("handler");
@@ -747,6 +776,7 @@ impl Pipeline {
             pattern,
             names: &hook.pattern.names,
             captures: &self.hook_captures,
+            headers: headers(&self.parts, &self.request),
             staged: None,
         };
         match hook.hook.call(&route, &mut self.response) {
@@ -766,9 +796,11 @@ impl Pipeline {
     fn monitor(&mut self, hook: &Hook<dyn ErasedMonitor>, pattern: Option<&str>) -> bool {
         let exchange = Exchange::routed(
             &self.head,
+            headers(&self.parts, &self.request),
             self.response.as_ref(),
             self.failure.as_deref(),
             pattern,
+            params_of(&self.head, &hook.pattern.names, &self.hook_captures),
             self.clock
                 .as_ref()
                 .expect("a request with monitors has a clock"),

@@ -51,6 +51,8 @@ pub struct Route<'a> {
     /// The names of the hook's parameters, and what the path bound.
     pub(crate) names: &'a [Box<str>],
     pub(crate) captures: &'a Captures,
+    /// The request's headers, for a postfix; a prefix has the request.
+    pub(crate) headers: Option<&'a HeaderMap>,
     /// Where a prefix stages headers; `None` for other hooks.
     pub(crate) staged: Option<&'a mut Option<Box<HeaderMap>>>,
 }
@@ -71,8 +73,16 @@ impl<'a> Route<'a> {
         self.head.path()
     }
 
+    /// The request's headers as the handler received them, for a postfix
+    /// (a CORS postfix echoing `Origin`, say); `None` for a prefix, which
+    /// reads the request it is handed.
+    pub fn headers(&self) -> Option<&'a HeaderMap> {
+        self.headers
+    }
+
     /// The pattern of the matched route (`None` where no route matched, as
-    /// for an automatic `OPTIONS` answer).
+    /// for a 404; for an automatic `OPTIONS` answer, the pattern the path
+    /// matched).
     pub fn pattern(&self) -> Option<&'a str> {
         self.pattern
     }

@@ -50,7 +50,7 @@ use std::{
 
 use futures_util::{Sink, Stream};
 
-use http::{HeaderMap, HeaderValue, Request, Response, StatusCode, header};
+use http::{HeaderMap, HeaderValue, Response, StatusCode, header, request::Parts};
 use hyper::upgrade::Upgraded;
 use hyper_util::rt::TokioIo;
 use tokio_tungstenite::{
@@ -373,13 +373,13 @@ fn tokens(headers: &HeaderMap, name: header::HeaderName) -> impl Iterator<Item =
 /// Completes the handshake: answers 101 and hands the upgraded connection
 /// to `handler` on a new task; or answers 400 for a malformed handshake.
 pub(crate) fn handshake(
-    request: Request<Body>,
+    parts: &mut Parts,
     route: RouteContext<'_>,
     handler: &ErasedWebSocket,
     limits: Limits,
     protocols: &[Box<str>],
 ) -> Response<Body> {
-    let headers = request.headers();
+    let headers = &parts.headers;
     if headers
         .get(header::SEC_WEBSOCKET_VERSION)
         .is_none_or(|version| version != "13")
@@ -407,19 +407,21 @@ pub(crate) fn handshake(
         .and_then(|protocol| HeaderValue::from_str(protocol).ok());
     // The handler's extractors, at the handshake: a refusal is answered
     // with no upgrade.
-    let (parts, body) = request.into_parts();
-    let connected = match handler(&route.with_parts(&parts)) {
+    let connected = match handler(&route.with_parts(parts)) {
         Ok(connected) => connected,
         Err(refused) => return refused,
     };
-    let mut request = Request::from_parts(parts, body);
     // Watched from now: a shutdown during the handshake counts too.
-    let shutdown = request
-        .extensions()
-        .get::<ShutdownHandle>()
-        .map(ShutdownHandle::watch);
-    let upgrade = hyper::upgrade::on(&mut request);
+    let shutdown = (parts.extensions.get::<ShutdownHandle>()).map(ShutdownHandle::watch);
+    // What `hyper::upgrade::on` takes from a request, taken from its head.
+    let upgrade = parts.extensions.remove::<hyper::upgrade::OnUpgrade>();
     tokio::spawn(async move {
+        let Some(upgrade) = upgrade else {
+            tracing::debug!(
+                "pronghorn: WebSocket upgrade failed: the request came without a connection to upgrade"
+            );
+            return;
+        };
         match upgrade.await {
             Ok(upgraded) => {
                 let inner = WebSocketStream::from_raw_socket(

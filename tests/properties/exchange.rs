@@ -277,6 +277,10 @@ fn seen(index: usize, exchange: &RouteExchange<'_>) {
     ran(index);
     let failed = exchange.error().map(|failure| match failure {
         Failure::Panic { step, .. } => *step,
+        Failure::Error { step: "prefix", .. } => "prefix error",
+        Failure::Error {
+            step: "postfix", ..
+        } => "postfix error",
         _ => "another failure",
     });
     let seen = (exchange.status(), failed);
@@ -726,14 +730,23 @@ pub fn check(table: &Table) {
         };
         check_hooks(&table.hooks, &outcome.ran, runs, all_run, &context);
         // Every monitor sees the status that goes out, and a failure where
-        // a prefix, the handler or a postfix panicked, naming the step.
+        // a prefix, the handler or a postfix panicked, naming the step, or
+        // answered an error value (a postfix always answers `Err`, an
+        // asynchronous prefix too).
         let panicked = |by: Option<usize>| by.is_some_and(|index| table.hooks[index].panics);
+        let erred = |by: Option<usize>, kind| {
+            by.is_some_and(|index| kind == Kind::Postfix || table.hooks[index].suspends)
+        };
         let failed = if panicked(by_prefix) {
             Some("prefix")
+        } else if erred(by_prefix, Kind::Prefix) {
+            Some("prefix error")
         } else if handler_panicked {
             Some("handler")
         } else if panicked(by_postfix) {
             Some("postfix")
+        } else if erred(by_postfix, Kind::Postfix) {
+            Some("postfix error")
         } else {
             None
         };

@@ -120,3 +120,70 @@ async fn an_outer_timeout_is_seen_by_monitors_as_a_cancellation() {
         ]
     );
 }
+
+/// Postfixes and monitors read the request's headers as the handler
+/// received them (after the prefixes), and monitors their own parameters;
+/// an early answer and a 404 keep the headers too.
+#[tokio::test]
+async fn postfixes_and_monitors_read_the_request_headers_and_monitors_their_parameters() {
+    let seen = Events::default();
+    let record = seen.clone();
+    let router = Router::new()
+        .get("/teams/{team}/members/{id}", || "member")
+        .prefix("/", |request: &mut Req, _: &mut Route<'_>| {
+            if request.headers().contains_key("x-deny") {
+                return ControlFlow::Break(StatusCode::FORBIDDEN);
+            }
+            let id = HeaderValue::from_static("req-1");
+            request.headers_mut().insert("x-request-id", id);
+            ControlFlow::Continue(())
+        })
+        .postfix("/", |route: &Route<'_>, response: &mut Response<Body>| {
+            // A CORS postfix echoes the origin.
+            if let Some(origin) = route.headers().and_then(|h| h.get(header::ORIGIN)) {
+                let origin = origin.clone();
+                response
+                    .headers_mut()
+                    .insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+            }
+        })
+        .monitor("/teams/{team}", move |x: &RouteExchange<'_>| {
+            let headers = x.request_headers().unwrap();
+            let header = |name: &str| headers.get(name).map(|v| v.to_str().unwrap().to_owned());
+            record.push(format!(
+                "{} {:?} team={:?}/{:?} ua={:?} id={:?}",
+                x.status().unwrap().as_u16(),
+                x.pattern(),
+                x.params().get_raw("team"),
+                x.params().get("team").map(Result::unwrap),
+                header("user-agent"),
+                header("x-request-id"),
+            ));
+        })
+        .compile()
+        .unwrap();
+    let ask = |path: &str, deny: bool| {
+        let mut request = Request::get(path)
+            .header(header::USER_AGENT, "curl/8")
+            .header(header::ORIGIN, "https://example.com");
+        if deny {
+            request = request.header("x-deny", "1");
+        }
+        router.clone().oneshot(request.body(String::new()).unwrap())
+    };
+    let member = ask("/teams/a%20b/members/7", false).await.unwrap();
+    assert_eq!(
+        member.headers()[header::ACCESS_CONTROL_ALLOW_ORIGIN],
+        "https://example.com"
+    );
+    ask("/teams/a%20b/members/7", true).await.unwrap();
+    ask("/teams/x/nothing", false).await.unwrap();
+    assert_eq!(
+        seen.take(),
+        [
+            r#"200 Some("/teams/{team}/members/{id}") team=Some("a%20b")/Some("a b") ua=Some("curl/8") id=Some("req-1")"#,
+            r#"403 Some("/teams/{team}/members/{id}") team=Some("a%20b")/Some("a b") ua=Some("curl/8") id=None"#,
+            r#"404 None team=Some("x")/Some("x") ua=Some("curl/8") id=None"#,
+        ]
+    );
+}
