@@ -23,6 +23,11 @@ impl Clock {
         }
     }
 
+    /// When the inner service was called.
+    pub(crate) fn started(&self) -> Instant {
+        self.start
+    }
+
     pub(crate) fn elapsed(&self) -> Duration {
         match self.elapsed.load(Ordering::Relaxed) {
             0 => {

@@ -1062,6 +1062,128 @@ async fn with_half_close_a_client_that_stops_sending_is_answered() {
     server.stop().await;
 }
 
+/// A monitor registered with `monitor_body` hears how each body ended,
+/// over HTTP/1.1 and HTTP/2: whole (full, streamed, server-sent events),
+/// failed mid-stream, or dropped when the client went away.
+#[tokio::test]
+async fn monitors_hear_how_a_body_ended_over_http1_and_http2() {
+    use pronghorn::monitor::Ended;
+
+    let chunks = |items: Vec<Result<&'static str, std::io::Error>>| {
+        Body::from_stream(stream::iter(
+            items.into_iter().map(|item| item.map(|text: &'static str| Bytes::from_static(text.as_bytes()))),
+        ))
+    };
+    let (seen, mut ended) = tokio::sync::mpsc::unbounded_channel();
+    let router = Router::new()
+        .get("/full", || "hello")
+        .get("/stream", move || {
+            Response::new(chunks(vec![Ok("ab"), Ok("cd"), Ok("ef")]))
+        })
+        .get("/failing", move || {
+            Response::new(chunks(vec![
+                Ok("abc"),
+                Err(std::io::Error::other("disk gone")),
+            ]))
+        })
+        .get("/endless", || {
+            let first = stream::iter([Ok::<_, std::io::Error>(Bytes::from_static(b"x"))]);
+            Response::new(Body::from_stream(first.chain(stream::pending())))
+        })
+        .get("/sse", || {
+            let events =
+                ["one", "two"].map(|data| Ok::<_, std::io::Error>(Event::default().data(data)));
+            Sse::new(stream::iter(events))
+        })
+        .monitor_body("/", move |x: &pronghorn::router::RouteExchange<'_>| {
+            if let Some(end) = x.body_end() {
+                let first = end.time_to_first_byte();
+                assert!(first.is_none_or(|first| first <= end.time_to_last_byte()));
+                assert!(end.time_to_last_byte() >= x.elapsed());
+                let _ = seen.send((
+                    x.path().to_owned(),
+                    x.status().unwrap().as_u16(),
+                    end.bytes(),
+                    end.ended().clone(),
+                ));
+            }
+        })
+        .compile()
+        .unwrap();
+    let server = Server::start(router, |server| server).await;
+    let mut next_end = async || {
+        tokio::time::timeout(Duration::from_secs(10), ended.recv())
+            .await
+            .expect("the monitor hears of the body's end")
+            .unwrap()
+    };
+
+    let sse_bytes = "data: one\n\ndata: two\n\n".len() as u64;
+    for (path, bytes) in [("/full", 5), ("/stream", 6), ("/sse", sse_bytes)] {
+        let mut sender: Sender = common::connect(server.address).await;
+        let (parts, body) = send(
+            &mut sender,
+            request(Method::GET, path).body(Full::default()).unwrap(),
+        )
+        .await;
+        assert_eq!(parts.status, StatusCode::OK, "{path}");
+        assert_eq!(body.len() as u64, bytes, "{path}");
+        assert_eq!(
+            next_end().await,
+            (path.to_owned(), 200, bytes, Ended::Complete),
+            "HTTP/1.1 {path}"
+        );
+
+        let (_sender, _connection, response) = http2_get(server.address, path).await;
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        assert_eq!(body.len() as u64, bytes, "{path}");
+        assert_eq!(
+            next_end().await,
+            (path.to_owned(), 200, bytes, Ended::Complete),
+            "HTTP/2 {path}"
+        );
+    }
+
+    let mut sender: Sender = common::connect(server.address).await;
+    let response = sender
+        .send_request(
+            request(Method::GET, "/failing")
+                .body(Full::default())
+                .unwrap(),
+        )
+        .await;
+    // The server ends the connection where the body failed: the client
+    // may see the head and part of the body, or nothing.
+    if let Ok(response) = response {
+        let _ = response.into_body().collect().await;
+    }
+    assert_eq!(
+        next_end().await,
+        (
+            "/failing".to_owned(),
+            200,
+            3,
+            Ended::Failed("disk gone".to_owned())
+        )
+    );
+
+    // A client that reads the first byte of an endless body and leaves.
+    let mut client = TcpStream::connect(server.address).await.unwrap();
+    client
+        .write_all(b"GET /endless HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let mut head = vec![0; 1024];
+    let read = client.read(&mut head).await.unwrap();
+    assert!(read > 0);
+    drop(client);
+    assert_eq!(
+        next_end().await,
+        ("/endless".to_owned(), 200, 1, Ended::Dropped)
+    );
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn the_connection_limit_holds_and_recovers() {
     let server = Server::start(app(&Feeds::default(), &Events::default()), |server| {

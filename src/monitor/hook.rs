@@ -6,6 +6,7 @@ use crate::{
     RequestHead, Step,
     clock::Clock,
     hook::{FnAsync, FnStep, FnSync, MonitorOutput},
+    monitor::BodyEnd,
     params::Params,
     step::Never,
 };
@@ -32,6 +33,8 @@ pub struct Exchange<'a, R, E> {
     params: Params<'a>,
     /// The request's headers, behind the router.
     request_headers: Option<&'a HeaderMap>,
+    /// How the response body ended, in the call that reports it.
+    body_end: Option<&'a BodyEnd>,
     cancelled: bool,
     clock: &'a Clock,
 }
@@ -56,6 +59,7 @@ impl<'a, R, E> Exchange<'a, R, E> {
             pattern: None,
             params: Params::none(),
             request_headers: None,
+            body_end: None,
             cancelled: outcome.is_none(),
             clock,
         }
@@ -80,6 +84,7 @@ impl<'a, R, E> Exchange<'a, R, E> {
             pattern,
             params,
             request_headers,
+            body_end: None,
             cancelled: response.is_none(),
             clock,
         }
@@ -112,6 +117,22 @@ impl<'a, R, E> Exchange<'a, R, E> {
     #[inline]
     pub fn request_headers(&self) -> Option<&'a HeaderMap> {
         self.request_headers
+    }
+
+    /// The exchange as a monitor that asked to hear of the body's end
+    /// sees it then.
+    pub(crate) fn with_body_end(mut self, end: Option<&'a BodyEnd>) -> Self {
+        self.body_end = end;
+        self
+    }
+
+    /// How the response body ended, in the second call of a monitor that
+    /// asked to hear of it
+    /// ([`Router::monitor_body`](crate::Router::monitor_body)); `None` in
+    /// the call made when the response head is ready.
+    #[inline]
+    pub fn body_end(&self) -> Option<&'a BodyEnd> {
+        self.body_end
     }
 
     /// The request head.
@@ -212,6 +233,7 @@ impl<R: fmt::Debug, E: fmt::Debug> fmt::Debug for Exchange<'_, R, E> {
             .field("error", &self.error)
             .field("pattern", &self.pattern)
             .field("params", &self.params)
+            .field("body_end", &self.body_end)
             .field("cancelled", &self.cancelled)
             .field("elapsed", &self.elapsed())
             .finish()

@@ -40,12 +40,15 @@
 //! # }
 //! ```
 
+mod body;
 mod future;
 mod hook;
 mod layer;
 mod service;
 
+pub(crate) use self::body::Watched;
 pub use self::{
+    body::{BodyEnd, Ended},
     future::ResponseFuture,
     hook::{Exchange, MonitorHook},
     layer::MonitorLayer,

@@ -52,6 +52,18 @@ impl Clone for Endpoint {
 pub(crate) struct HookSpec<H: ?Sized> {
     pub(crate) scope: Scope,
     pub(crate) hook: Arc<H>,
+    /// A monitor called again when the response body ends.
+    pub(crate) body_end: bool,
+}
+
+impl<H: ?Sized> HookSpec<H> {
+    fn new(scope: Scope, hook: Arc<H>) -> Self {
+        Self {
+            scope,
+            hook,
+            body_end: false,
+        }
+    }
 }
 
 impl<H: ?Sized> Clone for HookSpec<H> {
@@ -59,6 +71,7 @@ impl<H: ?Sized> Clone for HookSpec<H> {
         Self {
             scope: self.scope.clone(),
             hook: self.hook.clone(),
+            body_end: self.body_end,
         }
     }
 }
@@ -548,10 +561,8 @@ impl Router {
         H: RoutePrefix<M>,
         M: 'static,
     {
-        self.prefixes.push(HookSpec {
-            scope: scope.into(),
-            hook: Arc::new(ErasedHook::new(hook)),
-        });
+        self.prefixes
+            .push(HookSpec::new(scope.into(), Arc::new(ErasedHook::new(hook))));
         self
     }
 
@@ -592,10 +603,8 @@ impl Router {
         H: RoutePostfix<M>,
         M: 'static,
     {
-        self.postfixes.push(HookSpec {
-            scope: scope.into(),
-            hook: Arc::new(ErasedHook::new(hook)),
-        });
+        self.postfixes
+            .push(HookSpec::new(scope.into(), Arc::new(ErasedHook::new(hook))));
         self
     }
 
@@ -606,9 +615,59 @@ impl Router {
         H: RouteMonitor<M>,
         M: 'static,
     {
+        self.monitors
+            .push(HookSpec::new(scope.into(), Arc::new(ErasedHook::new(hook))));
+        self
+    }
+
+    /// Registers a monitor hook that is called twice: like any monitor
+    /// when the response head is ready, and again when the response body
+    /// has ended, with [`Exchange::body_end`](crate::Exchange::body_end)
+    /// telling the bytes sent, the times to the first and last byte, and
+    /// whether the body was sent whole, failed, or was dropped before its
+    /// end (a client gone mid-stream). The second call sees the status,
+    /// not the response headers, which have gone out.
+    ///
+    /// Only the requests such a monitor covers pay for it: their body is
+    /// wrapped (one allocation, and one for the request's state, which
+    /// lives until the body ends). Its asynchronous answer at the body's
+    /// end is polled once: no one waits for it.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use http::Request;
+    /// use http_body_util::BodyExt;
+    /// use pronghorn::{Router, router::RouteExchange};
+    /// use tower::ServiceExt;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let sent = Arc::new(Mutex::new(Vec::new()));
+    /// let log = sent.clone();
+    /// let router = Router::new()
+    ///     .get("/hello", || "hello")
+    ///     .monitor_body("/", move |exchange: &RouteExchange<'_>| {
+    ///         if let Some(end) = exchange.body_end() {
+    ///             log.lock().unwrap().push((end.bytes(), end.ended().as_str()));
+    ///         }
+    ///     })
+    ///     .compile()
+    ///     .unwrap();
+    ///
+    /// let response = router.oneshot(Request::get("/hello").body(String::new()).unwrap()).await.unwrap();
+    /// assert!(sent.lock().unwrap().is_empty(), "the body has not been sent");
+    /// response.into_body().collect().await.unwrap();
+    /// assert_eq!(*sent.lock().unwrap(), [(5, "complete")]);
+    /// # }
+    /// ```
+    pub fn monitor_body<H, M>(mut self, scope: impl Into<Scope>, hook: H) -> Self
+    where
+        H: RouteMonitor<M>,
+        M: 'static,
+    {
         self.monitors.push(HookSpec {
-            scope: scope.into(),
-            hook: Arc::new(ErasedHook::new(hook)),
+            body_end: true,
+            ..HookSpec::new(scope.into(), Arc::new(ErasedHook::new(hook)))
         });
         self
     }

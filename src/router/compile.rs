@@ -70,6 +70,8 @@ pub(super) struct Hook<H: ?Sized> {
     pub(super) method: Option<Method>,
     pub(super) priority: Priority,
     pub(super) hook: Arc<H>,
+    /// A monitor called again when the response body ends.
+    pub(super) body_end: bool,
 }
 
 /// A hook that may apply to a route, in running order.
@@ -158,6 +160,7 @@ fn compile_hooks<H: ?Sized>(specs: Vec<HookSpec<H>>) -> Result<Vec<Hook<H>>, Rou
                 method: spec.scope.method,
                 priority: spec.scope.priority,
                 hook: spec.hook,
+                body_end: spec.body_end,
             })
         })
         .collect()

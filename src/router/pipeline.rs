@@ -34,6 +34,7 @@ use crate::{
     Body, BoxError, Exchange, RequestHead, Step,
     clock::Clock,
     handler::{ErasedHandler, ErrorValue, IntoResponse, RouteContext, internal_error},
+    monitor::{BodyEnd, Watched},
     panic::{log_monitor_panic, panic_message},
     params::{Captures, params_of},
     step::BoxFuture,
@@ -96,12 +97,19 @@ impl Future for ResponseFuture {
             Kind::Ready(response) => {
                 Poll::Ready(Ok(response.take().expect("future polled after completion")))
             }
-            Kind::Running(router, pipeline) => pipeline.run(router, cx).map(|()| {
-                Ok(pipeline
-                    .response
-                    .take()
-                    .expect("future polled after completion"))
-            }),
+            Kind::Running(router, pipeline) => {
+                ready!(pipeline.run(router, cx));
+                if !pipeline.watch_body {
+                    let response = pipeline.response.take();
+                    return Poll::Ready(Ok(response.expect("future polled after completion")));
+                }
+                let Kind::Running(router, pipeline) =
+                    std::mem::replace(&mut self.kind, Kind::Ready(None))
+                else {
+                    unreachable!("matched above")
+                };
+                Poll::Ready(Ok(watch_body(&router, pipeline)))
+            }
         }
     }
 }
@@ -126,6 +134,30 @@ impl fmt::Debug for ResponseFuture {
         };
         debug.finish()
     }
+}
+
+/// Hands the response out with its body watched, for the monitors that
+/// asked to be called again when it ends: the request's state goes with
+/// the body until then. Those monitors see the status again, not the
+/// headers, which have gone out.
+#[cold]
+fn watch_body(router: &Arc<Inner>, mut pipeline: Box<Pipeline>) -> Response<Body> {
+    let mut response = pipeline.response.take().expect("a step answered");
+    let mut kept = Response::new(Body::empty());
+    *kept.status_mut() = response.status();
+    *kept.version_mut() = response.version();
+    pipeline.response = Some(kept);
+    let clock = (pipeline.clock.as_ref()).expect("a request with monitors has a clock");
+    // The elapsed time is the head's, in both calls: read it now if no
+    // monitor has.
+    clock.elapsed();
+    let start = clock.started();
+    let router = Arc::clone(router);
+    let body = std::mem::take(response.body_mut());
+    *response.body_mut() = Body::new(Watched::new(body, start, move |end| {
+        pipeline.body_ended(&router, end);
+    }));
+    response
 }
 
 /// The hooks a request that no route answers runs (404, 405, automatic
@@ -207,6 +239,12 @@ pub(super) struct Pipeline {
     /// The step that suspended, polled first on the next run.
     pending: Pending,
     clock: Option<Clock>,
+    /// Whether a monitor that ran asked to be called again when the
+    /// response body ends.
+    watch_body: bool,
+    /// How the response body ended, once it has: only the monitors that
+    /// asked run then.
+    body_end: Option<Box<BodyEnd>>,
 }
 
 /// The answer to a request no route's handler answers: 405 with `Allow`,
@@ -262,10 +300,15 @@ impl Pipeline {
             stage: Stage::Prefix(0),
             pending: Pending::None,
             clock: None,
+            watch_body: false,
+            body_end: None,
         };
         pipeline.look_up(router);
         let cx = &mut Context::from_waker(Waker::noop());
         match pipeline.run(router, cx) {
+            Poll::Ready(()) if pipeline.watch_body => {
+                ResponseFuture::ready(Some(watch_body(router, Box::new(pipeline))))
+            }
             Poll::Ready(()) => ResponseFuture::ready(pipeline.response),
             Poll::Pending => ResponseFuture::running(router, pipeline),
         }
@@ -637,6 +680,20 @@ impl Pipeline {
             self.failure = Some(Box::new(Failure::Cancelled));
             self.stage = Stage::Monitor(0);
         }
+        self.run_unawaited(router);
+    }
+
+    /// The response body has ended: the monitors that asked hear how.
+    fn body_ended(&mut self, router: &Inner, end: BodyEnd) {
+        self.body_end = Some(Box::new(end));
+        self.stage = Stage::Monitor(0);
+        self.run_unawaited(router);
+    }
+
+    /// Runs the monitors from where the run stands to the end, with no one
+    /// to wait for them: an asynchronous one's future is polled once, then
+    /// dropped.
+    fn run_unawaited(&mut self, router: &Inner) {
         let cx = &mut Context::from_waker(Waker::noop());
         while self.run(router, cx).is_pending() {
             self.pending = Pending::None;
@@ -794,6 +851,13 @@ impl Pipeline {
     /// `false` when it suspends.
     #[inline(always)]
     fn monitor(&mut self, hook: &Hook<dyn ErasedMonitor>, pattern: Option<&str>) -> bool {
+        if hook.body_end || self.body_end.is_some() {
+            // A monitor called again when the body ends; then, only those.
+            if !hook.body_end {
+                return true;
+            }
+            self.watch_body = true;
+        }
         let exchange = Exchange::routed(
             &self.head,
             headers(&self.parts, &self.request),
@@ -804,7 +868,8 @@ impl Pipeline {
             self.clock
                 .as_ref()
                 .expect("a request with monitors has a clock"),
-        );
+        )
+        .with_body_end(self.body_end.as_deref());
         match catch_unwind(AssertUnwindSafe(|| hook.hook.call(&exchange))) {
             Ok(Step::Ready(())) => {}
             Ok(Step::Pending(future)) => {
