@@ -1070,9 +1070,9 @@ async fn monitors_hear_how_a_body_ended_over_http1_and_http2() {
     use pronghorn::monitor::Ended;
 
     let chunks = |items: Vec<Result<&'static str, std::io::Error>>| {
-        Body::from_stream(stream::iter(
-            items.into_iter().map(|item| item.map(|text: &'static str| Bytes::from_static(text.as_bytes()))),
-        ))
+        Body::from_stream(stream::iter(items.into_iter().map(|item| {
+            item.map(|text: &'static str| Bytes::from_static(text.as_bytes()))
+        })))
     };
     let (seen, mut ended) = tokio::sync::mpsc::unbounded_channel();
     let router = Router::new()

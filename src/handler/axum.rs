@@ -75,7 +75,7 @@ impl<T: AxumResponse> IntoResponse for Axum<T> {
 
 impl<T: FromRequestParts<()>> FromRequestHead for Axum<T> {
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
-        let mut parts = context.parts().clone();
+        let mut parts = context.head();
         let extract = pin!(T::from_request_parts(&mut parts, &()));
         match extract.poll(&mut Context::from_waker(Waker::noop())) {
             Poll::Ready(Ok(value)) => Ok(Axum(value)),

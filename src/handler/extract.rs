@@ -15,7 +15,9 @@ use std::{
 };
 
 use bytes::Bytes;
-use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, StatusCode, Uri, request::Parts};
+use http::{
+    HeaderMap, HeaderName, HeaderValue, Method, Request, Response, StatusCode, Uri, request::Parts,
+};
 use http_body_util::{BodyExt, Limited, combinators::Collect};
 
 use super::{IntoResponse, de, response::internal_error};
@@ -35,13 +37,14 @@ pub struct RouteContext<'a> {
 }
 
 impl<'a> RouteContext<'a> {
-    /// The context extractors read, for the head `parts`.
-    pub fn with_parts<'p>(&self, parts: &'p Parts) -> RequestContext<'p>
+    /// The context extractors read, for the head of `request` (its body is
+    /// not read: the handler takes it apart).
+    pub fn with_request<'p>(&self, request: &'p Request<Body>) -> RequestContext<'p>
     where
         'a: 'p,
     {
         RequestContext {
-            parts,
+            request,
             pattern: self.pattern,
             params: self.params,
             state: self.state,
@@ -55,7 +58,8 @@ impl<'a> RouteContext<'a> {
 /// parameters and the router's shared state.
 #[derive(Debug)]
 pub struct RequestContext<'a> {
-    pub(crate) parts: &'a Parts,
+    /// The request, for its head: the handler has its body.
+    pub(crate) request: &'a Request<Body>,
     pub(crate) pattern: &'a str,
     pub(crate) params: Params<'a>,
     pub(crate) state: &'a http::Extensions,
@@ -64,9 +68,35 @@ pub struct RequestContext<'a> {
 }
 
 impl<'a> RequestContext<'a> {
-    /// The request head.
-    pub fn parts(&self) -> &'a Parts {
-        self.parts
+    /// The request method.
+    pub fn method(&self) -> &'a Method {
+        self.request.method()
+    }
+
+    /// The request URI.
+    pub fn uri(&self) -> &'a Uri {
+        self.request.uri()
+    }
+
+    /// The request's HTTP version.
+    pub fn version(&self) -> http::Version {
+        self.request.version()
+    }
+
+    /// The request headers.
+    pub fn headers(&self) -> &'a HeaderMap {
+        self.request.headers()
+    }
+
+    /// The request extensions: what the server and outer layers put there.
+    pub fn extensions(&self) -> &'a http::Extensions {
+        self.request.extensions()
+    }
+
+    /// A copy of the request head, for what must own one (a service
+    /// called in the handler's stead, the whole request as an argument).
+    pub fn head(&self) -> Parts {
+        copy_head(self.request)
     }
 
     /// The parameters of the matched route.
@@ -99,6 +129,18 @@ impl<'a> RequestContext<'a> {
     }
 }
 
+/// A copy of `request`'s head. The first copy of a URI built from a
+/// string moves its bytes to shared storage; hyper's already are.
+pub(crate) fn copy_head<B>(request: &Request<B>) -> Parts {
+    let mut copy = Request::new(());
+    *copy.method_mut() = request.method().clone();
+    *copy.uri_mut() = request.uri().clone();
+    *copy.version_mut() = request.version();
+    *copy.headers_mut() = request.headers().clone();
+    *copy.extensions_mut() = request.extensions().clone();
+    copy.into_parts().0
+}
+
 /// An extractor that needs only the request head: it runs synchronously.
 ///
 /// Implement it for an extractor of your own; answering `Err` ends the
@@ -114,7 +156,7 @@ impl<'a> RequestContext<'a> {
 ///
 /// impl FromRequestHead for Tenant {
 ///     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
-///         match context.parts().headers.get("x-tenant").map(|v| v.to_str()) {
+///         match context.headers().get("x-tenant").map(|v| v.to_str()) {
 ///             Some(Ok(name)) => Ok(Tenant(name.to_owned())),
 ///             _ => Err((StatusCode::BAD_REQUEST, "which tenant?").into_response()),
 ///         }
@@ -230,20 +272,20 @@ pub trait FromRequestBody: Sized {
 impl FromRequestHead for Method {
     #[inline]
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
-        Ok(context.parts.method.clone())
+        Ok(context.method().clone())
     }
 }
 
 impl FromRequestHead for Uri {
     #[inline]
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
-        Ok(context.parts.uri.clone())
+        Ok(context.uri().clone())
     }
 }
 
 impl FromRequestHead for HeaderMap {
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
-        Ok(context.parts.headers.clone())
+        Ok(context.headers().clone())
     }
 }
 
@@ -383,7 +425,7 @@ fn form_decode(raw: &str) -> Result<Cow<'_, str>, de::Error> {
 
 impl<T: serde::de::DeserializeOwned> FromRequestHead for Query<T> {
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
-        let query = context.parts.uri.query().unwrap_or("");
+        let query = context.uri().query().unwrap_or("");
         from_pairs(query)
             .map(Query)
             .map_err(|error| bad_request(format!("invalid query string: {error}")))
@@ -441,7 +483,7 @@ where
     type Future = BodyFuture<Self>;
 
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
-        let form = media_type(context.parts).is_some_and(|essence| {
+        let form = media_type(context.headers()).is_some_and(|essence| {
             essence.eq_ignore_ascii_case(b"application/x-www-form-urlencoded")
         });
         let refused = (!form).then(|| {
@@ -464,8 +506,8 @@ where
 /// The media type the request's `content-type` declares, without its
 /// parameters. Media types are ASCII and case-insensitive: compared as
 /// bytes, without allocating.
-fn media_type(parts: &Parts) -> Option<&[u8]> {
-    let value = parts.headers.get(http::header::CONTENT_TYPE)?.as_bytes();
+fn media_type(headers: &HeaderMap) -> Option<&[u8]> {
+    let value = headers.get(http::header::CONTENT_TYPE)?.as_bytes();
     let end = value.iter().position(|&b| b == b';').unwrap_or(value.len());
     Some(value[..end].trim_ascii())
 }
@@ -629,7 +671,7 @@ pub struct Header<N>(pub HeaderValue, pub PhantomData<N>);
 impl<N: NamedHeader> FromRequestHead for Header<N> {
     #[inline]
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
-        match context.parts.headers.get(N::NAME) {
+        match context.headers().get(N::NAME) {
             Some(value) => Ok(Header(value.clone(), PhantomData)),
             None => Err(bad_request(format!("missing request header `{}`", N::NAME))),
         }
@@ -901,8 +943,9 @@ body_extractor!(String, |bytes: Bytes| {
 /// Whether the request declares a JSON body (`application/json` or
 /// `application/*+json`).
 #[cfg(feature = "json")]
-fn is_json(parts: &Parts) -> bool {
-    let Some((kind, subtype)) = media_type(parts).and_then(|essence| essence.split_at_checked(12))
+fn is_json(headers: &HeaderMap) -> bool {
+    let Some((kind, subtype)) =
+        media_type(headers).and_then(|essence| essence.split_at_checked(12))
     else {
         return false;
     };
@@ -966,7 +1009,7 @@ where
     type Future = BodyFuture<Self>;
 
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
-        let refused = (!is_json(context.parts)).then(|| {
+        let refused = (!is_json(context.headers())).then(|| {
             (
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 "expected a request with `content-type: application/json`",

@@ -36,7 +36,7 @@ use std::{
     task::{Context, Poll},
 };
 
-use http::{Response, request::Parts};
+use http::{Request, Response};
 
 #[cfg(feature = "axum")]
 pub use self::axum::Axum;
@@ -115,19 +115,18 @@ pub enum WithBody {}
     note = "an `axum::extract::Path` is not pronghorn's `pronghorn::handler::Path`; an answer that is not `pronghorn::IntoResponse` (an axum response needs the `axum` feature and `Axum(..)`) fails here too"
 )]
 pub trait Handler<M>: Clone + Send + Sync + 'static {
-    /// Calls the handler on the request whose head is `parts` and whose
-    /// body is `body`. The router keeps the head, for the postfixes and
-    /// monitors after the handler: extractors read it where it lies, and a
-    /// handler that must own it (a tower service, the whole `Request`)
-    /// clones it. `cx` is the context of the poll that runs it, so a body
-    /// that is already complete is read without a suspension. The router
-    /// polls the future of an answer once with the same context (where the
-    /// handler has not already), so that a future that completes at once
-    /// answers without a suspension too.
+    /// Calls the handler on `request`, which stays where it is, for the
+    /// postfixes and monitors after the handler: extractors read its head
+    /// in place, a body extractor takes its body, and a handler that must
+    /// own the request (a tower service, the whole `Request` as an
+    /// argument) copies its head. `cx` is the context of the poll that
+    /// runs it, so a body that is already complete is read without a
+    /// suspension. The router polls the future of an answer once with the
+    /// same context (where the handler has not already), so that a future
+    /// that completes at once answers without a suspension too.
     fn call(
         &self,
-        parts: &Parts,
-        body: Body,
+        request: &mut Request<Body>,
         route: RouteContext<'_>,
         cx: &mut Context<'_>,
     ) -> Step<Response<Body>, BoxFuture<Response<Body>>>;
@@ -220,16 +219,12 @@ macro_rules! handler_impls {
             #[inline]
             fn call(
                 &self,
-                parts: &Parts,
-                body: Body,
+                request: &mut Request<Body>,
                 route: RouteContext<'_>,
                 _: &mut Context<'_>,
             ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
-                let context = &route.with_parts(parts);
+                let context = &route.with_request(request);
                 $(let $ty = try_extract!($ty, context);)*
-                // The body is done with before the handler runs: its
-                // answer then goes straight where it is kept.
-                drop(body);
                 $wrap(self($($ty),*))
             }
 
@@ -262,12 +257,12 @@ macro_rules! handler_impls {
 
             fn call(
                 &self,
-                parts: &Parts,
-                body: Body,
+                request: &mut Request<Body>,
                 route: RouteContext<'_>,
                 cx: &mut Context<'_>,
             ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
-                let context = &route.with_parts(parts);
+                let body = std::mem::take(request.body_mut());
+                let context = &route.with_request(request);
                 $(let $ty = try_extract!($ty, context);)*
                 let mut body = T::from_body(body, context);
                 match Pin::new(&mut body).poll(cx) {
@@ -298,14 +293,12 @@ macro_rules! handler_impls {
             #[inline]
             fn call(
                 &self,
-                parts: &Parts,
-                body: Body,
+                request: &mut Request<Body>,
                 route: RouteContext<'_>,
                 _: &mut Context<'_>,
             ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
-                let context = &route.with_parts(parts);
+                let context = &route.with_request(request);
                 $(let $ty = try_extract!($ty, context);)*
-                drop(body);
                 erase_step(self($($ty),*))
             }
 
@@ -344,8 +337,7 @@ pub(crate) trait ErasedHandler: Send + Sync + 'static {
     /// it is not copied once more on its way through the `dyn` call.
     fn call(
         &self,
-        parts: &Parts,
-        body: Body,
+        request: &mut Request<Body>,
         route: RouteContext<'_>,
         cx: &mut Context<'_>,
         response: &mut Option<Response<Body>>,
@@ -374,13 +366,12 @@ where
     #[inline]
     fn call(
         &self,
-        parts: &Parts,
-        body: Body,
+        request: &mut Request<Body>,
         route: RouteContext<'_>,
         cx: &mut Context<'_>,
         response: &mut Option<Response<Body>>,
     ) -> Option<BoxFuture<Response<Body>>> {
-        match self.handler.call(parts, body, route, cx) {
+        match self.handler.call(request, route, cx) {
             Step::Ready(answer) => {
                 *response = Some(answer);
                 None

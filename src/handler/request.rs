@@ -47,7 +47,7 @@ pub struct Extension<T>(pub T);
 
 impl<T: Clone + Send + Sync + 'static> FromRequestHead for Extension<T> {
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
-        match context.parts().extensions.get::<T>() {
+        match context.extensions().get::<T>() {
             Some(value) => Ok(Extension(value.clone())),
             None => {
                 error_limited!(
@@ -83,7 +83,7 @@ pub struct ConnectInfo<T>(pub T);
 
 impl<T: Clone + Send + Sync + 'static> FromRequestHead for ConnectInfo<T> {
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
-        match context.parts().extensions.get::<ConnectInfo<T>>() {
+        match context.extensions().get::<ConnectInfo<T>>() {
             Some(info) => Ok(info.clone()),
             None => {
                 error_limited!(
@@ -183,7 +183,7 @@ impl FromRequestBody for Request<Body> {
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
         std::future::ready(
             streamed(body, context.body_limit, context.body_timeout).map(|body| {
-                let mut request = Request::from_parts(context.parts().clone(), body);
+                let mut request = Request::from_parts(context.head(), body);
                 MatchedPath::insert(&mut request, context.pattern());
                 request
             }),
@@ -217,12 +217,9 @@ pub struct OriginalUri(pub Uri);
 
 impl FromRequestHead for OriginalUri {
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
-        let parts = context.parts();
-        Ok(parts
-            .extensions
-            .get::<OriginalUri>()
+        Ok((context.extensions().get::<OriginalUri>())
             .cloned()
-            .unwrap_or_else(|| OriginalUri(parts.uri.clone())))
+            .unwrap_or_else(|| OriginalUri(context.uri().clone())))
     }
 }
 

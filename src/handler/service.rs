@@ -6,10 +6,10 @@
 use std::{convert::Infallible, marker::PhantomData, task::Context};
 
 use bytes::Bytes;
-use http::{Request, Response, Uri, request::Parts, uri::PathAndQuery};
+use http::{Request, Response, Uri, uri::PathAndQuery};
 use tower_service::Service;
 
-use super::{Handler, MatchedPath, OriginalUri, RouteContext};
+use super::{Handler, MatchedPath, OriginalUri, RouteContext, extract::copy_head};
 use crate::{Body, BoxError, Step, step::BoxFuture};
 
 /// The name of the catch-all that holds the path below a nested service's
@@ -43,15 +43,15 @@ where
     B::Error: Into<BoxError>,
 {
     /// The service owns its request: it gets a copy of the head, which
-    /// the router keeps for the steps after it.
+    /// the router keeps for the steps after it, and the body.
     fn call(
         &self,
-        parts: &Parts,
-        body: Body,
+        request: &mut Request<Body>,
         route: RouteContext<'_>,
         _: &mut Context<'_>,
     ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
-        let mut request = Request::from_parts(parts.clone(), body);
+        let body = std::mem::take(request.body_mut());
+        let mut request = Request::from_parts(copy_head(request), body);
         MatchedPath::insert(&mut request, route.pattern);
         if self.nested {
             let below = route.params.get_raw(NESTED_PATH).unwrap_or("");

@@ -18,7 +18,7 @@ use std::{
     task::{Context, Poll, Waker, ready},
 };
 
-use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header, request::Parts};
+use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
 
 use super::{
     builder::Endpoint,
@@ -225,11 +225,10 @@ pub(super) struct Pipeline {
     captures: Captures,
     /// The parameters of the hook being run; reused from hook to hook.
     hook_captures: Captures,
-    /// The request, until the handler runs.
+    /// The request: prefixes take and give it back, the handler reads it
+    /// in place (and takes its body), postfixes and monitors read its
+    /// headers. `None` once a prefix that took it answered.
     request: Option<Request<Body>>,
-    /// The request's head once the handler has run: the handler borrowed
-    /// it, and the postfixes and monitors read its headers.
-    parts: Option<Parts>,
     pub(super) response: Option<Response<Body>>,
     failure: Option<Box<Failure>>,
     /// Headers staged by prefixes; allocated only when one stages a header.
@@ -293,7 +292,6 @@ impl Pipeline {
             captures: Captures::new(),
             hook_captures: Captures::new(),
             request: Some(request.map(Body::new)),
-            parts: None,
             response: None,
             failure: None,
             staged: None,
@@ -386,20 +384,6 @@ fn route_context<'a>(
         state: &router.state,
         body_limit: router.body_limit,
         body_timeout: router.body_timeout,
-    }
-}
-
-/// The request's headers: in the request until the handler runs, in the
-/// head kept from it after.
-#[inline]
-fn headers<'a>(
-    parts: &'a Option<Parts>,
-    request: &'a Option<Request<Body>>,
-) -> Option<&'a HeaderMap> {
-    match (parts, request) {
-        (Some(parts), _) => Some(&parts.headers),
-        (None, Some(request)) => Some(request.headers()),
-        (None, None) => None,
     }
 }
 
@@ -748,13 +732,10 @@ impl Pipeline {
             #[cfg(feature = "ws")]
             Endpoint::WebSocket(handler) => {
                 let context = route_context(router, &self.head, &self.captures, pattern, names);
-                let request = self
-                    .request
-                    .take()
-                    .expect("the request is present until the handler runs");
-                let (parts, _) = request.into_parts();
+                let request =
+                    (self.request.as_mut()).expect("the request is present until the handler runs");
                 self.response = Some(crate::ws::handshake(
-                    self.parts.insert(parts),
+                    request,
                     context,
                     &**handler,
                     router.websocket_limits,
@@ -802,15 +783,12 @@ impl Pipeline {
         // The stage names the handler for a panic's report until it has
         // answered.
         self.stage = Stage::Handler;
-        // The handler borrows the head, which stays here for the postfixes
-        // and monitors, and takes the body.
-        let (parts, body) = self
-            .request
-            .take()
-            .expect("the request is present until the handler runs")
-            .into_parts();
-        let parts = self.parts.insert(parts);
-        match handler.call(parts, body, context, cx, &mut self.response) {
+        // The request stays here, for the postfixes and monitors: the
+        // handler reads its head in place, and takes its body if it reads
+        // it.
+        let request =
+            (self.request.as_mut()).expect("the request is present until the handler runs");
+        match handler.call(request, context, cx, &mut self.response) {
             None => {
                 self.stage = Stage::Postfix(0);
                 self.note_error("handler");
@@ -833,7 +811,7 @@ impl Pipeline {
             pattern,
             names: &hook.pattern.names,
             captures: &self.hook_captures,
-            headers: headers(&self.parts, &self.request),
+            headers: self.request.as_ref().map(Request::headers),
             staged: None,
         };
         match hook.hook.call(&route, &mut self.response) {
@@ -860,7 +838,7 @@ impl Pipeline {
         }
         let exchange = Exchange::routed(
             &self.head,
-            headers(&self.parts, &self.request),
+            self.request.as_ref().map(Request::headers),
             self.response.as_ref(),
             self.failure.as_deref(),
             pattern,

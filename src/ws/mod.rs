@@ -50,7 +50,7 @@ use std::{
 
 use futures_util::{Sink, Stream};
 
-use http::{HeaderMap, HeaderValue, Response, StatusCode, header, request::Parts};
+use http::{HeaderMap, HeaderValue, Request, Response, StatusCode, header};
 use hyper::upgrade::Upgraded;
 use hyper_util::rt::TokioIo;
 use tokio_tungstenite::{
@@ -373,13 +373,13 @@ fn tokens(headers: &HeaderMap, name: header::HeaderName) -> impl Iterator<Item =
 /// Completes the handshake: answers 101 and hands the upgraded connection
 /// to `handler` on a new task; or answers 400 for a malformed handshake.
 pub(crate) fn handshake(
-    parts: &mut Parts,
+    request: &mut Request<Body>,
     route: RouteContext<'_>,
     handler: &ErasedWebSocket,
     limits: Limits,
     protocols: &[Box<str>],
 ) -> Response<Body> {
-    let headers = &parts.headers;
+    let headers = request.headers();
     if headers
         .get(header::SEC_WEBSOCKET_VERSION)
         .is_none_or(|version| version != "13")
@@ -407,21 +407,14 @@ pub(crate) fn handshake(
         .and_then(|protocol| HeaderValue::from_str(protocol).ok());
     // The handler's extractors, at the handshake: a refusal is answered
     // with no upgrade.
-    let connected = match handler(&route.with_parts(parts)) {
+    let connected = match handler(&route.with_request(request)) {
         Ok(connected) => connected,
         Err(refused) => return refused,
     };
     // Watched from now: a shutdown during the handshake counts too.
-    let shutdown = (parts.extensions.get::<ShutdownHandle>()).map(ShutdownHandle::watch);
-    // What `hyper::upgrade::on` takes from a request, taken from its head.
-    let upgrade = parts.extensions.remove::<hyper::upgrade::OnUpgrade>();
+    let shutdown = (request.extensions().get::<ShutdownHandle>()).map(ShutdownHandle::watch);
+    let upgrade = hyper::upgrade::on(request);
     tokio::spawn(async move {
-        let Some(upgrade) = upgrade else {
-            tracing::debug!(
-                "pronghorn: WebSocket upgrade failed: the request came without a connection to upgrade"
-            );
-            return;
-        };
         match upgrade.await {
             Ok(upgraded) => {
                 let inner = WebSocketStream::from_raw_socket(

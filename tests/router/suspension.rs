@@ -198,8 +198,7 @@ fn a_hand_written_handler_that_does_not_poll_its_future_is_woken() {
     impl Handler<()> for Waits {
         fn call(
             &self,
-            _: &http::request::Parts,
-            _: Body,
+            _: &mut Req,
             _: RouteContext<'_>,
             _: &mut Context<'_>,
         ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
