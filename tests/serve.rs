@@ -525,6 +525,11 @@ async fn websocket_echo_refusal_426_and_monitors() {
         assert_eq!(echoed, Wire::text(format!("lobby: {text}")));
     }
     socket.close(None).await.unwrap();
+    // The monitors run once the handler has ended, on the connection's
+    // task.
+    while events.lock().unwrap().len() < 2 {
+        tokio::task::yield_now().await;
+    }
     assert_eq!(
         *events.lock().unwrap(),
         ["prefix /ws/lobby", "monitor /ws/lobby 101"]
@@ -551,6 +556,85 @@ async fn websocket_echo_refusal_426_and_monitors() {
     );
     let parts = get_on_a_new_connection(server.address, "/ws/lobby").await;
     assert_eq!(parts.status, StatusCode::UPGRADE_REQUIRED);
+    server.stop().await;
+}
+
+/// WebSocket monitors run when the handler ends: they see 101, how long
+/// the connection lasted, and the handler's panic if it panicked.
+#[tokio::test]
+async fn websocket_monitors_run_when_the_handler_ends() {
+    use pronghorn::router::Failure;
+
+    let (seen, mut monitored) = tokio::sync::mpsc::unbounded_channel();
+    let router = Router::new()
+        .websocket("/echo", |mut socket: WebSocket| async move {
+            while let Some(Ok(message)) = socket.next().await {
+                if message.is_close() || socket.send(message).await.is_err() {
+                    break;
+                }
+            }
+        })
+        .websocket("/panics", |mut socket: WebSocket| async move {
+            let _ = socket.next().await;
+            panic!("the handler gave up");
+        })
+        .monitor("/", move |x: &pronghorn::router::RouteExchange<'_>| {
+            let _ = seen.send((
+                x.path().to_owned(),
+                x.status().map(|status| status.as_u16()),
+                x.pattern().map(str::to_owned),
+                x.error().cloned(),
+                x.elapsed(),
+            ));
+        })
+        .compile()
+        .unwrap();
+    let server = Server::start(router, |server| server).await;
+    let connect = |path: &'static str| async move {
+        let stream = TcpStream::connect(server.address).await.unwrap();
+        let url = format!("ws://{}{path}", server.address);
+        tokio_tungstenite::client_async(url, stream)
+            .await
+            .unwrap()
+            .0
+    };
+
+    let mut socket = connect("/echo").await;
+    let started = Instant::now();
+    socket.send(Wire::text("hi")).await.unwrap();
+    assert_eq!(socket.next().await.unwrap().unwrap(), Wire::text("hi"));
+    assert!(monitored.try_recv().is_err(), "the handler has not ended");
+    socket.close(None).await.unwrap();
+    let held = started.elapsed();
+    let (path, status, pattern, failure, elapsed) = monitored.recv().await.unwrap();
+    assert_eq!(
+        (path.as_str(), status, pattern.as_deref()),
+        ("/echo", Some(101), Some("/echo"))
+    );
+    assert_eq!(failure, None);
+    assert!(
+        elapsed >= held,
+        "the connection's duration: {elapsed:?} < {held:?}"
+    );
+
+    // The connection's task runs on this thread: its log is captured.
+    let log = common::Log::capture();
+    let mut socket = connect("/panics").await;
+    socket.send(Wire::text("bye")).await.unwrap();
+    let (path, status, _, failure, _) = monitored.recv().await.unwrap();
+    assert_eq!((path.as_str(), status), ("/panics", Some(101)));
+    assert_eq!(
+        failure,
+        Some(Failure::Panic {
+            step: "handler",
+            message: "the handler gave up".to_owned()
+        })
+    );
+    let logged = log.take();
+    assert!(
+        logged.len() == 1 && logged[0].contains("the handler gave up"),
+        "the panic is logged: {logged:?}"
+    );
     server.stop().await;
 }
 

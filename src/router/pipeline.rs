@@ -99,7 +99,7 @@ impl Future for ResponseFuture {
             }
             Kind::Running(router, pipeline) => {
                 ready!(pipeline.run(router, cx));
-                if !pipeline.watch_body {
+                if !pipeline.goes_on() {
                     let response = pipeline.response.take();
                     return Poll::Ready(Ok(response.expect("future polled after completion")));
                 }
@@ -108,7 +108,7 @@ impl Future for ResponseFuture {
                 else {
                     unreachable!("matched above")
                 };
-                Poll::Ready(Ok(watch_body(&router, pipeline)))
+                Poll::Ready(Ok(go_on(&router, pipeline)))
             }
         }
     }
@@ -136,17 +136,30 @@ impl fmt::Debug for ResponseFuture {
     }
 }
 
-/// Hands the response out with its body watched, for the monitors that
-/// asked to be called again when it ends: the request's state goes with
-/// the body until then. Those monitors see the status again, not the
-/// headers, which have gone out.
+/// Hands the response out of a request whose run goes on after it: a
+/// WebSocket connection to spawn (its monitors run when it ends), or a
+/// body to watch for the monitors that asked to hear of its end. The
+/// request's state goes with the connection or the body; those monitors
+/// see the status again, not the headers, which have gone out.
 #[cold]
-fn watch_body(router: &Arc<Inner>, mut pipeline: Box<Pipeline>) -> Response<Body> {
+fn go_on(router: &Arc<Inner>, mut pipeline: Box<Pipeline>) -> Response<Body> {
+    #[cfg(feature = "ws")]
+    if let Some(connection) = pipeline.connection.take() {
+        let response = pipeline.response.take().expect("a step answered");
+        pipeline.keep_status(&response);
+        if pipeline.clock.is_none() {
+            tokio::spawn(connection);
+        } else {
+            let router = Arc::clone(router);
+            tokio::spawn(async move {
+                let failure = handler_failure(connection).await;
+                pipeline.connection_ended(&router, failure);
+            });
+        }
+        return response;
+    }
     let mut response = pipeline.response.take().expect("a step answered");
-    let mut kept = Response::new(Body::empty());
-    *kept.status_mut() = response.status();
-    *kept.version_mut() = response.version();
-    pipeline.response = Some(kept);
+    pipeline.keep_status(&response);
     let clock = (pipeline.clock.as_ref()).expect("a request with monitors has a clock");
     // The elapsed time is the head's, in both calls: read it now if no
     // monitor has.
@@ -244,6 +257,10 @@ pub(super) struct Pipeline {
     /// How the response body ended, once it has: only the monitors that
     /// asked run then.
     body_end: Option<Box<BodyEnd>>,
+    /// The WebSocket connection a handshake accepted, to spawn once the
+    /// 101 is out of the router's hands; the monitors run when it ends.
+    #[cfg(feature = "ws")]
+    connection: Option<BoxFuture<()>>,
 }
 
 /// The answer to a request no route's handler answers: 405 with `Allow`,
@@ -300,12 +317,14 @@ impl Pipeline {
             clock: None,
             watch_body: false,
             body_end: None,
+            #[cfg(feature = "ws")]
+            connection: None,
         };
         pipeline.look_up(router);
         let cx = &mut Context::from_waker(Waker::noop());
         match pipeline.run(router, cx) {
-            Poll::Ready(()) if pipeline.watch_body => {
-                ResponseFuture::ready(Some(watch_body(router, Box::new(pipeline))))
+            Poll::Ready(()) if pipeline.goes_on() => {
+                ResponseFuture::ready(Some(go_on(router, Box::new(pipeline))))
             }
             Poll::Ready(()) => ResponseFuture::ready(pipeline.response),
             Poll::Pending => ResponseFuture::running(router, pipeline),
@@ -385,6 +404,26 @@ fn route_context<'a>(
         body_limit: router.body_limit,
         body_timeout: router.body_timeout,
     }
+}
+
+/// Runs a WebSocket connection to its end: the handler's panic, if it
+/// panicked, logged, as its failure.
+#[cfg(feature = "ws")]
+async fn handler_failure(mut connection: BoxFuture<()>) -> Option<Failure> {
+    let run = std::future::poll_fn(|cx| {
+        match catch_unwind(AssertUnwindSafe(|| connection.as_mut().poll(cx))) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(())) => Poll::Ready(None),
+            Err(panic) => Poll::Ready(Some(panic)),
+        }
+    });
+    let panic = run.await?;
+    let message = panic_message(panic.as_ref()).to_owned();
+    error_limited!(panic = %message, "pronghorn: a WebSocket handler panicked");
+    Some(Failure::Panic {
+        step: "handler",
+        message,
+    })
 }
 
 /// Logs a panic of `step` and makes it the request's failure.
@@ -504,6 +543,12 @@ impl Pipeline {
                 self.stage = Stage::Monitor(0);
                 let response = self.response.as_mut().expect("a step answered");
                 finish(response, self.staged.take(), self.head.method());
+                #[cfg(feature = "ws")]
+                if self.connection.is_some() {
+                    // The monitors run when the connection ends.
+                    self.stage = Stage::Done;
+                    return Poll::Ready(());
+                }
             }
             if let Stage::Monitor(from) = self.stage {
                 let through = self.hooks(
@@ -667,6 +712,35 @@ impl Pipeline {
         self.run_unawaited(router);
     }
 
+    /// Whether the run goes on after the response is handed out: a
+    /// WebSocket connection to spawn, or a body to watch.
+    #[inline]
+    fn goes_on(&self) -> bool {
+        #[cfg(feature = "ws")]
+        if self.connection.is_some() {
+            return true;
+        }
+        self.watch_body
+    }
+
+    /// Keeps what the monitors that run after the response went out see
+    /// of it: its status and version.
+    fn keep_status(&mut self, response: &Response<Body>) {
+        let mut kept = Response::new(Body::empty());
+        *kept.status_mut() = response.status();
+        *kept.version_mut() = response.version();
+        self.response = Some(kept);
+    }
+
+    /// The WebSocket connection has ended, its handler having failed or
+    /// not: the monitors run now.
+    #[cfg(feature = "ws")]
+    fn connection_ended(&mut self, router: &Inner, failure: Option<Failure>) {
+        self.failure = failure.map(Box::new);
+        self.stage = Stage::Monitor(0);
+        self.run_unawaited(router);
+    }
+
     /// The response body has ended: the monitors that asked hear how.
     fn body_ended(&mut self, router: &Inner, end: BodyEnd) {
         self.body_end = Some(Box::new(end));
@@ -740,6 +814,7 @@ impl Pipeline {
                     &**handler,
                     router.websocket_limits,
                     &router.websocket_protocols,
+                    &mut self.connection,
                 ));
                 return Poll::Ready(());
             }

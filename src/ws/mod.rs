@@ -370,14 +370,17 @@ fn tokens(headers: &HeaderMap, name: header::HeaderName) -> impl Iterator<Item =
         .map(str::trim)
 }
 
-/// Completes the handshake: answers 101 and hands the upgraded connection
-/// to `handler` on a new task; or answers 400 for a malformed handshake.
+/// Completes the handshake: answers 101 and puts in `connection` the
+/// future that hands the upgraded connection to `handler`, for the caller
+/// to spawn once the answer is out of its hands; or answers 400 for a
+/// malformed handshake.
 pub(crate) fn handshake(
     request: &mut Request<Body>,
     route: RouteContext<'_>,
     handler: &ErasedWebSocket,
     limits: Limits,
     protocols: &[Box<str>],
+    connection: &mut Option<BoxFuture<()>>,
 ) -> Response<Body> {
     let headers = request.headers();
     if headers
@@ -414,7 +417,7 @@ pub(crate) fn handshake(
     // Watched from now: a shutdown during the handshake counts too.
     let shutdown = (request.extensions().get::<ShutdownHandle>()).map(ShutdownHandle::watch);
     let upgrade = hyper::upgrade::on(request);
-    tokio::spawn(async move {
+    *connection = Some(Box::pin(async move {
         match upgrade.await {
             Ok(upgraded) => {
                 let inner = WebSocketStream::from_raw_socket(
@@ -433,7 +436,7 @@ pub(crate) fn handshake(
             }
             Err(error) => tracing::debug!(%error, "pronghorn: WebSocket upgrade failed"),
         }
-    });
+    }));
     let mut response = StatusCode::SWITCHING_PROTOCOLS.into_response();
     let headers = response.headers_mut();
     headers.insert(header::CONNECTION, HeaderValue::from_static("upgrade"));
