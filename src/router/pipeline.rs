@@ -54,7 +54,24 @@ pub struct ResponseFuture {
 
 enum Kind {
     Ready(Option<Response<Body>>),
-    Running(Arc<Inner>, Box<Pipeline>),
+    Running(Running),
+}
+
+/// A request whose run suspended: its state, and the router it runs on.
+/// Dropped before the run ended, it is cancelled (the response future has
+/// no drop of its own: a request answered at once pays for none).
+struct Running {
+    router: Arc<Inner>,
+    /// `None` once the state has gone on with the response.
+    pipeline: Option<Box<Pipeline>>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(pipeline) = &mut self.pipeline {
+            pipeline.cancel(&self.router);
+        }
+    }
 }
 
 impl ResponseFuture {
@@ -83,7 +100,10 @@ impl ResponseFuture {
     #[inline(never)]
     pub(super) fn running(router: &Arc<Inner>, pipeline: Pipeline) -> Self {
         Self {
-            kind: Kind::Running(Arc::clone(router), Box::new(pipeline)),
+            kind: Kind::Running(Running {
+                router: Arc::clone(router),
+                pipeline: Some(Box::new(pipeline)),
+            }),
         }
     }
 }
@@ -97,27 +117,21 @@ impl Future for ResponseFuture {
             Kind::Ready(response) => {
                 Poll::Ready(Ok(response.take().expect("future polled after completion")))
             }
-            Kind::Running(router, pipeline) => {
+            Kind::Running(Running {
+                router,
+                pipeline: state,
+            }) => {
+                let pipeline = state.as_mut().expect("future polled after completion");
                 ready!(pipeline.run(router, cx));
                 if !pipeline.goes_on() {
                     let response = pipeline.response.take();
                     return Poll::Ready(Ok(response.expect("future polled after completion")));
                 }
-                let Kind::Running(router, pipeline) =
-                    std::mem::replace(&mut self.kind, Kind::Ready(None))
-                else {
-                    unreachable!("matched above")
-                };
-                Poll::Ready(Ok(go_on(&router, pipeline)))
+                // The run goes on with the response: its state moves on
+                // with it.
+                let pipeline = state.take().expect("present above");
+                Poll::Ready(Ok(go_on(router, pipeline)))
             }
-        }
-    }
-}
-
-impl Drop for ResponseFuture {
-    fn drop(&mut self) {
-        if let Kind::Running(router, pipeline) = &mut self.kind {
-            pipeline.cancel(router);
         }
     }
 }
@@ -127,10 +141,14 @@ impl fmt::Debug for ResponseFuture {
         let mut debug = f.debug_struct("ResponseFuture");
         match &self.kind {
             Kind::Ready(_) => debug.field("state", &"Ready"),
-            Kind::Running(_, pipeline) => debug
+            Kind::Running(Running {
+                pipeline: Some(pipeline),
+                ..
+            }) => debug
                 .field("method", pipeline.head.method())
                 .field("path", &pipeline.head.path())
                 .field("stage", &pipeline.stage),
+            Kind::Running(_) => debug.field("state", &"Done"),
         };
         debug.finish()
     }
@@ -674,7 +692,10 @@ impl Pipeline {
     /// has just answered, if it did.
     #[inline(always)]
     fn note_error(&mut self, step: &'static str) {
-        if self.clock.is_some() {
+        // An error value's response carries a mark in its extensions;
+        // most responses have none.
+        let marked = (self.response.as_ref()).is_some_and(|r| !r.extensions().is_empty());
+        if marked && self.clock.is_some() {
             self.take_error(step);
         }
     }
