@@ -7,6 +7,42 @@
 //! handed back only once the monitor has finished, so a monitor that writes
 //! a log line or a metric is done before the client hears back.
 //!
+//! # What a monitor sees
+//!
+//! Behind the router ([`Router::monitor`](crate::Router::monitor)), in
+//! every outcome of a request. Every call also sees the request head and
+//! headers, the monitor's own parameters and the elapsed time.
+//!
+//! | outcome | when it runs | `status()` | `error()` | `pattern()` |
+//! | --- | --- | --- | --- | --- |
+//! | answered by the handler | before the response is handed back | the response's | `None` | the route's |
+//! | a step answered an error value (`Err(E)`) | same | the error response's | [`Failure::Error`](crate::router::Failure::Error): step, type, message | the route's |
+//! | a step panicked | same | 500 | [`Failure::Panic`](crate::router::Failure::Panic): step, message | the route's |
+//! | a prefix answered early | same | the prefix's answer's | `None` | the route's |
+//! | 404 | same | 404 | `None` | `None` |
+//! | 405 | same | 405 | `None` | `None` |
+//! | OPTIONS answered automatically | same | 204 | `None` | the pattern the path matched |
+//! | 426 (a plain GET to a WebSocket route) | same | 426 | `None` | the route's |
+//! | cancelled: the response future dropped unanswered | at the drop | `None` | [`Failure::Cancelled`](crate::router::Failure::Cancelled) | the route's |
+//! | WebSocket connection closed | when the handler ends | 101 | `None`, or the handler's panic | the route's |
+//!
+//! A monitor registered with
+//! [`Router::monitor_body`](crate::Router::monitor_body) is called again
+//! when the response body ends, with [`Exchange::body_end`] telling how
+//! (the call at the head has `None`): [`Ended::Complete`] when it was sent
+//! whole, [`Ended::Failed`] with the error of a body that failed
+//! mid-stream, [`Ended::Dropped`] when it was dropped before its end (the
+//! client went away, the server shut down); with the bytes sent and the
+//! times to the first and last byte. The second call sees the status, not
+//! the response headers.
+//!
+//! Behind a [`MonitorLayer`] the monitor sees the inner service's response
+//! or error, or neither when the request was cancelled
+//! ([`Exchange::is_cancelled`]); it has no pattern, parameters or request
+//! headers.
+//!
+//! [`AccessLog`] is a ready-made monitor: one `tracing` event per request.
+//!
 //! A monitor is isolated from the response. One that returns an error
 //! (see [`MonitorOutput`](crate::hook::MonitorOutput)) or panics — when
 //! called or inside its future — is logged with [`tracing`] and the response
@@ -40,6 +76,7 @@
 //! # }
 //! ```
 
+mod access_log;
 mod body;
 mod future;
 mod hook;
@@ -48,6 +85,7 @@ mod service;
 
 pub(crate) use self::body::Watched;
 pub use self::{
+    access_log::AccessLog,
     body::{BodyEnd, Ended},
     future::ResponseFuture,
     hook::{Exchange, MonitorHook},

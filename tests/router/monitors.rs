@@ -187,3 +187,67 @@ async fn postfixes_and_monitors_read_the_request_headers_and_monitors_their_para
         ]
     );
 }
+
+/// The access log writes one event per request: at the head with what it
+/// knows then, or at the body's end with the bytes sent and how it ended;
+/// its fields can be left out.
+#[tokio::test]
+async fn the_access_log_writes_one_event_per_request() {
+    use pronghorn::monitor::AccessLog;
+
+    let router = |log: AccessLog, at_end: bool| {
+        let router = Router::new().get("/users/{id}", || "ada");
+        let router = if at_end {
+            router.monitor_body("/", log)
+        } else {
+            router.monitor("/", log)
+        };
+        router.compile().unwrap()
+    };
+    let ask = |router: CompiledRouter, path: &'static str| async move {
+        let request = Request::get(path)
+            .header(header::USER_AGENT, "curl/8")
+            .body(String::new())
+            .unwrap();
+        let response = router.oneshot(request).await.unwrap();
+        response.into_body().collect().await.unwrap();
+    };
+
+    let log = Log::capture();
+    ask(router(AccessLog::new(), false), "/users/7").await;
+    ask(router(AccessLog::new().at_body_end(), true), "/users/7").await;
+    ask(
+        router(AccessLog::new().user_agent(false).pattern(false), false),
+        "/nowhere",
+    )
+    .await;
+    let lines = log.take();
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    for (line, expected) in lines.iter().zip([
+        &[
+            "method=GET",
+            "path=\"/users/7\"",
+            "pattern=\"/users/{id}\"",
+            "status=200",
+            "duration=",
+            "bytes=3",
+            "user_agent=\"curl/8\"",
+        ][..],
+        &["status=200", "bytes=3", "body=\"complete\"", "duration="],
+        &["path=\"/nowhere\"", "status=404", "bytes=9"],
+    ]) {
+        for field in expected {
+            assert!(line.contains(field), "{field} in {line}");
+        }
+    }
+    assert!(
+        !lines[0].contains("body="),
+        "no body end at the head: {}",
+        lines[0]
+    );
+    assert!(
+        !lines[2].contains("user_agent") && !lines[2].contains("pattern"),
+        "fields left out: {}",
+        lines[2]
+    );
+}
