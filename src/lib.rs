@@ -165,6 +165,8 @@
 //!   and HTTP/1.1 by ALPN, certificates replaced while serving.
 //! - `ws`: WebSocket routes (`Router::websocket`), with pronghorn's own
 //!   message types; tokio-tungstenite speaks the protocol below them.
+//! - `metrics`: `monitor::Metrics`, OpenTelemetry's HTTP server metrics
+//!   through the `metrics` facade, for any exporter.
 //! - `axum`: through `handler::Axum`, any axum `IntoResponse` type as a
 //!   handler's answer and any axum `FromRequestParts` type (axum-extra's
 //!   `TypedHeader`, `CookieJar`) as a handler's argument. (An

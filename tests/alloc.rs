@@ -589,3 +589,29 @@ fn request_bodies_of_common_types_are_taken_without_boxing() {
     assert_eq!(empty, empty_own, "Empty<Bytes>");
     assert_eq!(other, own + ROUNDS, "another body type is boxed once");
 }
+
+/// The metrics monitor keeps each set of labels' handles: once a route's
+/// labels have been seen, recording costs no allocation.
+#[cfg(feature = "metrics")]
+#[test]
+fn metrics_labels_of_a_route_cost_no_allocation() {
+    use pronghorn::{Router, monitor::Metrics};
+
+    fn request() -> Request<Empty<Bytes>> {
+        Request::get("/users/7").body(Empty::new()).unwrap()
+    }
+    let count = |router: &mut pronghorn::CompiledRouter| {
+        allocations_in(1_000, || {
+            let Poll::Ready(Ok(response)) = poll_once(pin!(router.call(request()))) else {
+                panic!("a sync pipeline must answer in the first poll");
+            };
+            assert_eq!(collected(response.into_body()), "ada".as_bytes());
+        })
+    };
+    let plain = Router::new().get("/users/{id}", || "ada");
+    let mut without = plain.clone().compile().unwrap();
+    let mut with = plain.monitor("/", Metrics::new()).compile().unwrap();
+    metrics::with_local_recorder(&metrics::NoopRecorder, || {
+        assert_eq!(count(&mut with), count(&mut without));
+    });
+}

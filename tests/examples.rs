@@ -10,6 +10,11 @@ mod axum_example;
 #[allow(dead_code)]
 #[path = "../examples/hot_reload.rs"]
 mod hot_reload;
+
+#[allow(dead_code)]
+#[cfg(feature = "metrics")]
+#[path = "../examples/observability.rs"]
+mod observability;
 #[allow(dead_code)]
 #[path = "../examples/quickstart.rs"]
 mod quickstart;
@@ -364,4 +369,36 @@ async fn oneshot_axum(
     let (parts, body) = response.into_parts();
     let body = body.collect().await.unwrap().to_bytes();
     (parts, String::from_utf8_lossy(&body).into_owned())
+}
+
+/// The observability example, in-process: each request is measured once
+/// its body has ended, the stream of events too, and `/metrics` shows it.
+#[cfg(feature = "metrics")]
+#[tokio::test]
+async fn observability_measures_each_request_and_serves_the_metrics() {
+    use tower::ServiceExt;
+
+    // The one recorder of this test binary.
+    let handle = metrics_exporter_prometheus::PrometheusBuilder::new()
+        .install_recorder()
+        .unwrap();
+    let app = observability::app(handle);
+    let fetch = |path: &'static str| {
+        let app = app.clone();
+        async move {
+            let request = Request::get(path).body(String::new()).unwrap();
+            let response = app.oneshot(request).await.unwrap();
+            let body = response.into_body().collect().await.unwrap().to_bytes();
+            String::from_utf8_lossy(&body).into_owned()
+        }
+    };
+    assert_eq!(fetch("/users/7").await, "user 7\n");
+    assert_eq!(fetch("/events").await, "data: 1\n\ndata: 2\n\ndata: 3\n\n");
+    let metrics = fetch("/metrics").await;
+    for expected in [
+        r#"http_server_request_duration_count{http_request_method="GET",http_route="/users/{id}",http_response_status_code="200"} 1"#,
+        r#"http_server_response_body_size_sum{http_request_method="GET",http_route="/events",http_response_status_code="200"} 27"#,
+    ] {
+        assert!(metrics.contains(expected), "{expected} in:\n{metrics}");
+    }
 }

@@ -81,9 +81,14 @@ mod body;
 mod future;
 mod hook;
 mod layer;
+#[cfg(feature = "metrics")]
+mod metrics;
 mod service;
 
 pub(crate) use self::body::Watched;
+#[cfg(feature = "metrics")]
+#[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
+pub use self::metrics::{Metrics, REQUEST_DURATION, RESPONSE_BODY_SIZE};
 pub use self::{
     access_log::AccessLog,
     body::{BodyEnd, Ended},

@@ -251,3 +251,59 @@ async fn the_access_log_writes_one_event_per_request() {
         lines[2]
     );
 }
+
+/// The metrics monitor records OpenTelemetry's HTTP server histograms,
+/// labelled with the method (unknown ones as `_OTHER`), the route (never
+/// the raw path), the status and the error type.
+#[cfg(feature = "metrics")]
+#[test]
+fn metrics_are_labelled_by_route_status_and_error() {
+    use metrics_exporter_prometheus::PrometheusBuilder;
+    use pronghorn::monitor::Metrics;
+
+    let recorder = PrometheusBuilder::new().build_recorder();
+    let handle = recorder.handle();
+    let router = Router::new()
+        .get("/users/{id}", || "ada")
+        .any("/any", || "any")
+        .get("/panic", || -> &'static str { panic!("boom") })
+        .get("/gone", || Err::<&str, _>(StatusCode::GONE))
+        .monitor_body("/", Metrics::new().at_body_end())
+        .compile()
+        .unwrap();
+    let log = Log::capture();
+    metrics::with_local_recorder(&recorder, || {
+        let ask = |method: &str, path: &str| {
+            let request = Request::builder()
+                .method(method)
+                .uri(path)
+                .body(String::new())
+                .unwrap();
+            let Poll::Ready(Ok(response)) = poll_once(pin!(router.clone().oneshot(request))) else {
+                panic!("a synchronous request answers at once");
+            };
+            let Poll::Ready(Ok(_)) = poll_once(pin!(response.into_body().collect())) else {
+                panic!("a full body is read at once");
+            };
+        };
+        ask("GET", "/users/7");
+        ask("GET", "/users/8");
+        ask("BREW", "/any");
+        ask("GET", "/panic");
+        ask("GET", "/gone");
+        ask("GET", "/nowhere");
+    });
+    drop(log);
+    let text = handle.render();
+    for expected in [
+        r#"http_server_request_duration_count{http_request_method="GET",http_route="/users/{id}",http_response_status_code="200"} 2"#,
+        r#"http_server_response_body_size_sum{http_request_method="GET",http_route="/users/{id}",http_response_status_code="200"} 6"#,
+        r#"http_server_request_duration_count{http_request_method="_OTHER",http_route="/any",http_response_status_code="200"} 1"#,
+        r#"http_server_request_duration_count{http_request_method="GET",http_route="/panic",http_response_status_code="500",error_type="panic"} 1"#,
+        r#"http_server_request_duration_count{http_request_method="GET",http_route="/gone",http_response_status_code="410",error_type="http::status::StatusCode"} 1"#,
+        r#"http_server_request_duration_count{http_request_method="GET",http_response_status_code="404"} 1"#,
+    ] {
+        assert!(text.contains(expected), "{expected} in:\n{text}");
+    }
+    assert!(!text.contains("/users/7"), "never the raw path");
+}
