@@ -16,11 +16,12 @@
 use std::{convert::Infallible, time::Duration};
 
 use futures_util::stream;
+use tower_layer::Layer;
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use pronghorn::{
     CompiledRouter, Router,
     handler::Path,
-    monitor::{AccessLog, Metrics},
+    monitor::{AccessLog, ActiveRequestsLayer, Metrics},
     serve,
     sse::{Event, Sse},
 };
@@ -53,7 +54,10 @@ async fn main() -> std::io::Result<()> {
     let address = std::env::var("PRONGHORN_ADDR").unwrap_or_else(|_| "127.0.0.1:3000".to_owned());
     let listener = tokio::net::TcpListener::bind(&address).await?;
     println!("listening on http://{}", listener.local_addr()?);
-    serve(listener, app(metrics))
+    // Only a layer around the router sees a request arrive: it counts
+    // those in progress.
+    let service = ActiveRequestsLayer::new().layer(app(metrics));
+    serve(listener, service)
         .shutdown_timeout(Duration::from_secs(5))
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;

@@ -3,12 +3,18 @@
 
 use std::{
     collections::HashMap,
+    future::Future,
+    pin::Pin,
     sync::{Arc, PoisonError, RwLock},
+    task::{Context, Poll},
     time::Duration,
 };
 
-use http::{Method, StatusCode};
-use metrics::{Histogram, Label, Unit};
+use http::{Method, Request, StatusCode};
+use metrics::{Gauge, Histogram, Label, Unit};
+use pin_project_lite::pin_project;
+use tower_layer::Layer;
+use tower_service::Service;
 
 use crate::{
     Step,
@@ -21,6 +27,8 @@ use crate::{
 pub const REQUEST_DURATION: &str = "http.server.request.duration";
 /// The name of the response body size histogram, in bytes.
 pub const RESPONSE_BODY_SIZE: &str = "http.server.response.body.size";
+/// The name of the gauge of requests in progress.
+pub const ACTIVE_REQUESTS: &str = "http.server.active_requests";
 
 /// A router monitor that records OpenTelemetry's HTTP server metrics with
 /// the [`metrics`] facade, for whatever exporter the application installs
@@ -192,27 +200,157 @@ impl Handles {
     }
 }
 
+/// The methods OpenTelemetry names; any other is `_OTHER`.
+const METHODS: [Method; 9] = [
+    Method::GET,
+    Method::HEAD,
+    Method::POST,
+    Method::PUT,
+    Method::DELETE,
+    Method::CONNECT,
+    Method::OPTIONS,
+    Method::TRACE,
+    Method::PATCH,
+];
+
+/// The label of each of [`METHODS`], and last `_OTHER`.
+const METHOD_LABELS: [&str; 10] = [
+    "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH", "_OTHER",
+];
+
+/// Where `method`'s label is in [`METHOD_LABELS`].
+fn method_index(method: &Method) -> usize {
+    (METHODS.iter().position(|known| known == method)).unwrap_or(METHODS.len())
+}
+
 /// The method as OpenTelemetry labels it: a standard method's name, or
 /// `_OTHER`, so that clients cannot make labels up.
 fn method_label(method: &Method) -> &'static str {
-    const KNOWN: [Method; 9] = [
-        Method::GET,
-        Method::HEAD,
-        Method::POST,
-        Method::PUT,
-        Method::DELETE,
-        Method::CONNECT,
-        Method::OPTIONS,
-        Method::TRACE,
-        Method::PATCH,
-    ];
-    const NAMES: [&str; 9] = [
-        "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH",
-    ];
-    KNOWN
-        .iter()
-        .position(|known| known == method)
-        .map_or("_OTHER", |index| NAMES[index])
+    METHOD_LABELS[method_index(method)]
+}
+
+/// A tower layer that counts the requests in progress in the gauge
+/// `http.server.active_requests`, labelled with `http.request.method`
+/// (feature `metrics`): one more when a request reaches the service, one
+/// less when its response future completes or is dropped. Put it around
+/// the router, beside [`Metrics`]: only a layer sees a request arrive.
+///
+/// A request counts until its response head is ready; a body streamed
+/// after it (server-sent events) does not keep it counted. The gauges are
+/// made when the layer is: a request costs two atomic additions.
+///
+/// ```
+/// use http::Request;
+/// use metrics_exporter_prometheus::PrometheusBuilder;
+/// use pronghorn::{Router, monitor::ActiveRequestsLayer};
+/// use tower::{Layer, ServiceExt};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let recorder = PrometheusBuilder::new().build_recorder();
+/// let handle = recorder.handle();
+/// let layer = metrics::with_local_recorder(&recorder, ActiveRequestsLayer::new);
+/// let app = layer.layer(Router::new().get("/", || "hello").compile().unwrap());
+/// app.oneshot(Request::get("/").body(String::new()).unwrap()).await.unwrap();
+/// assert!(handle.render().contains(r#"http_server_active_requests{http_request_method="GET"} 0"#));
+/// # }
+/// ```
+#[derive(Clone, Debug)]
+pub struct ActiveRequestsLayer {
+    gauges: Arc<[Gauge; 10]>,
+}
+
+impl Default for ActiveRequestsLayer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ActiveRequestsLayer {
+    /// The layer, with its gauges made in the installed recorder.
+    pub fn new() -> Self {
+        metrics::describe_gauge!(
+            ACTIVE_REQUESTS,
+            Unit::Count,
+            "Number of active HTTP server requests."
+        );
+        Self {
+            gauges: Arc::new(
+                METHOD_LABELS.map(
+                    |method| metrics::gauge!(ACTIVE_REQUESTS, "http.request.method" => method),
+                ),
+            ),
+        }
+    }
+}
+
+impl<S> Layer<S> for ActiveRequestsLayer {
+    type Service = ActiveRequests<S>;
+
+    fn layer(&self, inner: S) -> ActiveRequests<S> {
+        ActiveRequests {
+            inner,
+            gauges: Arc::clone(&self.gauges),
+        }
+    }
+}
+
+/// The service of an [`ActiveRequestsLayer`].
+#[derive(Clone, Debug)]
+pub struct ActiveRequests<S> {
+    inner: S,
+    gauges: Arc<[Gauge; 10]>,
+}
+
+impl<S, B> Service<Request<B>> for ActiveRequests<S>
+where
+    S: Service<Request<B>>,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = ActiveFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let gauge = self.gauges[method_index(request.method())].clone();
+        gauge.increment(1.0);
+        ActiveFuture {
+            inner: self.inner.call(request),
+            active: Active(gauge),
+        }
+    }
+}
+
+/// One request counted as active until dropped.
+#[derive(Debug)]
+struct Active(Gauge);
+
+impl Drop for Active {
+    fn drop(&mut self) {
+        self.0.decrement(1.0);
+    }
+}
+
+pin_project! {
+    /// The response future of [`ActiveRequests`]: the inner one, the
+    /// request counted while it lives.
+    #[derive(Debug)]
+    pub struct ActiveFuture<F> {
+        #[pin]
+        inner: F,
+        active: Active,
+    }
+}
+
+impl<F: Future> Future for ActiveFuture<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        self.project().inner.poll(cx)
+    }
 }
 
 impl RouteMonitor<Custom> for Metrics {

@@ -88,7 +88,10 @@ mod service;
 pub(crate) use self::body::Watched;
 #[cfg(feature = "metrics")]
 #[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
-pub use self::metrics::{Metrics, REQUEST_DURATION, RESPONSE_BODY_SIZE};
+pub use self::metrics::{
+    ACTIVE_REQUESTS, ActiveFuture, ActiveRequests, ActiveRequestsLayer, Metrics, REQUEST_DURATION,
+    RESPONSE_BODY_SIZE,
+};
 pub use self::{
     access_log::AccessLog,
     body::{BodyEnd, Ended},

@@ -307,3 +307,51 @@ fn metrics_are_labelled_by_route_status_and_error() {
     }
     assert!(!text.contains("/users/7"), "never the raw path");
 }
+
+/// The active requests gauge counts a request from its call until its
+/// response future completes or is dropped.
+#[cfg(feature = "metrics")]
+#[test]
+fn the_active_requests_gauge_counts_requests_in_progress() {
+    use metrics_exporter_prometheus::PrometheusBuilder;
+    use pronghorn::monitor::ActiveRequestsLayer;
+    use tower::Layer;
+
+    let recorder = PrometheusBuilder::new().build_recorder();
+    let handle = recorder.handle();
+    let gate = Gate::default();
+    let wait = gate.clone();
+    let router = Router::new()
+        .get("/wait", move || {
+            let wait = wait.wait();
+            async move {
+                wait.await;
+                "done"
+            }
+        })
+        .compile()
+        .unwrap();
+    let active = |text: &str| {
+        let line = text
+            .lines()
+            .find(|line| {
+                line.starts_with("http_server_active_requests{http_request_method=\"GET\"}")
+            })
+            .unwrap_or_default()
+            .to_owned();
+        line.rsplit(' ').next().unwrap_or_default().to_owned()
+    };
+    let mut service =
+        metrics::with_local_recorder(&recorder, || ActiveRequestsLayer::new().layer(router));
+    let request = || Request::get("/wait").body(String::new()).unwrap();
+    let mut first = Box::pin(service.call(request()));
+    let second = Box::pin(service.call(request()));
+    assert!(poll_once(first.as_mut()).is_pending());
+    assert_eq!(active(&handle.render()), "2");
+    drop(second);
+    assert_eq!(active(&handle.render()), "1", "a dropped request is over");
+    gate.open();
+    assert!(poll_once(first.as_mut()).is_ready());
+    drop(first);
+    assert_eq!(active(&handle.render()), "0");
+}
