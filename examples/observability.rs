@@ -16,7 +16,6 @@
 use std::{convert::Infallible, time::Duration};
 
 use futures_util::stream;
-use tower_layer::Layer;
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use pronghorn::{
     CompiledRouter, Router,
@@ -25,6 +24,7 @@ use pronghorn::{
     serve,
     sse::{Event, Sse},
 };
+use tower_layer::Layer;
 
 /// The application, exporting to `metrics`: also used by the examples'
 /// test.

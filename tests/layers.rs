@@ -550,6 +550,30 @@ async fn a_monitor_layer_sees_an_outer_timeout_as_a_cancellation() {
     );
 }
 
+/// A monitor layer made with `to_body_end` sees a cancellation too.
+#[tokio::test(start_paused = true)]
+async fn a_body_monitor_layer_sees_an_outer_timeout_as_a_cancellation() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let record = seen.clone();
+    let inner = tower::service_fn(|_: Request<String>| async move {
+        tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+        Ok::<_, Infallible>(Response::new(String::new()))
+    });
+    let monitor = MonitorLayer::new(
+        move |x: &Exchange<'_, Response<pronghorn::Body>, Infallible>| {
+            record.lock().unwrap().push((x.is_cancelled(), x.status()));
+        },
+    );
+    let service = tower::ServiceBuilder::new()
+        .layer(tower::timeout::TimeoutLayer::new(
+            std::time::Duration::from_secs(1),
+        ))
+        .layer(monitor.to_body_end())
+        .service(inner);
+    assert!(service.oneshot(request("/slow")).await.is_err());
+    assert_eq!(*seen.lock().unwrap(), [(true, None)]);
+}
+
 #[tokio::test]
 async fn monitor_panics_and_failures_are_isolated() {
     let events = Events::default();

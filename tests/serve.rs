@@ -1146,20 +1146,19 @@ async fn with_half_close_a_client_that_stops_sending_is_answered() {
     server.stop().await;
 }
 
-/// A monitor registered with `monitor_body` hears how each body ended,
-/// over HTTP/1.1 and HTTP/2: whole (full, streamed, server-sent events),
-/// failed mid-stream, or dropped when the client went away.
-#[tokio::test]
-async fn monitors_hear_how_a_body_ended_over_http1_and_http2() {
-    use pronghorn::monitor::Ended;
+/// How a watched body ended, as the test's monitors report it: the path,
+/// the status, the bytes sent and how it ended.
+type BodyEnded = (String, u16, u64, pronghorn::monitor::Ended);
 
+/// The routes whose bodies the body monitors watch: full, streamed,
+/// server-sent events, failing mid-stream, and endless.
+fn bodies() -> Router {
     let chunks = |items: Vec<Result<&'static str, std::io::Error>>| {
         Body::from_stream(stream::iter(items.into_iter().map(|item| {
             item.map(|text: &'static str| Bytes::from_static(text.as_bytes()))
         })))
     };
-    let (seen, mut ended) = tokio::sync::mpsc::unbounded_channel();
-    let router = Router::new()
+    Router::new()
         .get("/full", || "hello")
         .get("/stream", move || {
             Response::new(chunks(vec![Ok("ab"), Ok("cd"), Ok("ef")]))
@@ -1179,29 +1178,36 @@ async fn monitors_hear_how_a_body_ended_over_http1_and_http2() {
                 ["one", "two"].map(|data| Ok::<_, std::io::Error>(Event::default().data(data)));
             Sse::new(stream::iter(events))
         })
-        .monitor_body("/", move |x: &pronghorn::router::RouteExchange<'_>| {
-            if let Some(end) = x.body_end() {
-                let first = end.time_to_first_byte();
-                assert!(first.is_none_or(|first| first <= end.time_to_last_byte()));
-                assert!(end.time_to_last_byte() >= x.elapsed());
-                let _ = seen.send((
-                    x.path().to_owned(),
-                    x.status().unwrap().as_u16(),
-                    end.bytes(),
-                    end.ended().clone(),
-                ));
-            }
-        })
-        .compile()
-        .unwrap();
-    let server = Server::start(router, |server| server).await;
+}
+
+/// What a body monitor reports of `exchange`, once its body has ended.
+fn body_ended<R, E>(exchange: &pronghorn::Exchange<'_, Response<R>, E>) -> Option<BodyEnded> {
+    let end = exchange.body_end()?;
+    let first = end.time_to_first_byte();
+    assert!(first.is_none_or(|first| first <= end.time_to_last_byte()));
+    assert!(end.time_to_last_byte() >= exchange.elapsed());
+    Some((
+        exchange.path().to_owned(),
+        exchange.status().unwrap().as_u16(),
+        end.bytes(),
+        end.ended().clone(),
+    ))
+}
+
+/// Fetches each of [`bodies`] from `server`, over HTTP/1.1 and HTTP/2, and
+/// checks what the body monitors reported through `ended`.
+async fn check_body_ends(
+    server: &Server,
+    ended: &mut tokio::sync::mpsc::UnboundedReceiver<BodyEnded>,
+) {
+    use pronghorn::monitor::Ended;
+
     let mut next_end = async || {
         tokio::time::timeout(Duration::from_secs(10), ended.recv())
             .await
             .expect("the monitor hears of the body's end")
             .unwrap()
     };
-
     let sse_bytes = "data: one\n\ndata: two\n\n".len() as u64;
     for (path, bytes) in [("/full", 5), ("/stream", 6), ("/sse", sse_bytes)] {
         let mut sender: Sender = common::connect(server.address).await;
@@ -1265,6 +1271,45 @@ async fn monitors_hear_how_a_body_ended_over_http1_and_http2() {
         next_end().await,
         ("/endless".to_owned(), 200, 1, Ended::Dropped)
     );
+}
+
+/// A monitor registered with `monitor_body` hears how each body ended,
+/// over HTTP/1.1 and HTTP/2: whole (full, streamed, server-sent events),
+/// failed mid-stream, or dropped when the client went away.
+#[tokio::test]
+async fn router_monitors_hear_how_a_body_ended_over_http1_and_http2() {
+    let (seen, mut ended) = tokio::sync::mpsc::unbounded_channel();
+    let router = bodies()
+        .monitor_body("/", move |x: &pronghorn::router::RouteExchange<'_>| {
+            if let Some(end) = body_ended(x) {
+                let _ = seen.send(end);
+            }
+        })
+        .compile()
+        .unwrap();
+    let server = Server::start(router, |server| server).await;
+    check_body_ends(&server, &mut ended).await;
+    server.stop().await;
+}
+
+/// The same of a `MonitorLayer` made with `to_body_end`, around a service.
+#[tokio::test]
+async fn monitor_layers_hear_how_a_body_ended_over_http1_and_http2() {
+    use pronghorn::{Exchange, MonitorLayer};
+
+    let (seen, mut ended) = tokio::sync::mpsc::unbounded_channel();
+    let monitor = MonitorLayer::new(
+        move |x: &Exchange<'_, Response<Body>, std::convert::Infallible>| {
+            if let Some(end) = body_ended(x) {
+                let _ = seen.send(end);
+            }
+        },
+    );
+    let service = tower::ServiceBuilder::new()
+        .layer(monitor.to_body_end())
+        .service(bodies().compile().unwrap());
+    let server = Server::start(service, |server| server).await;
+    check_body_ends(&server, &mut ended).await;
     server.stop().await;
 }
 

@@ -86,6 +86,9 @@ pub(crate) struct Watched<F: FnOnce(BodyEnd)> {
     on_end: Option<F>,
 }
 
+// `on_end` is never pinned: it is taken out and called by value.
+impl<F: FnOnce(BodyEnd)> Unpin for Watched<F> {}
+
 impl<F: FnOnce(BodyEnd)> Watched<F> {
     /// Watches `inner`, sent for a request that arrived at `start`.
     pub(crate) fn new(inner: Body, start: Instant, on_end: F) -> Self {
@@ -110,7 +113,7 @@ impl<F: FnOnce(BodyEnd)> Watched<F> {
     }
 }
 
-impl<F: FnOnce(BodyEnd) + Unpin> http_body::Body for Watched<F> {
+impl<F: FnOnce(BodyEnd)> http_body::Body for Watched<F> {
     type Data = Bytes;
     type Error = BoxError;
 

@@ -42,15 +42,16 @@ pin_project! {
             }
             if let KindProj::Inner { hook, head, clock, .. } = this.kind.project() {
                 let exchange = Exchange::new(head, None, clock);
-                observe_cancelled(hook, &exchange);
+                observe_unawaited(hook, &exchange);
             }
         }
     }
 }
 
-/// Runs `hook` on the exchange of a cancelled request: there is no one
-/// left to wait for an asynchronous hook, so its future is polled once.
-fn observe_cancelled<H, R, E, M>(hook: &mut H, exchange: &Exchange<'_, R, E>)
+/// Runs `hook` on `exchange` with no one to wait for it (a cancelled
+/// request, a body that has ended): an asynchronous hook's future is
+/// polled once, then dropped. A failure or a panic is logged.
+pub(super) fn observe_unawaited<H, R, E, M>(hook: &mut H, exchange: &Exchange<'_, R, E>)
 where
     H: MonitorHook<R, E, M>,
 {

@@ -46,6 +46,11 @@ impl<H, M> MonitorLayer<H, M> {
             _marker: PhantomData,
         }
     }
+
+    /// The hook.
+    pub(super) fn into_hook(self) -> H {
+        self.hook
+    }
 }
 
 impl<S, H: Clone, M> Layer<S> for MonitorLayer<H, M> {

@@ -39,7 +39,8 @@
 //! Behind a [`MonitorLayer`] the monitor sees the inner service's response
 //! or error, or neither when the request was cancelled
 //! ([`Exchange::is_cancelled`]); it has no pattern, parameters or request
-//! headers.
+//! headers. [`MonitorLayer::to_body_end`] makes a layer whose hook is
+//! called again when the body ends, as `monitor_body` does.
 //!
 //! [`AccessLog`] is a ready-made monitor: one `tracing` event per request.
 //!
@@ -84,6 +85,7 @@ mod layer;
 #[cfg(feature = "metrics")]
 mod metrics;
 mod service;
+mod to_body_end;
 
 pub(crate) use self::body::Watched;
 #[cfg(feature = "metrics")]
@@ -99,4 +101,5 @@ pub use self::{
     hook::{Exchange, MonitorHook},
     layer::MonitorLayer,
     service::Monitor,
+    to_body_end::{BodyMonitor, BodyMonitorFuture, BodyMonitorLayer},
 };
