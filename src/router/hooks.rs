@@ -3,7 +3,7 @@
 
 use std::{future::Future, marker::PhantomData, ops::ControlFlow};
 
-use http::{Request, Response};
+use http::{HeaderMap, HeaderName, HeaderValue, Request, Response};
 
 use super::{error::Failure, route::Route};
 use crate::{
@@ -64,6 +64,99 @@ impl<R: IntoResponse> PrefixOutput for ControlFlow<R, Request<Body>> {
         match self {
             ControlFlow::Continue(request) => ControlFlow::Continue(request),
             ControlFlow::Break(answer) => ControlFlow::Break(answer.into_response()),
+        }
+    }
+}
+
+/// A prefix's answer with response headers to stage, as
+/// [`Route::stage_header`] stages them: for an asynchronous prefix, whose
+/// future cannot hold the `Route`, to stage headers it decides after an
+/// await. They go out on whatever response goes out, and win over a
+/// header of the same name.
+///
+/// ```
+/// use http::{HeaderName, HeaderValue, Request};
+/// use pronghorn::{Body, Router, router::{Route, Staged}};
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .get("/", || "hello")
+///     .prefix("/", |request: Request<Body>, _: &mut Route<'_>| async move {
+///         // A lookup that takes a while decides the header.
+///         tokio::task::yield_now().await;
+///         let quota = HeaderValue::from_static("99");
+///         Staged::new(request).header(HeaderName::from_static("x-quota"), quota)
+///     })
+///     .compile()
+///     .unwrap();
+///
+/// let response = router.oneshot(Request::get("/").body(String::new()).unwrap()).await.unwrap();
+/// assert_eq!(response.headers()["x-quota"], "99");
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct Staged<T> {
+    output: T,
+    headers: HeaderMap,
+}
+
+impl<T> Staged<T> {
+    /// `output`, with no header staged yet.
+    pub fn new(output: T) -> Self {
+        Self {
+            output,
+            headers: HeaderMap::new(),
+        }
+    }
+
+    /// Stages `name: value`.
+    pub fn header(mut self, name: HeaderName, value: HeaderValue) -> Self {
+        self.headers.insert(name, value);
+        self
+    }
+}
+
+/// Headers a prefix staged in its answer, on their way to the pipeline in
+/// the request it lets through.
+#[derive(Clone, Debug)]
+pub(crate) struct StagedHeaders(pub(crate) HeaderMap);
+
+impl<T: PrefixOutput> PrefixOutput for Staged<T> {
+    fn into_flow(self) -> ControlFlow<Response<Body>, Request<Body>> {
+        if self.headers.is_empty() {
+            return self.output.into_flow();
+        }
+        match self.output.into_flow() {
+            ControlFlow::Continue(mut request) => {
+                request.extensions_mut().insert(StagedHeaders(self.headers));
+                ControlFlow::Continue(request)
+            }
+            // The answer is the response that goes out: the headers go on
+            // it now.
+            ControlFlow::Break(mut response) => {
+                for (name, value) in self.headers {
+                    if let Some(name) = name {
+                        response.headers_mut().insert(name, value);
+                    }
+                }
+                ControlFlow::Break(response)
+            }
+        }
+    }
+}
+
+/// Moves the headers a prefix staged in its [`Staged`] answer from the
+/// request it let through to `staged`.
+#[cold]
+pub(crate) fn take_staged(request: &mut Request<Body>, staged: &mut Option<Box<HeaderMap>>) {
+    if let Some(StagedHeaders(headers)) = request.extensions_mut().remove() {
+        let staged = staged.get_or_insert_with(Box::default);
+        for (name, value) in headers {
+            if let Some(name) = name {
+                staged.insert(name, value);
+            }
         }
     }
 }
@@ -508,7 +601,12 @@ impl<H: RoutePrefix<M>, M: 'static> ErasedPrefix for Erased<H, M> {
                     .take()
                     .expect("the request is present until the handler runs");
                 match self.hook.call(taken, route) {
-                    Step::Ready(ControlFlow::Continue(passed)) => {
+                    Step::Ready(ControlFlow::Continue(mut passed)) => {
+                        if !passed.extensions().is_empty() {
+                            if let Some(staged) = route.staged.as_deref_mut() {
+                                take_staged(&mut passed, staged);
+                            }
+                        }
                         *request = Some(passed);
                         ControlFlow::Continue(())
                     }

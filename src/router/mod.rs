@@ -97,7 +97,7 @@ pub use self::{
     error::{Failure, RouteError},
     hooks::{
         PostfixOutput, PrefixOutput, Replace, RouteExchange, RouteMonitor, RoutePostfix,
-        RoutePrefix,
+        RoutePrefix, Staged,
     },
     pipeline::ResponseFuture,
     reload::Reloadable,

@@ -24,7 +24,9 @@ use super::{
     builder::Endpoint,
     compile::{Applied, CompiledRoute, Hook, Inner},
     error::Failure,
-    hooks::{Done, ErasedMonitor, ErasedPostfix, ErasedPrefix, PostfixFlow, PrefixFlow},
+    hooks::{
+        Done, ErasedMonitor, ErasedPostfix, ErasedPrefix, PostfixFlow, PrefixFlow, take_staged,
+    },
     lookup::{Target, applied_at, next_hook},
     route::Route,
 };
@@ -654,7 +656,12 @@ impl Pipeline {
             Pending::Prefix(future) => {
                 let flow = ready!(future.as_mut().poll(cx));
                 match flow {
-                    ControlFlow::Continue(request) => self.request = Some(request),
+                    ControlFlow::Continue(mut request) => {
+                        if !request.extensions().is_empty() {
+                            take_staged(&mut request, &mut self.staged);
+                        }
+                        self.request = Some(request);
+                    }
                     ControlFlow::Break(response) => self.answered(response, "prefix"),
                 }
             }

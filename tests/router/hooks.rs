@@ -400,3 +400,49 @@ async fn hooks_read_raw_parameters_where_decoding_fails() {
     assert_eq!(get(&router, "/d/%ZZ").await.body, "handler");
     assert_eq!(events.take(), ["raw=%ZZ decoded=false"]);
 }
+
+/// An asynchronous prefix reads its parameters before its await and
+/// stages headers after it with `Staged`, letting the request through or
+/// answering; a synchronous prefix may answer `Staged` too.
+#[tokio::test]
+async fn an_asynchronous_prefix_stages_headers_after_its_await() {
+    use pronghorn::router::Staged;
+
+    let header = |value: &'static str| {
+        (
+            header::HeaderName::from_static("x-staged"),
+            HeaderValue::from_static(value),
+        )
+    };
+    let router = Router::new()
+        .get("/async/{id}", || "through")
+        .get("/sync", || "through")
+        .prefix("/async/{id}", move |request: Req, route: &mut Route<'_>| {
+            let id = route.params().get_raw("id").unwrap_or_default().to_owned();
+            async move {
+                tokio::task::yield_now().await;
+                let (name, value) = header(if id == "7" { "seven" } else { "other" });
+                if id == "0" {
+                    return Staged::new(ControlFlow::Break(StatusCode::FORBIDDEN))
+                        .header(name, value);
+                }
+                Staged::new(ControlFlow::Continue(request)).header(name, value)
+            }
+        })
+        .prefix("/sync", move |request: Req, _: &mut Route<'_>| {
+            let (name, value) = header("sync");
+            Staged::new(request).header(name, value)
+        })
+        .compile()
+        .unwrap();
+    let seven = get(&router, "/async/7").await;
+    assert_eq!(
+        (seven.status, seven.body.as_str()),
+        (StatusCode::OK, "through")
+    );
+    assert_eq!(seven.headers["x-staged"], "seven");
+    let denied = get(&router, "/async/0").await;
+    assert_eq!(denied.status, StatusCode::FORBIDDEN);
+    assert_eq!(denied.headers["x-staged"], "other");
+    assert_eq!(get(&router, "/sync").await.headers["x-staged"], "sync");
+}
