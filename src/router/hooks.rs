@@ -601,12 +601,7 @@ impl<H: RoutePrefix<M>, M: 'static> ErasedPrefix for Erased<H, M> {
                     .take()
                     .expect("the request is present until the handler runs");
                 match self.hook.call(taken, route) {
-                    Step::Ready(ControlFlow::Continue(mut passed)) => {
-                        if !passed.extensions().is_empty() {
-                            if let Some(staged) = route.staged.as_deref_mut() {
-                                take_staged(&mut passed, staged);
-                            }
-                        }
+                    Step::Ready(ControlFlow::Continue(passed)) => {
                         *request = Some(passed);
                         ControlFlow::Continue(())
                     }

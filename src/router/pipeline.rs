@@ -808,7 +808,16 @@ impl Pipeline {
                 self.stage = Stage::Finish;
                 self.note_error("prefix");
             }
-            None => return true,
+            None => {
+                // Headers a prefix staged in a `Staged` answer ride in the
+                // request it let through; most requests carry no extension.
+                if let Some(request) = &mut self.request {
+                    if !request.extensions().is_empty() {
+                        take_staged(request, &mut self.staged);
+                    }
+                }
+                return true;
+            }
         }
         false
     }
