@@ -750,3 +750,47 @@ fn the_head_keeps_the_method_and_the_uri_in_every_form() {
         assert_eq!(head.version(), Version::HTTP_10);
     }
 }
+
+/// A synchronous prefix runs over a service that is not `Clone` (tower's
+/// `RateLimit`, say): only a hook that may suspend needs a clone of it.
+#[tokio::test]
+async fn a_synchronous_prefix_needs_no_clone_of_the_inner_service() {
+    /// A service that cannot be cloned.
+    struct Single;
+
+    impl Service<Request<String>> for Single {
+        type Response = Res;
+        type Error = Infallible;
+        type Future = std::future::Ready<Result<Res, Infallible>>;
+
+        fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+            Poll::Ready(Ok(()))
+        }
+
+        fn call(&mut self, _: Request<String>) -> Self::Future {
+            ready(Ok(text(StatusCode::OK, "inner")))
+        }
+    }
+
+    let by_value = ServiceBuilder::new()
+        .layer(PrefixLayer::new(|request: Request<String>| {
+            if request.uri().path() == "/denied" {
+                ControlFlow::Break(text(StatusCode::FORBIDDEN, "denied"))
+            } else {
+                ControlFlow::Continue(request)
+            }
+        }))
+        .service(Single);
+    let in_place = ServiceBuilder::new()
+        .layer(PrefixLayer::new(|request: &mut Request<String>| {
+            request
+                .headers_mut()
+                .insert("x-seen", HeaderValue::from_static("1"));
+            ControlFlow::<Res>::Continue(())
+        }))
+        .service(Single);
+    let denied = by_value.oneshot(request("/denied")).await.unwrap();
+    assert_eq!(denied.status(), StatusCode::FORBIDDEN);
+    let passed = in_place.oneshot(request("/")).await.unwrap();
+    assert_eq!(passed.body(), "inner");
+}

@@ -276,6 +276,11 @@ impl<R: fmt::Debug, E: fmt::Debug> fmt::Debug for Exchange<'_, R, E> {
 ///     }
 /// }
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a monitor hook for a service that answers `{R}` or fails with `{E}`",
+    label = "not a monitor hook here",
+    note = "a `MonitorLayer` hook is `FnMut(&Exchange<'_, R, E>)` answering `()` or `Result<(), impl Display>`, or a future or a `Step` of one, where `R` and `E` are the inner service's response and error types, here `{R}` and `{E}`"
+)]
 pub trait MonitorHook<R, E, M = crate::hook::Custom> {
     /// What the hook answers; a failure is logged.
     type Output: MonitorOutput;

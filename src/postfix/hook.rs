@@ -38,6 +38,11 @@ use crate::{
 ///     }
 /// }
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a postfix hook for a service that answers `{R}`",
+    label = "not a postfix hook here",
+    note = "a `PostfixLayer` hook is `FnMut(&RequestHead, R) -> R` or `FnMut(&RequestHead, &mut R)`, or a future or a `Step` of the first, where `R` is the inner service's response type, here `{R}`"
+)]
 pub trait PostfixHook<R, M = crate::hook::Custom> {
     /// The future of an asynchronous answer.
     type Future: Future<Output = R>;

@@ -55,6 +55,12 @@ use crate::{
 ///     }
 /// }
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a prefix hook for a service that answers `{R}`",
+    label = "not a prefix hook here",
+    note = "a `PrefixLayer` hook is `FnMut(Request<B>) -> ControlFlow<R, Request<B>>` or `FnMut(&mut Request<B>) -> ControlFlow<R>`, or a future or a `Step` of the first; its early answer `R` must be the inner service's response type, here `{R}`",
+    note = "an answer of another type (a `StatusCode`, a text) converts with `IntoResponse::into_response` when the inner service answers `Response<pronghorn::Body>`; behind a layer that changes the body (tower-http's `CompressionLayer`), put `.map_response(IntoResponse::into_response)` between them"
+)]
 pub trait PrefixHook<B, R, M = crate::hook::Custom> {
     /// The future of an asynchronous answer.
     type Future: Future<Output = ControlFlow<R, Request<B>>>;

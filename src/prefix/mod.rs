@@ -9,11 +9,17 @@
 //! - `Break(response)` answers early: the inner service is not called.
 //!
 //! A synchronous hook costs nothing beyond its own code: the inner service is
-//! called in the same `call`, and an early answer is ready on the first poll.
-//! Only an asynchronous answer is stored in the response future; the inner
-//! service, which `poll_ready` made ready, is then moved into that future
-//! (and a clone left in its place, as tower's `AsyncFilter` does), so the
-//! inner service must be `Clone`.
+//! called in the same `call`, and an early answer is ready on the first poll;
+//! the inner service need not be `Clone`. Only an asynchronous answer is
+//! stored in the response future; the inner service, which `poll_ready`
+//! made ready, is then moved into that future (and a clone left in its
+//! place, as tower's `AsyncFilter` does), so for a hook that may suspend
+//! the inner service must be `Clone`.
+//!
+//! An early answer is of the inner service's response type. Over the router
+//! or any service answering `Response<pronghorn::Body>`, any
+//! [`IntoResponse`](crate::IntoResponse) converts to it:
+//! `ControlFlow::Break(StatusCode::UNAUTHORIZED.into_response())`.
 //!
 //! # Example
 //!
@@ -54,6 +60,49 @@
 //! let request = Request::builder().header("authorization", "t").body(String::new()).unwrap();
 //! let allowed = service.oneshot(request).await.unwrap();
 //! assert_eq!(allowed.body(), "checked: true");
+//! # }
+//! ```
+//!
+//! # Outside a layer that changes the body
+//!
+//! Inside tower-http's `CompressionLayer` (or `TraceLayer`, or any layer
+//! that wraps the body), the response type is that layer's —
+//! `Response<CompressionBody<..>>` — which a prefix cannot build. Put
+//! `map_response(IntoResponse::into_response)` between them: the responses
+//! become `Response<pronghorn::Body>` (the compressed body kept as it
+//! streams), and the prefix answers with any `IntoResponse`.
+//!
+//! ```
+//! use std::ops::ControlFlow;
+//! use http::{Request, StatusCode, header};
+//! use pronghorn::{Body, IntoResponse, PrefixLayer, Router};
+//! use tower::{ServiceBuilder, ServiceExt};
+//! use tower_http::compression::CompressionLayer;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let router = Router::new().get("/", || "hello ".repeat(100)).compile().unwrap();
+//! let service = ServiceBuilder::new()
+//!     .layer(PrefixLayer::new(|request: Request<Body>| {
+//!         if request.headers().contains_key(header::AUTHORIZATION) {
+//!             ControlFlow::Continue(request)
+//!         } else {
+//!             ControlFlow::Break(StatusCode::UNAUTHORIZED.into_response())
+//!         }
+//!     }))
+//!     .map_response(IntoResponse::into_response)
+//!     .layer(CompressionLayer::new())
+//!     .service(router);
+//!
+//! let denied = service.clone().oneshot(Request::new(Body::empty())).await.unwrap();
+//! assert_eq!(denied.status(), StatusCode::UNAUTHORIZED);
+//! let request = Request::get("/")
+//!     .header(header::AUTHORIZATION, "t")
+//!     .header(header::ACCEPT_ENCODING, "gzip")
+//!     .body(Body::empty())
+//!     .unwrap();
+//! let compressed = service.oneshot(request).await.unwrap();
+//! assert_eq!(compressed.headers()[header::CONTENT_ENCODING], "gzip");
 //! # }
 //! ```
 
