@@ -2,6 +2,8 @@
 //! `benches/common/stacks.rs` for the work and the stacks):
 //!
 //! - a bare `service_fn` doing every step inline (the floor);
+//! - the three steps as hand-written tower layers, and as tower-http's
+//!   nearest layers;
 //! - pronghorn's three layers, synchronous, and written as `async` closures;
 //! - pronghorn's router with the three steps as path-scoped hooks;
 //! - axum with the three steps as `from_fn` middleware, and axum's plain
@@ -27,6 +29,14 @@ fn pipeline(c: &mut Criterion) {
     let mut bare = stacks::bare();
     group.bench_function("bare service_fn", |b| {
         b.iter(|| black_box(stacks::one(&mut bare)))
+    });
+    let mut hand_written = stacks::hand_written();
+    group.bench_function("hand-written tower layers", |b| {
+        b.iter(|| black_box(stacks::one(&mut hand_written)))
+    });
+    let mut tower_http = stacks::tower_http();
+    group.bench_function("tower-http layers", |b| {
+        b.iter(|| black_box(stacks::one(&mut tower_http)))
     });
     let mut layers = stacks::layers();
     group.bench_function("pronghorn layers, sync", |b| {

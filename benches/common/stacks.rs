@@ -185,6 +185,181 @@ pub fn async_layers() -> impl Service<Req, Response = Res, Error = Infallible> {
         .service(service_fn(handler))
 }
 
+/// The same three steps as hand-written tower layers, as a user would
+/// write them without pronghorn: a prefix answering `Either` a ready 401
+/// or the inner future, a postfix and a monitor each a future around the
+/// inner one.
+pub fn hand_written() -> impl Service<Req, Response = Res, Error = Infallible> {
+    ServiceBuilder::new()
+        .layer(tower::layer::layer_fn(|inner| Count { inner }))
+        .layer(tower::layer::layer_fn(|inner| ServerHeader { inner }))
+        .layer(tower::layer::layer_fn(|inner| Auth { inner }))
+        .service(service_fn(handler))
+}
+
+#[derive(Clone)]
+struct Auth<S> {
+    inner: S,
+}
+
+impl<S: Service<Req, Response = Res>> Service<Req> for Auth<S> {
+    type Response = Res;
+    type Error = S::Error;
+    type Future = AuthFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Req) -> Self::Future {
+        if request.headers().contains_key(header::AUTHORIZATION) {
+            AuthFuture::Inner {
+                future: self.inner.call(request),
+            }
+        } else {
+            AuthFuture::Denied {
+                response: Some(json(StatusCode::UNAUTHORIZED, b"{}")),
+            }
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// Either the 401 answered at once or the inner service's future.
+    #[project = AuthProjection]
+    enum AuthFuture<F> {
+        Denied { response: Option<Res> },
+        Inner { #[pin] future: F },
+    }
+}
+
+impl<F: Future<Output = Result<Res, E>>, E> Future for AuthFuture<F> {
+    type Output = Result<Res, E>;
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.project() {
+            AuthProjection::Denied { response } => {
+                Poll::Ready(Ok(response.take().expect("polled after completion")))
+            }
+            AuthProjection::Inner { future } => future.poll(cx),
+        }
+    }
+}
+
+#[derive(Clone)]
+struct ServerHeader<S> {
+    inner: S,
+}
+
+impl<S: Service<Req, Response = Res>> Service<Req> for ServerHeader<S> {
+    type Response = Res;
+    type Error = S::Error;
+    type Future = ServerHeaderFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Req) -> Self::Future {
+        ServerHeaderFuture {
+            inner: self.inner.call(request),
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    struct ServerHeaderFuture<F> {
+        #[pin]
+        inner: F,
+    }
+}
+
+impl<F: Future<Output = Result<Res, E>>, E> Future for ServerHeaderFuture<F> {
+    type Output = Result<Res, E>;
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut response = std::task::ready!(self.project().inner.poll(cx))?;
+        response
+            .headers_mut()
+            .insert(header::SERVER, HeaderValue::from_static("pronghorn"));
+        Poll::Ready(Ok(response))
+    }
+}
+
+#[derive(Clone)]
+struct Count<S> {
+    inner: S,
+}
+
+impl<S: Service<Req, Response = Res>> Service<Req> for Count<S> {
+    type Response = Res;
+    type Error = S::Error;
+    type Future = CountFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Req) -> Self::Future {
+        CountFuture {
+            inner: self.inner.call(request),
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    struct CountFuture<F> {
+        #[pin]
+        inner: F,
+    }
+}
+
+impl<F: Future<Output = Result<Res, E>>, E> Future for CountFuture<F> {
+    type Output = Result<Res, E>;
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let outcome = std::task::ready!(self.project().inner.poll(cx));
+        if let Ok(response) = &outcome {
+            if response.status() == StatusCode::OK {
+                OK.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        Poll::Ready(outcome)
+    }
+}
+
+/// The same three steps with tower-http's nearest layers: a request header
+/// check (`ValidateRequestHeaderLayer`), `SetResponseHeaderLayer`, and a
+/// counting `MapResponse`.
+pub fn tower_http() -> impl Service<Req, Response = Res, Error = Infallible> {
+    use tower_http::{
+        set_header::SetResponseHeaderLayer, validate_request::ValidateRequestHeaderLayer,
+    };
+    ServiceBuilder::new()
+        .map_response(|response: Res| {
+            if response.status() == StatusCode::OK {
+                OK.fetch_add(1, Ordering::Relaxed);
+            }
+            response
+        })
+        .layer(SetResponseHeaderLayer::overriding(
+            header::SERVER,
+            HeaderValue::from_static("pronghorn"),
+        ))
+        // tower-http's `ValidateRequest` answers `Err(response)`, by value.
+        .layer(ValidateRequestHeaderLayer::custom(
+            #[allow(clippy::result_large_err)]
+            |request: &mut Req| {
+                if request.headers().contains_key(header::AUTHORIZATION) {
+                    Ok(())
+                } else {
+                    Err(json(StatusCode::UNAUTHORIZED, b"{}"))
+                }
+            },
+        ))
+        .service(service_fn(handler))
+}
+
 fn router_json() -> Response<Body> {
     let mut response = Response::new(Body::from(JSON));
     response.headers_mut().insert(

@@ -111,6 +111,8 @@ fn main() {
     match stack.as_str() {
         "bare" => drive(stacks::bare(), n),
         "layers" => drive(stacks::layers(), n),
+        "hand-written" => drive(stacks::hand_written(), n),
+        "tower-http" => drive(stacks::tower_http(), n),
         "layers-by-value" => drive(stacks::layers_by_value(), n),
         "async-layers" => drive(stacks::async_layers(), n),
         "router" => drive(stacks::router(), n),
