@@ -133,21 +133,26 @@ async fn options_on_a_path_no_route_serves_runs_the_prefixes_over_it() {
     );
 }
 
+/// A monitor that records each request's status and pattern in `seen`.
+fn status_and_pattern(seen: &Events) -> impl Fn(&RouteExchange<'_>) + Send + Sync + 'static {
+    let seen = seen.clone();
+    move |exchange: &RouteExchange<'_>| {
+        seen.push(format!(
+            "{} {:?}",
+            exchange.status().unwrap().as_u16(),
+            exchange.pattern()
+        ));
+    }
+}
+
 /// Monitors are told the pattern the path matched for an automatic
 /// OPTIONS answer, none for 405 and 404.
 #[tokio::test]
 async fn monitors_see_the_pattern_of_an_automatic_options_answer() {
     let seen = Events::default();
-    let record = seen.clone();
     let router = Router::new()
         .get("/items/{id}", || "item")
-        .monitor("/", move |exchange: &RouteExchange<'_>| {
-            record.push(format!(
-                "{} {:?}",
-                exchange.status().unwrap().as_u16(),
-                exchange.pattern()
-            ));
-        })
+        .monitor("/", status_and_pattern(&seen))
         .compile()
         .unwrap();
     send(&router, Method::OPTIONS, "/items/7").await;
@@ -194,16 +199,9 @@ async fn head_served_by_get_runs_get_hooks() {
 #[tokio::test]
 async fn monitors_see_the_pattern_of_a_426() {
     let seen = Events::default();
-    let record = seen.clone();
     let router = Router::new()
         .websocket("/chat/{room}", |_: pronghorn::ws::WebSocket| async {})
-        .monitor("/", move |exchange: &RouteExchange<'_>| {
-            record.push(format!(
-                "{} {:?}",
-                exchange.status().unwrap().as_u16(),
-                exchange.pattern()
-            ));
-        })
+        .monitor("/", status_and_pattern(&seen))
         .compile()
         .unwrap();
     send(&router, Method::GET, "/chat/lobby").await;
