@@ -21,6 +21,9 @@ pub(crate) struct Captures {
 }
 
 impl Captures {
+    /// No captures: what a step outside the router sees.
+    pub(crate) const NONE: Captures = Captures::new();
+
     pub(crate) const fn new() -> Self {
         Self {
             ranges: [(0, 0); MAX_PARAMETERS],
@@ -97,12 +100,6 @@ impl<'a> Params<'a> {
             names,
             captures,
         }
-    }
-
-    /// No parameters: what a step outside the router sees.
-    pub(crate) fn none() -> Self {
-        static NONE: Captures = Captures::new();
-        Self::new("", &[], &NONE)
     }
 
     /// The number of parameters.

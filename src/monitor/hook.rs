@@ -7,7 +7,7 @@ use crate::{
     clock::Clock,
     hook::{FnAsync, FnStep, FnSync, MonitorOutput},
     monitor::BodyEnd,
-    params::Params,
+    params::{Captures, Params, params_of},
     step::Never,
 };
 
@@ -29,8 +29,10 @@ pub struct Exchange<'a, R, E> {
     response: Option<&'a R>,
     error: Option<&'a E>,
     pattern: Option<&'a str>,
-    /// The monitor's own parameters, behind the router.
-    params: Params<'a>,
+    /// The names of the monitor's own parameters, behind the router, and
+    /// what the path bound: read into [`Params`] only when asked.
+    names: &'a [Box<str>],
+    captures: &'a Captures,
     /// The request's headers, behind the router.
     request_headers: Option<&'a HeaderMap>,
     /// How the response body ended, in the call that reports it.
@@ -57,7 +59,8 @@ impl<'a, R, E> Exchange<'a, R, E> {
             response,
             error,
             pattern: None,
-            params: Params::none(),
+            names: &[],
+            captures: &Captures::NONE,
             request_headers: None,
             body_end: None,
             cancelled: outcome.is_none(),
@@ -66,15 +69,18 @@ impl<'a, R, E> Exchange<'a, R, E> {
     }
 
     /// The exchange of a request the router answered with `response`, or
-    /// that was cancelled (no response), for a monitor whose pattern binds
-    /// `params`.
+    /// that was cancelled (no response), for a monitor whose pattern's
+    /// parameters `names` bound `captures`.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn routed(
         head: &'a RequestHead,
         request_headers: Option<&'a HeaderMap>,
         response: Option<&'a R>,
         error: Option<&'a E>,
         pattern: Option<&'a str>,
-        params: Params<'a>,
+        names: &'a [Box<str>],
+        captures: &'a Captures,
+        body_end: Option<&'a BodyEnd>,
         clock: &'a Clock,
     ) -> Self {
         Self {
@@ -82,9 +88,10 @@ impl<'a, R, E> Exchange<'a, R, E> {
             response,
             error,
             pattern,
-            params,
+            names,
+            captures,
             request_headers,
-            body_end: None,
+            body_end,
             cancelled: response.is_none(),
             clock,
         }
@@ -104,7 +111,7 @@ impl<'a, R, E> Exchange<'a, R, E> {
     /// none behind a [`MonitorLayer`](crate::MonitorLayer).
     #[inline]
     pub fn params(&self) -> Params<'a> {
-        self.params
+        params_of(self.head, self.names, self.captures)
     }
 
     /// The request's headers as the handler received them, behind the
@@ -232,7 +239,7 @@ impl<R: fmt::Debug, E: fmt::Debug> fmt::Debug for Exchange<'_, R, E> {
             .field("response", &self.response)
             .field("error", &self.error)
             .field("pattern", &self.pattern)
-            .field("params", &self.params)
+            .field("params", &self.params())
             .field("body_end", &self.body_end)
             .field("cancelled", &self.cancelled)
             .field("elapsed", &self.elapsed())

@@ -602,7 +602,15 @@ impl<H: RoutePrefix<M>, M: 'static> ErasedPrefix for Erased<H, M> {
                     .expect("the request is present until the handler runs");
                 match self.hook.call(taken, route) {
                     Step::Ready(ControlFlow::Continue(passed)) => {
-                        *request = Some(passed);
+                        let passed = request.insert(passed);
+                        // Headers a prefix staged in a `Staged` answer ride
+                        // in the request it let through (a prefix that
+                        // works in place answers none).
+                        if !passed.extensions().is_empty() {
+                            if let Some(staged) = route.staged.as_deref_mut() {
+                                take_staged(passed, staged);
+                            }
+                        }
                         ControlFlow::Continue(())
                     }
                     Step::Ready(ControlFlow::Break(answer)) => ControlFlow::Break(answer),

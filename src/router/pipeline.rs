@@ -808,16 +808,7 @@ impl Pipeline {
                 self.stage = Stage::Finish;
                 self.note_error("prefix");
             }
-            None => {
-                // Headers a prefix staged in a `Staged` answer ride in the
-                // request it let through; most requests carry no extension.
-                if let Some(request) = &mut self.request {
-                    if !request.extensions().is_empty() {
-                        take_staged(request, &mut self.staged);
-                    }
-                }
-                return true;
-            }
+            None => return true,
         }
         false
     }
@@ -954,12 +945,13 @@ impl Pipeline {
             self.response.as_ref(),
             self.failure.as_deref(),
             pattern,
-            params_of(&self.head, &hook.pattern.names, &self.hook_captures),
+            &hook.pattern.names,
+            &self.hook_captures,
+            self.body_end.as_deref(),
             self.clock
                 .as_ref()
                 .expect("a request with monitors has a clock"),
-        )
-        .with_body_end(self.body_end.as_deref());
+        );
         match catch_unwind(AssertUnwindSafe(|| hook.hook.call(&exchange))) {
             Ok(Step::Ready(())) => {}
             Ok(Step::Pending(future)) => {
