@@ -153,6 +153,10 @@ impl<F: FnOnce(BodyEnd)> http_body::Body for Watched<F> {
 
 impl<F: FnOnce(BodyEnd)> Drop for Watched<F> {
     fn drop(&mut self) {
+        // Not while a panic unwinds: a monitor's panic would abort.
+        if std::thread::panicking() {
+            return;
+        }
         // A body with nothing left to send is complete even if the server
         // never polled it (an empty body, the answer to HEAD).
         let ended = if self.inner.is_end_stream() {

@@ -37,7 +37,8 @@ pin_project! {
     {
         fn drop(this: Pin<&mut Self>) {
             let this = this.project();
-            if *this.observed {
+            // Not while a panic unwinds: a hook's panic would abort.
+            if *this.observed || std::thread::panicking() {
                 return;
             }
             if let KindProj::Inner { hook, head, clock, .. } = this.kind.project() {

@@ -23,7 +23,7 @@
 //! | 405 | same | 405 | `None` | `None` |
 //! | OPTIONS answered automatically | same | 204 | `None` | the pattern the path matched |
 //! | 426 (a plain GET to a WebSocket route) | same | 426 | `None` | the route's |
-//! | cancelled: the response future dropped unanswered | at the drop | `None` | [`Failure::Cancelled`](crate::router::Failure::Cancelled) | the route's |
+//! | cancelled: the response future dropped unanswered (not while a panic unwinds, when a monitor's own panic would abort the process) | at the drop | `None` | [`Failure::Cancelled`](crate::router::Failure::Cancelled) | the route's |
 //! | WebSocket connection closed | when the handler ends | 101 | `None`, or the handler's panic | the route's |
 //!
 //! A monitor registered with

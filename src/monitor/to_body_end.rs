@@ -173,6 +173,10 @@ pin_project! {
         H: MonitorHook<Response<Body>, E, M>,
     {
         fn drop(this: Pin<&mut Self>) {
+            // Not while a panic unwinds: a hook's panic would abort.
+            if std::thread::panicking() {
+                return;
+            }
             if let Some((mut hook, head, clock)) = this.project().state.take() {
                 observe_unawaited(&mut hook, &Exchange::<Response<Body>, E>::new(&head, None, &clock));
             }

@@ -70,6 +70,11 @@ struct Running {
 
 impl Drop for Running {
     fn drop(&mut self) {
+        // Dropped while a panic unwinds, a monitor that panicked in turn
+        // would abort the process: the cancellation goes unseen then.
+        if std::thread::panicking() {
+            return;
+        }
         if let Some(pipeline) = &mut self.pipeline {
             pipeline.cancel(&self.router);
         }

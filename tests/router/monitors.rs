@@ -355,3 +355,37 @@ fn the_active_requests_gauge_counts_requests_in_progress() {
     drop(first);
     assert_eq!(active(&handle.render()), "0");
 }
+
+/// A response future dropped while a panic unwinds runs no monitor: one
+/// that panicked in turn would abort the process.
+#[test]
+fn a_future_dropped_while_a_panic_unwinds_runs_no_monitor() {
+    let seen = Events::default();
+    let record = seen.clone();
+    let gate = Gate::default();
+    let wait = gate.clone();
+    let router = Router::new()
+        .get("/wait", move || {
+            let wait = wait.wait();
+            async move {
+                wait.await;
+                "late"
+            }
+        })
+        .monitor("/", move |_: &RouteExchange<'_>| -> () {
+            record.push("monitor");
+            panic!("a monitor that panics");
+        })
+        .compile()
+        .unwrap();
+    let mut future = Box::pin(router.oneshot(Request::get("/wait").body(String::new()).unwrap()));
+    assert!(poll_once(future.as_mut()).is_pending());
+    let log = Log::capture();
+    let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+        let _held = future;
+        panic!("the caller panics");
+    }));
+    assert!(unwound.is_err());
+    drop(log);
+    assert!(seen.take().is_empty());
+}
