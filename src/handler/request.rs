@@ -133,17 +133,21 @@ impl FromRequestHead for MatchedPath {
 }
 
 impl MatchedPath {
-    /// Puts the pattern of the route `request` matched in its extensions,
-    /// for the service or handler it goes on to: the base alone for a
-    /// service nested below it. Nothing for a request no route matched.
-    pub(crate) fn insert(request: &mut Request<Body>, pattern: &str) {
+    /// The matched path of the route of `pattern`, as the world outside
+    /// the route sees it: the base alone for a service nested below it;
+    /// `None` for a request no route matched.
+    pub(crate) fn of(pattern: &str) -> Option<Self> {
         let pattern = pattern
             .strip_suffix(NESTED_PATTERN_END)
             .map_or(pattern, |base| if base.is_empty() { "/" } else { base });
-        if !pattern.is_empty() {
-            request
-                .extensions_mut()
-                .insert(MatchedPath(pattern.to_owned()));
+        (!pattern.is_empty()).then(|| MatchedPath(pattern.to_owned()))
+    }
+
+    /// Puts the pattern of the route `request` matched in its extensions,
+    /// for the service or handler it goes on to.
+    pub(crate) fn insert(request: &mut Request<Body>, pattern: &str) {
+        if let Some(matched) = MatchedPath::of(pattern) {
+            request.extensions_mut().insert(matched);
         }
     }
 }

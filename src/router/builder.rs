@@ -129,6 +129,8 @@ pub struct Router {
     pub(crate) state_types: Vec<StateType>,
     pub(crate) body_limit: usize,
     pub(crate) body_timeout: std::time::Duration,
+    /// Whether routed responses carry their `MatchedPath`.
+    pub(crate) matched_path_in_response: bool,
     #[cfg(feature = "ws")]
     pub(crate) websocket_limits: crate::ws::Limits,
     /// The subprotocols WebSocket routes speak, preferred first.
@@ -175,6 +177,7 @@ impl Clone for Router {
             state_types: self.state_types.clone(),
             body_limit: self.body_limit,
             body_timeout: self.body_timeout,
+            matched_path_in_response: self.matched_path_in_response,
             #[cfg(feature = "ws")]
             websocket_limits: self.websocket_limits,
             #[cfg(feature = "ws")]
@@ -210,6 +213,7 @@ impl fmt::Debug for Router {
             .field("monitors", &self.monitors.len())
             .field("body_limit", &self.body_limit)
             .field("body_timeout", &self.body_timeout)
+            .field("matched_path_in_response", &self.matched_path_in_response)
             .finish()
     }
 }
@@ -239,6 +243,7 @@ impl Router {
             state_types: Vec::new(),
             body_limit: DEFAULT_BODY_LIMIT,
             body_timeout: DEFAULT_BODY_TIMEOUT,
+            matched_path_in_response: false,
             #[cfg(feature = "ws")]
             websocket_limits: crate::ws::Limits::default(),
             #[cfg(feature = "ws")]
@@ -685,6 +690,41 @@ impl Router {
         self.state.insert(state);
         self.state_types
             .push((TypeId::of::<T>(), std::any::type_name::<T>()));
+        self
+    }
+
+    /// Puts the [`MatchedPath`](crate::handler::MatchedPath) of the route
+    /// that answered in each response's extensions (off by default: it
+    /// costs each routed response an extension's allocations), for the
+    /// layers outside the router, which see the response and not the
+    /// route: a tracing layer naming its span, a metrics layer labelling
+    /// by route. Handlers, mounted services and monitors have the pattern
+    /// without it.
+    ///
+    /// ```
+    /// use http::{Request, Response};
+    /// use pronghorn::{Body, Router, handler::MatchedPath};
+    /// use tower::{ServiceBuilder, ServiceExt};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let router = Router::new()
+    ///     .get("/users/{id}", || "ada")
+    ///     .matched_path_in_response(true)
+    ///     .compile()
+    ///     .unwrap();
+    /// let service = ServiceBuilder::new()
+    ///     .map_response(|response: Response<Body>| {
+    ///         let route = response.extensions().get::<MatchedPath>().map(MatchedPath::as_str);
+    ///         assert_eq!(route, Some("/users/{id}"));
+    ///         response
+    ///     })
+    ///     .service(router);
+    /// service.oneshot(Request::get("/users/7").body(String::new()).unwrap()).await.unwrap();
+    /// # }
+    /// ```
+    pub fn matched_path_in_response(mut self, enabled: bool) -> Self {
+        self.matched_path_in_response = enabled;
         self
     }
 

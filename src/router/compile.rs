@@ -106,6 +106,7 @@ pub(super) struct Inner {
     pub(super) state: http::Extensions,
     pub(super) body_limit: usize,
     pub(super) body_timeout: std::time::Duration,
+    pub(super) matched_path_in_response: bool,
     #[cfg(feature = "ws")]
     pub(super) websocket_limits: crate::ws::Limits,
     #[cfg(feature = "ws")]
@@ -306,6 +307,7 @@ fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
             state: router.state,
             body_limit: router.body_limit,
             body_timeout: router.body_timeout,
+            matched_path_in_response: router.matched_path_in_response,
             #[cfg(feature = "ws")]
             websocket_limits: router.websocket_limits,
             #[cfg(feature = "ws")]

@@ -35,7 +35,7 @@ use bytes::Bytes;
 use crate::{
     Body, BoxError, Exchange, RequestHead, Step,
     clock::Clock,
-    handler::{ErasedHandler, ErrorValue, IntoResponse, RouteContext, internal_error},
+    handler::{ErasedHandler, ErrorValue, IntoResponse, MatchedPath, RouteContext, internal_error},
     monitor::{BodyEnd, Watched},
     panic::{log_monitor_panic, panic_message},
     params::{Captures, params_of},
@@ -458,6 +458,15 @@ fn panicked(step: &'static str, panic: &(dyn Any + Send)) -> Box<Failure> {
     Box::new(Failure::Panic { step, message })
 }
 
+/// Puts the route's pattern in the response's extensions, for the layers
+/// outside the router.
+#[cold]
+fn expose_matched_path(response: &mut Response<Body>, pattern: Option<&str>) {
+    if let Some(matched) = pattern.and_then(MatchedPath::of) {
+        response.extensions_mut().insert(matched);
+    }
+}
+
 /// Applies staged headers and HEAD's empty body: the response is final.
 // Inlined, the check alone: most responses have nothing to apply.
 #[inline(always)]
@@ -568,6 +577,9 @@ impl Pipeline {
                 self.stage = Stage::Monitor(0);
                 let response = self.response.as_mut().expect("a step answered");
                 finish(response, self.staged.take(), self.head.method());
+                if router.matched_path_in_response {
+                    expose_matched_path(response, pattern);
+                }
                 #[cfg(feature = "ws")]
                 if self.connection.is_some() {
                     // The monitors run when the connection ends.

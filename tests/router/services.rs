@@ -196,3 +196,28 @@ async fn a_mounted_service_reads_the_matched_path_from_the_request() {
     assert_eq!(get(&router, "/api/v1/users").await.body, "/api/v1");
     assert_eq!(get(&router, "/elsewhere").await.body, "none");
 }
+
+/// With `matched_path_in_response`, the layers outside the router read
+/// the route of each routed response; a 404 has none.
+#[tokio::test]
+async fn outer_layers_read_the_matched_path_from_the_response() {
+    use pronghorn::handler::MatchedPath;
+
+    let router = Router::new()
+        .get("/users/{id}", || "ada")
+        .nest_service("/static", echo_service())
+        .matched_path_in_response(true)
+        .compile()
+        .unwrap();
+    let route = |path: &'static str| {
+        let router = router.clone();
+        async move {
+            let request = Request::get(path).body(String::new()).unwrap();
+            let response = router.oneshot(request).await.unwrap();
+            (response.extensions().get::<MatchedPath>()).map(|path| path.as_str().to_owned())
+        }
+    };
+    assert_eq!(route("/users/7").await.as_deref(), Some("/users/{id}"));
+    assert_eq!(route("/static/app.css").await.as_deref(), Some("/static"));
+    assert_eq!(route("/nowhere").await, None);
+}
