@@ -12,7 +12,7 @@
 //! | prefix | [`PrefixLayer`] | the request, by value | let it through (modified or not), or answer early |
 //! | handler | your service | the request | answer |
 //! | postfix | [`PostfixLayer`] | the [`RequestHead`] and the response | modify or replace the response |
-//! | monitor | [`MonitorLayer`] | an [`Exchange`]: head, response or error, elapsed time | observe; never change what is sent |
+//! | monitor | [`MonitorLayer`] | an [`Exchange`]: head, response or error (or neither: cancelled), elapsed time; with `to_body_end`, the body's end | observe; never change what is sent |
 //!
 //! Each layer is an ordinary [`tower_layer::Layer`], usable alone around any
 //! `Service<Request<B>>` — an axum `Router`, a hyper `service_fn`, a
