@@ -2,7 +2,25 @@
 
 use super::*;
 
-use std::time::Duration;
+use std::{future::Future, time::Duration};
+
+/// A handler that answers "done" once `gate` opens.
+fn waits_for(
+    gate: &Gate,
+) -> impl Fn() -> std::pin::Pin<Box<dyn Future<Output = &'static str> + Send>>
++ Clone
++ Send
++ Sync
++ 'static {
+    let gate = gate.clone();
+    move || {
+        let wait = gate.wait();
+        Box::pin(async move {
+            wait.await;
+            "done"
+        })
+    }
+}
 
 /// A step's error value: a failure of its own kind, naming the step, the
 /// error's type and, when the type offers one, its message; the response
@@ -320,15 +338,8 @@ fn the_active_requests_gauge_counts_requests_in_progress() {
     let recorder = PrometheusBuilder::new().build_recorder();
     let handle = recorder.handle();
     let gate = Gate::default();
-    let wait = gate.clone();
     let router = Router::new()
-        .get("/wait", move || {
-            let wait = wait.wait();
-            async move {
-                wait.await;
-                "done"
-            }
-        })
+        .get("/wait", waits_for(&gate))
         .compile()
         .unwrap();
     let active = |text: &str| {
@@ -363,15 +374,8 @@ fn a_future_dropped_while_a_panic_unwinds_runs_no_monitor() {
     let seen = Events::default();
     let record = seen.clone();
     let gate = Gate::default();
-    let wait = gate.clone();
     let router = Router::new()
-        .get("/wait", move || {
-            let wait = wait.wait();
-            async move {
-                wait.await;
-                "late"
-            }
-        })
+        .get("/wait", waits_for(&gate))
         .monitor("/", move |_: &RouteExchange<'_>| -> () {
             record.push("monitor");
             panic!("a monitor that panics");
