@@ -311,9 +311,9 @@ async fn axum_head_extractors_are_arguments() {
     use pronghorn::handler::Axum;
 
     /// A cookie, read as axum-extra's `CookieJar` would.
-    struct Session(String);
+    struct Login(String);
 
-    impl<S: Send + Sync> FromRequestParts<S> for Session {
+    impl<S: Send + Sync> FromRequestParts<S> for Login {
         type Rejection = (StatusCode, &'static str);
 
         async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
@@ -321,9 +321,9 @@ async fn axum_head_extractors_are_arguments() {
                 .headers
                 .get(header::COOKIE)
                 .and_then(|v| v.to_str().ok());
-            match cookie.and_then(|cookie| cookie.strip_prefix("session=")) {
-                Some(session) => Ok(Session(session.to_owned())),
-                None => Err((StatusCode::UNAUTHORIZED, "no session")),
+            match cookie.and_then(|cookie| cookie.strip_prefix("login=")) {
+                Some(login) => Ok(Login(login.to_owned())),
+                None => Err((StatusCode::UNAUTHORIZED, "no login")),
             }
         }
     }
@@ -348,8 +348,8 @@ async fn axum_head_extractors_are_arguments() {
     let router = Router::new()
         .get(
             "/page",
-            |Axum(Session(session)): Axum<Session>, Axum(Query(page)): Axum<Query<Page>>| {
-                format!("{session} {}", page.n)
+            |Axum(Login(login)): Axum<Login>, Axum(Query(page)): Axum<Query<Page>>| {
+                format!("{login} {}", page.n)
             },
         )
         .get("/slow", |_: Axum<Slow>| "never")
@@ -362,14 +362,14 @@ async fn axum_head_extractors_are_arguments() {
         }
         router.clone().oneshot(request.body(String::new()).unwrap())
     };
-    let page = ask("/page?n=2", Some("session=ab")).await.unwrap();
+    let page = ask("/page?n=2", Some("login=ab")).await.unwrap();
     let body = page.into_body().collect().await.unwrap().to_bytes();
     assert_eq!(body, "ab 2");
     let anonymous = ask("/page?n=2", None).await.unwrap();
     assert_eq!(anonymous.status(), StatusCode::UNAUTHORIZED);
     let body = anonymous.into_body().collect().await.unwrap().to_bytes();
-    assert_eq!(body, "no session");
-    let unparsed = ask("/page?n=x", Some("session=ab")).await.unwrap();
+    assert_eq!(body, "no login");
+    let unparsed = ask("/page?n=x", Some("login=ab")).await.unwrap();
     assert_eq!(
         unparsed.status(),
         StatusCode::BAD_REQUEST,
