@@ -5,7 +5,10 @@ use std::{future::Future, marker::PhantomData, ops::ControlFlow};
 
 use http::{HeaderMap, HeaderName, HeaderValue, Request, Response};
 
-use super::{error::Failure, route::Route};
+use super::{
+    error::Failure,
+    route::{Route, overlay},
+};
 use crate::{
     Body, Exchange, Step,
     handler::{IntoResponse, error_response},
@@ -136,11 +139,7 @@ impl<T: PrefixOutput> PrefixOutput for Staged<T> {
             // The answer is the response that goes out: the headers go on
             // it now.
             ControlFlow::Break(mut response) => {
-                for (name, value) in self.headers {
-                    if let Some(name) = name {
-                        response.headers_mut().insert(name, value);
-                    }
-                }
+                overlay(response.headers_mut(), self.headers);
                 ControlFlow::Break(response)
             }
         }
@@ -152,12 +151,7 @@ impl<T: PrefixOutput> PrefixOutput for Staged<T> {
 #[cold]
 pub(crate) fn take_staged(request: &mut Request<Body>, staged: &mut Option<Box<HeaderMap>>) {
     if let Some(StagedHeaders(headers)) = request.extensions_mut().remove() {
-        let staged = staged.get_or_insert_with(Box::default);
-        for (name, value) in headers {
-            if let Some(name) = name {
-                staged.insert(name, value);
-            }
-        }
+        overlay(staged.get_or_insert_with(Box::default), headers);
     }
 }
 

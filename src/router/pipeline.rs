@@ -28,7 +28,7 @@ use super::{
         Done, ErasedMonitor, ErasedPostfix, ErasedPrefix, PostfixFlow, PrefixFlow, take_staged,
     },
     lookup::{Target, applied_at, next_hook},
-    route::Route,
+    route::{Route, overlay},
 };
 use bytes::Bytes;
 
@@ -479,11 +479,7 @@ fn finish(response: &mut Response<Body>, staged: Option<Box<HeaderMap>>, method:
 #[inline(never)]
 fn apply(response: &mut Response<Body>, staged: Option<Box<HeaderMap>>, method: &Method) {
     if let Some(staged) = staged {
-        for (name, value) in *staged {
-            if let Some(name) = name {
-                response.headers_mut().insert(name, value);
-            }
-        }
+        overlay(response.headers_mut(), *staged);
     }
     if *method == Method::HEAD {
         let size = http_body::Body::size_hint(response.body()).exact();
