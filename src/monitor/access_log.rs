@@ -113,25 +113,17 @@ impl AccessLog {
         exchange: &Exchange<'_, Response<B>, E>,
         request_headers: Option<&HeaderMap>,
     ) {
-        let end = exchange.body_end();
-        if self.at_body_end && end.is_none() && !exchange.is_cancelled() {
+        if exchange.before_body_end(self.at_body_end) {
             return;
         }
-        let duration = self.duration.then(|| match end {
-            Some(end) => end.time_to_last_byte(),
-            None => exchange.elapsed(),
-        });
-        let bytes = self.bytes.then(|| match end {
-            Some(end) => Some(end.bytes()),
-            // What the body says it holds, or else what its head announces.
-            None => exchange.response().and_then(|response| {
-                let announced = response.headers().get(header::CONTENT_LENGTH);
-                response
-                    .body()
-                    .size_hint()
-                    .exact()
-                    .or_else(|| announced.and_then(|length| length.to_str().ok()?.parse().ok()))
-            }),
+        let end = exchange.body_end();
+        let duration = self.duration.then(|| exchange.duration());
+        // Else what the response head announces.
+        let bytes = self.bytes.then(|| {
+            exchange.body_bytes().or_else(|| {
+                let announced = exchange.headers()?.get(header::CONTENT_LENGTH)?;
+                announced.to_str().ok()?.parse().ok()
+            })
         });
         let user_agent = (self.user_agent)
             .then(|| request_headers?.get(header::USER_AGENT)?.to_str().ok())

@@ -224,6 +224,32 @@ impl<'a, B, E> Exchange<'a, Response<B>, E> {
     }
 }
 
+/// What the ready-made monitors report, measured one way for all.
+impl<B: http_body::Body, E> Exchange<'_, Response<B>, E> {
+    /// Whether a monitor that reports at the body's end (`at_body_end`)
+    /// skips this call: the one at the head of a request that was not
+    /// cancelled.
+    pub(crate) fn before_body_end(&self, at_body_end: bool) -> bool {
+        at_body_end && self.body_end.is_none() && !self.cancelled
+    }
+
+    /// The request's duration: to the body's last byte once it ended, to
+    /// the response head before.
+    pub(crate) fn duration(&self) -> Duration {
+        self.body_end
+            .map_or_else(|| self.elapsed(), BodyEnd::time_to_last_byte)
+    }
+
+    /// The bytes of the body: those sent once it ended, those it says it
+    /// holds before (a full body), if it knows.
+    pub(crate) fn body_bytes(&self) -> Option<u64> {
+        match self.body_end {
+            Some(end) => Some(end.bytes()),
+            None => (self.response()).and_then(|response| response.body().size_hint().exact()),
+        }
+    }
+}
+
 impl<R, E> Clone for Exchange<'_, R, E> {
     fn clone(&self) -> Self {
         *self

@@ -132,18 +132,10 @@ impl Metrics {
     }
 
     fn record(&self, exchange: &RouteExchange<'_>) {
-        let end = exchange.body_end();
-        if self.at_body_end && end.is_none() && !exchange.is_cancelled() {
+        if exchange.before_body_end(self.at_body_end) {
             return;
         }
-        let (duration, body_size) = match end {
-            Some(end) => (end.time_to_last_byte(), Some(end.bytes())),
-            None => (
-                exchange.elapsed(),
-                (exchange.response())
-                    .and_then(|response| http_body::Body::size_hint(response.body()).exact()),
-            ),
-        };
+        let (duration, body_size) = (exchange.duration(), exchange.body_bytes());
         let route = exchange.pattern().unwrap_or("");
         let labels = Labels {
             method: method_label(exchange.method()),
