@@ -23,8 +23,11 @@ impl Clock {
         }
     }
 
-    /// When the inner service was called.
-    pub(crate) fn started(&self) -> Instant {
+    /// When the inner service was called, the elapsed time fixed now if
+    /// no one has read it: for the calls after the response went out,
+    /// which see the head's elapsed time.
+    pub(crate) fn fixed_start(&self) -> Instant {
+        self.elapsed();
         self.start
     }
 

@@ -9,6 +9,7 @@ use std::{
 };
 
 use bytes::Bytes;
+use http::Response;
 use http_body::{Body as _, Frame, SizeHint};
 
 use crate::{Body, BoxError};
@@ -77,8 +78,27 @@ impl Ended {
     }
 }
 
+/// What a monitor called after the response went out sees of it: its
+/// status and version; its headers have gone out.
+pub(crate) fn sent_head(response: &Response<Body>) -> Response<Body> {
+    let mut kept = Response::new(Body::empty());
+    *kept.status_mut() = response.status();
+    *kept.version_mut() = response.version();
+    kept
+}
+
+/// Wraps `response`'s body, sent for a request that arrived at `start`,
+/// so that `on_end` hears how it ends.
+pub(crate) fn watch<F>(response: &mut Response<Body>, start: Instant, on_end: F)
+where
+    F: FnOnce(BodyEnd) + Send + 'static,
+{
+    let body = std::mem::take(response.body_mut());
+    *response.body_mut() = Body::new(Watched::new(body, start, on_end));
+}
+
 /// A response body that reports its end to `F`, once.
-pub(crate) struct Watched<F: FnOnce(BodyEnd)> {
+struct Watched<F: FnOnce(BodyEnd)> {
     inner: Body,
     start: Instant,
     bytes: u64,
@@ -91,7 +111,7 @@ impl<F: FnOnce(BodyEnd)> Unpin for Watched<F> {}
 
 impl<F: FnOnce(BodyEnd)> Watched<F> {
     /// Watches `inner`, sent for a request that arrived at `start`.
-    pub(crate) fn new(inner: Body, start: Instant, on_end: F) -> Self {
+    fn new(inner: Body, start: Instant, on_end: F) -> Self {
         Self {
             inner,
             start,

@@ -87,7 +87,7 @@ mod metrics;
 mod service;
 mod to_body_end;
 
-pub(crate) use self::body::Watched;
+pub(crate) use self::body::{sent_head, watch};
 #[cfg(feature = "metrics")]
 #[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
 pub use self::metrics::{

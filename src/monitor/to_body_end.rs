@@ -15,7 +15,7 @@ use pin_project_lite::pin_project;
 use tower_layer::Layer;
 use tower_service::Service;
 
-use super::{Exchange, MonitorHook, MonitorLayer, Watched, future::observe_unawaited};
+use super::{Exchange, MonitorHook, MonitorLayer, future::observe_unawaited, sent_head, watch};
 use crate::{Body, BoxError, RequestHead, clock::Clock, hook::Custom};
 
 impl<H, M> MonitorLayer<H, M> {
@@ -216,17 +216,11 @@ where
         let Ok(mut response) = outcome else {
             return Poll::Ready(outcome);
         };
-        // The elapsed time is the head's, in both calls.
-        clock.elapsed();
-        let (status, version) = (response.status(), response.version());
-        let body = std::mem::take(response.body_mut());
-        *response.body_mut() = Body::new(Watched::new(body, clock.started(), move |end| {
-            let mut kept = Response::new(Body::empty());
-            *kept.status_mut() = status;
-            *kept.version_mut() = version;
-            let exchange = Exchange::<_, E>::new(&head, Some(Ok(&kept)), &clock);
+        let sent = sent_head(&response);
+        watch(&mut response, clock.fixed_start(), move |end| {
+            let exchange = Exchange::<_, E>::new(&head, Some(Ok(&sent)), &clock);
             observe_unawaited(&mut hook, &exchange.with_body_end(Some(&end)));
-        }));
+        });
         Poll::Ready(Ok(response))
     }
 }

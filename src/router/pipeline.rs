@@ -36,7 +36,7 @@ use crate::{
     Body, BoxError, Exchange, RequestHead, Step,
     clock::Clock,
     handler::{ErasedHandler, ErrorValue, IntoResponse, MatchedPath, RouteContext, internal_error},
-    monitor::{BodyEnd, Watched},
+    monitor::{BodyEnd, sent_head, watch},
     panic::{log_monitor_panic, panic_message},
     params::{Captures, params_of},
     step::BoxFuture,
@@ -171,7 +171,7 @@ fn go_on(router: &Arc<Inner>, mut pipeline: Box<Pipeline>) -> Response<Body> {
     #[cfg(feature = "ws")]
     if let Some(connection) = pipeline.connection.take() {
         let response = pipeline.response.take().expect("a step answered");
-        pipeline.keep_status(&response);
+        pipeline.response = Some(sent_head(&response));
         if pipeline.clock.is_none() {
             tokio::spawn(connection);
         } else {
@@ -184,17 +184,14 @@ fn go_on(router: &Arc<Inner>, mut pipeline: Box<Pipeline>) -> Response<Body> {
         return response;
     }
     let mut response = pipeline.response.take().expect("a step answered");
-    pipeline.keep_status(&response);
-    let clock = (pipeline.clock.as_ref()).expect("a request with monitors has a clock");
-    // The elapsed time is the head's, in both calls: read it now if no
-    // monitor has.
-    clock.elapsed();
-    let start = clock.started();
+    pipeline.response = Some(sent_head(&response));
+    let start = (pipeline.clock.as_ref())
+        .expect("a request with monitors has a clock")
+        .fixed_start();
     let router = Arc::clone(router);
-    let body = std::mem::take(response.body_mut());
-    *response.body_mut() = Body::new(Watched::new(body, start, move |end| {
+    watch(&mut response, start, move |end| {
         pipeline.body_ended(&router, end);
-    }));
+    });
     response
 }
 
@@ -762,15 +759,6 @@ impl Pipeline {
             return true;
         }
         self.watch_body
-    }
-
-    /// Keeps what the monitors that run after the response went out see
-    /// of it: its status and version.
-    fn keep_status(&mut self, response: &Response<Body>) {
-        let mut kept = Response::new(Body::empty());
-        *kept.status_mut() = response.status();
-        *kept.version_mut() = response.version();
-        self.response = Some(kept);
     }
 
     /// The WebSocket connection has ended, its handler having failed or
