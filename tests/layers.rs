@@ -453,6 +453,116 @@ fn a_postfix_edits_the_response_in_place_and_sees_the_head() {
     assert_eq!(response.headers()["x-path"], "/edited");
 }
 
+#[test]
+fn a_postfix_blind_to_the_request_edits_the_response_in_place() {
+    let mut service = Postfix::new(counted(Arc::default()), |response: &mut Res| {
+        response
+            .headers_mut()
+            .insert("x-edited", HeaderValue::from_static("yes"));
+    });
+    let mut future = pin!(service.call(request("/edited")));
+    let Poll::Ready(Ok(response)) = poll_once(future.as_mut()) else {
+        panic!("a postfix that edits in place is synchronous");
+    };
+    assert_eq!(response.body(), "inner");
+    assert_eq!(response.headers()["x-edited"], "yes");
+}
+
+/// A monitor that reads the outcome alone is told of a response, of the
+/// inner service's error and, with `None`, of a cancellation.
+#[tokio::test(start_paused = true)]
+async fn a_monitor_blind_to_the_request_sees_responses_errors_and_cancellations() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let record = seen.clone();
+    let inner = service_fn(|request: Request<String>| async move {
+        match request.uri().path() {
+            "/fail" => Err(Broken("database down")),
+            "/slow" => {
+                tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+                Ok(text(StatusCode::OK, "late"))
+            }
+            _ => Ok(text(StatusCode::CREATED, "made")),
+        }
+    });
+    let service = ServiceBuilder::new()
+        .layer(tower::timeout::TimeoutLayer::new(
+            std::time::Duration::from_secs(1),
+        ))
+        .layer(MonitorLayer::new(
+            move |outcome: Option<Result<&Res, &Broken>>| {
+                record.lock().unwrap().push(match outcome {
+                    Some(Ok(response)) => response.status().to_string(),
+                    Some(Err(error)) => error.to_string(),
+                    None => "cancelled".to_owned(),
+                });
+            },
+        ))
+        .service(inner);
+    for path in ["/make", "/fail", "/slow"] {
+        let _ = service.clone().oneshot(request(path)).await;
+    }
+    assert_eq!(
+        *seen.lock().unwrap(),
+        ["201 Created", "database down", "cancelled"]
+    );
+}
+
+// Layers returned from functions: the usual form of each layer is its
+// default marker, so the signatures name none.
+fn deny_without_token() -> PrefixLayer<impl FnMut(&mut Request<String>) -> ControlFlow<Res> + Clone>
+{
+    PrefixLayer::new(|request: &mut Request<String>| {
+        match request.headers().contains_key("authorization") {
+            true => ControlFlow::Continue(()),
+            false => ControlFlow::Break(text(StatusCode::UNAUTHORIZED, "who are you?")),
+        }
+    })
+}
+
+fn served_by() -> PostfixLayer<impl FnMut(&mut Res) + Clone> {
+    PostfixLayer::new(|response: &mut Res| {
+        response
+            .headers_mut()
+            .insert("x-served-by", HeaderValue::from_static("pronghorn"));
+    })
+}
+
+fn log_into(
+    lines: Arc<Mutex<Vec<String>>>,
+) -> MonitorLayer<impl FnMut(&Exchange<'_, Res, Infallible>) + Clone> {
+    MonitorLayer::new(move |x: &Exchange<'_, Res, Infallible>| {
+        let status = x.status().map(|status| status.as_u16());
+        lines
+            .lock()
+            .unwrap()
+            .push(format!("{} {status:?}", x.path()));
+    })
+}
+
+#[tokio::test]
+async fn layers_returned_from_functions_name_no_marker() {
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let service = ServiceBuilder::new()
+        .layer(log_into(lines.clone()))
+        .layer(served_by())
+        .layer(deny_without_token())
+        .service(counted(Arc::default()));
+
+    let denied = service.clone().oneshot(request("/private")).await.unwrap();
+    assert_eq!(denied.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(denied.headers()["x-served-by"], "pronghorn");
+    let mut with_token = request("/private");
+    with_token
+        .headers_mut()
+        .insert("authorization", HeaderValue::from_static("Bearer t"));
+    let allowed = service.oneshot(with_token).await.unwrap();
+    assert_eq!(allowed.body(), "inner");
+    assert_eq!(
+        *lines.lock().unwrap(),
+        ["/private Some(401)", "/private Some(200)"]
+    );
+}
+
 #[derive(Debug, PartialEq)]
 struct Broken(&'static str);
 

@@ -131,25 +131,33 @@ fn prefix_by_value(mut request: Req) -> ControlFlow<Res, Req> {
     ControlFlow::Continue(request)
 }
 
-fn postfix(_: &RequestHead, response: &mut Res) {
+fn postfix(response: &mut Res) {
     response
         .headers_mut()
         .insert(header::SERVER, HeaderValue::from_static("pronghorn"));
 }
 
-fn postfix_by_value(head: &RequestHead, mut response: Res) -> Res {
-    postfix(head, &mut response);
+fn postfix_by_value(_: &RequestHead, mut response: Res) -> Res {
+    postfix(&mut response);
     response
 }
 
-fn monitor(exchange: &Exchange<'_, Res, Infallible>) {
-    if exchange.status() == Some(StatusCode::OK) {
+fn monitor(outcome: Option<Result<&Res, &Infallible>>) {
+    if let Some(Ok(response)) = outcome
+        && response.status() == StatusCode::OK
+    {
         OK.fetch_add(1, Ordering::Relaxed);
     }
 }
 
-/// pronghorn's three layers, synchronous, around the same handler; the
-/// postfix edits the response in place.
+fn monitor_exchange(exchange: &Exchange<'_, Res, Infallible>) {
+    monitor(exchange.outcome());
+}
+
+/// pronghorn's three layers, synchronous, around the same handler: the
+/// prefix looks at the request and the postfix edits the response where
+/// they lie, and neither the postfix nor the monitor (which reads the
+/// outcome alone) asks for the request head.
 pub fn layers() -> impl Service<Req, Response = Res, Error = Infallible> {
     ServiceBuilder::new()
         .layer(MonitorLayer::new(monitor))
@@ -159,10 +167,11 @@ pub fn layers() -> impl Service<Req, Response = Res, Error = Infallible> {
 }
 
 /// The same, with a prefix and a postfix that take the message and return
-/// it.
+/// it, and a postfix and a monitor that are handed the request head (and
+/// the monitor the clock).
 pub fn layers_by_value() -> impl Service<Req, Response = Res, Error = Infallible> {
     ServiceBuilder::new()
-        .layer(MonitorLayer::new(monitor))
+        .layer(MonitorLayer::new(monitor_exchange))
         .layer(PostfixLayer::new(postfix_by_value))
         .layer(PrefixLayer::new(prefix_by_value))
         .service(service_fn(handler))
@@ -172,7 +181,7 @@ pub fn layers_by_value() -> impl Service<Req, Response = Res, Error = Infallible
 pub fn async_layers() -> impl Service<Req, Response = Res, Error = Infallible> {
     ServiceBuilder::new()
         .layer(MonitorLayer::new(|x: &Exchange<'_, Res, Infallible>| {
-            monitor(x);
+            monitor_exchange(x);
             async {}
         }))
         .layer(PostfixLayer::new(|head: &RequestHead, response: Res| {

@@ -20,6 +20,15 @@ pub enum FnStep {}
 #[derive(Debug)]
 pub enum FnEdit {}
 
-/// Marker of a type that implements a hook trait itself (the default).
+/// Marker of a closure that sees the message alone and nothing of the
+/// request: a postfix `FnMut(&mut R)` that edits the response in place, a
+/// monitor `FnMut(Option<Result<&R, &E>>)` that reads the outcome (`None`
+/// when the request was cancelled). The layer keeps no copy of the request
+/// head for it, and a monitor reads no clock: it costs what a hand-written
+/// tower layer doing the same work costs.
+#[derive(Debug)]
+pub enum FnBare {}
+
+/// Marker of a type that implements a hook trait itself.
 #[derive(Debug)]
 pub enum Custom {}

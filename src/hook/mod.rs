@@ -1,29 +1,73 @@
 //! Markers that tell closure hooks apart, and what a monitor may report.
 //!
 //! A hook trait such as [`PrefixHook<B, R, M>`](crate::PrefixHook) is
-//! implemented for closures three times, once per marker `M`:
+//! implemented for closures several times, once per marker `M`:
 //!
-//! | marker | the closure returns |
+//! | marker | the closure |
 //! | --- | --- |
-//! | [`FnSync`] | the value itself: the step is always ready |
-//! | [`FnAsync`] | a future of the value: the step is always pending |
-//! | [`FnStep`] | a [`Step`](crate::Step): it decides per call |
+//! | [`FnSync`] | returns the value itself: the step is always ready |
+//! | [`FnAsync`] | returns a future of the value: the step is always pending |
+//! | [`FnStep`] | returns a [`Step`](crate::Step): it decides per call |
 //! | [`FnEdit`] | works on the message in place, through `&mut`: a prefix answers whether to go on, a postfix nothing |
+//! | [`FnBare`] | sees the message alone, nothing of the request: a postfix edits the response in place, a monitor reads the outcome |
 //!
-//! A type that implements the trait itself uses the default marker,
-//! [`Custom`]. The compiler picks the marker from the closure's return type,
-//! so the same constructor takes every kind of hook and no annotation is
-//! needed beyond the closure's argument types. The layers and services carry
-//! the marker as a type parameter; nothing is stored for it.
+//! A type that implements the trait itself uses the trait's default marker,
+//! [`Custom`]. The compiler picks the marker from the closure's argument
+//! and return types, so the same constructor takes every kind of hook and
+//! no annotation is needed beyond the closure's argument types. The layers
+//! and services carry the marker as a type parameter; nothing is stored
+//! for it.
 //!
 //! The marker is settled where the layer is used as a service, as any
-//! inferred type is. A layer kept in a field of a named type spells it out:
-//! `PrefixLayer<fn(Request<B>) -> ControlFlow<R, Request<B>>, FnSync>`.
+//! inferred type is. Where a layer's type is written out — a function that
+//! returns one, a field — the marker can be left out for the usual form of
+//! each layer, which is its default: [`FnEdit`] for
+//! [`PrefixLayer`](crate::PrefixLayer), [`FnBare`] for
+//! [`PostfixLayer`](crate::PostfixLayer) and [`FnSync`] for
+//! [`MonitorLayer`](crate::MonitorLayer). Other forms name theirs:
+//! `PrefixLayer<MyHook, Custom>`.
+//!
+//! ```
+//! use std::{convert::Infallible, ops::ControlFlow};
+//! use http::{HeaderValue, Request, Response, StatusCode, header};
+//! use pronghorn::{Body, Exchange, IntoResponse, MonitorLayer, PostfixLayer, PrefixLayer};
+//!
+//! type Res = Response<Body>;
+//!
+//! fn auth() -> PrefixLayer<impl FnMut(&mut Request<Body>) -> ControlFlow<Res> + Clone> {
+//!     PrefixLayer::new(|request: &mut Request<Body>| match request.headers().get(header::AUTHORIZATION) {
+//!         Some(_) => ControlFlow::Continue(()),
+//!         None => ControlFlow::Break(StatusCode::UNAUTHORIZED.into_response()),
+//!     })
+//! }
+//!
+//! fn server_header() -> PostfixLayer<impl FnMut(&mut Res) + Clone> {
+//!     PostfixLayer::new(|response: &mut Res| {
+//!         response.headers_mut().insert(header::SERVER, HeaderValue::from_static("pronghorn"));
+//!     })
+//! }
+//!
+//! fn access_log() -> MonitorLayer<impl FnMut(&Exchange<'_, Res, Infallible>) + Clone> {
+//!     MonitorLayer::new(|exchange: &Exchange<'_, Res, Infallible>| {
+//!         println!("{} {} {:?}", exchange.method(), exchange.path(), exchange.status());
+//!     })
+//! }
+//!
+//! let service = tower::ServiceBuilder::new()
+//!     .layer(access_log())
+//!     .layer(server_header())
+//!     .layer(auth())
+//!     .service_fn(|_: Request<Body>| async { Ok::<_, Infallible>("hello".into_response()) });
+//! # let _ = service;
+//! ```
 
+mod keep;
 mod marker;
 mod output;
 
+#[doc(hidden)]
+pub use self::keep::{Keep, Seen};
 pub use self::{
-    marker::{Custom, FnAsync, FnEdit, FnStep, FnSync},
+    marker::{Custom, FnAsync, FnBare, FnEdit, FnStep, FnSync},
     output::MonitorOutput,
 };

@@ -11,7 +11,11 @@ use pin_project_lite::pin_project;
 use tower_service::Service;
 
 use super::{Exchange, MonitorHook};
-use crate::{RequestHead, Step, clock::Clock, hook::MonitorOutput, panic::log_monitor_panic};
+use crate::{
+    Step,
+    hook::{Keep, MonitorOutput, Seen},
+    panic::log_monitor_panic,
+};
 
 pin_project! {
     /// Response future of [`Monitor`](super::Monitor).
@@ -23,6 +27,7 @@ pin_project! {
     where
         S: Service<Request<B>>,
         H: MonitorHook<S::Response, S::Error, M>,
+        M: Keep,
     {
         #[pin]
         kind: Kind<S, B, H, M>,
@@ -34,6 +39,7 @@ pin_project! {
     where
         S: Service<Request<B>>,
         H: MonitorHook<S::Response, S::Error, M>,
+        M: Keep,
     {
         fn drop(this: Pin<&mut Self>) {
             let this = this.project();
@@ -41,9 +47,13 @@ pin_project! {
             if *this.observed || std::thread::panicking() {
                 return;
             }
-            if let KindProj::Inner { hook, head, clock, .. } = this.kind.project() {
-                let exchange = Exchange::new(head, None, clock);
-                observe_unawaited(hook, &exchange);
+            if let KindProj::Inner { hook, seen, .. } = this.kind.project() {
+                match M::kept_seen(seen) {
+                    Some(Seen { head, clock }) => {
+                        observe_unawaited(hook, |hook| hook.call(&Exchange::new(head, None, clock)));
+                    }
+                    None => observe_unawaited(hook, |hook| hook.call_alone(None)),
+                }
             }
         }
     }
@@ -52,11 +62,13 @@ pin_project! {
 /// Runs `hook` on `exchange` with no one to wait for it (a cancelled
 /// request, a body that has ended): an asynchronous hook's future is
 /// polled once, then dropped. A failure or a panic is logged.
-pub(super) fn observe_unawaited<H, R, E, M>(hook: &mut H, exchange: &Exchange<'_, R, E>)
-where
+pub(super) fn observe_unawaited<H, R, E, M>(
+    hook: &mut H,
+    call: impl FnOnce(&mut H) -> Step<H::Output, H::Future>,
+) where
     H: MonitorHook<R, E, M>,
 {
-    let run = AssertUnwindSafe(|| match hook.call(exchange) {
+    let run = AssertUnwindSafe(|| match call(hook) {
         Step::Ready(output) => output.report(),
         Step::Pending(future) => {
             let future = std::pin::pin!(future);
@@ -77,8 +89,9 @@ pin_project! {
     where
         S: Service<Request<B>>,
         H: MonitorHook<S::Response, S::Error, M>,
+        M: Keep,
     {
-        Inner { #[pin] future: S::Future, hook: H, head: RequestHead, clock: Clock },
+        Inner { #[pin] future: S::Future, hook: H, seen: M::Seen },
         Hook { #[pin] future: H::Future, outcome: Option<Result<S::Response, S::Error>> },
     }
 }
@@ -87,16 +100,12 @@ impl<S, B, H, M> ResponseFuture<S, B, H, M>
 where
     S: Service<Request<B>>,
     H: MonitorHook<S::Response, S::Error, M>,
+    M: Keep,
 {
     #[inline]
-    pub(crate) fn new(future: S::Future, hook: H, head: RequestHead, clock: Clock) -> Self {
+    pub(crate) fn new(future: S::Future, hook: H, seen: M::Seen) -> Self {
         Self {
-            kind: Kind::Inner {
-                future,
-                hook,
-                head,
-                clock,
-            },
+            kind: Kind::Inner { future, hook, seen },
             observed: false,
         }
     }
@@ -106,6 +115,7 @@ impl<S, B, H, M> Future for ResponseFuture<S, B, H, M>
 where
     S: Service<Request<B>>,
     H: MonitorHook<S::Response, S::Error, M>,
+    M: Keep,
 {
     type Output = Result<S::Response, S::Error>;
 
@@ -113,12 +123,7 @@ where
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.as_mut().project();
         let (future, outcome) = match this.kind.project() {
-            KindProj::Inner {
-                future,
-                hook,
-                head,
-                clock,
-            } => {
+            KindProj::Inner { future, hook, seen } => {
                 // The poll is handed back as it came whenever the hook answers
                 // at once, so that the outcome is never moved.
                 let poll = future.poll(cx);
@@ -130,12 +135,17 @@ where
                 // them out would copy the head. Polled again after it
                 // answered, the future polls the inner future again, which
                 // the `Future` contract leaves open (async blocks panic).
-                let step = {
-                    let exchange = Exchange::new(head, Some(outcome.as_ref()), clock);
-                    // The hook reads the outcome through a shared borrow and is
-                    // not called again after a panic, so no broken state is
-                    // observed.
-                    catch_unwind(AssertUnwindSafe(|| hook.call(&exchange)))
+                // The hook reads the outcome through a shared borrow and is
+                // not called again after a panic, so no broken state is
+                // observed.
+                let step = match M::kept_seen(seen) {
+                    Some(Seen { head, clock }) => {
+                        let exchange = Exchange::new(head, Some(outcome.as_ref()), clock);
+                        catch_unwind(AssertUnwindSafe(|| hook.call(&exchange)))
+                    }
+                    None => {
+                        catch_unwind(AssertUnwindSafe(|| hook.call_alone(Some(outcome.as_ref()))))
+                    }
                 };
                 match step {
                     Ok(Step::Pending(future)) => match poll {
@@ -175,6 +185,7 @@ impl<S, B, H, M> fmt::Debug for ResponseFuture<S, B, H, M>
 where
     S: Service<Request<B>>,
     H: MonitorHook<S::Response, S::Error, M>,
+    M: Keep,
 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let state = match self.kind {

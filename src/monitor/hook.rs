@@ -5,7 +5,7 @@ use http::{HeaderMap, Method, Response, StatusCode, Uri};
 use crate::{
     RequestHead, Step,
     clock::Clock,
-    hook::{FnAsync, FnStep, FnSync, MonitorOutput},
+    hook::{FnAsync, FnBare, FnStep, FnSync, MonitorOutput},
     monitor::BodyEnd,
     params::{Captures, Params, params_of},
     step::Never,
@@ -281,10 +281,16 @@ impl<R: fmt::Debug, E: fmt::Debug> fmt::Debug for Exchange<'_, R, E> {
 /// it at its default.
 ///
 /// Implemented for closures `FnMut(&Exchange<'_, R, E>) -> X` where `X` is a
-/// [`MonitorOutput`] (`()` or `Result<(), E: Display>`: synchronous), a
-/// future of one (asynchronous), or a [`Step`] of one. An asynchronous
-/// closure copies what it needs out of the exchange before returning its
-/// future, which cannot borrow the exchange.
+/// [`MonitorOutput`] (`()` or `Result<(), E: Display>`: synchronous,
+/// marker [`FnSync`]), a future of one (asynchronous, [`FnAsync`]), or a
+/// [`Step`] of one ([`FnStep`]). An asynchronous closure copies what it
+/// needs out of the exchange before returning its future, which cannot
+/// borrow the exchange.
+///
+/// A closure `FnMut(Option<Result<&R, &E>>) -> X` ([`FnBare`]) sees the
+/// outcome alone (`None` when the request was cancelled), synchronously:
+/// a [`MonitorLayer`](crate::MonitorLayer) then keeps no copy of the
+/// request head and reads no clock, which is what a status counter needs.
 ///
 /// # Example
 ///
@@ -312,7 +318,7 @@ impl<R: fmt::Debug, E: fmt::Debug> fmt::Debug for Exchange<'_, R, E> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a monitor hook for a service that answers `{R}` or fails with `{E}`",
     label = "not a monitor hook here",
-    note = "a `MonitorLayer` hook is `FnMut(&Exchange<'_, R, E>)` answering `()` or `Result<(), impl Display>`, or a future or a `Step` of one, where `R` and `E` are the inner service's response and error types, here `{R}` and `{E}`"
+    note = "a `MonitorLayer` hook is `FnMut(&Exchange<'_, R, E>)` answering `()` or `Result<(), impl Display>`, or a future or a `Step` of one, or `FnMut(Option<Result<&R, &E>>)` answering `()` or a `Result`, where `R` and `E` are the inner service's response and error types, here `{R}` and `{E}`"
 )]
 pub trait MonitorHook<R, E, M = crate::hook::Custom> {
     /// What the hook answers; a failure is logged.
@@ -322,6 +328,34 @@ pub trait MonitorHook<R, E, M = crate::hook::Custom> {
 
     /// Observes one exchange.
     fn call(&mut self, exchange: &Exchange<'_, R, E>) -> Step<Self::Output, Self::Future>;
+
+    /// Observes the outcome alone, for a hook that does not see the
+    /// exchange (marker [`FnBare`]).
+    #[doc(hidden)]
+    #[inline]
+    fn call_alone(&mut self, outcome: Option<Result<&R, &E>>) -> Step<Self::Output, Self::Future> {
+        let _ = outcome;
+        unreachable!("only a hook blind to the exchange is called with the outcome alone")
+    }
+}
+
+impl<F, O, R, E> MonitorHook<R, E, FnBare> for F
+where
+    F: FnMut(Option<Result<&R, &E>>) -> O,
+    O: MonitorOutput,
+{
+    type Output = O;
+    type Future = Never<O>;
+
+    #[inline]
+    fn call(&mut self, exchange: &Exchange<'_, R, E>) -> Step<O, Never<O>> {
+        Step::Ready(self(exchange.outcome()))
+    }
+
+    #[inline]
+    fn call_alone(&mut self, outcome: Option<Result<&R, &E>>) -> Step<O, Never<O>> {
+        Step::Ready(self(outcome))
+    }
 }
 
 impl<F, O, R, E> MonitorHook<R, E, FnSync> for F

@@ -5,13 +5,15 @@ use std::{fmt, marker::PhantomData};
 use tower_layer::Layer;
 
 use super::Monitor;
-use crate::hook::Custom;
+use crate::hook::FnSync;
 
 /// Applies a [`MonitorHook`](super::MonitorHook) to the inner service: see the
 /// [module docs](crate::monitor).
 ///
 /// The hook is a closure or a [`MonitorHook`](super::MonitorHook); the marker `M` tells
-/// closures apart (see [`hook`](crate::hook)) and is inferred.
+/// closures apart (see [`hook`](crate::hook)) and is inferred. Its default
+/// is the layer's usual closure form, so a function returning the layer
+/// names no marker.
 ///
 /// ```
 /// use std::sync::{Arc, atomic::{AtomicUsize, Ordering}};
@@ -33,7 +35,7 @@ use crate::hook::Custom;
 /// assert_eq!(seen.load(Ordering::Relaxed), 1);
 /// # }
 /// ```
-pub struct MonitorLayer<H, M = Custom> {
+pub struct MonitorLayer<H, M = FnSync> {
     hook: H,
     _marker: PhantomData<fn() -> M>,
 }

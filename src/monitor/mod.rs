@@ -40,7 +40,32 @@
 //! or error, or neither when the request was cancelled
 //! ([`Exchange::is_cancelled`]); it has no pattern, parameters or request
 //! headers. [`MonitorLayer::to_body_end`] makes a layer whose hook is
-//! called again when the body ends, as `monitor_body` does.
+//! called again when the body ends, as `monitor_body` does. A layer's hook
+//! that needs only the outcome takes `Option<Result<&R, &E>>` instead of
+//! the exchange (`None`: cancelled); the layer then keeps no copy of the
+//! request head and reads no clock, and costs what a hand-written counting
+//! layer costs:
+//!
+//! ```
+//! # use std::sync::atomic::{AtomicU64, Ordering};
+//! # use http::{Request, Response};
+//! # use pronghorn::MonitorLayer;
+//! # use tower::{service_fn, ServiceBuilder, ServiceExt};
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! static SERVER_ERRORS: AtomicU64 = AtomicU64::new(0);
+//! let count = MonitorLayer::new(|outcome: Option<Result<&Response<()>, &std::io::Error>>| {
+//!     if !matches!(outcome, Some(Ok(response)) if !response.status().is_server_error()) {
+//!         SERVER_ERRORS.fetch_add(1, Ordering::Relaxed);
+//!     }
+//! });
+//! let service = ServiceBuilder::new().layer(count).service(service_fn(|_: Request<()>| async {
+//!     Ok::<_, std::io::Error>(Response::new(()))
+//! }));
+//! service.oneshot(Request::new(())).await.unwrap();
+//! assert_eq!(SERVER_ERRORS.load(Ordering::Relaxed), 0);
+//! # }
+//! ```
 //!
 //! [`AccessLog`] is a ready-made monitor: one `tracing` event per request.
 //!

@@ -8,13 +8,11 @@ use http::Request;
 use tower_service::Service;
 
 use super::{MonitorHook, MonitorLayer, ResponseFuture};
-use crate::RequestHead;
-use crate::clock::Clock;
-use crate::hook::Custom;
+use crate::hook::{FnSync, Keep};
 
 /// Runs a [`MonitorHook`] on the outcome of the inner service: see the
 /// [module docs](crate::monitor).
-pub struct Monitor<S, H, M = Custom> {
+pub struct Monitor<S, H, M = FnSync> {
     inner: S,
     hook: H,
     _marker: PhantomData<fn() -> M>,
@@ -70,6 +68,7 @@ impl<S, H, M, B> Service<Request<B>> for Monitor<S, H, M>
 where
     S: Service<Request<B>>,
     H: MonitorHook<S::Response, S::Error, M> + Clone,
+    M: Keep,
 {
     type Response = S::Response;
     type Error = S::Error;
@@ -82,8 +81,8 @@ where
 
     #[inline]
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        let head = RequestHead::of(&request);
-        let clock = Clock::start();
-        ResponseFuture::new(self.inner.call(request), self.hook.clone(), head, clock)
+        // The head and the clock are kept only for a hook that reads them.
+        let seen = M::seen(&request);
+        ResponseFuture::new(self.inner.call(request), self.hook.clone(), seen)
     }
 }

@@ -16,7 +16,7 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use super::{Exchange, MonitorHook, MonitorLayer, future::observe_unawaited, sent_head, watch};
-use crate::{Body, BoxError, RequestHead, clock::Clock, hook::Custom};
+use crate::{Body, BoxError, RequestHead, clock::Clock, hook::FnSync};
 
 impl<H, M> MonitorLayer<H, M> {
     /// The same hook, called twice: when the response head is ready, and
@@ -66,7 +66,7 @@ impl<H, M> MonitorLayer<H, M> {
 
 /// A [`MonitorLayer`] whose hook is called again when the response body
 /// ends: made by [`MonitorLayer::to_body_end`].
-pub struct BodyMonitorLayer<H, M = Custom> {
+pub struct BodyMonitorLayer<H, M = FnSync> {
     hook: H,
     _marker: PhantomData<fn() -> M>,
 }
@@ -102,7 +102,7 @@ impl<S, H: Clone, M> Layer<S> for BodyMonitorLayer<H, M> {
 
 /// The service of a [`BodyMonitorLayer`]: its responses have a [`Body`]
 /// watched to its end.
-pub struct BodyMonitor<S, H, M = Custom> {
+pub struct BodyMonitor<S, H, M = FnSync> {
     inner: S,
     hook: H,
     _marker: PhantomData<fn() -> M>,
@@ -178,7 +178,9 @@ pin_project! {
                 return;
             }
             if let Some((mut hook, head, clock)) = this.project().state.take() {
-                observe_unawaited(&mut hook, &Exchange::<Response<Body>, E>::new(&head, None, &clock));
+                observe_unawaited(&mut hook, |hook| {
+                    hook.call(&Exchange::<Response<Body>, E>::new(&head, None, &clock))
+                });
             }
         }
     }
@@ -209,17 +211,18 @@ where
         let this = self.project();
         let outcome = ready!(this.inner.poll(cx)).map(|response| response.map(Body::new));
         let (mut hook, head, clock) = this.state.take().expect("future polled after completion");
-        observe_unawaited(
-            &mut hook,
-            &Exchange::new(&head, Some(outcome.as_ref()), &clock),
-        );
+        observe_unawaited(&mut hook, |hook| {
+            hook.call(&Exchange::new(&head, Some(outcome.as_ref()), &clock))
+        });
         let Ok(mut response) = outcome else {
             return Poll::Ready(outcome);
         };
         let sent = sent_head(&response);
         watch(&mut response, clock.fixed_start(), move |end| {
             let exchange = Exchange::<_, E>::new(&head, Some(Ok(&sent)), &clock);
-            observe_unawaited(&mut hook, &exchange.with_body_end(Some(&end)));
+            observe_unawaited(&mut hook, |hook| {
+                hook.call(&exchange.with_body_end(Some(&end)))
+            });
         });
         Poll::Ready(Ok(response))
     }

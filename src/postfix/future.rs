@@ -10,7 +10,7 @@ use pin_project_lite::pin_project;
 use tower_service::Service;
 
 use super::PostfixHook;
-use crate::{RequestHead, Step};
+use crate::{Step, hook::Keep};
 
 pin_project! {
     /// Response future of [`Postfix`](super::Postfix).
@@ -22,18 +22,19 @@ pin_project! {
     where
         S: Service<Request<B>>,
         H: PostfixHook<S::Response, M>,
+        M: Keep,
     {
         #[pin]
         inner: S::Future,
         #[pin]
-        state: State<H, H::Future>,
+        state: State<H, M::Head, H::Future>,
     }
 }
 
 pin_project! {
     #[project = StateProj]
-    enum State<H, F> {
-        Inner { hook: H, head: RequestHead },
+    enum State<H, K, F> {
+        Inner { hook: H, head: K },
         Hook { #[pin] future: F },
     }
 }
@@ -42,9 +43,10 @@ impl<S, B, H, M> ResponseFuture<S, B, H, M>
 where
     S: Service<Request<B>>,
     H: PostfixHook<S::Response, M>,
+    M: Keep,
 {
     #[inline]
-    pub(crate) fn new(inner: S::Future, hook: H, head: RequestHead) -> Self {
+    pub(crate) fn new(inner: S::Future, hook: H, head: M::Head) -> Self {
         Self {
             inner,
             state: State::Inner { hook, head },
@@ -56,6 +58,7 @@ impl<S, B, H, M> Future for ResponseFuture<S, B, H, M>
 where
     S: Service<Request<B>>,
     H: PostfixHook<S::Response, M>,
+    M: Keep,
 {
     type Output = Result<S::Response, S::Error>;
 
@@ -69,6 +72,12 @@ where
                 // response inside the inner poll, handed back as it came.
                 let mut poll = this.inner.poll(cx);
                 let Poll::Ready(Ok(response)) = &mut poll else {
+                    return poll;
+                };
+                let Some(head) = M::kept_head(head) else {
+                    // A hook that does not see the head edits in place.
+                    let edited = hook.edit_alone(response);
+                    debug_assert!(edited, "a hook blind to the head edits in place");
                     return poll;
                 };
                 if hook.edit(head, response) {
@@ -96,6 +105,7 @@ impl<S, B, H, M> fmt::Debug for ResponseFuture<S, B, H, M>
 where
     S: Service<Request<B>>,
     H: PostfixHook<S::Response, M>,
+    M: Keep,
 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let state = match self.state {

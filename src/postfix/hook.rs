@@ -2,7 +2,7 @@ use std::future::Future;
 
 use crate::{
     RequestHead, Step,
-    hook::{FnAsync, FnEdit, FnStep, FnSync},
+    hook::{FnAsync, FnBare, FnEdit, FnStep, FnSync},
     step::Never,
 };
 
@@ -12,12 +12,19 @@ use crate::{
 /// the closure implementations apart (see [`hook`](crate::hook)); a type that
 /// implements this trait itself leaves it at its default.
 ///
-/// Implemented for closures `FnMut(&RequestHead, R) -> X` where `X` is `R`
-/// (synchronous), a future of `R` (asynchronous), or a [`Step`] of `R`
-/// (decided per response), and for closures `FnMut(&RequestHead, &mut R)`
-/// that edit the response in place (synchronous, and the response is not
-/// moved in and out of the closure). An asynchronous closure reads what it needs from
-/// the head before returning its future, which cannot borrow the head.
+/// Implemented for closures
+///
+/// - `FnMut(&mut R)`: edits the response in place and sees nothing of the
+///   request, so no request head is kept for it (marker [`FnBare`]);
+/// - `FnMut(&RequestHead, &mut R)`: the same, reading the request head
+///   ([`FnEdit`]);
+/// - `FnMut(&RequestHead, R) -> X` where `X` is `R` (synchronous,
+///   [`FnSync`]), a future of `R` (asynchronous, [`FnAsync`]), or a [`Step`]
+///   of `R` (decided per response, [`FnStep`]).
+///
+/// The in-place forms are synchronous and do not move the response in and
+/// out of the closure. An asynchronous closure reads what it needs from the
+/// head before returning its future, which cannot borrow the head.
 ///
 /// # Example
 ///
@@ -41,7 +48,7 @@ use crate::{
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a postfix hook for a service that answers `{R}`",
     label = "not a postfix hook here",
-    note = "a `PostfixLayer` hook is `FnMut(&RequestHead, R) -> R` or `FnMut(&RequestHead, &mut R)`, or a future or a `Step` of the first, where `R` is the inner service's response type, here `{R}`"
+    note = "a `PostfixLayer` hook is `FnMut(&mut R)`, `FnMut(&RequestHead, &mut R)` or `FnMut(&RequestHead, R) -> R`, or a future or a `Step` of the last, where `R` is the inner service's response type, here `{R}`"
 )]
 pub trait PostfixHook<R, M = crate::hook::Custom> {
     /// The future of an asynchronous answer.
@@ -58,6 +65,40 @@ pub trait PostfixHook<R, M = crate::hook::Custom> {
     fn edit(&mut self, head: &RequestHead, response: &mut R) -> bool {
         let _ = (head, response);
         false
+    }
+
+    /// Edits the response where it lies, for a hook that does not see the
+    /// request head (marker [`FnBare`]); such a hook answers `true`.
+    #[doc(hidden)]
+    #[inline]
+    fn edit_alone(&mut self, response: &mut R) -> bool {
+        let _ = response;
+        false
+    }
+}
+
+impl<F, R> PostfixHook<R, FnBare> for F
+where
+    F: FnMut(&mut R),
+{
+    type Future = Never<R>;
+
+    #[inline]
+    fn call(&mut self, _: &RequestHead, mut response: R) -> Step<R, Never<R>> {
+        self(&mut response);
+        Step::Ready(response)
+    }
+
+    #[inline]
+    fn edit(&mut self, _: &RequestHead, response: &mut R) -> bool {
+        self(response);
+        true
+    }
+
+    #[inline]
+    fn edit_alone(&mut self, response: &mut R) -> bool {
+        self(response);
+        true
     }
 }
 

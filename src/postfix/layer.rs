@@ -5,13 +5,15 @@ use std::{fmt, marker::PhantomData};
 use tower_layer::Layer;
 
 use super::Postfix;
-use crate::hook::Custom;
+use crate::hook::FnBare;
 
 /// Applies a [`PostfixHook`](super::PostfixHook) to the inner service: see the
 /// [module docs](crate::postfix).
 ///
 /// The hook is a closure or a [`PostfixHook`](super::PostfixHook); the marker `M` tells
-/// closures apart (see [`hook`](crate::hook)) and is inferred.
+/// closures apart (see [`hook`](crate::hook)) and is inferred. Its default
+/// is the layer's usual closure form, so a function returning the layer
+/// names no marker.
 ///
 /// ```
 /// use http::{HeaderValue, Request, Response};
@@ -31,7 +33,7 @@ use crate::hook::Custom;
 /// assert_eq!(response.headers()["x-served-by"], "pronghorn");
 /// # }
 /// ```
-pub struct PostfixLayer<H, M = Custom> {
+pub struct PostfixLayer<H, M = FnBare> {
     hook: H,
     _marker: PhantomData<fn() -> M>,
 }

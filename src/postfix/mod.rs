@@ -4,7 +4,9 @@
 //! A [`PostfixHook`] gets the [`RequestHead`](crate::RequestHead) (method,
 //! URI, version — copied before the request moved into the inner service)
 //! and the response by value, and answers the response to send on: the same
-//! one, modified, or another. Errors of the inner service pass through
+//! one, modified, or another. A closure `FnMut(&mut R)` edits the response
+//! where it lies and sees nothing of the request: no head is copied for it,
+//! and it costs what tower's `MapResponse` costs. Errors of the inner service pass through
 //! untouched. The hook is cloned into each response future, as tower's
 //! `MapResponse` does, so it must be `Clone` (a closure capturing nothing or
 //! an `Arc` is).
@@ -18,9 +20,8 @@
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() {
-//! let server_header = PostfixLayer::new(|_: &RequestHead, mut response: Response<String>| {
+//! let server_header = PostfixLayer::new(|response: &mut Response<String>| {
 //!     response.headers_mut().insert("server", HeaderValue::from_static("pronghorn"));
-//!     response
 //! });
 //! // Asynchronous: the closure returns a future of the response.
 //! let echo_path = PostfixLayer::new(|head: &RequestHead, response: Response<String>| {

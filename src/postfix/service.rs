@@ -8,12 +8,11 @@ use http::Request;
 use tower_service::Service;
 
 use super::{PostfixHook, PostfixLayer, ResponseFuture};
-use crate::RequestHead;
-use crate::hook::Custom;
+use crate::hook::{FnBare, Keep};
 
 /// Runs a [`PostfixHook`] on the inner service's responses: see the
 /// [module docs](crate::postfix).
-pub struct Postfix<S, H, M = Custom> {
+pub struct Postfix<S, H, M = FnBare> {
     inner: S,
     hook: H,
     _marker: PhantomData<fn() -> M>,
@@ -69,6 +68,7 @@ impl<S, H, M, B> Service<Request<B>> for Postfix<S, H, M>
 where
     S: Service<Request<B>>,
     H: PostfixHook<S::Response, M> + Clone,
+    M: Keep,
 {
     type Response = S::Response;
     type Error = S::Error;
@@ -81,7 +81,9 @@ where
 
     #[inline]
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        let head = RequestHead::of(&request);
+        // The head is copied only for a hook that reads it: borrowing the
+        // request for it also costs a move of the request.
+        let head = M::head(&request);
         let hook = self.hook.clone();
         ResponseFuture::new(self.inner.call(request), hook, head)
     }

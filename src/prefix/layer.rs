@@ -5,13 +5,15 @@ use std::{fmt, marker::PhantomData};
 use tower_layer::Layer;
 
 use super::Prefix;
-use crate::hook::Custom;
+use crate::hook::FnEdit;
 
 /// Applies a [`PrefixHook`](super::PrefixHook) to the inner service: see the
 /// [module docs](crate::prefix).
 ///
 /// The hook is a closure or a [`PrefixHook`](super::PrefixHook); the marker `M` tells
-/// closures apart (see [`hook`](crate::hook)) and is inferred.
+/// closures apart (see [`hook`](crate::hook)) and is inferred. Its default
+/// is the layer's usual closure form, so a function returning the layer
+/// names no marker.
 ///
 /// ```
 /// use std::ops::ControlFlow;
@@ -32,7 +34,7 @@ use crate::hook::Custom;
 /// assert_eq!(response.body(), "no");
 /// # }
 /// ```
-pub struct PrefixLayer<H, M = Custom> {
+pub struct PrefixLayer<H, M = FnEdit> {
     hook: H,
     _marker: PhantomData<fn() -> M>,
 }

@@ -18,7 +18,7 @@ use crate::{
 
 /// Runs a [`PrefixHook`] before the inner service: see the
 /// [module docs](crate::prefix).
-pub struct Prefix<S, H, M = Custom> {
+pub struct Prefix<S, H, M = FnEdit> {
     inner: S,
     hook: H,
     _marker: PhantomData<fn() -> M>,
