@@ -197,6 +197,16 @@ macro_rules! full_from {
 
 full_from!(Bytes, String, &'static str, Vec<u8>, &'static [u8]);
 
+/// A pronghorn body inside axum's, for an early answer of a
+/// [`PrefixLayer`](crate::PrefixLayer) in front of an axum router. Boxed,
+/// as any body axum wraps.
+#[cfg(feature = "axum")]
+impl From<Body> for axum_core::body::Body {
+    fn from(body: Body) -> Self {
+        Self::new(body)
+    }
+}
+
 impl From<()> for Body {
     fn from(_: ()) -> Self {
         Self::empty()

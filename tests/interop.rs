@@ -14,7 +14,7 @@ use hyper::body::Incoming;
 use hyper_util::{rt::TokioIo, service::TowerToHyperService};
 use pronghorn::{Exchange, MonitorLayer, PostfixLayer, PrefixLayer, RequestHead};
 use tokio::net::TcpListener;
-use tower::{Service, ServiceBuilder};
+use tower::{Service, ServiceBuilder, ServiceExt};
 
 /// Serves `service` on an ephemeral loopback port, one task per connection.
 async fn serve<S, B>(service: S) -> SocketAddr
@@ -104,6 +104,43 @@ fn axum_app() -> axum::Router {
         .route("/users/{id}", axum::routing::get(|axum::extract::Path(id): axum::extract::Path<u32>| async move {
             format!("user {id}")
         }))
+}
+
+/// In front of an axum router, a prefix that checks the request in place
+/// refuses with any `IntoResponse`: the answer's body becomes axum's.
+#[cfg(feature = "axum")]
+#[tokio::test]
+async fn a_checking_prefix_in_front_of_an_axum_router_answers_any_into_response() {
+    let app = ServiceBuilder::new()
+        .layer(PrefixLayer::new(
+            |request: &mut Request<axum::body::Body>| match request
+                .headers()
+                .contains_key("authorization")
+            {
+                true => Ok(()),
+                false => Err((StatusCode::UNAUTHORIZED, "denied")),
+            },
+        ))
+        .service(axum_app());
+    let mut answers = Vec::new();
+    for token in [false, true] {
+        let mut request = Request::get("/hello");
+        if token {
+            request = request.header("authorization", "Bearer t");
+        }
+        let request = request.body(axum::body::Body::empty()).unwrap();
+        let response = app.clone().oneshot(request).await.unwrap();
+        let status = response.status();
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        answers.push((status, body));
+    }
+    assert_eq!(
+        answers,
+        [
+            (StatusCode::UNAUTHORIZED, "denied".into()),
+            (StatusCode::OK, "hello from axum".into()),
+        ]
+    );
 }
 
 #[tokio::test]

@@ -20,7 +20,8 @@ use std::{
 use common::{CountingWaker, Events, Gate, poll_once};
 use http::{HeaderValue, Method, Request, Response, StatusCode, Version};
 use pronghorn::{
-    Exchange, Monitor, MonitorLayer, Postfix, PostfixLayer, Prefix, PrefixLayer, RequestHead, Step,
+    Body, Exchange, IntoResponse, Monitor, MonitorLayer, Postfix, PostfixLayer, Prefix,
+    PrefixLayer, RequestHead, Step,
 };
 use tower::{Service, ServiceBuilder, ServiceExt, service_fn};
 
@@ -560,6 +561,69 @@ async fn layers_returned_from_functions_name_no_marker() {
     assert_eq!(
         *lines.lock().unwrap(),
         ["/private Some(401)", "/private Some(200)"]
+    );
+}
+
+/// Why a request is refused: an error type of the application.
+enum Denied {
+    NoToken,
+    BadToken,
+}
+
+impl IntoResponse for Denied {
+    fn into_response(self) -> Response<Body> {
+        match self {
+            Denied::NoToken => (StatusCode::UNAUTHORIZED, "no token").into_response(),
+            Denied::BadToken => (StatusCode::FORBIDDEN, "bad token").into_response(),
+        }
+    }
+}
+
+/// A prefix that checks the request in place and answers `Result<(), E>`
+/// refuses with any `IntoResponse`, `?` included, in front of a service
+/// that answers pronghorn's `Body`; it is synchronous.
+#[tokio::test]
+async fn a_checking_prefix_answers_any_into_response_and_takes_question_marks() {
+    let inner = service_fn(|request: Request<Body>| {
+        let checked = request.extensions().get::<&str>().copied().unwrap_or("no");
+        ready(Ok::<_, Infallible>(
+            format!("checked: {checked}").into_response(),
+        ))
+    });
+    let mut service = Prefix::new(inner, |request: &mut Request<Body>| -> Result<(), Denied> {
+        let token = request
+            .headers()
+            .get("authorization")
+            .ok_or(Denied::NoToken)?;
+        if token != "Bearer t" {
+            return Err(Denied::BadToken);
+        }
+        request.extensions_mut().insert("yes");
+        Ok(())
+    });
+    let mut answers = Vec::new();
+    for token in [None, Some("Bearer x"), Some("Bearer t")] {
+        let mut request = Request::get("/").body(Body::empty()).unwrap();
+        if let Some(token) = token {
+            request
+                .headers_mut()
+                .insert("authorization", HeaderValue::from_static(token));
+        }
+        let mut future = pin!(service.call(request));
+        let Poll::Ready(Ok(response)) = poll_once(future.as_mut()) else {
+            panic!("a checking prefix is synchronous");
+        };
+        let status = response.status();
+        let body = http_body_util::BodyExt::collect(response.into_body()).await;
+        answers.push((status, body.unwrap().to_bytes()));
+    }
+    assert_eq!(
+        answers,
+        [
+            (StatusCode::UNAUTHORIZED, "no token".into()),
+            (StatusCode::FORBIDDEN, "bad token".into()),
+            (StatusCode::OK, "checked: yes".into()),
+        ]
     );
 }
 

@@ -20,6 +20,14 @@ pub enum FnStep {}
 #[derive(Debug)]
 pub enum FnEdit {}
 
+/// Marker of a prefix closure `FnMut(&mut Request<B>) -> Result<(), E>`
+/// that checks the request where it lies: `Ok(())` lets it through, and
+/// `Err(e)` answers with any [`IntoResponse`](crate::IntoResponse), as a
+/// router prefix does, when the inner service's response body can be built
+/// from pronghorn's [`Body`](crate::Body).
+#[derive(Debug)]
+pub enum FnTry {}
+
 /// Marker of a closure that sees the message alone and nothing of the
 /// request: a postfix `FnMut(&mut R)` that edits the response in place, a
 /// monitor `FnMut(Option<Result<&R, &E>>)` that reads the outcome (`None`

@@ -1,10 +1,10 @@
 use std::{future::Future, ops::ControlFlow};
 
-use http::Request;
+use http::{Request, Response};
 
 use crate::{
-    Step,
-    hook::{FnAsync, FnEdit, FnStep, FnSync},
+    Body, IntoResponse, Step,
+    hook::{FnAsync, FnEdit, FnStep, FnSync, FnTry},
     step::Never,
 };
 
@@ -22,10 +22,39 @@ use crate::{
 /// - a future of it: asynchronous;
 /// - a [`Step`] of it: decided per request;
 ///
-/// and for closures `FnMut(&mut Request<B>) -> ControlFlow<R>` that look at
-/// (or edit) the request where it lies and answer `Continue(())` to let it
-/// through, as tower-http's `ValidateRequest` does: synchronous, and the
-/// request is not moved in and out of the closure.
+/// and for closures that look at (or edit) the request where it lies, as
+/// tower-http's `ValidateRequest` does: synchronous, and the request is not
+/// moved in and out of the closure:
+///
+/// - `FnMut(&mut Request<B>) -> ControlFlow<R>` answers `Continue(())` to
+///   let the request through;
+/// - `FnMut(&mut Request<B>) -> Result<(), E>` answers `Ok(())` to let it
+///   through and `Err(e)` with any [`IntoResponse`] `E` — a status, a text,
+///   an error type of the application, as a router prefix may — when the
+///   inner service answers `Response<RB>` with a body `RB: From<Body>`
+///   (pronghorn's [`Body`], and axum's under the `axum` feature).
+///
+/// ```
+/// use http::{Request, Response, StatusCode, header};
+/// use pronghorn::{Body, IntoResponse, PrefixLayer};
+/// use tower::{service_fn, ServiceBuilder, ServiceExt};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let service = ServiceBuilder::new()
+///     .layer(PrefixLayer::new(|request: &mut Request<Body>| {
+///         match request.headers().contains_key(header::AUTHORIZATION) {
+///             true => Ok(()),
+///             false => Err((StatusCode::UNAUTHORIZED, "who are you?")),
+///         }
+///     }))
+///     .service(service_fn(|_: Request<Body>| async {
+///         Ok::<_, std::convert::Infallible>("hello".into_response())
+///     }));
+/// let response = service.oneshot(Request::new(Body::empty())).await.unwrap();
+/// assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+/// # }
+/// ```
 ///
 /// # Example
 ///
@@ -59,7 +88,7 @@ use crate::{
     message = "`{Self}` is not a prefix hook for a service that answers `{R}`",
     label = "not a prefix hook here",
     note = "a `PrefixLayer` hook is `FnMut(Request<B>) -> ControlFlow<R, Request<B>>` or `FnMut(&mut Request<B>) -> ControlFlow<R>`, or a future or a `Step` of the first; its early answer `R` must be the inner service's response type, here `{R}`",
-    note = "an answer of another type (a `StatusCode`, a text) converts with `IntoResponse::into_response` when the inner service answers `Response<pronghorn::Body>`; behind a layer that changes the body (tower-http's `CompressionLayer`), put `.map_response(IntoResponse::into_response)` between them"
+    note = "to answer any `IntoResponse` (a `StatusCode`, a text) when the inner service answers `Response<pronghorn::Body>`, return `Result<(), E>` from `FnMut(&mut Request<B>)`, or convert with `IntoResponse::into_response`; behind a layer that changes the body (tower-http's `CompressionLayer`), put `.map_response(IntoResponse::into_response)` between them"
 )]
 pub trait PrefixHook<B, R, M = crate::hook::Custom> {
     /// The future of an asynchronous answer.
@@ -108,6 +137,34 @@ where
     #[inline]
     fn inspect(&mut self, request: &mut Request<B>) -> Option<ControlFlow<R>> {
         Some(self(request))
+    }
+}
+
+impl<F, B, RB, E> PrefixHook<B, Response<RB>, FnTry> for F
+where
+    F: FnMut(&mut Request<B>) -> Result<(), E>,
+    E: IntoResponse,
+    RB: From<Body>,
+{
+    type Future = Never<ControlFlow<Response<RB>, Request<B>>>;
+
+    #[inline]
+    fn call(
+        &mut self,
+        mut request: Request<B>,
+    ) -> Step<ControlFlow<Response<RB>, Request<B>>, Self::Future> {
+        Step::Ready(match self(&mut request) {
+            Ok(()) => ControlFlow::Continue(request),
+            Err(answer) => ControlFlow::Break(answer.into_response().map(RB::from)),
+        })
+    }
+
+    #[inline]
+    fn inspect(&mut self, request: &mut Request<B>) -> Option<ControlFlow<Response<RB>>> {
+        Some(match self(request) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(answer) => ControlFlow::Break(answer.into_response().map(RB::from)),
+        })
     }
 }
 
