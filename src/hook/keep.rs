@@ -3,7 +3,7 @@
 
 use http::Request;
 
-use super::{Custom, FnAsync, FnBare, FnEdit, FnStep, FnSync, FnTry};
+use super::{Custom, FnAsync, FnBare, FnEdit, FnStep, FnSync};
 use crate::{RequestHead, clock::Clock};
 
 /// What a layer keeps of the request for a hook with this marker: the
@@ -78,7 +78,7 @@ macro_rules! keeps_the_head {
     )*};
 }
 
-keeps_the_head!(FnSync, FnAsync, FnStep, FnEdit, FnTry, Custom);
+keeps_the_head!(FnSync, FnAsync, FnStep, FnEdit, Custom);
 
 impl Keep for FnBare {
     type Head = ();

@@ -13,20 +13,12 @@ pub enum FnAsync {}
 pub enum FnStep {}
 
 /// Marker of a closure that works on the message where it lies, through
-/// `&mut`: a prefix that answers `ControlFlow<R>` (`Continue(())` lets the
-/// request through), a postfix that edits the response and returns
-/// nothing. The step is always ready, and the message is not moved in and
+/// `&mut`: a prefix that answers a [`Verdict`](crate::prefix::Verdict)
+/// (`ControlFlow<R>`, or `Result<(), E>` with any `IntoResponse` error), a
+/// postfix that edits the response and returns nothing. The step is always ready, and the message is not moved in and
 /// out of the closure.
 #[derive(Debug)]
 pub enum FnEdit {}
-
-/// Marker of a prefix closure `FnMut(&mut Request<B>) -> Result<(), E>`
-/// that checks the request where it lies: `Ok(())` lets it through, and
-/// `Err(e)` answers with any [`IntoResponse`](crate::IntoResponse), as a
-/// router prefix does, when the inner service's response body can be built
-/// from pronghorn's [`Body`](crate::Body).
-#[derive(Debug)]
-pub enum FnTry {}
 
 /// Marker of a closure that sees the message alone and nothing of the
 /// request: a postfix `FnMut(&mut R)` that edits the response in place, a

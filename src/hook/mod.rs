@@ -8,8 +8,7 @@
 //! | [`FnSync`] | returns the value itself: the step is always ready |
 //! | [`FnAsync`] | returns a future of the value: the step is always pending |
 //! | [`FnStep`] | returns a [`Step`](crate::Step): it decides per call |
-//! | [`FnEdit`] | works on the message in place, through `&mut`: a prefix answers whether to go on, a postfix nothing |
-//! | [`FnTry`] | checks the request in place and answers `Result<(), E>`: `Err` is a prefix's early answer of any [`IntoResponse`](crate::IntoResponse) |
+//! | [`FnEdit`] | works on the message in place, through `&mut`: a prefix answers whether to go on ([`Verdict`](crate::prefix::Verdict)), a postfix nothing |
 //! | [`FnBare`] | sees the message alone, nothing of the request: a postfix edits the response in place, a monitor reads the outcome |
 //!
 //! A type that implements the trait itself uses the trait's default marker,
@@ -69,6 +68,6 @@ mod output;
 #[doc(hidden)]
 pub use self::keep::{Keep, Seen};
 pub use self::{
-    marker::{Custom, FnAsync, FnBare, FnEdit, FnStep, FnSync, FnTry},
+    marker::{Custom, FnAsync, FnBare, FnEdit, FnStep, FnSync},
     output::MonitorOutput,
 };

@@ -4,7 +4,7 @@ use http::{Request, Response};
 
 use crate::{
     Body, IntoResponse, Step,
-    hook::{FnAsync, FnEdit, FnStep, FnSync, FnTry},
+    hook::{FnAsync, FnEdit, FnStep, FnSync},
     step::Never,
 };
 
@@ -22,17 +22,14 @@ use crate::{
 /// - a future of it: asynchronous;
 /// - a [`Step`] of it: decided per request;
 ///
-/// and for closures that look at (or edit) the request where it lies, as
-/// tower-http's `ValidateRequest` does: synchronous, and the request is not
-/// moved in and out of the closure:
-///
-/// - `FnMut(&mut Request<B>) -> ControlFlow<R>` answers `Continue(())` to
-///   let the request through;
-/// - `FnMut(&mut Request<B>) -> Result<(), E>` answers `Ok(())` to let it
-///   through and `Err(e)` with any [`IntoResponse`] `E` — a status, a text,
-///   an error type of the application, as a router prefix may — when the
-///   inner service answers `Response<RB>` with a body `RB: From<Body>`
-///   (pronghorn's [`Body`], and axum's under the `axum` feature).
+/// and for closures `FnMut(&mut Request<B>) -> V` that look at (or edit)
+/// the request where it lies, as tower-http's `ValidateRequest` does:
+/// synchronous, and the request is not moved in and out of the closure.
+/// `V` is a [`Verdict`]: `ControlFlow<R>` (`Continue(())` lets the request
+/// through), or `Result<(), E>` (`Ok(())` lets it through), whose error is
+/// any [`IntoResponse`] — a status, a text, an error type of the
+/// application, as a router prefix may answer — when the inner service
+/// answers `Response<RB>` with a body `RB: From<Body>`.
 ///
 /// ```
 /// use http::{Request, Response, StatusCode, header};
@@ -120,15 +117,16 @@ where
     }
 }
 
-impl<F, B, R> PrefixHook<B, R, FnEdit> for F
+impl<F, B, R, V> PrefixHook<B, R, FnEdit> for F
 where
-    F: FnMut(&mut Request<B>) -> ControlFlow<R>,
+    F: FnMut(&mut Request<B>) -> V,
+    V: Verdict<R>,
 {
     type Future = Never<ControlFlow<R, Request<B>>>;
 
     #[inline]
     fn call(&mut self, mut request: Request<B>) -> Step<ControlFlow<R, Request<B>>, Self::Future> {
-        Step::Ready(match self(&mut request) {
+        Step::Ready(match self(&mut request).into_flow() {
             ControlFlow::Continue(()) => ControlFlow::Continue(request),
             ControlFlow::Break(answer) => ControlFlow::Break(answer),
         })
@@ -136,35 +134,49 @@ where
 
     #[inline]
     fn inspect(&mut self, request: &mut Request<B>) -> Option<ControlFlow<R>> {
-        Some(self(request))
+        Some(self(request).into_flow())
     }
 }
 
-impl<F, B, RB, E> PrefixHook<B, Response<RB>, FnTry> for F
+/// What a prefix that looks at the request where it lies
+/// (`FnMut(&mut Request<B>) -> V`) answers, in front of a service that
+/// answers `R`:
+///
+/// - `ControlFlow<R>`: `Continue(())` lets the request through, `Break`
+///   answers with the inner service's own response type;
+/// - `Result<(), E>`: `Ok(())` lets the request through, `Err` answers with
+///   any [`IntoResponse`] — a status, a text, an error type of the
+///   application, `?` included — when the inner service answers
+///   `Response<RB>` with a body `RB: From<Body>` (pronghorn's [`Body`], and
+///   axum's under the `axum` feature).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not what a prefix answers in front of a service that answers `{R}`",
+    label = "not a prefix's answer here",
+    note = "a prefix that takes `&mut Request<B>` answers `ControlFlow<R>` with `R` the inner service's response type, here `{R}`, or `Result<(), E>` with `E: IntoResponse` when the inner service answers `Response<RB>` with `RB: From<pronghorn::Body>`"
+)]
+pub trait Verdict<R> {
+    /// Lets the request through (`Continue`) or answers it (`Break`).
+    fn into_flow(self) -> ControlFlow<R>;
+}
+
+impl<R> Verdict<R> for ControlFlow<R> {
+    #[inline]
+    fn into_flow(self) -> ControlFlow<R> {
+        self
+    }
+}
+
+impl<E, RB> Verdict<Response<RB>> for Result<(), E>
 where
-    F: FnMut(&mut Request<B>) -> Result<(), E>,
     E: IntoResponse,
     RB: From<Body>,
 {
-    type Future = Never<ControlFlow<Response<RB>, Request<B>>>;
-
     #[inline]
-    fn call(
-        &mut self,
-        mut request: Request<B>,
-    ) -> Step<ControlFlow<Response<RB>, Request<B>>, Self::Future> {
-        Step::Ready(match self(&mut request) {
-            Ok(()) => ControlFlow::Continue(request),
-            Err(answer) => ControlFlow::Break(answer.into_response().map(RB::from)),
-        })
-    }
-
-    #[inline]
-    fn inspect(&mut self, request: &mut Request<B>) -> Option<ControlFlow<Response<RB>>> {
-        Some(match self(request) {
+    fn into_flow(self) -> ControlFlow<Response<RB>> {
+        match self {
             Ok(()) => ControlFlow::Continue(()),
             Err(answer) => ControlFlow::Break(answer.into_response().map(RB::from)),
-        })
+        }
     }
 }
 

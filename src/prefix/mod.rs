@@ -111,4 +111,9 @@ mod hook;
 mod layer;
 mod service;
 
-pub use self::{future::ResponseFuture, hook::PrefixHook, layer::PrefixLayer, service::Prefix};
+pub use self::{
+    future::ResponseFuture,
+    hook::{PrefixHook, Verdict},
+    layer::PrefixLayer,
+    service::Prefix,
+};

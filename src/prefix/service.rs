@@ -12,7 +12,7 @@ use tower_service::Service;
 use super::{PrefixHook, PrefixLayer, ResponseFuture};
 use crate::{
     Step,
-    hook::{Custom, FnAsync, FnEdit, FnStep, FnSync, FnTry},
+    hook::{Custom, FnAsync, FnEdit, FnStep, FnSync},
     step::Never,
 };
 
@@ -159,5 +159,5 @@ macro_rules! may_suspend {
     )*};
 }
 
-never_suspends!(FnSync, FnEdit, FnTry);
+never_suspends!(FnSync, FnEdit);
 may_suspend!(FnAsync, FnStep, Custom);
