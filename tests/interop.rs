@@ -14,7 +14,7 @@ use hyper::body::Incoming;
 use hyper_util::{rt::TokioIo, service::TowerToHyperService};
 use pronghorn::{Exchange, MonitorLayer, PostfixLayer, PrefixLayer, RequestHead};
 use tokio::net::TcpListener;
-use tower::{Service, ServiceBuilder, ServiceExt};
+use tower::{Service, ServiceBuilder};
 
 /// Serves `service` on an ephemeral loopback port, one task per connection.
 async fn serve<S, B>(service: S) -> SocketAddr
@@ -111,6 +111,8 @@ fn axum_app() -> axum::Router {
 #[cfg(feature = "axum")]
 #[tokio::test]
 async fn a_checking_prefix_in_front_of_an_axum_router_answers_any_into_response() {
+    use tower::ServiceExt;
+
     let app = ServiceBuilder::new()
         .layer(PrefixLayer::new(
             |request: &mut Request<axum::body::Body>| match request

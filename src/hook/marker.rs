@@ -25,7 +25,8 @@ pub enum FnEdit {}
 /// monitor `FnMut(Option<Result<&R, &E>>)` that reads the outcome (`None`
 /// when the request was cancelled). The layer keeps no copy of the request
 /// head for it, and a monitor reads no clock: it costs what a hand-written
-/// tower layer doing the same work costs.
+/// tower layer doing the same work costs. Only closures take this marker; a
+/// type implements a hook trait with [`Custom`].
 #[derive(Debug)]
 pub enum FnBare {}
 
