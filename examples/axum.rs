@@ -17,8 +17,7 @@ use std::{convert::Infallible, ops::ControlFlow};
 use axum::body::Body as AxumBody;
 use http::{HeaderValue, Request, Response, StatusCode};
 use pronghorn::{
-    CompiledRouter, Exchange, MonitorLayer, PostfixLayer, PrefixLayer, RequestHead, Router,
-    handler::Path,
+    CompiledRouter, Exchange, MonitorLayer, PostfixLayer, PrefixLayer, Router, handler::Path,
 };
 use tower_http::compression::CompressionLayer;
 
@@ -59,14 +58,11 @@ pub fn app() -> axum::Router {
                 ControlFlow::Continue(request)
             }
         }))
-        .layer(PostfixLayer::new(
-            |_: &RequestHead, mut response: AxumResponse| {
-                response
-                    .headers_mut()
-                    .insert("x-served-by", HeaderValue::from_static("axum+pronghorn"));
-                response
-            },
-        ))
+        .layer(PostfixLayer::new(|response: &mut AxumResponse| {
+            response
+                .headers_mut()
+                .insert("x-served-by", HeaderValue::from_static("axum+pronghorn"));
+        }))
         .layer(MonitorLayer::new(
             |exchange: &Exchange<'_, AxumResponse, Infallible>| {
                 println!(
