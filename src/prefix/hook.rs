@@ -149,6 +149,45 @@ where
 ///   application, `?` included — when the inner service answers
 ///   `Response<RB>` with a body `RB: From<Body>` (pronghorn's [`Body`], and
 ///   axum's under the `axum` feature).
+///
+/// ```
+/// use http::{Request, Response, StatusCode};
+/// use pronghorn::{Body, IntoResponse, Prefix};
+/// use tower::{service_fn, ServiceExt};
+///
+/// enum Denied {
+///     NoKey,
+///     UnknownKey,
+/// }
+///
+/// impl IntoResponse for Denied {
+///     fn into_response(self) -> Response<Body> {
+///         match self {
+///             Denied::NoKey => StatusCode::UNAUTHORIZED.into_response(),
+///             Denied::UnknownKey => StatusCode::FORBIDDEN.into_response(),
+///         }
+///     }
+/// }
+///
+/// fn check_key(request: &mut Request<Body>) -> Result<(), Denied> {
+///     let key = request.headers().get("x-api-key").ok_or(Denied::NoKey)?;
+///     if key != "k-1" {
+///         return Err(Denied::UnknownKey);
+///     }
+///     Ok(())
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let inner = service_fn(|_: Request<Body>| async {
+///     Ok::<_, std::convert::Infallible>("welcome".into_response())
+/// });
+/// let service = Prefix::new(inner, check_key);
+/// let request = Request::get("/").header("x-api-key", "k-2").body(Body::empty()).unwrap();
+/// let response = service.oneshot(request).await.unwrap();
+/// assert_eq!(response.status(), StatusCode::FORBIDDEN);
+/// # }
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not what a prefix answers in front of a service that answers `{R}`",
     label = "not a prefix's answer here",
