@@ -895,6 +895,14 @@ fn services_layers_and_futures_are_send_sync_clone_and_debug() {
     );
     assert!(format!("{future:?}").starts_with("ResponseFuture"));
     assert!(service.get_ref().get_ref().get_ref().0.lock().is_ok());
+
+    // The forms that keep nothing of the request.
+    let mut blind = ServiceBuilder::new()
+        .layer(MonitorLayer::new(|_: Option<Result<&Res, &Infallible>>| {}))
+        .layer(PostfixLayer::new(|_: &mut Res| {}))
+        .service(Gated(Arc::new(Mutex::new(true))));
+    assert_send_sync_clone(&blind);
+    assert_send(&blind.call(request("/")));
 }
 
 #[test]
