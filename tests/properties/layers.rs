@@ -4,8 +4,8 @@
 //!
 //! A [`Stack`] is a list of layers, outermost first, around a handler; each
 //! layer is a `PrefixLayer`, a `PostfixLayer` or a `MonitorLayer` whose
-//! hook is written in one of its forms — in place, by value, a future, or a
-//! `Step` ready or pending — and suspends once or not; a prefix may answer
+//! hook is written in one of its forms — in place, blind to the request, by
+//! value, a future, or a `Step` ready or pending — and suspends once or not; a prefix may answer
 //! (in the handler's stead), a postfix may replace the response. Requests
 //! go through the stack as `tower::ServiceExt::oneshot` sends them, polled
 //! as an executor would, and each must:
@@ -46,6 +46,10 @@ pub enum Form {
     /// Works on the message where it lies (prefix and postfix), or a plain
     /// closure (monitor); synchronous.
     InPlace,
+    /// Sees the message alone, nothing of the request: a postfix that edits
+    /// the response in place, a monitor that reads the outcome (a prefix
+    /// works in place); synchronous.
+    Blind,
     /// Takes the message and gives it back; synchronous.
     ByValue,
     /// Answers a future.
@@ -87,7 +91,13 @@ impl LayerSpec {
     fn answers(&self) -> bool {
         self.answers
             && self.kind != Kind::Monitor
-            && !(self.kind == Kind::Postfix && self.form == Form::InPlace)
+            && !(self.kind == Kind::Postfix && self.edits_in_place())
+    }
+
+    /// Whether a postfix of this form adds its header to the response
+    /// where it lies.
+    fn edits_in_place(&self) -> bool {
+        matches!(self.form, Form::InPlace | Form::Blind)
     }
 }
 
@@ -132,7 +142,8 @@ fn prefix(service: Stacked, index: usize, spec: LayerSpec) -> Stacked {
         }
     };
     match spec.form {
-        Form::InPlace => BoxCloneService::new(
+        // A prefix has no form blind to the request: it is the request's.
+        Form::InPlace | Form::Blind => BoxCloneService::new(
             PrefixLayer::new(move |_: &mut Request<()>| {
                 log(format!("P{index}"));
                 match answers {
@@ -185,6 +196,15 @@ fn postfix(service: Stacked, index: usize, spec: LayerSpec) -> Stacked {
             })
             .layer(service),
         ),
+        Form::Blind => BoxCloneService::new(
+            PostfixLayer::new(move |response: &mut Res| {
+                log(format!("Q{index}"));
+                response
+                    .headers_mut()
+                    .insert(header(index), HeaderValue::from_static("ran"));
+            })
+            .layer(service),
+        ),
         Form::ByValue => BoxCloneService::new(
             PostfixLayer::new(move |_: &RequestHead, response: Res| after(response)).layer(service),
         ),
@@ -220,6 +240,15 @@ fn monitor(service: Stacked, index: usize, spec: LayerSpec) -> Stacked {
         Form::InPlace | Form::ByValue => {
             BoxCloneService::new(MonitorLayer::new(seen).layer(service))
         }
+        Form::Blind => BoxCloneService::new(
+            MonitorLayer::new(move |outcome: Option<Result<&Res, &Infallible>>| {
+                let Some(Ok(response)) = outcome else {
+                    panic!("the handler never fails and no request is cancelled");
+                };
+                log(format!("M{index} {}", response.status().as_u16()));
+            })
+            .layer(service),
+        ),
         Form::Future => BoxCloneService::new(
             MonitorLayer::new(move |exchange: &Exchange<'_, Res, Infallible>| {
                 seen(exchange);
@@ -312,7 +341,7 @@ fn expected(stack: &Stack) -> Expected {
                     // A new response: the headers added inside are gone.
                     response = answer(index, Kind::Postfix);
                     headers.clear();
-                } else if spec.form == Form::InPlace {
+                } else if spec.edits_in_place() {
                     headers.push(header(index).to_string());
                 }
             }

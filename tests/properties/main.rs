@@ -202,6 +202,7 @@ fn stack() -> impl Strategy<Value = layers::Stack> {
     let kind = prop::sample::select(vec![Kind::Prefix, Kind::Postfix, Kind::Monitor]);
     let form = prop::sample::select(vec![
         Form::InPlace,
+        Form::Blind,
         Form::ByValue,
         Form::Future,
         Form::StepReady,
