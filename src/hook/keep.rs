@@ -10,39 +10,45 @@ use crate::{RequestHead, clock::Clock};
 /// request head (and, for a monitor, a clock started when the inner service
 /// is called), or nothing for a hook that sees the message alone
 /// ([`FnBare`]). Nothing that is not read is copied, and nothing is
-/// checked per request: the kept type is `()` when the hook reads nothing.
+/// checked per request: the kept types are `()` when the hook reads
+/// nothing.
 #[doc(hidden)]
 pub trait Keep {
-    /// What a postfix layer keeps.
+    /// The request head, or nothing.
     type Head;
-    /// What a monitor layer keeps.
-    type Seen;
+    /// A monitor's clock, or nothing.
+    type Clock;
 
-    /// Keeps what a postfix hook reads of `request`.
+    /// Keeps the head of `request`, if the hook reads it.
     fn head<B>(request: &Request<B>) -> Self::Head;
 
-    /// Keeps what a monitor hook reads of `request`.
-    fn seen<B>(request: &Request<B>) -> Self::Seen;
+    /// Starts a monitor's clock, if the hook reads it.
+    fn clock() -> Self::Clock;
 
-    /// The head kept for a postfix hook, if it reads one.
+    /// The head kept, if the hook reads one.
     fn kept_head(head: &Self::Head) -> Option<&RequestHead>;
 
-    /// The head and clock kept for a monitor hook, if it reads them.
-    fn kept_seen(seen: &Self::Seen) -> Option<&Seen>;
+    /// The head and clock kept for a monitor, if it reads them.
+    fn kept<'a>(
+        head: &'a Self::Head,
+        clock: &'a Self::Clock,
+    ) -> Option<(&'a RequestHead, &'a Started)>;
 }
 
-/// The head and the clock a monitor that sees the exchange reads.
+/// The clock a monitor that sees the exchange reads, started when the
+/// inner service was called.
 #[doc(hidden)]
-pub struct Seen {
-    pub(crate) head: RequestHead,
-    pub(crate) clock: Clock,
+pub struct Started(Clock);
+
+impl std::fmt::Debug for Started {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Started").finish_non_exhaustive()
+    }
 }
 
-impl std::fmt::Debug for Seen {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Seen")
-            .field("head", &self.head)
-            .finish_non_exhaustive()
+impl Started {
+    pub(crate) fn clock(&self) -> &Clock {
+        &self.0
     }
 }
 
@@ -50,7 +56,7 @@ macro_rules! keeps_the_head {
     ($($marker:ty),*) => {$(
         impl Keep for $marker {
             type Head = RequestHead;
-            type Seen = Seen;
+            type Clock = Started;
 
             #[inline(always)]
             fn head<B>(request: &Request<B>) -> RequestHead {
@@ -58,11 +64,8 @@ macro_rules! keeps_the_head {
             }
 
             #[inline(always)]
-            fn seen<B>(request: &Request<B>) -> Seen {
-                Seen {
-                    head: RequestHead::of(request),
-                    clock: Clock::start(),
-                }
+            fn clock() -> Started {
+                Started(Clock::start())
             }
 
             #[inline(always)]
@@ -71,8 +74,8 @@ macro_rules! keeps_the_head {
             }
 
             #[inline(always)]
-            fn kept_seen(seen: &Seen) -> Option<&Seen> {
-                Some(seen)
+            fn kept<'a>(head: &'a RequestHead, clock: &'a Started) -> Option<(&'a RequestHead, &'a Started)> {
+                Some((head, clock))
             }
         }
     )*};
@@ -82,13 +85,13 @@ keeps_the_head!(FnSync, FnAsync, FnStep, FnEdit, Custom);
 
 impl Keep for FnBare {
     type Head = ();
-    type Seen = ();
+    type Clock = ();
 
     #[inline(always)]
     fn head<B>(_: &Request<B>) {}
 
     #[inline(always)]
-    fn seen<B>(_: &Request<B>) {}
+    fn clock() {}
 
     #[inline(always)]
     fn kept_head(_: &()) -> Option<&RequestHead> {
@@ -96,7 +99,7 @@ impl Keep for FnBare {
     }
 
     #[inline(always)]
-    fn kept_seen(_: &()) -> Option<&Seen> {
+    fn kept<'a>(_: &'a (), _: &'a ()) -> Option<(&'a RequestHead, &'a Started)> {
         None
     }
 }

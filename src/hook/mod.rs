@@ -66,7 +66,7 @@ mod marker;
 mod output;
 
 #[doc(hidden)]
-pub use self::keep::{Keep, Seen};
+pub use self::keep::{Keep, Started};
 pub use self::{
     marker::{Custom, FnAsync, FnBare, FnEdit, FnStep, FnSync},
     output::MonitorOutput,

@@ -13,7 +13,7 @@ use tower_service::Service;
 use super::{Exchange, MonitorHook};
 use crate::{
     Step,
-    hook::{Keep, MonitorOutput, Seen},
+    hook::{Keep, MonitorOutput},
     panic::log_monitor_panic,
 };
 
@@ -47,9 +47,10 @@ pin_project! {
             if *this.observed || std::thread::panicking() {
                 return;
             }
-            if let KindProj::Inner { hook, seen, .. } = this.kind.project() {
-                match M::kept_seen(seen) {
-                    Some(Seen { head, clock }) => {
+            if let KindProj::Inner { hook, head, clock, .. } = this.kind.project() {
+                match M::kept(head, clock) {
+                    Some((head, clock)) => {
+                        let clock = clock.clock();
                         observe_unawaited(hook, |hook| hook.call(&Exchange::new(head, None, clock)));
                     }
                     None => observe_unawaited(hook, |hook| hook.call_alone(None)),
@@ -91,7 +92,7 @@ pin_project! {
         H: MonitorHook<S::Response, S::Error, M>,
         M: Keep,
     {
-        Inner { #[pin] future: S::Future, hook: H, seen: M::Seen },
+        Inner { #[pin] future: S::Future, hook: H, head: M::Head, clock: M::Clock },
         Hook { #[pin] future: H::Future, outcome: Option<Result<S::Response, S::Error>> },
     }
 }
@@ -103,9 +104,14 @@ where
     M: Keep,
 {
     #[inline]
-    pub(crate) fn new(future: S::Future, hook: H, seen: M::Seen) -> Self {
+    pub(crate) fn new(future: S::Future, hook: H, head: M::Head, clock: M::Clock) -> Self {
         Self {
-            kind: Kind::Inner { future, hook, seen },
+            kind: Kind::Inner {
+                future,
+                hook,
+                head,
+                clock,
+            },
             observed: false,
         }
     }
@@ -123,7 +129,12 @@ where
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.as_mut().project();
         let (future, outcome) = match this.kind.project() {
-            KindProj::Inner { future, hook, seen } => {
+            KindProj::Inner {
+                future,
+                hook,
+                head,
+                clock,
+            } => {
                 // The poll is handed back as it came whenever the hook answers
                 // at once, so that the outcome is never moved.
                 let poll = future.poll(cx);
@@ -138,9 +149,9 @@ where
                 // The hook reads the outcome through a shared borrow and is
                 // not called again after a panic, so no broken state is
                 // observed.
-                let step = match M::kept_seen(seen) {
-                    Some(Seen { head, clock }) => {
-                        let exchange = Exchange::new(head, Some(outcome.as_ref()), clock);
+                let step = match M::kept(head, clock) {
+                    Some((head, clock)) => {
+                        let exchange = Exchange::new(head, Some(outcome.as_ref()), clock.clock());
                         catch_unwind(AssertUnwindSafe(|| hook.call(&exchange)))
                     }
                     None => {

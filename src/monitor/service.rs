@@ -82,7 +82,8 @@ where
     #[inline]
     fn call(&mut self, request: Request<B>) -> Self::Future {
         // The head and the clock are kept only for a hook that reads them.
-        let seen = M::seen(&request);
-        ResponseFuture::new(self.inner.call(request), self.hook.clone(), seen)
+        let head = M::head(&request);
+        let clock = M::clock();
+        ResponseFuture::new(self.inner.call(request), self.hook.clone(), head, clock)
     }
 }
