@@ -9,10 +9,10 @@
 //!
 //! | step | layer | sees | may |
 //! | --- | --- | --- | --- |
-//! | prefix | [`PrefixLayer`] | the request, by value | let it through (modified or not), or answer early |
+//! | prefix | [`PrefixLayer`] | the request, in place or by value | let it through (modified or not), or answer early |
 //! | handler | your service | the request | answer |
-//! | postfix | [`PostfixLayer`] | the [`RequestHead`] and the response | modify or replace the response |
-//! | monitor | [`MonitorLayer`] | an [`Exchange`]: head, response or error (or neither: cancelled), elapsed time; with `to_body_end`, the body's end | observe; never change what is sent |
+//! | postfix | [`PostfixLayer`] | the response, and the [`RequestHead`] if it asks | modify or replace the response |
+//! | monitor | [`MonitorLayer`] | an [`Exchange`]: head, response or error (or neither: cancelled), elapsed time; with `to_body_end`, the body's end. Or the outcome alone | observe; never change what is sent |
 //!
 //! Each layer is an ordinary [`tower_layer::Layer`], usable alone around any
 //! `Service<Request<B>>` — an axum `Router`, a hyper `service_fn`, a
@@ -27,14 +27,14 @@
 //! as closures — synchronous, asynchronous, or answering a `Step` — or as
 //! types implementing [`PrefixHook`], [`PostfixHook`] or [`MonitorHook`]. The
 //! same constructor takes all of them; the compiler picks the right
-//! implementation from the closure's return type (see [`hook`]).
+//! implementation from the closure's argument and return types (see [`hook`]).
 //!
 //! # Example
 //!
 //! ```
 //! use std::{convert::Infallible, ops::ControlFlow};
 //! use http::{HeaderValue, Request, Response, StatusCode};
-//! use pronghorn::{Exchange, MonitorLayer, PostfixLayer, PrefixLayer, RequestHead};
+//! use pronghorn::{Exchange, MonitorLayer, PostfixLayer, PrefixLayer};
 //! use tower::{service_fn, ServiceBuilder, ServiceExt};
 //!
 //! # #[tokio::main(flavor = "current_thread")]
@@ -44,15 +44,14 @@
 //!     .layer(MonitorLayer::new(|exchange: &Exchange<'_, Response<String>, Infallible>| {
 //!         println!("{} {} -> {:?}", exchange.method(), exchange.path(), exchange.status());
 //!     }))
-//!     // Adds a header to every response.
-//!     .layer(PostfixLayer::new(|_: &RequestHead, mut response: Response<String>| {
+//!     // Adds a header to every response, where it lies.
+//!     .layer(PostfixLayer::new(|response: &mut Response<String>| {
 //!         response.headers_mut().insert("server", HeaderValue::from_static("pronghorn"));
-//!         response
 //!     }))
-//!     // Refuses requests without a token.
-//!     .layer(PrefixLayer::new(|request: Request<String>| {
+//!     // Refuses requests without a token; looks at the request where it lies.
+//!     .layer(PrefixLayer::new(|request: &mut Request<String>| {
 //!         if request.headers().contains_key("authorization") {
-//!             ControlFlow::Continue(request)
+//!             ControlFlow::Continue(())
 //!         } else {
 //!             let mut denied = Response::new("who are you?".to_owned());
 //!             *denied.status_mut() = StatusCode::UNAUTHORIZED;
