@@ -48,19 +48,33 @@ pin_project! {
                 return;
             }
             if let KindProj::Inner { hook, head, clock, .. } = this.kind.project() {
-                match M::kept(head, clock) {
-                    Some((head, clock)) => {
-                        let clock = clock.clock();
-                        observe_unawaited(hook, |hook| hook.call(&Exchange::new(head, None, clock)));
-                    }
-                    None => observe_unawaited(hook, |hook| hook.call_alone(None)),
-                }
+                observe_unawaited(hook, |hook| call_kept(hook, head, clock, None));
             }
         }
     }
 }
 
-/// Runs `hook` on `exchange` with no one to wait for it (a cancelled
+/// Calls `hook` with what its layer kept of the request: the exchange of
+/// `outcome` (`None`: cancelled), or the outcome alone for a hook blind to
+/// the request.
+#[inline(always)]
+fn call_kept<H, R, E, M>(
+    hook: &mut H,
+    head: &M::Head,
+    clock: &M::Clock,
+    outcome: Option<Result<&R, &E>>,
+) -> Step<H::Output, H::Future>
+where
+    H: MonitorHook<R, E, M>,
+    M: Keep,
+{
+    match M::kept(head, clock) {
+        Some((head, clock)) => hook.call(&Exchange::new(head, outcome, clock.clock())),
+        None => hook.call_alone(outcome),
+    }
+}
+
+/// Calls `hook` through `call` with no one to wait for it (a cancelled
 /// request, a body that has ended): an asynchronous hook's future is
 /// polled once, then dropped. A failure or a panic is logged.
 pub(super) fn observe_unawaited<H, R, E, M>(
@@ -149,15 +163,9 @@ where
                 // The hook reads the outcome through a shared borrow and is
                 // not called again after a panic, so no broken state is
                 // observed.
-                let step = match M::kept(head, clock) {
-                    Some((head, clock)) => {
-                        let exchange = Exchange::new(head, Some(outcome.as_ref()), clock.clock());
-                        catch_unwind(AssertUnwindSafe(|| hook.call(&exchange)))
-                    }
-                    None => {
-                        catch_unwind(AssertUnwindSafe(|| hook.call_alone(Some(outcome.as_ref()))))
-                    }
-                };
+                let step = catch_unwind(AssertUnwindSafe(|| {
+                    call_kept(hook, head, clock, Some(outcome.as_ref()))
+                }));
                 match step {
                     Ok(Step::Pending(future)) => match poll {
                         Poll::Ready(outcome) => (future, outcome),
