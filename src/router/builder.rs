@@ -252,7 +252,23 @@ impl Router {
         }
     }
 
-    /// Routes `method` requests for `pattern` to `handler`.
+    /// Routes `method` requests for `pattern` to `handler`; [`get`](Self::get),
+    /// [`post`](Self::post) and the others are this with their method.
+    ///
+    /// ```
+    /// use http::Method;
+    /// use pronghorn::Router;
+    ///
+    /// let purge = Method::from_bytes(b"PURGE").unwrap();
+    /// let router = Router::new()
+    ///     .route(purge.clone(), "/cache/{key}", || "purged")
+    ///     .any("/ping", || "pong")
+    ///     .compile()
+    ///     .unwrap();
+    /// assert!(router.at(&purge, "/cache/users").is_some());
+    /// assert!(router.at(&Method::GET, "/cache/users").is_none());
+    /// assert!(router.at(&Method::DELETE, "/ping").is_some());
+    /// ```
     pub fn route<H, M>(mut self, method: Method, pattern: &str, handler: H) -> Self
     where
         H: Handler<M>,
@@ -614,7 +630,43 @@ impl Router {
     }
 
     /// Registers a monitor hook: it observes the outcome before the response
-    /// is handed back, and cannot change it.
+    /// is handed back, and cannot change it. It is called for every request
+    /// its scope covers: answered by the handler, early by a prefix, with a
+    /// [`Failure`](crate::router::Failure) (a panic, an error value), or
+    /// cancelled before any answer (see [`RouteMonitor`] for every form).
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use http::{Request, StatusCode};
+    /// use pronghorn::{Router, router::RouteExchange};
+    /// use tower::ServiceExt;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let log = seen.clone();
+    /// let router = Router::new()
+    ///     .get("/users/{id}", || "ada")
+    ///     .get("/boom", || -> &'static str { panic!("a bug") })
+    ///     .monitor("/", move |exchange: &RouteExchange<'_>| {
+    ///         let pattern = exchange.pattern().map(str::to_owned);
+    ///         let failed = exchange.error().is_some();
+    ///         log.lock().unwrap().push((pattern, exchange.status(), failed));
+    ///     })
+    ///     .compile()
+    ///     .unwrap();
+    ///
+    /// for path in ["/users/7", "/boom", "/nowhere"] {
+    ///     let request = Request::get(path).body(String::new()).unwrap();
+    ///     router.clone().oneshot(request).await.unwrap();
+    /// }
+    /// assert_eq!(*seen.lock().unwrap(), [
+    ///     (Some("/users/{id}".to_owned()), Some(StatusCode::OK), false),
+    ///     (Some("/boom".to_owned()), Some(StatusCode::INTERNAL_SERVER_ERROR), true),
+    ///     (None, Some(StatusCode::NOT_FOUND), false),
+    /// ]);
+    /// # }
+    /// ```
     pub fn monitor<H, M>(mut self, scope: impl Into<Scope>, hook: H) -> Self
     where
         H: RouteMonitor<M>,
@@ -732,6 +784,24 @@ impl Router {
     /// larger one is answered with 413 — at once when the request declares
     /// a longer `content-length`, before a client that asked for
     /// `100 Continue` is told to send it.
+    ///
+    /// ```
+    /// use http::{Request, StatusCode};
+    /// use pronghorn::Router;
+    /// use tower::ServiceExt;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let router = Router::new()
+    ///     .post("/notes", |note: String| format!("{} bytes kept", note.len()))
+    ///     .body_limit(16)
+    ///     .compile()
+    ///     .unwrap();
+    /// let request = Request::post("/notes").body("x".repeat(17)).unwrap();
+    /// let response = router.oneshot(request).await.unwrap();
+    /// assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    /// # }
+    /// ```
     pub fn body_limit(mut self, bytes: usize) -> Self {
         self.body_limit = bytes;
         self

@@ -122,6 +122,22 @@ where
 
 /// A server about to run: `.await` it. Returned by [`serve`]; its settings
 /// are the [limits](serve#limits) of what a client can hold.
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use pronghorn::{Router, serve};
+///
+/// # #[tokio::main] async fn main() -> std::io::Result<()> {
+/// let router = Router::new().get("/", || "hello").compile().unwrap();
+/// let listener = tokio::net::TcpListener::bind("0.0.0.0:8080").await?;
+/// // Behind a proxy that keeps its connections to us open longer:
+/// serve(listener, router)
+///     .keep_alive_timeout(Duration::from_secs(75))
+///     .max_connections(4096)
+///     .connect_info(true)
+///     .await
+/// # }
+/// ```
 #[must_use = "a server does nothing until it is awaited"]
 pub struct Serve<S> {
     listener: TcpListener,
