@@ -14,7 +14,7 @@ use std::{
 };
 
 use bytes::Bytes;
-use http::{Request, StatusCode};
+use http::Request;
 use pronghorn::{
     Body, Router,
     handler::{Json, Path},
@@ -430,7 +430,6 @@ fn requests_built_in_process_with_odd_paths_never_panic() {
             response.status()
         );
     }
-    let _ = StatusCode::OK;
 }
 
 #[tokio::test]
@@ -461,4 +460,22 @@ async fn the_header_limits_are_settings_and_hyper_s_uri_limit_answers_414() {
     // A target longer than hyper takes, in a head the size limit lets in.
     let long = get(&format!("/{}", "a".repeat(70 * 1024)));
     assert_eq!(exchange(address, &long).await.status, Some(414));
+}
+
+#[tokio::test]
+async fn a_header_count_limit_past_what_a_head_holds_serves_as_no_limit() {
+    let router = Router::new().get("/a", || "a").compile().unwrap();
+    let address = common::serve_on_loopback(router, |server| server.max_headers(usize::MAX)).await;
+    let headers: String = (0..1000).map(|n| format!("x-{n}: {n}\r\n")).collect();
+    let request = format!("GET /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{headers}\r\n");
+    assert_eq!(
+        exchange(address, request.as_bytes()).await.status,
+        Some(200)
+    );
+    // The head's size is still limited.
+    let big = format!(
+        "GET /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\nx-big: {}\r\n\r\n",
+        "a".repeat(100 * 1024)
+    );
+    assert_eq!(exchange(address, big.as_bytes()).await.status, Some(431));
 }

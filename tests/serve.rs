@@ -1325,6 +1325,17 @@ async fn the_connection_limit_holds_and_recovers() {
 }
 
 #[tokio::test]
+async fn a_connection_limit_past_what_can_be_counted_serves_as_no_limit() {
+    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| {
+        server.max_connections(usize::MAX)
+    })
+    .await;
+    let parts = get_on_a_new_connection(server.address, "/hello").await;
+    assert_eq!(parts.status, StatusCode::OK);
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn shutdown_ends_sse_streams_at_its_deadline_and_tells_websocket_clients_1001() {
     let deadline = Duration::from_millis(500);
     let feeds = Feeds::default();

@@ -1,7 +1,7 @@
 //! Whole exchanges: random tables of routes and hooks, random requests
 //! through the service's `call`, every answer checked against the lookup —
 //! status, `Allow`, HEAD's length, which hooks ran and in what order (the
-//! checks of `tests/properties/exchange.rs`, which `tests/properties.rs`
+//! checks of `tests/properties/exchange.rs`, which `tests/properties/main.rs`
 //! also runs as a property).
 #![no_main]
 

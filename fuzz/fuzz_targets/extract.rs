@@ -1,7 +1,7 @@
 //! Extractors on hostile input: `Path`, `Query`, `Json` and `String` fed
 //! raw parameters, query strings, content types and bodies, each answer
 //! checked against the reference of `tests/properties/extract.rs` (which
-//! `tests/properties.rs` also runs as a property).
+//! `tests/properties/main.rs` also runs as a property).
 #![no_main]
 
 #[path = "../../tests/properties/extract.rs"]

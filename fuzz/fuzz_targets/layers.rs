@@ -1,7 +1,7 @@
 //! Stacks of prefix, postfix and monitor layers, each hook in any of its
 //! forms, synchronous or suspending, answering or not: the order of their
 //! steps, the answer and the polls checked against the nesting (the checks
-//! of `tests/properties/layers.rs`, which `tests/properties.rs` also runs
+//! of `tests/properties/layers.rs`, which `tests/properties/main.rs` also runs
 //! as a property).
 #![no_main]
 

@@ -239,9 +239,10 @@ impl<S> Serve<S> {
     /// (WebSocket) connection counts until it closes. Keep it below the
     /// process's limit on open files, so that the limit, not a failed
     /// `accept`, is what a flood of connections meets. Values below 1 are
-    /// raised to 1.
+    /// raised to 1; values above `usize::MAX >> 3` (as good as no limit)
+    /// are lowered to it.
     pub fn max_connections(mut self, connections: usize) -> Self {
-        self.limits.max_connections = connections.max(1);
+        self.limits.max_connections = connections.clamp(1, Semaphore::MAX_PERMITS);
         self
     }
 
@@ -255,7 +256,10 @@ impl<S> Serve<S> {
     }
 
     /// The most headers a request may have, answered `431 Request Header
-    /// Fields Too Large` over it (default 100; HTTP/1).
+    /// Fields Too Large` over it (default 100; HTTP/1). More than a head of
+    /// [`max_header_size`](Self::max_header_size) bytes can hold (a header
+    /// line takes at least 3 bytes) is no further limit, and is served as
+    /// that many.
     pub fn max_headers(mut self, headers: usize) -> Self {
         self.limits.max_headers = headers;
         self
@@ -445,7 +449,9 @@ where
         .keep_alive(true)
         .half_close(half_close)
         .max_buf_size(limits.max_header_size)
-        .max_headers(limits.max_headers);
+        // hyper sets aside room for this many headers at each attempt to
+        // parse a head: no more than a head can hold.
+        .max_headers(limits.max_headers.min(limits.max_header_size / 3));
     builder
         .http2()
         .timer(TokioTimer::new())

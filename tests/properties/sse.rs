@@ -1,5 +1,5 @@
 //! Server-sent events as a browser reads them: the property of
-//! `tests/properties.rs` writes random [`Event`]s one after the other, as
+//! `tests/properties/main.rs` writes random [`Event`]s one after the other, as
 //! an `Sse` body sends them, and reads the text back with the
 //! interpretation of the HTML standard's `EventSource` ("Interpreting an
 //! event stream"), written out below. Each event must come back as it was
