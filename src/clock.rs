@@ -1,9 +1,15 @@
-//! The elapsed time a monitor reports.
+//! The elapsed time a monitor reports, and the longest wait there is.
 
 use std::{
     sync::atomic::{AtomicU64, Ordering},
     time::{Duration, Instant},
 };
+
+/// The longest a timer waits: 30 years, tokio's far future. A timeout
+/// set longer (`Duration::MAX` for "never") is cut to it, so that no
+/// instant plus a timeout overflows.
+#[cfg(feature = "server")]
+pub(crate) const FOREVER: Duration = Duration::from_secs(30 * 365 * 24 * 60 * 60);
 
 /// When the inner service was called; the elapsed time is read from the
 /// system clock only when a monitor asks for it, and then kept, so that

@@ -15,7 +15,7 @@ use http::{HeaderValue, Response, header};
 use pin_project_lite::pin_project;
 use tokio::time::{Instant, Sleep, sleep_until};
 
-use crate::{Body, BoxError, IntoResponse};
+use crate::{Body, BoxError, IntoResponse, clock::FOREVER};
 
 /// One server-sent event.
 ///
@@ -163,9 +163,10 @@ impl<S> Sse<S> {
     /// Sends a keep-alive comment after `interval` without an event.
     ///
     /// An interval of zero turns keep-alive off: a comment every time the
-    /// stream has nothing to send would flood the connection.
+    /// stream has nothing to send would flood the connection. One too long
+    /// to count, `Duration::MAX`, sends none either.
     pub fn keep_alive(mut self, interval: Duration) -> Self {
-        self.keep_alive = (!interval.is_zero()).then_some(interval);
+        self.keep_alive = (!interval.is_zero()).then_some(interval.min(FOREVER));
         self
     }
 }

@@ -1336,6 +1336,78 @@ async fn a_connection_limit_past_what_can_be_counted_serves_as_no_limit() {
 }
 
 #[tokio::test]
+async fn durations_too_long_to_count_mean_never_and_break_no_connection() {
+    let never = Duration::MAX;
+    let router = Router::new()
+        .get("/hello", || "hello")
+        .get("/events", move || {
+            let first = stream::iter([Ok::<_, std::convert::Infallible>(
+                Event::default().data("first"),
+            )]);
+            Sse::new(first.chain(stream::pending())).keep_alive(never)
+        })
+        .body_timeout(never)
+        .compile()
+        .unwrap();
+    let server = Server::start(router, |server| {
+        server
+            .header_read_timeout(never)
+            .keep_alive_timeout(never)
+            .http2_idle_timeout(never)
+            .http2_keep_alive(never)
+            .shutdown_timeout(never)
+    })
+    .await;
+
+    // HTTP/1: two requests on one connection.
+    let mut sender: Sender = common::connect(server.address).await;
+    for _ in 0..2 {
+        let (parts, body) = send(
+            &mut sender,
+            request(Method::GET, "/hello")
+                .body(Full::default())
+                .unwrap(),
+        )
+        .await;
+        assert_eq!((parts.status, &body[..]), (StatusCode::OK, &b"hello"[..]));
+    }
+
+    // HTTP/2: a second request on the connection after the first.
+    let (mut sender, connection, response) = http2_get(server.address, "/hello").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let second = sender
+        .send_request(Request::get("/hello").body(Empty::new()).unwrap())
+        .await
+        .expect("the HTTP/2 connection still serves");
+    assert_eq!(
+        second.into_body().collect().await.unwrap().to_bytes(),
+        "hello"
+    );
+    drop(sender);
+    connection.await.unwrap().unwrap();
+
+    // An event stream with no keep-alive to speak of: its first event, then
+    // its connection open and quiet.
+    let mut sender: Sender = common::connect(server.address).await;
+    let response = sender
+        .send_request(
+            request(Method::GET, "/events")
+                .body(Full::default())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    let mut body = response.into_body();
+    let first = body.frame().await.unwrap().unwrap().into_data().unwrap();
+    assert_eq!(first, "data: first\n\n");
+    let quiet = tokio::time::timeout(Duration::from_millis(100), body.frame()).await;
+    assert!(quiet.is_err(), "the stream sent {quiet:?}");
+    drop(body);
+    drop(sender);
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn shutdown_ends_sse_streams_at_its_deadline_and_tells_websocket_clients_1001() {
     let deadline = Duration::from_millis(500);
     let feeds = Feeds::default();

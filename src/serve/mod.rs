@@ -43,7 +43,7 @@ use self::{
     io::{Batched, CoalescingIo},
     timeouts::{ConnectionWatch, HeadTimer, Timeouts, Watchdog},
 };
-use crate::log::RateLimit;
+use crate::{clock::FOREVER, log::RateLimit};
 
 type BoxError = Box<dyn StdError + Send + Sync>;
 
@@ -94,7 +94,8 @@ pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 ///
 /// A connection's timeouts are checked four times in the shortest of the
 /// first three timeouts: a connection is closed between its timeout and a
-/// quarter of the shortest timeout later.
+/// quarter of the shortest timeout later. A duration too long to count,
+/// `Duration::MAX`, is a wait with no end.
 ///
 /// ```no_run
 /// use pronghorn::{Router, serve};
@@ -204,14 +205,14 @@ impl<S> Serve<S> {
     /// is cut off. A request being answered or a response being streamed,
     /// however long, is not a wait.
     pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
-        self.limits.timeouts.header_read = timeout;
+        self.limits.timeouts.header_read = timeout.min(FOREVER);
         self
     }
 
     /// How long an HTTP/1 connection may stay idle between an answer and
     /// the next request's first byte before it is closed (default 10 s).
     pub fn keep_alive_timeout(mut self, timeout: Duration) -> Self {
-        self.limits.timeouts.keep_alive = timeout;
+        self.limits.timeouts.keep_alive = timeout.min(FOREVER);
         self
     }
 
@@ -219,7 +220,7 @@ impl<S> Serve<S> {
     /// is closed (default 60 s). A stream counts until its response body
     /// ends: a long server-sent event stream keeps its connection.
     pub fn http2_idle_timeout(mut self, timeout: Duration) -> Self {
-        self.limits.timeouts.http2_idle = timeout;
+        self.limits.timeouts.http2_idle = timeout.min(FOREVER);
         self
     }
 
@@ -228,7 +229,7 @@ impl<S> Serve<S> {
     /// connection is closed (default 20 s): a peer that vanished without
     /// closing its connection does not hold it.
     pub fn http2_keep_alive(mut self, interval: Duration) -> Self {
-        self.limits.http2_keep_alive = interval;
+        self.limits.http2_keep_alive = interval.min(FOREVER);
         self
     }
 
@@ -303,7 +304,7 @@ impl<S> Serve<S> {
     /// response that streams for ever, a body that never arrives — are
     /// closed, and the server returns.
     pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
-        self.limits.shutdown_timeout = timeout;
+        self.limits.shutdown_timeout = timeout.min(FOREVER);
         self
     }
 
