@@ -69,6 +69,18 @@ pub enum RouteError {
         /// The pattern as registered.
         pattern: String,
     },
+    /// A character no request path holds, so that the route could never
+    /// match: `?` (the query string takes no part in matching), `#`, a
+    /// space or another ASCII control character (write it percent-encoded,
+    /// as in `%20`).
+    InvalidCharacter {
+        /// The pattern as registered.
+        pattern: String,
+        /// The character.
+        character: char,
+        /// Its byte offset.
+        at: usize,
+    },
     /// A parameter or a second catch-all after a catch-all: only static
     /// segments may follow one.
     AfterCatchAll {
@@ -149,6 +161,31 @@ impl fmt::Display for RouteError {
             Self::CatchAllNotAlone { pattern } => write!(
                 f,
                 "route `{pattern}`: a catch-all `{{*name}}` must fill its whole segment"
+            ),
+            Self::InvalidCharacter {
+                pattern,
+                character: '?',
+                ..
+            } => write!(
+                f,
+                "route `{pattern}`: a path holds no `?`, the query string takes no part in matching (read it with `Query`)"
+            ),
+            Self::InvalidCharacter {
+                pattern,
+                character: '#',
+                ..
+            } => write!(
+                f,
+                "route `{pattern}`: a path holds no `#`, clients do not send the fragment"
+            ),
+            Self::InvalidCharacter {
+                pattern,
+                character,
+                at,
+            } => write!(
+                f,
+                "route `{pattern}`: a path holds no {character:?} (byte {at}); write it percent-encoded, as `%{:02X}`",
+                u32::from(*character)
             ),
             Self::AfterCatchAll { pattern, segment } => write!(
                 f,

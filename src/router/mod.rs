@@ -20,6 +20,12 @@
 //! rest. Captures are never empty. `{{` and `}}` are literal braces. Names
 //! are `[A-Za-z_][A-Za-z0-9_]*`.
 //!
+//! Literal text is compared with the path as received, still
+//! percent-encoded: `/my%20files` matches a request for `/my%20files`.
+//! Text no path holds — `?`, `#`, a space, a control character — is an
+//! error of [`compile`](crate::Router::compile): the route could never
+//! match.
+//!
 //! # Precedence
 //!
 //! The routes of the request's method are searched before routes for any

@@ -40,6 +40,15 @@ impl Pattern {
                 pattern: error_pattern(),
             });
         }
+        // What no request path holds: such a route would never match.
+        let invalid = |c: char| matches!(c, '?' | '#' | ' ') || c.is_ascii_control();
+        if let Some((at, character)) = source.char_indices().find(|&(_, c)| invalid(c)) {
+            return Err(RouteError::InvalidCharacter {
+                pattern: error_pattern(),
+                character,
+                at,
+            });
+        }
         let mut segments = Vec::new();
         let mut names: Vec<Box<str>> = Vec::new();
         let mut offset = 0;

@@ -57,6 +57,22 @@ fn every_route_error_names_the_pattern_and_the_problem() {
             "/a/{*rest}/{*more}",
             "route `/a/{*rest}/{*more}`: only static segments may follow a catch-all, found `{*more}`",
         ),
+        (
+            "/search?q={q}",
+            "route `/search?q={q}`: a path holds no `?`, the query string takes no part in matching (read it with `Query`)",
+        ),
+        (
+            "/docs#intro",
+            "route `/docs#intro`: a path holds no `#`, clients do not send the fragment",
+        ),
+        (
+            "/my files",
+            "route `/my files`: a path holds no ' ' (byte 3); write it percent-encoded, as `%20`",
+        ),
+        (
+            "/a\tb",
+            "route `/a\tb`: a path holds no '\\t' (byte 2); write it percent-encoded, as `%09`",
+        ),
     ];
     for &(pattern, message) in cases {
         assert_eq!(error(pattern).to_string(), message, "{pattern}");

@@ -58,7 +58,7 @@ async fn paths_match_as_received() {
     let router = Router::new()
         .get("/a/b", || "ab")
         .get("/Case", || "upper")
-        .get("/sp ace", || "space")
+        .get("/sp%20ace", || "space")
         .get("/d/{v}", echo("d"))
         .get("/typed/{n}", |Path(n): Path<u32>| format!("n={n}"))
         .get("/files/{*path}", echo("files"))
@@ -77,9 +77,14 @@ async fn paths_match_as_received() {
         "case-sensitive"
     );
     assert_eq!(
-        get(&router, "/sp%20ace").await.status,
-        StatusCode::NOT_FOUND,
+        get(&router, "/sp%20ace").await.body,
+        "space",
         "still encoded"
+    );
+    assert_eq!(
+        get(&router, "/%73p%20ace").await.status,
+        StatusCode::NOT_FOUND,
+        "not decoded before matching"
     );
     assert_eq!(
         get(&router, "/a/b?x=1").await.body,
