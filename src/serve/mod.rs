@@ -34,7 +34,11 @@ use hyper_util::{
     rt::{TokioExecutor, TokioIo, TokioTimer},
     server::conn::auto,
 };
-use tokio::{net::TcpListener, sync::Semaphore, task::JoinSet};
+use tokio::{
+    net::{TcpListener, TcpStream},
+    sync::Semaphore,
+    task::JoinSet,
+};
 use tower_service::Service;
 
 use self::{
@@ -438,27 +442,12 @@ where
         #[cfg(feature = "tls")]
         tls,
     } = serve;
-    let mut builder = auto::Builder::new(TokioExecutor::new());
+    let mut builder = hyper_builder(&limits, half_close);
     // hyper arms its header-read timeout with each connection's
     // `HeadTimer`, which only tells the connection's watchdog; the
     // watchdog keeps the time. `epoch` is what those timers answer for
     // the time: any instant does, one read of the clock serves all.
     let epoch = Instant::now();
-    builder
-        .http1()
-        .header_read_timeout(limits.timeouts.header_read)
-        .keep_alive(true)
-        .half_close(half_close)
-        .max_buf_size(limits.max_header_size)
-        // hyper sets aside room for this many headers at each attempt to
-        // parse a head: no more than a head can hold.
-        .max_headers(limits.max_headers.min(limits.max_header_size / 3));
-    builder
-        .http2()
-        .timer(TokioTimer::new())
-        .keep_alive_interval(limits.http2_keep_alive)
-        .keep_alive_timeout(limits.http2_keep_alive)
-        .max_header_list_size(u32::try_from(limits.max_header_size).unwrap_or(u32::MAX));
     let shutdown = Arc::new(Shutdown::default());
     let slots = Arc::new(Semaphore::new(limits.max_connections));
     let mut connections = JoinSet::new();
@@ -470,32 +459,10 @@ where
             slot = Arc::clone(&slots).acquire_owned() => slot.expect("the semaphore is never closed"),
             () = signal.as_mut() => break,
         };
-        let accepted = tokio::select! {
-            accepted = listener.accept() => accepted,
+        let (stream, peer) = tokio::select! {
+            accepted = accept(&listener) => accepted,
             () = signal.as_mut() => break,
         };
-        let (stream, peer) = match accepted {
-            Ok((stream, peer)) => (stream, peer),
-            Err(error) => {
-                // Out of descriptors or a connection reset before accept:
-                // the listener itself is fine; pause briefly on resource
-                // exhaustion rather than spin.
-                static ACCEPT_FAILED: RateLimit = RateLimit::new();
-                if let Some(suppressed) = ACCEPT_FAILED.admit() {
-                    tracing::warn!(%error, suppressed, "pronghorn: accept failed");
-                }
-                if !matches!(
-                    error.kind(),
-                    std::io::ErrorKind::ConnectionAborted | std::io::ErrorKind::ConnectionReset
-                ) {
-                    tokio::time::sleep(ACCEPT_BACKOFF).await;
-                }
-                continue;
-            }
-        };
-        if let Err(error) = stream.set_nodelay(true) {
-            tracing::debug!(%error, "pronghorn: could not set TCP_NODELAY");
-        }
         let watch = Arc::new(ConnectionWatch::new());
         // The timer goes with this connection's copy of the builder.
         builder.http1().timer(HeadTimer {
@@ -532,21 +499,74 @@ where
         });
     }
     drop(listener);
+    drain(connections, &shutdown, limits.shutdown_timeout).await;
+    Ok(())
+}
+
+/// hyper's connection settings, from the limits.
+fn hyper_builder(limits: &Limits, half_close: bool) -> auto::Builder<TokioExecutor> {
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .header_read_timeout(limits.timeouts.header_read)
+        .keep_alive(true)
+        .half_close(half_close)
+        .max_buf_size(limits.max_header_size)
+        // hyper sets aside room for this many headers at each attempt to
+        // parse a head: no more than a head can hold.
+        .max_headers(limits.max_headers.min(limits.max_header_size / 3));
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .keep_alive_interval(limits.http2_keep_alive)
+        .keep_alive_timeout(limits.http2_keep_alive)
+        .max_header_list_size(u32::try_from(limits.max_header_size).unwrap_or(u32::MAX));
+    builder
+}
+
+/// The next client, with `TCP_NODELAY` set. A failed `accept` (out of
+/// descriptors, a connection reset before it was taken) leaves the
+/// listener fine: it is logged at a bounded rate and the next one tried,
+/// after a pause when resources ran out.
+async fn accept(listener: &TcpListener) -> (TcpStream, SocketAddr) {
+    static ACCEPT_FAILED: RateLimit = RateLimit::new();
+    loop {
+        match listener.accept().await {
+            Ok((stream, peer)) => {
+                if let Err(error) = stream.set_nodelay(true) {
+                    tracing::debug!(%error, "pronghorn: could not set TCP_NODELAY");
+                }
+                return (stream, peer);
+            }
+            Err(error) => {
+                if let Some(suppressed) = ACCEPT_FAILED.admit() {
+                    tracing::warn!(%error, suppressed, "pronghorn: accept failed");
+                }
+                if !matches!(
+                    error.kind(),
+                    std::io::ErrorKind::ConnectionAborted | std::io::ErrorKind::ConnectionReset
+                ) {
+                    tokio::time::sleep(ACCEPT_BACKOFF).await;
+                }
+            }
+        }
+    }
+}
+
+/// After the signal: tells every connection to finish, waits for them and
+/// for the upgraded connections they handed over, and closes those still
+/// open at the deadline.
+async fn drain(mut connections: JoinSet<()>, shutdown: &Shutdown, deadline: Duration) {
     shutdown.signal();
-    // The connections, then the upgraded connections they handed over.
     let finished = async {
         while connections.join_next().await.is_some() {}
         shutdown.upgraded_closed().await;
     };
-    if tokio::time::timeout(limits.shutdown_timeout, finished)
-        .await
-        .is_err()
-    {
+    if tokio::time::timeout(deadline, finished).await.is_err() {
         tracing::debug!(
             open = connections.len(),
             "pronghorn: connections still open at the shutdown deadline are closed"
         );
         connections.shutdown().await;
     }
-    Ok(())
 }
