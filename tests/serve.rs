@@ -214,6 +214,15 @@ async fn get_on_a_new_connection(address: SocketAddr, path: &str) -> http::respo
     .0
 }
 
+/// The answer to a GET of `path` on `sender`'s connection, its body still
+/// to be read.
+async fn get_streaming(sender: &mut Sender, path: &str) -> Response<Incoming> {
+    sender
+        .send_request(request(Method::GET, path).body(Full::default()).unwrap())
+        .await
+        .unwrap()
+}
+
 type Http2Sender = hyper::client::conn::http2::SendRequest<Empty<Bytes>>;
 
 /// A GET of `path` over a new HTTP/2 connection (prior knowledge): the
@@ -327,14 +336,7 @@ async fn a_stream_reaches_the_client_before_it_ends_and_sse_events_arrive_one_by
     let server = Server::start(app(&feeds, &Events::default()), |server| server).await;
 
     let mut sender: Sender = common::connect(server.address).await;
-    let response = sender
-        .send_request(
-            request(Method::GET, "/stream")
-                .body(Full::default())
-                .unwrap(),
-        )
-        .await
-        .unwrap();
+    let response = get_streaming(&mut sender, "/stream").await;
     assert_eq!(response.status(), StatusCode::OK);
     let mut body = response.into_body();
     chunks.send(Bytes::from("first")).unwrap();
@@ -356,14 +358,7 @@ async fn a_stream_reaches_the_client_before_it_ends_and_sse_events_arrive_one_by
     );
 
     let mut sender: Sender = common::connect(server.address).await;
-    let response = sender
-        .send_request(
-            request(Method::GET, "/events")
-                .body(Full::default())
-                .unwrap(),
-        )
-        .await
-        .unwrap();
+    let response = get_streaming(&mut sender, "/events").await;
     assert_eq!(
         response.headers()[header::CONTENT_TYPE],
         "text/event-stream"
@@ -919,14 +914,7 @@ async fn a_slow_answer_or_a_long_stream_outlives_the_header_timeout() {
     assert_eq!(body, "slow done");
 
     // A stream the client waits on, sending nothing, for several timeouts.
-    let response = sender
-        .send_request(
-            request(Method::GET, "/stream")
-                .body(Full::default())
-                .unwrap(),
-        )
-        .await
-        .unwrap();
+    let response = get_streaming(&mut sender, "/stream").await;
     let mut body = response.into_body();
     for n in 0..4 {
         tokio::time::sleep(timeout).await;
@@ -1389,14 +1377,7 @@ async fn durations_too_long_to_count_mean_never_and_break_no_connection() {
     // An event stream with no keep-alive to speak of: its first event, then
     // its connection open and quiet.
     let mut sender: Sender = common::connect(server.address).await;
-    let response = sender
-        .send_request(
-            request(Method::GET, "/events")
-                .body(Full::default())
-                .unwrap(),
-        )
-        .await
-        .unwrap();
+    let response = get_streaming(&mut sender, "/events").await;
     let mut body = response.into_body();
     let first = body.frame().await.unwrap().unwrap().into_data().unwrap();
     assert_eq!(first, "data: first\n\n");
@@ -1419,14 +1400,7 @@ async fn shutdown_ends_sse_streams_at_its_deadline_and_tells_websocket_clients_1
     // An event stream that never ends by itself...
     let mut sender: Sender = common::connect(server.address).await;
     sender.ready().await.unwrap();
-    let response = sender
-        .send_request(
-            request(Method::GET, "/events")
-                .body(Full::default())
-                .unwrap(),
-        )
-        .await
-        .unwrap();
+    let response = get_streaming(&mut sender, "/events").await;
     let mut sse = response.into_body();
     events.send("first".into()).unwrap();
     let frame = sse.frame().await.unwrap().unwrap();
