@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use http::Method;
 
-use crate::handler::ErasedHandler;
+use crate::handler::{ErasedHandler, NESTED_PATTERN_END};
 
 use super::{
     builder::{Endpoint, HookSpec, RouteSpec, Router},
@@ -266,7 +266,8 @@ fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
     };
     let mut routes: Vec<CompiledRoute> = Vec::with_capacity(router.routes.len());
     for spec in router.routes {
-        let pattern = Pattern::parse(&spec.pattern)?;
+        let pattern =
+            Pattern::parse(&spec.pattern).map_err(|error| nested(&spec.pattern, error))?;
         if let Some(error) = missing(&spec) {
             return Err(error);
         }
@@ -315,4 +316,19 @@ fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
             fallback,
         }),
     })
+}
+
+/// The error of a service nested below a catch-all, named for the base the
+/// user gave rather than for the catch-all `nest_service` adds below it.
+fn nested(pattern: &str, error: RouteError) -> RouteError {
+    match (pattern.strip_suffix(NESTED_PATTERN_END), &error) {
+        (Some(base), RouteError::AfterCatchAll { segment, .. })
+            if NESTED_PATTERN_END.ends_with(segment.as_str()) =>
+        {
+            RouteError::NestedBelowCatchAll {
+                base: base.to_owned(),
+            }
+        }
+        _ => error,
+    }
 }

@@ -89,6 +89,13 @@ pub enum RouteError {
         /// The first segment after the catch-all that is not static.
         segment: String,
     },
+    /// A service nested with [`Router::nest_service`](crate::Router::nest_service)
+    /// at a base holding a catch-all: the service sees the path below its
+    /// base, and a catch-all leaves none.
+    NestedBelowCatchAll {
+        /// The base as given.
+        base: String,
+    },
     /// A segment written in another router's parameter syntax, `:name` or
     /// `*name`: pronghorn's are `{name}` and `{*name}`. (A static segment
     /// cannot start with `:` or `*` followed by a name.)
@@ -190,6 +197,10 @@ impl fmt::Display for RouteError {
             Self::AfterCatchAll { pattern, segment } => write!(
                 f,
                 "route `{pattern}`: only static segments may follow a catch-all, found `{segment}`"
+            ),
+            Self::NestedBelowCatchAll { base } => write!(
+                f,
+                "nested service at `{base}`: a catch-all leaves no path below the base for the service (mount it with `route_service`)"
             ),
             Self::ForeignParameter {
                 pattern,

@@ -221,3 +221,27 @@ async fn outer_layers_read_the_matched_path_from_the_response() {
     assert_eq!(route("/static/app.css").await.as_deref(), Some("/static"));
     assert_eq!(route("/nowhere").await, None);
 }
+
+#[test]
+fn a_service_nested_below_a_catch_all_is_refused_naming_its_base() {
+    for base in ["/files/{*path}", "/files/{*path}/raw"] {
+        let error = Router::new()
+            .nest_service(base, echo_service())
+            .compile()
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "nested service at `{base}`: a catch-all leaves no path below the base for the service (mount it with `route_service`)"
+            )
+        );
+    }
+    // A catch-all inside the nested service's own routes is its own business.
+    let legacy = axum::Router::new().route("/{*rest}", axum::routing::get(|| async { "any" }));
+    assert!(
+        Router::new()
+            .nest_service("/legacy", legacy)
+            .compile()
+            .is_ok()
+    );
+}
