@@ -30,6 +30,9 @@ pub(crate) struct RouteSpec {
     pub(crate) endpoint: Endpoint,
     /// The types of state its handler's extractors read.
     pub(crate) requires: Vec<StateType>,
+    /// A service mounted by `nest_service`, whose pattern ends with the
+    /// catch-all of the path below its base.
+    pub(crate) nested: bool,
 }
 
 /// What answers a route.
@@ -149,6 +152,7 @@ impl RouteSpec {
             pattern: pattern.to_owned(),
             endpoint: Endpoint::Http(Arc::new(ErasedFn::new(handler))),
             requires,
+            nested: false,
         }
     }
 }
@@ -160,6 +164,7 @@ impl Clone for RouteSpec {
             pattern: self.pattern.clone(),
             endpoint: self.endpoint.clone(),
             requires: self.requires.clone(),
+            nested: self.nested,
         }
     }
 }
@@ -405,7 +410,10 @@ impl Router {
         B::Error: Into<BoxError>,
     {
         let mounted = Mounted { service, nested };
-        self.routes.push(RouteSpec::http(method, pattern, mounted));
+        self.routes.push(RouteSpec {
+            nested,
+            ..RouteSpec::http(method, pattern, mounted)
+        });
         self
     }
 
@@ -547,6 +555,7 @@ impl Router {
             pattern: pattern.to_owned(),
             endpoint: Endpoint::WebSocket(crate::ws::erase(handler)),
             requires,
+            nested: false,
         });
         self
     }

@@ -266,8 +266,10 @@ fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
     };
     let mut routes: Vec<CompiledRoute> = Vec::with_capacity(router.routes.len());
     for spec in router.routes {
-        let pattern =
-            Pattern::parse(&spec.pattern).map_err(|error| nested(&spec.pattern, error))?;
+        let pattern = Pattern::parse(&spec.pattern).map_err(|error| match spec.nested {
+            true => nested(&spec.pattern, error),
+            false => error,
+        })?;
         if let Some(error) = missing(&spec) {
             return Err(error);
         }
@@ -318,8 +320,9 @@ fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
     })
 }
 
-/// The error of a service nested below a catch-all, named for the base the
-/// user gave rather than for the catch-all `nest_service` adds below it.
+/// The error of a service that `nest_service` mounted below a catch-all,
+/// named for the base the user gave rather than for the catch-all
+/// `nest_service` adds below it.
 fn nested(pattern: &str, error: RouteError) -> RouteError {
     match (pattern.strip_suffix(NESTED_PATTERN_END), &error) {
         (Some(base), RouteError::AfterCatchAll { segment, .. })

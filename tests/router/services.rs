@@ -236,6 +236,13 @@ fn a_service_nested_below_a_catch_all_is_refused_naming_its_base() {
             )
         );
     }
+    // A route of the user's own that ends as a nested one does is no nested
+    // service.
+    let own = Router::new()
+        .get("/a/{*rest}/b/{*nested_path}", || "")
+        .compile()
+        .unwrap_err();
+    assert!(matches!(own, RouteError::AfterCatchAll { .. }), "{own}");
     // A catch-all inside the nested service's own routes is its own business.
     let legacy = axum::Router::new().route("/{*rest}", axum::routing::get(|| async { "any" }));
     assert!(
