@@ -354,7 +354,9 @@ impl Router {
     /// mounted, `/static/app.css` is seen as `/app.css`); the URI as it came
     /// stays readable as an [`OriginalUri`](crate::handler::OriginalUri)
     /// extension. Hooks scoped over those paths run around it: a prefix on
-    /// `/static` can refuse a request before the service sees it.
+    /// `/static` can refuse a request before the service sees it. A base
+    /// may hold parameters, not a catch-all (which would leave no path
+    /// below it): that is an error of [`compile`](Self::compile).
     ///
     /// ```
     /// use http::{Request, StatusCode};
