@@ -326,7 +326,7 @@ fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
 fn nested(pattern: &str, error: RouteError) -> RouteError {
     match (pattern.strip_suffix(NESTED_PATTERN_END), &error) {
         (Some(base), RouteError::AfterCatchAll { segment, .. })
-            if NESTED_PATTERN_END.ends_with(segment.as_str()) =>
+            if NESTED_PATTERN_END.strip_prefix('/') == Some(segment.as_str()) =>
         {
             RouteError::NestedBelowCatchAll {
                 base: base.to_owned(),
