@@ -24,6 +24,42 @@ use crate::{
 /// answered with 500, an error value); a cancelled request has the
 /// cancelled failure and no response. The router also tells the pattern
 /// of the matched route.
+///
+/// ```
+/// use std::{future::pending, sync::{Arc, Mutex}};
+/// use http::{Request, Response};
+/// use pronghorn::{Exchange, MonitorLayer};
+/// use tower::{Layer, ServiceExt, service_fn};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// type Outcome = Result<Response<String>, &'static str>;
+/// let seen = Arc::new(Mutex::new(Vec::new()));
+/// let log = seen.clone();
+/// let layer = MonitorLayer::new(move |exchange: &Exchange<'_, Response<String>, &'static str>| {
+///     let what = match exchange.outcome() {
+///         Some(Ok(response)) => response.status().to_string(),
+///         Some(Err(error)) => format!("failed: {error}"),
+///         None => "cancelled".to_owned(),
+///     };
+///     log.lock().unwrap().push(format!("{} {what}", exchange.path()));
+/// });
+/// let service = layer.layer(service_fn(|request: Request<()>| async move {
+///     match request.uri().path() {
+///         "/ok" => Ok(Response::new(String::new())),
+///         "/slow" => pending::<Outcome>().await,
+///         _ => Err("no such thing"),
+///     }
+/// }));
+///
+/// let _ = service.clone().oneshot(Request::get("/ok").body(()).unwrap()).await;
+/// let _ = service.clone().oneshot(Request::get("/bad").body(()).unwrap()).await;
+/// // An outer timeout drops the response future before it answers.
+/// let slow = service.oneshot(Request::get("/slow").body(()).unwrap());
+/// let _ = tokio::time::timeout(std::time::Duration::ZERO, slow).await;
+/// assert_eq!(*seen.lock().unwrap(), ["/ok 200 OK", "/bad failed: no such thing", "/slow cancelled"]);
+/// # }
+/// ```
 pub struct Exchange<'a, R, E> {
     head: &'a RequestHead,
     response: Option<&'a R>,

@@ -334,7 +334,28 @@ impl Router {
     }
 
     /// Routes `method` requests for `pattern` to a tower `service`, as
-    /// [`route_service`](Self::route_service) does for any method.
+    /// [`route_service`](Self::route_service) does for any method. Other
+    /// methods on `pattern` are answered 405 with `Allow`, as for handlers.
+    ///
+    /// ```
+    /// use std::convert::Infallible;
+    /// use http::{Method, Request, Response, StatusCode};
+    /// use pronghorn::{Body, Router};
+    /// use tower::ServiceExt;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let purge = tower::service_fn(|_: Request<Body>| async { Ok::<_, Infallible>(Response::new(String::from("purged"))) });
+    /// let router = Router::new()
+    ///     .method_service(Method::DELETE, "/cache", purge)
+    ///     .compile()
+    ///     .unwrap();
+    /// let request = Request::get("/cache").body(String::new()).unwrap();
+    /// let response = router.oneshot(request).await.unwrap();
+    /// assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
+    /// assert_eq!(response.headers()["allow"], "DELETE");
+    /// # }
+    /// ```
     pub fn method_service<S, B>(self, method: Method, pattern: &str, service: S) -> Self
     where
         S: Service<Request<Body>, Response = Response<B>, Error = Infallible>
@@ -454,7 +475,31 @@ impl Router {
     }
 
     /// Answers requests for paths that no route matches with a tower
-    /// `service`, as [`fallback`](Self::fallback) does with a handler.
+    /// `service`, as [`fallback`](Self::fallback) does with a handler: the
+    /// service sees the request as it came, and a routed path asked with
+    /// another method is still 405.
+    ///
+    /// ```
+    /// use http::{Request, StatusCode};
+    /// use http_body_util::BodyExt;
+    /// use pronghorn::Router;
+    /// use tower::ServiceExt;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// // The new routes first; the rest of the application as it was.
+    /// let legacy = axum::Router::new().route("/old", axum::routing::get(|| async { "from axum" }));
+    /// let router = Router::new()
+    ///     .get("/new", || "from pronghorn")
+    ///     .fallback_service(legacy)
+    ///     .compile()
+    ///     .unwrap();
+    /// let request = Request::get("/old").body(String::new()).unwrap();
+    /// let response = router.oneshot(request).await.unwrap();
+    /// assert_eq!(response.status(), StatusCode::OK);
+    /// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "from axum");
+    /// # }
+    /// ```
     pub fn fallback_service<S, B>(mut self, service: S) -> Self
     where
         S: Service<Request<Body>, Response = Response<B>, Error = Infallible>
@@ -748,7 +793,25 @@ impl Router {
     /// At [`compile`](Self::compile): a second state of the same type
     /// (here or in a nested or merged router), and a handler that asks for
     /// a state of a type no router holds, are [`RouteError`](crate::RouteError)s
-    /// naming the type.
+    /// naming the type. Give each state a type of its own (a newtype, or
+    /// one struct holding them all).
+    ///
+    /// ```
+    /// use pronghorn::{Router, RouteError, handler::State};
+    ///
+    /// #[derive(Clone)]
+    /// struct Greeting(&'static str);
+    ///
+    /// let app = Router::new()
+    ///     .get("/", |State(Greeting(text)): State<Greeting>| text)
+    ///     .state(Greeting("hello"));
+    /// assert!(app.compile().is_ok());
+    ///
+    /// let module = Router::new().state(Greeting("bonjour"));
+    /// let error = Router::new().state(Greeting("hello")).merge(module).compile().unwrap_err();
+    /// assert!(matches!(error, RouteError::DuplicateState { .. }));
+    /// assert!(error.to_string().contains("Greeting"), "{error}");
+    /// ```
     pub fn state<T: Clone + Send + Sync + 'static>(mut self, state: T) -> Self {
         self.state.insert(state);
         self.state_types
@@ -823,10 +886,34 @@ impl Router {
     /// client sending slowly or not at all does not hold its request for
     /// ever. A body the handler streams itself (a `Body` or the whole
     /// `Request` as its argument) fails with an error at the same
-    /// deadline, and the handler answers as it sees fit. Counted from when the extractor finds the body still not
-    /// ready after the connection passed on what it read with the head: a
-    /// body sent with its head costs no timer. The timer is Tokio's:
-    /// outside a Tokio runtime, bodies have no timeout.
+    /// deadline, and the handler answers as it sees fit. Counted from when
+    /// the extractor finds the body still not ready after the connection
+    /// passed on what it read with the head: a body sent with its head
+    /// costs no timer. The timer is Tokio's: outside a Tokio runtime,
+    /// bodies have no timeout.
+    ///
+    /// ```
+    /// use std::{convert::Infallible, time::Duration};
+    /// use bytes::Bytes;
+    /// use http::{Request, StatusCode};
+    /// use http_body_util::StreamBody;
+    /// use pronghorn::Router;
+    /// use tower::ServiceExt;
+    ///
+    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+    /// # async fn main() {
+    /// let router = Router::new()
+    ///     .post("/upload", |body: Bytes| format!("{} bytes", body.len()))
+    ///     .body_timeout(Duration::from_secs(5))
+    ///     .compile()
+    ///     .unwrap();
+    /// // A client that sends a head and then nothing.
+    /// let silent = StreamBody::new(futures_util::stream::pending::<Result<http_body::Frame<Bytes>, Infallible>>());
+    /// let request = Request::post("/upload").body(silent).unwrap();
+    /// let response = router.oneshot(request).await.unwrap();
+    /// assert_eq!(response.status(), StatusCode::REQUEST_TIMEOUT);
+    /// # }
+    /// ```
     #[cfg(feature = "server")]
     #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
     pub fn body_timeout(mut self, timeout: std::time::Duration) -> Self {

@@ -218,10 +218,35 @@ pub(super) fn order_key<H: ?Sized>(hook: &Hook<H>, index: usize) -> (Priority, b
 impl Router {
     /// Validates every route and hook and compiles the table.
     ///
+    /// Every mistake a router can hold is found here, before it serves a
+    /// request: the compiled table answers each request without an error
+    /// of its own.
+    ///
     /// # Errors
     ///
-    /// The first [`RouteError`]: a malformed pattern (of a route or a hook),
-    /// or a route registered twice for the same method and pattern.
+    /// The first [`RouteError`]: a malformed pattern (of a route or a
+    /// hook), a route registered twice for the same method and pattern, a
+    /// state given twice or asked for and never given, a service nested
+    /// below a catch-all. Its message names the pattern or the type.
+    ///
+    /// ```
+    /// use pronghorn::{Router, RouteError, handler::State};
+    ///
+    /// let error = Router::new()
+    ///     .get("/users/:id", || "one")
+    ///     .compile()
+    ///     .unwrap_err();
+    /// assert!(matches!(error, RouteError::ForeignParameter { .. }));
+    /// assert!(error.to_string().contains("write `{id}`"), "{error}");
+    ///
+    /// #[derive(Clone)]
+    /// struct Db;
+    /// let error = Router::new()
+    ///     .get("/users", |_: State<Db>| "all")
+    ///     .compile()
+    ///     .unwrap_err();
+    /// assert!(matches!(error, RouteError::MissingState { .. }));
+    /// ```
     pub fn compile(self) -> Result<CompiledRouter, RouteError> {
         compile(self)
     }

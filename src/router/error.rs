@@ -248,6 +248,35 @@ impl Error for RouteError {}
 ///
 /// An error value and a panic become the response that goes out (the
 /// error's own, or a 500); a cancelled request sends nothing.
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use http::{Request, StatusCode};
+/// use pronghorn::{Router, router::{Failure, RouteExchange}};
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let failures = Arc::new(Mutex::new(Vec::new()));
+/// let seen = failures.clone();
+/// let router = Router::new()
+///     .get("/broken", || -> &'static str { panic!("the disk is full") })
+///     .monitor("/", move |exchange: &RouteExchange<'_>| {
+///         if let Some(failure) = exchange.error() {
+///             seen.lock().unwrap().push(failure.clone());
+///         }
+///     })
+///     .compile()
+///     .unwrap();
+///
+/// let request = Request::get("/broken").body(String::new()).unwrap();
+/// let response = router.oneshot(request).await.unwrap();
+/// assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+/// let failures = failures.lock().unwrap();
+/// assert_eq!(failures[0], Failure::Panic { step: "handler", message: "the disk is full".into() });
+/// assert_eq!(failures[0].kind(), "panic");
+/// # }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Failure {

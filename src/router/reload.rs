@@ -142,6 +142,26 @@ impl Reloadable {
     /// # Errors
     ///
     /// The [`RouteError`] of compiling `base`; nothing changes then.
+    ///
+    /// ```
+    /// use http::{Request, StatusCode};
+    /// use pronghorn::{Router, router::Reloadable};
+    /// use tower::ServiceExt;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let app = Reloadable::new(Router::new().get("/v1", || "one")).unwrap();
+    /// let served = app.clone(); // as `serve` would hold it
+    /// app.swap(Router::new().get("/v2", || "two")).unwrap();
+    ///
+    /// let request = Request::get("/v1").body(String::new()).unwrap();
+    /// assert_eq!(served.clone().oneshot(request).await.unwrap().status(), StatusCode::NOT_FOUND);
+    /// let request = Request::get("/v2").body(String::new()).unwrap();
+    /// assert_eq!(served.oneshot(request).await.unwrap().status(), StatusCode::OK);
+    /// // A table that does not compile is refused; `/v2` stays live.
+    /// assert!(app.swap(Router::new().get("v3", || "three")).is_err());
+    /// # }
+    /// ```
     pub fn swap(&self, base: Router) -> Result<(), RouteError> {
         let table = base.clone().compile()?;
         let mut sources = self.lock();

@@ -77,7 +77,8 @@ pub use self::message::{CloseFrame, Error, Message, Utf8Bytes, close_code};
 /// connection: a `Stream` of the client's [`Message`]s and a `Sink` of the
 /// server's. Use `futures_util`'s `StreamExt` and `SinkExt` to read and
 /// send them. (tokio-tungstenite speaks the protocol below; no type of its
-/// is part of this API.)
+/// is part of this API.) [`Router::websocket`](crate::Router::websocket)
+/// shows an echo handler.
 ///
 /// Served by [`serve`](crate::serve), the connection ends with the server:
 /// when a graceful shutdown begins, the next read sends the client a close
@@ -210,7 +211,6 @@ impl Sink<Message> for WebSocket {
 /// client that does not read (sending more fails).
 ///
 /// ```
-/// use hyper::body::Incoming;
 /// use pronghorn::{Router, ws::{Limits, WebSocket}, handler::RouteParams};
 ///
 /// let router = Router::new()
