@@ -60,6 +60,20 @@ impl<'a, I: Iterator<Item = Pair<'a>>> Pairs<'a, I> {
     }
 }
 
+/// Writes, with `$write`, the `Deserializer` methods by which a type asks
+/// for one value: [`Pairs`] deserializes them from its only pair, and
+/// [`fixed_count`] counts them as one parameter.
+macro_rules! one_value_methods {
+    ($write:ident) => {
+        $write! {
+            deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
+            deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
+            deserialize_u128 deserialize_f32 deserialize_f64 deserialize_char deserialize_str
+            deserialize_string deserialize_bytes deserialize_byte_buf deserialize_identifier
+        }
+    };
+}
+
 macro_rules! single_value {
     ($($method:ident)*) => {$(
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
@@ -152,12 +166,7 @@ impl<'de, I: Iterator<Item = Pair<'de>>> Deserializer<'de> for Pairs<'de, I> {
         }
     }
 
-    single_value! {
-        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
-        deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
-        deserialize_u128 deserialize_f32 deserialize_f64 deserialize_char deserialize_str
-        deserialize_string deserialize_bytes deserialize_byte_buf deserialize_identifier
-    }
+    one_value_methods!(single_value);
 }
 
 impl<'de, I: Iterator<Item = Pair<'de>>> MapAccess<'de> for Pairs<'de, I> {
@@ -298,5 +307,91 @@ impl<'de> Deserializer<'de> for Value<'de> {
     serde::forward_to_deserialize_any! {
         str string bytes byte_buf unit unit_struct seq tuple tuple_struct map
         struct identifier ignored_any
+    }
+}
+
+/// How many route parameters [`Pairs`] needs to deserialize a `T`, when
+/// `T` fixes it: one for a single value (a number, a string, an enum, a
+/// newtype around one), the length of a tuple; `None` for a struct, a map,
+/// a sequence or an option, which take any number.
+///
+/// Found by deserializing `T` from a probe that answers as `Pairs` would
+/// and stops at the first call that settles the count.
+pub(crate) fn fixed_count<T: de::DeserializeOwned>() -> Option<usize> {
+    match T::deserialize(Probe) {
+        Err(Count(count)) => count,
+        Ok(_) => None,
+    }
+}
+
+/// The count a probe settled on; a custom error settles on none.
+#[derive(Debug)]
+struct Count(Option<usize>);
+
+impl fmt::Display for Count {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "reads {:?} parameters", self.0)
+    }
+}
+
+impl std::error::Error for Count {}
+
+impl de::Error for Count {
+    fn custom<T: fmt::Display>(_: T) -> Self {
+        Count(None)
+    }
+}
+
+struct Probe;
+
+macro_rules! one_value {
+    ($($method:ident)*) => {$(
+        fn $method<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Count> {
+            Err(Count(Some(1)))
+        }
+    )*};
+}
+
+impl<'de> Deserializer<'de> for Probe {
+    type Error = Count;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Count> {
+        Err(Count(None))
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, _: V) -> Result<V::Value, Count> {
+        Err(Count(Some(len)))
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        len: usize,
+        _: V,
+    ) -> Result<V::Value, Count> {
+        Err(Count(Some(len)))
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Count> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: &'static [&'static str],
+        _: V,
+    ) -> Result<V::Value, Count> {
+        Err(Count(Some(1)))
+    }
+
+    one_value_methods!(one_value);
+
+    serde::forward_to_deserialize_any! {
+        option unit unit_struct seq map struct ignored_any
     }
 }

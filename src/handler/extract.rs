@@ -188,19 +188,32 @@ pub trait FromRequestHead: Sized {
     /// Extracts the value, or answers the request with a response.
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>>;
 
-    /// Adds the types of router state the extractor reads, so that
-    /// [`Router::compile`](crate::Router::compile) can refuse a route whose
-    /// state no router holds.
+    /// Adds what the extractor needs of its router and route, so that
+    /// [`Router::compile`](crate::Router::compile) can refuse a route that
+    /// cannot give it: a state no router holds, a number of parameters
+    /// `Path` cannot read.
     #[doc(hidden)]
     #[inline]
-    fn required_state(state: &mut Vec<StateType>) {
-        let _ = state;
+    fn needs(needs: &mut Needs) {
+        let _ = needs;
     }
 }
 
 /// A type of router state: its id, and its name for errors.
 #[doc(hidden)]
 pub type StateType = (std::any::TypeId, &'static str);
+
+/// What a handler's extractors need of its router and its route, checked
+/// by [`Router::compile`](crate::Router::compile).
+#[doc(hidden)]
+#[derive(Clone, Debug, Default)]
+pub struct Needs {
+    /// The types of router state read.
+    pub(crate) state: Vec<StateType>,
+    /// A `Path<T>` whose `T` reads a fixed number of parameters (one
+    /// value, a tuple): the name of `T`, and the number.
+    pub(crate) path: Option<(&'static str, usize)>,
+}
 
 /// An extractor that consumes the request body: at most one per handler,
 /// as its last argument.
@@ -351,7 +364,9 @@ impl FromRequestHead for RouteParams {
 /// name, a tuple in the order of the pattern, or one value for a pattern
 /// with one parameter. Values are percent-decoded (borrowed when nothing is
 /// escaped); one that does not decode or parse answers 400 naming the
-/// parameter.
+/// parameter. A type that reads a fixed number of parameters (one value, a
+/// tuple) on a route with another number is refused by
+/// [`Router::compile`](crate::Router::compile), naming the route.
 ///
 /// ```
 /// use pronghorn::{Router, handler::Path};
@@ -373,6 +388,12 @@ impl FromRequestHead for RouteParams {
 pub struct Path<T>(pub T);
 
 impl<T: serde::de::DeserializeOwned> FromRequestHead for Path<T> {
+    fn needs(needs: &mut Needs) {
+        if let Some(count) = de::fixed_count::<T>() {
+            needs.path = Some((std::any::type_name::<T>(), count));
+        }
+    }
+
     #[inline]
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
         let params = context.params;
@@ -384,7 +405,7 @@ impl<T: serde::de::DeserializeOwned> FromRequestHead for Path<T> {
             });
         T::deserialize(de::Pairs::new(pairs, params.len()))
             .map(Path)
-            .map_err(|error| bad_request(format!("invalid route parameter {error}")))
+            .map_err(|error| bad_request(format!("invalid route parameters: {error}")))
     }
 }
 
@@ -747,8 +768,10 @@ pub mod headers {
 pub struct State<T>(pub T);
 
 impl<T: Clone + Send + Sync + 'static> FromRequestHead for State<T> {
-    fn required_state(state: &mut Vec<StateType>) {
-        state.push((std::any::TypeId::of::<T>(), std::any::type_name::<T>()));
+    fn needs(needs: &mut Needs) {
+        needs
+            .state
+            .push((std::any::TypeId::of::<T>(), std::any::type_name::<T>()));
     }
 
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {

@@ -44,8 +44,8 @@ pub use self::axum::Axum;
 pub use self::extract::Json;
 pub use self::{
     extract::{
-        BodyFuture, Form, FromRequestBody, FromRequestHead, Header, NamedHeader, Path, Query,
-        RequestContext, RouteContext, RouteParams, State, StateType, headers,
+        BodyFuture, Form, FromRequestBody, FromRequestHead, Header, NamedHeader, Needs, Path,
+        Query, RequestContext, RouteContext, RouteParams, State, StateType, headers,
     },
     request::{ConnectInfo, Extension, Html, MatchedPath, OriginalUri, Redirect},
     response::IntoResponse,
@@ -131,11 +131,11 @@ pub trait Handler<M>: Clone + Send + Sync + 'static {
         cx: &mut Context<'_>,
     ) -> Step<Response<Body>, BoxFuture<Response<Body>>>;
 
-    /// Adds the types of router state the handler's extractors read.
+    /// Adds what the handler's extractors need of its router and route.
     #[doc(hidden)]
     #[inline]
-    fn required_state(state: &mut Vec<StateType>) {
-        let _ = state;
+    fn needs(needs: &mut Needs) {
+        let _ = needs;
     }
 
     /// Whether [`call`](Handler::call) polls a future it answers with once,
@@ -233,8 +233,8 @@ macro_rules! handler_impls {
             // future is polled by the router.
             const POLLS_ITS_FUTURE: bool = $polls;
 
-            fn required_state(state: &mut Vec<StateType>) {
-                $(<$ty as FromRequestHead>::required_state(state);)*
+            fn needs(needs: &mut Needs) {
+                $(<$ty as FromRequestHead>::needs(needs);)*
             }
         }
 
@@ -251,8 +251,8 @@ macro_rules! handler_impls {
             // polled inside the future answered.
             const POLLS_ITS_FUTURE: bool = true;
 
-            fn required_state(state: &mut Vec<StateType>) {
-                $(<$ty as FromRequestHead>::required_state(state);)*
+            fn needs(needs: &mut Needs) {
+                $(<$ty as FromRequestHead>::needs(needs);)*
             }
 
             fn call(
@@ -302,8 +302,8 @@ macro_rules! handler_impls {
                 erase_step(self($($ty),*))
             }
 
-            fn required_state(state: &mut Vec<StateType>) {
-                $(<$ty as FromRequestHead>::required_state(state);)*
+            fn needs(needs: &mut Needs) {
+                $(<$ty as FromRequestHead>::needs(needs);)*
             }
         }
     };

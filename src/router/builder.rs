@@ -15,7 +15,9 @@ use tower_service::Service;
 
 use crate::{
     Body, BoxError,
-    handler::{Erased as ErasedFn, ErasedHandler, Handler, Mounted, NESTED_PATTERN_END, StateType},
+    handler::{
+        Erased as ErasedFn, ErasedHandler, Handler, Mounted, NESTED_PATTERN_END, Needs, StateType,
+    },
 };
 
 /// The default limit of a request body read by an extractor: 2 MiB.
@@ -28,8 +30,8 @@ pub(crate) struct RouteSpec {
     pub(crate) method: Option<Method>,
     pub(crate) pattern: String,
     pub(crate) endpoint: Endpoint,
-    /// The types of state its handler's extractors read.
-    pub(crate) requires: Vec<StateType>,
+    /// What its handler's extractors need of the router and the route.
+    pub(crate) needs: Needs,
     /// A service mounted by `nest_service`, whose pattern ends with the
     /// catch-all of the path below its base.
     pub(crate) nested: bool,
@@ -145,13 +147,13 @@ pub struct Router {
 
 impl RouteSpec {
     fn http<H: Handler<M>, M: 'static>(method: Option<Method>, pattern: &str, handler: H) -> Self {
-        let mut requires = Vec::new();
-        H::required_state(&mut requires);
+        let mut needs = Needs::default();
+        H::needs(&mut needs);
         Self {
             method,
             pattern: pattern.to_owned(),
             endpoint: Endpoint::Http(Arc::new(ErasedFn::new(handler))),
-            requires,
+            needs,
             nested: false,
         }
     }
@@ -163,7 +165,7 @@ impl Clone for RouteSpec {
             method: self.method.clone(),
             pattern: self.pattern.clone(),
             endpoint: self.endpoint.clone(),
-            requires: self.requires.clone(),
+            needs: self.needs.clone(),
             nested: self.nested,
         }
     }
@@ -595,13 +597,13 @@ impl Router {
         H: crate::ws::WebSocketHandler<M>,
         M: 'static,
     {
-        let mut requires = Vec::new();
-        H::required_state(&mut requires);
+        let mut needs = Needs::default();
+        H::needs(&mut needs);
         self.routes.push(RouteSpec {
             method: Some(Method::GET),
             pattern: pattern.to_owned(),
             endpoint: Endpoint::WebSocket(crate::ws::erase(handler)),
-            requires,
+            needs,
             nested: false,
         });
         self

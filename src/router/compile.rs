@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use http::Method;
 
-use crate::handler::{ErasedHandler, NESTED_PATTERN_END};
+use crate::handler::{ErasedHandler, NESTED_PATTERN_END, StateType};
 
 use super::{
     builder::{Endpoint, HookSpec, RouteSpec, Router},
@@ -226,7 +226,8 @@ impl Router {
     ///
     /// The first [`RouteError`]: a malformed pattern (of a route or a
     /// hook), a route registered twice for the same method and pattern, a
-    /// state given twice or asked for and never given, a service nested
+    /// state given twice or asked for and never given, a `Path` that reads
+    /// another number of parameters than its route has, a service nested
     /// below a catch-all. Its message names the pattern or the type.
     ///
     /// ```
@@ -267,18 +268,27 @@ fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
             return Err(RouteError::DuplicateState { name });
         }
     }
-    let held =
-        |(id, _): &&(std::any::TypeId, &str)| router.state_types.iter().any(|(held, _)| held == id);
-    let missing = |spec: &RouteSpec| {
-        let (_, name) = spec.requires.iter().find(|required| !held(required))?;
-        Some(RouteError::MissingState {
+    let held = |(id, _): &StateType| router.state_types.iter().any(|(held, _)| held == id);
+    // What a handler's extractors need that its router or its route, with
+    // `parameters` parameters, does not give.
+    let unmet = |spec: &RouteSpec, parameters: usize| {
+        if let Some(&(_, name)) = spec.needs.state.iter().find(|&needed| !held(needed)) {
+            return Some(RouteError::MissingState {
+                pattern: spec.pattern.clone(),
+                name,
+            });
+        }
+        let (type_name, reads) = spec.needs.path.filter(|&(_, reads)| reads != parameters)?;
+        Some(RouteError::PathParameters {
             pattern: spec.pattern.clone(),
-            name,
+            type_name,
+            reads,
+            parameters,
         })
     };
     let fallback = match router.fallback {
         Some(spec) => {
-            if let Some(error) = missing(&spec) {
+            if let Some(error) = unmet(&spec, 0) {
                 return Err(error);
             }
             match spec.endpoint {
@@ -295,7 +305,7 @@ fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
             true => nested(&spec.pattern, error),
             false => error,
         })?;
-        if let Some(error) = missing(&spec) {
+        if let Some(error) = unmet(&spec, pattern.names.len()) {
             return Err(error);
         }
         let id = routes.len();

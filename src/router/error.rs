@@ -115,6 +115,19 @@ pub enum RouteError {
         /// The type's name.
         name: &'static str,
     },
+    /// A handler takes [`Path<T>`](crate::handler::Path) with a `T` that
+    /// reads a fixed number of parameters (one value, a tuple), and its
+    /// route's pattern has another number: every request would fail.
+    PathParameters {
+        /// The pattern of the handler's route.
+        pattern: String,
+        /// The `T` of `Path<T>`, as `std::any::type_name` gives it.
+        type_name: &'static str,
+        /// How many parameters it reads.
+        reads: usize,
+        /// How many the pattern has.
+        parameters: usize,
+    },
     /// Two states of one type, given to this router or to routers nested or
     /// merged into it: a handler could not tell which it gets.
     DuplicateState {
@@ -213,6 +226,16 @@ impl fmt::Display for RouteError {
             Self::MissingState { pattern, name } => write!(
                 f,
                 "route `{pattern}`: its handler takes `State<{name}>`, and no router holds a `{name}` (give one with `Router::state`)"
+            ),
+            Self::PathParameters {
+                pattern,
+                type_name,
+                reads,
+                parameters,
+            } => write!(
+                f,
+                "route `{pattern}`: its handler takes `Path<{type_name}>`, which reads {reads} parameter{}, and the pattern has {parameters} (take a tuple of {parameters}, a struct by name, or `RouteParams`)",
+                if *reads == 1 { "" } else { "s" }
             ),
             Self::DuplicateState { name } => write!(
                 f,

@@ -64,7 +64,7 @@ use tokio_tungstenite::{
 
 use crate::{
     Body, IntoResponse,
-    handler::{FromRequestHead, RequestContext, RouteContext, StateType},
+    handler::{FromRequestHead, Needs, RequestContext, RouteContext},
     serve::{ShutdownHandle, ShutdownWatch},
     step::BoxFuture,
 };
@@ -304,9 +304,9 @@ pub trait WebSocketHandler<M>: Clone + Send + Sync + 'static {
     #[doc(hidden)]
     fn prepare(&self, context: &RequestContext<'_>) -> Result<Connected, Response<Body>>;
 
-    /// Adds the types of router state the handler's extractors read.
+    /// Adds what the handler's extractors need of its router and route.
     #[doc(hidden)]
-    fn required_state(state: &mut Vec<StateType>);
+    fn needs(needs: &mut Needs);
 }
 
 /// A WebSocket handler with its arguments extracted, waiting for its
@@ -329,8 +329,8 @@ macro_rules! websocket_handlers {
                 Ok(Box::new(move |socket| Box::pin(handler(socket, $($ty),*))))
             }
 
-            fn required_state(state: &mut Vec<StateType>) {
-                $(<$ty as FromRequestHead>::required_state(state);)*
+            fn needs(needs: &mut Needs) {
+                $(<$ty as FromRequestHead>::needs(needs);)*
             }
         }
     };

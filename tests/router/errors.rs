@@ -362,3 +362,115 @@ fn missing_and_duplicate_state_are_compile_errors_naming_the_type() {
         Err(RouteError::DuplicateState { .. })
     ));
 }
+
+/// A `Path` whose type reads a fixed number of parameters (one value, a
+/// tuple) on a route with another number would fail every request: it is
+/// an error of `compile`, naming the route and the extractor. Types that
+/// read parameters by name or in any number are not checked.
+#[test]
+fn a_path_extractor_reading_another_number_of_parameters_is_a_compile_error() {
+    use std::collections::HashMap;
+
+    #[derive(serde::Deserialize)]
+    struct Id(#[allow(dead_code)] u64);
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    enum Kind {
+        Open,
+    }
+    #[derive(serde::Deserialize)]
+    struct Named {
+        #[allow(dead_code)]
+        team: String,
+    }
+
+    let error = Router::new()
+        .get("/teams/{team}/members/{id}", |Path(id): Path<u64>| {
+            id.to_string()
+        })
+        .compile()
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "route `/teams/{team}/members/{id}`: its handler takes `Path<u64>`, which reads 1 parameter, and the pattern has 2 (take a tuple of 2, a struct by name, or `RouteParams`)"
+    );
+
+    // Each case: does the route compile?
+    let cases: [(&str, Router, bool); 12] = [
+        (
+            "tuple longer than the pattern",
+            Router::new().get("/{a}", |_: Path<(u64, u64)>| ""),
+            false,
+        ),
+        (
+            "one value, no parameter",
+            Router::new().get("/", |_: Path<String>| ""),
+            false,
+        ),
+        (
+            "newtype of one value, two parameters",
+            Router::new().get("/{a}/{b}", |_: Path<Id>| ""),
+            false,
+        ),
+        (
+            "enum, two parameters",
+            Router::new().get("/{a}/{b}", |_: Path<Kind>| ""),
+            false,
+        ),
+        (
+            "a nest base's parameters count",
+            Router::new().nest(
+                "/teams/{team}",
+                Router::new().get("/{id}", |_: Path<u64>| ""),
+            ),
+            false,
+        ),
+        (
+            "a fallback has none",
+            Router::new().fallback(|_: Path<u64>| ""),
+            false,
+        ),
+        (
+            "tuple of the pattern's length",
+            Router::new().get("/{a}/{b}", |_: Path<(String, u64)>| ""),
+            true,
+        ),
+        (
+            "newtype of one value",
+            Router::new().get("/{id}", |_: Path<Id>| ""),
+            true,
+        ),
+        (
+            "struct by name",
+            Router::new().get("/{team}/{id}", |_: Path<Named>| ""),
+            true,
+        ),
+        (
+            "map",
+            Router::new().get("/{a}/{b}/{c}", |_: Path<HashMap<String, String>>| ""),
+            true,
+        ),
+        (
+            "sequence",
+            Router::new().get("/{a}/{b}", |_: Path<Vec<String>>| ""),
+            true,
+        ),
+        (
+            "an optional Path is not checked",
+            Router::new().get("/{a}/{b}", |_: Option<Path<u64>>| ""),
+            true,
+        ),
+    ];
+    for (case, router, compiles) in cases {
+        match router.compile() {
+            Ok(_) => assert!(compiles, "{case}: compiled"),
+            Err(error) => {
+                assert!(!compiles, "{case}: {error}");
+                assert!(
+                    matches!(error, RouteError::PathParameters { .. }),
+                    "{case}: {error}"
+                );
+            }
+        }
+    }
+}
