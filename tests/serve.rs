@@ -1609,16 +1609,51 @@ async fn an_http2_client_that_answers_no_ping_is_closed() {
     let elapsed = started.elapsed();
     assert!(elapsed >= interval * 2, "closed after {elapsed:?}");
     // Its frames: settings, a ping (type 6), a go-away (type 7).
+    let types = frame_types(&received);
+    assert!(types.contains(&6), "no ping in {types:?}");
+    assert!(types.contains(&7), "no go-away in {types:?}");
+    server.stop().await;
+}
+
+/// The types of the HTTP/2 frames in `received`.
+fn frame_types(received: &[u8]) -> Vec<u8> {
     let mut types = Vec::new();
-    let mut frames = &received[..];
+    let mut frames = received;
     while frames.len() >= 9 {
         let length =
             usize::from(frames[0]) << 16 | usize::from(frames[1]) << 8 | usize::from(frames[2]);
         types.push(frames[3]);
         frames = &frames[(9 + length).min(frames.len())..];
     }
-    assert!(types.contains(&6), "no ping in {types:?}");
-    assert!(types.contains(&7), "no go-away in {types:?}");
+    types
+}
+
+/// `http2_keep_alive(Duration::ZERO)` turns pings off (it used to close
+/// every HTTP/2 connection as soon as it was idle): a client that answers
+/// no ping keeps its connection, and is sent none.
+#[tokio::test]
+async fn a_zero_http2_ping_interval_sends_no_pings() {
+    let far = Duration::from_secs(60);
+    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| {
+        server
+            .http2_keep_alive(Duration::ZERO)
+            .http2_idle_timeout(far)
+            .header_read_timeout(far)
+    })
+    .await;
+    let mut client = TcpStream::connect(server.address).await.unwrap();
+    client
+        .write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0")
+        .await
+        .unwrap();
+    // Several times what a 200 ms interval took to close it, above.
+    let mut received = Vec::new();
+    let open =
+        tokio::time::timeout(Duration::from_secs(1), client.read_to_end(&mut received)).await;
+    assert!(open.is_err(), "the server closed the connection");
+    let types = frame_types(&received);
+    assert!(!types.contains(&6), "a ping in {types:?}");
+    drop(client);
     server.stop().await;
 }
 

@@ -215,6 +215,8 @@ impl<S> Serve<S> {
 
     /// How long an HTTP/1 connection may stay idle between an answer and
     /// the next request's first byte before it is closed (default 10 s).
+    /// `Duration::ZERO` closes each connection after its answer, unless
+    /// the next request has already come.
     pub fn keep_alive_timeout(mut self, timeout: Duration) -> Self {
         self.limits.timeouts.keep_alive = timeout.min(FOREVER);
         self
@@ -223,6 +225,7 @@ impl<S> Serve<S> {
     /// How long an HTTP/2 connection may stay open with no stream before it
     /// is closed (default 60 s). A stream counts until its response body
     /// ends: a long server-sent event stream keeps its connection.
+    /// `Duration::ZERO` closes a connection as soon as its streams end.
     pub fn http2_idle_timeout(mut self, timeout: Duration) -> Self {
         self.limits.timeouts.http2_idle = timeout.min(FOREVER);
         self
@@ -231,7 +234,10 @@ impl<S> Serve<S> {
     /// After how long without a frame from the client an HTTP/2 connection
     /// is pinged, and how long the client has to answer before the
     /// connection is closed (default 20 s): a peer that vanished without
-    /// closing its connection does not hold it.
+    /// closing its connection does not hold it. `Duration::ZERO` sends no
+    /// pings: a vanished peer then holds its connection until the
+    /// [HTTP/2 idle timeout](Self::http2_idle_timeout) once its streams end,
+    /// and for as long as a stream of its lasts.
     pub fn http2_keep_alive(mut self, interval: Duration) -> Self {
         self.limits.http2_keep_alive = interval.min(FOREVER);
         self
@@ -515,10 +521,13 @@ fn hyper_builder(limits: &Limits, half_close: bool) -> auto::Builder<TokioExecut
         // hyper sets aside room for this many headers at each attempt to
         // parse a head: no more than a head can hold.
         .max_headers(limits.max_headers.min(limits.max_header_size / 3));
+    // A ping interval of zero would close every idle connection at once:
+    // zero sends no pings, as it does for `Sse::keep_alive`.
+    let pings = Some(limits.http2_keep_alive).filter(|interval| !interval.is_zero());
     builder
         .http2()
         .timer(TokioTimer::new())
-        .keep_alive_interval(limits.http2_keep_alive)
+        .keep_alive_interval(pings)
         .keep_alive_timeout(limits.http2_keep_alive)
         .max_header_list_size(u32::try_from(limits.max_header_size).unwrap_or(u32::MAX));
     builder
