@@ -202,16 +202,20 @@ async fn send(
     (parts, body.collect().await.unwrap().to_bytes())
 }
 
+/// Sends a request with no body, and reads the answer.
+async fn send_empty(
+    sender: &mut Sender,
+    method: Method,
+    path: &str,
+) -> (http::response::Parts, Bytes) {
+    send(sender, request(method, path).body(Full::default()).unwrap()).await
+}
+
 /// The head of the answer to a GET of `path`, sent on a connection of its
 /// own.
 async fn get_on_a_new_connection(address: SocketAddr, path: &str) -> http::response::Parts {
     let mut sender: Sender = common::connect(address).await;
-    send(
-        &mut sender,
-        request(Method::GET, path).body(Full::default()).unwrap(),
-    )
-    .await
-    .0
+    send_empty(&mut sender, Method::GET, path).await.0
 }
 
 /// The answer to a GET of `path` on `sender`'s connection, its body still
@@ -299,13 +303,7 @@ async fn pipelined_requests_answer_in_order_and_connections_are_reused() {
     // Keep-alive: one connection, several requests.
     let mut sender: Sender = common::connect(server.address).await;
     for n in 0..3 {
-        let (parts, body) = send(
-            &mut sender,
-            request(Method::GET, &format!("/n/{n}"))
-                .body(Full::default())
-                .unwrap(),
-        )
-        .await;
+        let (parts, body) = send_empty(&mut sender, Method::GET, &format!("/n/{n}")).await;
         assert_eq!(
             (parts.status, body),
             (StatusCode::OK, Bytes::from(format!("response {n}")))
@@ -464,22 +462,10 @@ async fn bodies_errors_head_405_and_a_tower_http_cors_preflight() {
     let (parts, _) = send(&mut sender, json("{}", "text/plain")).await;
     assert_eq!(parts.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
 
-    let (parts, body) = send(
-        &mut sender,
-        request(Method::HEAD, "/hello")
-            .body(Full::default())
-            .unwrap(),
-    )
-    .await;
+    let (parts, body) = send_empty(&mut sender, Method::HEAD, "/hello").await;
     assert_eq!((parts.status, body.len()), (StatusCode::OK, 0));
     assert_eq!(parts.headers[header::CONTENT_LENGTH], "5");
-    let (parts, _) = send(
-        &mut sender,
-        request(Method::DELETE, "/hello")
-            .body(Full::default())
-            .unwrap(),
-    )
-    .await;
+    let (parts, _) = send_empty(&mut sender, Method::DELETE, "/hello").await;
     assert_eq!(parts.status, StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(parts.headers[header::ALLOW], "GET, HEAD");
 
@@ -828,11 +814,7 @@ async fn a_service_not_ready_is_awaited_and_each_connection_keeps_its_own() {
     for connection in 0..2 {
         let mut sender: Sender = common::connect(server.address).await;
         for n in 1..=3 {
-            let (parts, body) = send(
-                &mut sender,
-                request(Method::GET, "/").body(Full::default()).unwrap(),
-            )
-            .await;
+            let (parts, body) = send_empty(&mut sender, Method::GET, "/").await;
             assert_eq!(
                 (parts.status, body),
                 (StatusCode::OK, Bytes::from(n.to_string())),
@@ -900,11 +882,7 @@ async fn a_slow_answer_or_a_long_stream_outlives_the_header_timeout() {
     // A handler that answers after several timeouts.
     let mut sender: Sender = common::connect(server.address).await;
     let answer = tokio::spawn(async move {
-        let answer = send(
-            &mut sender,
-            request(Method::GET, "/slow").body(Full::default()).unwrap(),
-        )
-        .await;
+        let answer = send_empty(&mut sender, Method::GET, "/slow").await;
         (answer, sender)
     });
     tokio::time::sleep(timeout * 4).await;
@@ -1168,11 +1146,7 @@ async fn check_body_ends(
     let sse_bytes = "data: one\n\ndata: two\n\n".len() as u64;
     for (path, bytes) in [("/full", 5), ("/stream", 6), ("/sse", sse_bytes)] {
         let mut sender: Sender = common::connect(server.address).await;
-        let (parts, body) = send(
-            &mut sender,
-            request(Method::GET, path).body(Full::default()).unwrap(),
-        )
-        .await;
+        let (parts, body) = send_empty(&mut sender, Method::GET, path).await;
         assert_eq!(parts.status, StatusCode::OK, "{path}");
         assert_eq!(body.len() as u64, bytes, "{path}");
         assert_eq!(
@@ -1278,13 +1252,7 @@ async fn the_connection_limit_holds_and_recovers() {
     .await;
     // Two clients take the two places, and keep them.
     let mut first: Sender = common::connect(server.address).await;
-    let (parts, _) = send(
-        &mut first,
-        request(Method::GET, "/hello")
-            .body(Full::default())
-            .unwrap(),
-    )
-    .await;
+    let (parts, _) = send_empty(&mut first, Method::GET, "/hello").await;
     assert_eq!(parts.status, StatusCode::OK);
     let second = TcpStream::connect(server.address).await.unwrap();
     // A third connects (the listener's backlog takes it) but is not served
@@ -1350,13 +1318,7 @@ async fn durations_too_long_to_count_mean_never_and_break_no_connection() {
     // HTTP/1: two requests on one connection.
     let mut sender: Sender = common::connect(server.address).await;
     for _ in 0..2 {
-        let (parts, body) = send(
-            &mut sender,
-            request(Method::GET, "/hello")
-                .body(Full::default())
-                .unwrap(),
-        )
-        .await;
+        let (parts, body) = send_empty(&mut sender, Method::GET, "/hello").await;
         assert_eq!((parts.status, &body[..]), (StatusCode::OK, &b"hello"[..]));
     }
 
@@ -1445,13 +1407,7 @@ async fn shutdown_ends_sse_streams_at_its_deadline_and_tells_websocket_clients_1
 async fn another_method_on_a_websocket_route_is_405_with_allow() {
     let server = Server::start(app(&Feeds::default(), &Events::default()), |server| server).await;
     let mut sender: Sender = common::connect(server.address).await;
-    let (parts, _) = send(
-        &mut sender,
-        request(Method::POST, "/ws/lobby")
-            .body(Full::default())
-            .unwrap(),
-    )
-    .await;
+    let (parts, _) = send_empty(&mut sender, Method::POST, "/ws/lobby").await;
     assert_eq!(parts.status, StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(parts.headers[header::ALLOW], "GET, HEAD");
     server.stop().await;
@@ -1831,20 +1787,12 @@ async fn connect_info_gives_handlers_the_clients_address_when_enabled() {
         .await
         .unwrap();
     tokio::spawn(connection);
-    let (parts, body) = send(
-        &mut sender,
-        request(Method::GET, "/peer").body(Full::default()).unwrap(),
-    )
-    .await;
+    let (parts, body) = send_empty(&mut sender, Method::GET, "/peer").await;
     assert_eq!(parts.status, StatusCode::OK);
     assert_eq!(body, local.to_string());
 
     let address = common::serve_on_loopback(router(), |server| server).await;
     let mut sender: Sender = common::connect(address).await;
-    let (parts, _) = send(
-        &mut sender,
-        request(Method::GET, "/peer").body(Full::default()).unwrap(),
-    )
-    .await;
+    let (parts, _) = send_empty(&mut sender, Method::GET, "/peer").await;
     assert_eq!(parts.status, StatusCode::INTERNAL_SERVER_ERROR);
 }
