@@ -209,7 +209,7 @@ pub mod ws;
 #[cfg(feature = "tls")]
 pub use self::serve::Tls;
 #[cfg(feature = "server")]
-pub use self::serve::{DEFAULT_HEADER_READ_TIMEOUT, Serve, WithGracefulShutdown, serve};
+pub use self::serve::{Serve, WithGracefulShutdown, serve};
 pub use self::{
     body::{Body, BoxError},
     handler::IntoResponse,

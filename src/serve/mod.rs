@@ -51,9 +51,6 @@ use crate::{clock::FOREVER, log::RateLimit};
 
 type BoxError = Box<dyn StdError + Send + Sync>;
 
-/// The default time a client has to send a request's headers.
-pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
-
 /// Serves `service` on `listener` until the returned future is dropped or,
 /// with [`Serve::with_graceful_shutdown`], until a signal.
 ///
@@ -174,7 +171,7 @@ impl Default for Limits {
     fn default() -> Self {
         Self {
             timeouts: Timeouts {
-                header_read: DEFAULT_HEADER_READ_TIMEOUT,
+                header_read: Duration::from_secs(10),
                 keep_alive: Duration::from_secs(10),
                 http2_idle: Duration::from_secs(60),
             },
