@@ -473,4 +473,21 @@ fn a_path_extractor_reading_another_number_of_parameters_is_a_compile_error() {
             }
         }
     }
+
+    // A WebSocket handler's extractors are checked as a handler's are.
+    #[cfg(feature = "ws")]
+    {
+        let socket = Router::new().websocket(
+            "/rooms/{room}/{seat}",
+            |_: pronghorn::ws::WebSocket, _: Path<String>| async {},
+        );
+        assert!(matches!(
+            socket.compile(),
+            Err(RouteError::PathParameters {
+                reads: 1,
+                parameters: 2,
+                ..
+            })
+        ));
+    }
 }
