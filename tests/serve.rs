@@ -1540,22 +1540,7 @@ async fn a_pipelined_answer_is_not_held_behind_the_next_request_s_slow_handler()
 #[tokio::test]
 async fn an_http2_client_that_answers_no_ping_is_closed() {
     let interval = Duration::from_millis(200);
-    // Other timeouts far away: only the pings can close the connection.
-    let far = Duration::from_secs(60);
-    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| {
-        server
-            .http2_keep_alive(interval)
-            .http2_idle_timeout(far)
-            .header_read_timeout(far)
-    })
-    .await;
-    // A client that opens HTTP/2 (the preface and its settings), then
-    // reads what comes and answers nothing.
-    let mut client = TcpStream::connect(server.address).await.unwrap();
-    client
-        .write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0")
-        .await
-        .unwrap();
+    let (server, mut client) = silent_http2_client(interval).await;
     let started = Instant::now();
     let mut received = Vec::new();
     tokio::time::timeout(Duration::from_secs(10), client.read_to_end(&mut received))
@@ -1569,6 +1554,26 @@ async fn an_http2_client_that_answers_no_ping_is_closed() {
     assert!(types.contains(&6), "no ping in {types:?}");
     assert!(types.contains(&7), "no go-away in {types:?}");
     server.stop().await;
+}
+
+/// A server pinging HTTP/2 connections at `interval`, its other timeouts
+/// far away, and a client that opens HTTP/2 (the preface and its
+/// settings) and then answers nothing.
+async fn silent_http2_client(interval: Duration) -> (Server, TcpStream) {
+    let far = Duration::from_secs(60);
+    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| {
+        server
+            .http2_keep_alive(interval)
+            .http2_idle_timeout(far)
+            .header_read_timeout(far)
+    })
+    .await;
+    let mut client = TcpStream::connect(server.address).await.unwrap();
+    client
+        .write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0")
+        .await
+        .unwrap();
+    (server, client)
 }
 
 /// The types of the HTTP/2 frames in `received`.
@@ -1589,19 +1594,7 @@ fn frame_types(received: &[u8]) -> Vec<u8> {
 /// no ping keeps its connection, and is sent none.
 #[tokio::test]
 async fn a_zero_http2_ping_interval_sends_no_pings() {
-    let far = Duration::from_secs(60);
-    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| {
-        server
-            .http2_keep_alive(Duration::ZERO)
-            .http2_idle_timeout(far)
-            .header_read_timeout(far)
-    })
-    .await;
-    let mut client = TcpStream::connect(server.address).await.unwrap();
-    client
-        .write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0")
-        .await
-        .unwrap();
+    let (server, mut client) = silent_http2_client(Duration::ZERO).await;
     // Several times what a 200 ms interval took to close it, above.
     let mut received = Vec::new();
     let open =
