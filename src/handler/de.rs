@@ -15,11 +15,33 @@ use serde::de::{
 
 /// Why a value could not be deserialized; the message names the key.
 #[derive(Debug)]
-pub(crate) struct Error(pub(crate) String);
+pub(crate) struct Error {
+    pub(crate) message: String,
+    /// Whether the keys, or their number, do not fit the type: no values
+    /// would do, only other keys.
+    pub(crate) shape: bool,
+}
+
+impl Error {
+    /// A value that did not decode or parse.
+    pub(crate) fn value(message: String) -> Self {
+        Self {
+            message,
+            shape: false,
+        }
+    }
+
+    fn shape(message: String) -> Self {
+        Self {
+            message,
+            shape: true,
+        }
+    }
+}
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
@@ -27,7 +49,15 @@ impl std::error::Error for Error {}
 
 impl de::Error for Error {
     fn custom<T: fmt::Display>(message: T) -> Self {
-        Error(message.to_string())
+        Error::value(message.to_string())
+    }
+
+    fn missing_field(field: &'static str) -> Self {
+        Error::shape(de::value::Error::missing_field(field).to_string())
+    }
+
+    fn unknown_field(field: &str, expected: &'static [&'static str]) -> Self {
+        Error::shape(de::value::Error::unknown_field(field, expected).to_string())
     }
 }
 
@@ -53,25 +83,14 @@ impl<'a, I: Iterator<Item = Pair<'a>>> Pairs<'a, I> {
 
     fn single(mut self) -> Result<Value<'a>, Error> {
         if self.count != 1 {
-            return Err(Error(format!("expected 1 value, found {}", self.count)));
+            return Err(Error::shape(format!(
+                "expected 1 value, found {}",
+                self.count
+            )));
         }
         let (key, value) = self.pairs.next().expect("one pair")?;
         Ok(Value { key, value })
     }
-}
-
-/// Writes, with `$write`, the `Deserializer` methods by which a type asks
-/// for one value: [`Pairs`] deserializes them from its only pair, and
-/// [`fixed_count`] counts them as one parameter.
-macro_rules! one_value_methods {
-    ($write:ident) => {
-        $write! {
-            deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
-            deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
-            deserialize_u128 deserialize_f32 deserialize_f64 deserialize_char deserialize_str
-            deserialize_string deserialize_bytes deserialize_byte_buf deserialize_identifier
-        }
-    };
 }
 
 macro_rules! single_value {
@@ -108,7 +127,7 @@ impl<'de, I: Iterator<Item = Pair<'de>>> Deserializer<'de> for Pairs<'de, I> {
 
     fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, Error> {
         if len != self.count {
-            return Err(Error(format!(
+            return Err(Error::shape(format!(
                 "expected {len} values, found {}",
                 self.count
             )));
@@ -166,7 +185,12 @@ impl<'de, I: Iterator<Item = Pair<'de>>> Deserializer<'de> for Pairs<'de, I> {
         }
     }
 
-    one_value_methods!(single_value);
+    single_value! {
+        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
+        deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
+        deserialize_u128 deserialize_f32 deserialize_f64 deserialize_char deserialize_str
+        deserialize_string deserialize_bytes deserialize_byte_buf deserialize_identifier
+    }
 }
 
 impl<'de, I: Iterator<Item = Pair<'de>>> MapAccess<'de> for Pairs<'de, I> {
@@ -246,7 +270,7 @@ impl Value<'_> {
         T::Err: fmt::Display,
     {
         self.value.parse().map_err(|error| {
-            Error(format!(
+            Error::value(format!(
                 "`{}`: cannot parse `{}` as {what}: {error}",
                 self.key, self.value
             ))
@@ -301,7 +325,7 @@ impl<'de> Deserializer<'de> for Value<'de> {
     ) -> Result<V::Value, Error> {
         let text: StrDeserializer<'_, Error> = self.value.as_ref().into_deserializer();
         text.deserialize_enum(name, variants, visitor)
-            .map_err(|error| Error(format!("`{}`: {error}", self.key)))
+            .map_err(|error| Error::value(format!("`{}`: {error}", self.key)))
     }
 
     serde::forward_to_deserialize_any! {
@@ -310,88 +334,20 @@ impl<'de> Deserializer<'de> for Value<'de> {
     }
 }
 
-/// How many route parameters [`Pairs`] needs to deserialize a `T`, when
-/// `T` fixes it: one for a single value (a number, a string, an enum, a
-/// newtype around one), the length of a tuple; `None` for a struct, a map,
-/// a sequence or an option, which take any number.
-///
-/// Found by deserializing `T` from a probe that answers as `Pairs` would
-/// and stops at the first call that settles the count.
-pub(crate) fn fixed_count<T: de::DeserializeOwned>() -> Option<usize> {
-    match T::deserialize(Probe) {
-        Err(Count(count)) => count,
-        Ok(_) => None,
-    }
-}
-
-/// The count a probe settled on; a custom error settles on none.
-#[derive(Debug)]
-struct Count(Option<usize>);
-
-impl fmt::Display for Count {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "reads {:?} parameters", self.0)
-    }
-}
-
-impl std::error::Error for Count {}
-
-impl de::Error for Count {
-    fn custom<T: fmt::Display>(_: T) -> Self {
-        Count(None)
-    }
-}
-
-struct Probe;
-
-macro_rules! one_value {
-    ($($method:ident)*) => {$(
-        fn $method<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Count> {
-            Err(Count(Some(1)))
-        }
-    )*};
-}
-
-impl<'de> Deserializer<'de> for Probe {
-    type Error = Count;
-
-    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Count> {
-        Err(Count(None))
-    }
-
-    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, _: V) -> Result<V::Value, Count> {
-        Err(Count(Some(len)))
-    }
-
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        len: usize,
-        _: V,
-    ) -> Result<V::Value, Count> {
-        Err(Count(Some(len)))
-    }
-
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, Count> {
-        visitor.visit_newtype_struct(self)
-    }
-
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        _: &'static [&'static str],
-        _: V,
-    ) -> Result<V::Value, Count> {
-        Err(Count(Some(1)))
-    }
-
-    one_value_methods!(one_value);
-
-    serde::forward_to_deserialize_any! {
-        option unit unit_struct seq map struct ignored_any
+/// Why a `T` cannot be deserialized from parameters named `names`, whatever
+/// their values: a number of them it does not take, a field none of them
+/// names. Found by deserializing `T` from those names, each with the value
+/// `0`; an error that depends on the value (`0` is no `bool`) says nothing,
+/// and neither does success.
+pub(crate) fn misfit<T: de::DeserializeOwned>(names: &[Box<str>]) -> Option<String> {
+    let pairs = names
+        .iter()
+        .map(|name| Ok((Cow::Borrowed(&**name), Cow::Borrowed("0"))));
+    match T::deserialize(Pairs::new(pairs, names.len())) {
+        Err(Error {
+            message,
+            shape: true,
+        }) => Some(message),
+        _ => None,
     }
 }

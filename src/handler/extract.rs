@@ -210,9 +210,18 @@ pub type StateType = (std::any::TypeId, &'static str);
 pub struct Needs {
     /// The types of router state read.
     pub(crate) state: Vec<StateType>,
-    /// A `Path<T>` whose `T` reads a fixed number of parameters (one
-    /// value, a tuple): the name of `T`, and the number.
-    pub(crate) path: Option<(&'static str, usize)>,
+    /// What a `Path<T>` reads.
+    pub(crate) path: Option<PathNeeds>,
+}
+
+/// What a `Path<T>` reads of its route's parameters.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PathNeeds {
+    /// The name of `T`.
+    pub(crate) type_name: &'static str,
+    /// Why `T` cannot be read from parameters of these names, whatever
+    /// their values, if it cannot.
+    pub(crate) misfit: fn(&[Box<str>]) -> Option<String>,
 }
 
 /// An extractor that consumes the request body: at most one per handler,
@@ -364,9 +373,9 @@ impl FromRequestHead for RouteParams {
 /// name, a tuple in the order of the pattern, or one value for a pattern
 /// with one parameter. Values are percent-decoded (borrowed when nothing is
 /// escaped); one that does not decode or parse answers 400 naming the
-/// parameter. A type that reads a fixed number of parameters (one value, a
-/// tuple) on a route with another number is refused by
-/// [`Router::compile`](crate::Router::compile), naming the route.
+/// parameter. A type that cannot read its route's parameters whatever the
+/// path (a tuple of another length, a struct field no parameter names) is
+/// refused by [`Router::compile`](crate::Router::compile), naming the route.
 ///
 /// ```
 /// use pronghorn::{Router, handler::Path};
@@ -389,9 +398,10 @@ pub struct Path<T>(pub T);
 
 impl<T: serde::de::DeserializeOwned> FromRequestHead for Path<T> {
     fn needs(needs: &mut Needs) {
-        if let Some(count) = de::fixed_count::<T>() {
-            needs.path = Some((std::any::type_name::<T>(), count));
-        }
+        needs.path = Some(PathNeeds {
+            type_name: std::any::type_name::<T>(),
+            misfit: de::misfit::<T>,
+        });
     }
 
     #[inline]
@@ -401,7 +411,7 @@ impl<T: serde::de::DeserializeOwned> FromRequestHead for Path<T> {
             .iter_raw()
             .map(|(name, raw)| match crate::params::decode(raw) {
                 Ok(value) => Ok((Cow::Borrowed(name), value)),
-                Err(error) => Err(de::Error(format!("`{name}`: {error}"))),
+                Err(error) => Err(de::Error::value(format!("`{name}`: {error}"))),
             });
         T::deserialize(de::Pairs::new(pairs, params.len()))
             .map(Path)
@@ -441,7 +451,7 @@ fn form_decode(raw: &str) -> Result<Cow<'_, str>, de::Error> {
         Cow::Borrowed(text) => crate::params::percent_decode(text),
         Cow::Owned(text) => crate::params::percent_decode(text).map(|v| Cow::Owned(v.into_owned())),
     };
-    decoded.map_err(|error| de::Error(error.to_string()))
+    decoded.map_err(|error| de::Error::value(error.to_string()))
 }
 
 impl<T: serde::de::DeserializeOwned> FromRequestHead for Query<T> {

@@ -226,8 +226,8 @@ impl Router {
     ///
     /// The first [`RouteError`]: a malformed pattern (of a route or a
     /// hook), a route registered twice for the same method and pattern, a
-    /// state given twice or asked for and never given, a `Path` that reads
-    /// another number of parameters than its route has, a service nested
+    /// state given twice or asked for and never given, a `Path` that cannot
+    /// read its route's parameters whatever the path, a service nested
     /// below a catch-all. Its message names the pattern or the type.
     ///
     /// ```
@@ -270,25 +270,24 @@ fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
     }
     let held = |(id, _): &StateType| router.state_types.iter().any(|(held, _)| held == id);
     // What a handler's extractors need that its router or its route, with
-    // `parameters` parameters, does not give.
-    let unmet = |spec: &RouteSpec, parameters: usize| {
+    // parameters of these names, does not give.
+    let unmet = |spec: &RouteSpec, names: &[Box<str>]| {
         if let Some(&(_, name)) = spec.needs.state.iter().find(|&needed| !held(needed)) {
             return Some(RouteError::MissingState {
                 pattern: spec.pattern.clone(),
                 name,
             });
         }
-        let (type_name, reads) = spec.needs.path.filter(|&(_, reads)| reads != parameters)?;
+        let path = spec.needs.path?;
         Some(RouteError::PathParameters {
             pattern: spec.pattern.clone(),
-            type_name,
-            reads,
-            parameters,
+            type_name: path.type_name,
+            reason: (path.misfit)(names)?,
         })
     };
     let fallback = match router.fallback {
         Some(spec) => {
-            if let Some(error) = unmet(&spec, 0) {
+            if let Some(error) = unmet(&spec, &[]) {
                 return Err(error);
             }
             match spec.endpoint {
@@ -305,7 +304,7 @@ fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
             true => nested(&spec.pattern, error),
             false => error,
         })?;
-        if let Some(error) = unmet(&spec, pattern.names.len()) {
+        if let Some(error) = unmet(&spec, &pattern.names) {
             return Err(error);
         }
         let id = routes.len();

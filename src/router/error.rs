@@ -116,17 +116,16 @@ pub enum RouteError {
         name: &'static str,
     },
     /// A handler takes [`Path<T>`](crate::handler::Path) with a `T` that
-    /// reads a fixed number of parameters (one value, a tuple), and its
-    /// route's pattern has another number: every request would fail.
+    /// cannot be read from its route's parameters, whatever the path: it
+    /// takes another number of them (one value, a tuple), or has a field
+    /// that no parameter names. Every request would fail.
     PathParameters {
         /// The pattern of the handler's route.
         pattern: String,
         /// The `T` of `Path<T>`, as `std::any::type_name` gives it.
         type_name: &'static str,
-        /// How many parameters it reads.
-        reads: usize,
-        /// How many the pattern has.
-        parameters: usize,
+        /// What does not fit, as in ``missing field `user_id` ``.
+        reason: String,
     },
     /// Two states of one type, given to this router or to routers nested or
     /// merged into it: a handler could not tell which it gets.
@@ -230,12 +229,10 @@ impl fmt::Display for RouteError {
             Self::PathParameters {
                 pattern,
                 type_name,
-                reads,
-                parameters,
+                reason,
             } => write!(
                 f,
-                "route `{pattern}`: its handler takes `Path<{type_name}>`, which reads {reads} parameter{}, and the pattern has {parameters} (take a tuple of {parameters}, a struct by name, or `RouteParams`)",
-                if *reads == 1 { "" } else { "s" }
+                "route `{pattern}`: its handler takes `Path<{type_name}>`, which cannot read the pattern's parameters: {reason} (a tuple takes them in order, a struct by name, `RouteParams` any)"
             ),
             Self::DuplicateState { name } => write!(
                 f,

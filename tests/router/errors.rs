@@ -363,25 +363,43 @@ fn missing_and_duplicate_state_are_compile_errors_naming_the_type() {
     ));
 }
 
-/// A `Path` whose type reads a fixed number of parameters (one value, a
-/// tuple) on a route with another number would fail every request: it is
-/// an error of `compile`, naming the route and the extractor. Types that
-/// read parameters by name or in any number are not checked.
+/// A `Path` that cannot read its route's parameters whatever the path (a
+/// tuple of another length, one value from two parameters, a struct field
+/// no parameter names) would fail every request: it is an error of
+/// `compile`, naming the route, the type and what does not fit.
 #[test]
-fn a_path_extractor_reading_another_number_of_parameters_is_a_compile_error() {
+#[allow(dead_code)]
+fn a_path_extractor_that_cannot_read_its_route_s_parameters_is_a_compile_error() {
     use std::collections::HashMap;
 
     #[derive(serde::Deserialize)]
-    struct Id(#[allow(dead_code)] u64);
+    struct Id(u64);
     #[derive(serde::Deserialize)]
     #[serde(rename_all = "lowercase")]
     enum Kind {
         Open,
     }
     #[derive(serde::Deserialize)]
-    struct Named {
-        #[allow(dead_code)]
+    struct Member {
         team: String,
+        user_id: u64,
+    }
+    #[derive(serde::Deserialize)]
+    struct Optional {
+        team: String,
+        page: Option<u32>,
+        #[serde(default)]
+        size: u32,
+    }
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Strict {
+        team: String,
+    }
+    #[derive(serde::Deserialize)]
+    struct Flagged {
+        flag: bool,
+        missing: u64,
     }
 
     let error = Router::new()
@@ -392,11 +410,19 @@ fn a_path_extractor_reading_another_number_of_parameters_is_a_compile_error() {
         .unwrap_err();
     assert_eq!(
         error.to_string(),
-        "route `/teams/{team}/members/{id}`: its handler takes `Path<u64>`, which reads 1 parameter, and the pattern has 2 (take a tuple of 2, a struct by name, or `RouteParams`)"
+        "route `/teams/{team}/members/{id}`: its handler takes `Path<u64>`, which cannot read the pattern's parameters: expected 1 value, found 2 (a tuple takes them in order, a struct by name, `RouteParams` any)"
+    );
+    let error = Router::new()
+        .get("/teams/{team}/members/{id}", |_: Path<Member>| "")
+        .compile()
+        .unwrap_err();
+    assert!(
+        matches!(&error, RouteError::PathParameters { reason, .. } if reason == "missing field `user_id`"),
+        "{error}"
     );
 
     // Each case: does the route compile?
-    let cases: [(&str, Router, bool); 12] = [
+    let cases: [(&str, Router, bool); 17] = [
         (
             "tuple longer than the pattern",
             Router::new().get("/{a}", |_: Path<(u64, u64)>| ""),
@@ -431,6 +457,11 @@ fn a_path_extractor_reading_another_number_of_parameters_is_a_compile_error() {
             false,
         ),
         (
+            "an unknown parameter, unknown fields denied",
+            Router::new().get("/{team}/{id}", |_: Path<Strict>| ""),
+            false,
+        ),
+        (
             "tuple of the pattern's length",
             Router::new().get("/{a}/{b}", |_: Path<(String, u64)>| ""),
             true,
@@ -441,8 +472,31 @@ fn a_path_extractor_reading_another_number_of_parameters_is_a_compile_error() {
             true,
         ),
         (
-            "struct by name",
-            Router::new().get("/{team}/{id}", |_: Path<Named>| ""),
+            "struct whose fields the parameters name",
+            Router::new().get("/{team}/{user_id}", |_: Path<Member>| ""),
+            true,
+        ),
+        (
+            "a nest base's parameter fills a field",
+            Router::new().nest(
+                "/teams/{team}",
+                Router::new().get("/{user_id}", |_: Path<Member>| ""),
+            ),
+            true,
+        ),
+        (
+            "optional and default fields no parameter names",
+            Router::new().get("/{team}", |_: Path<Optional>| ""),
+            true,
+        ),
+        (
+            "a parameter no field names",
+            Router::new().get("/{team}/{id}", |_: Path<Optional>| ""),
+            true,
+        ),
+        (
+            "a value the check cannot make (`0` is no bool) settles nothing",
+            Router::new().get("/{flag}", |_: Path<Flagged>| ""),
             true,
         ),
         (
@@ -483,11 +537,7 @@ fn a_path_extractor_reading_another_number_of_parameters_is_a_compile_error() {
         );
         assert!(matches!(
             socket.compile(),
-            Err(RouteError::PathParameters {
-                reads: 1,
-                parameters: 2,
-                ..
-            })
+            Err(RouteError::PathParameters { .. })
         ));
     }
 }
