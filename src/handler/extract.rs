@@ -392,6 +392,10 @@ impl FromRequestHead for RouteParams {
 ///     .get("/files/{name}.{ext}", |Path(file): Path<File>| format!("{} {}", file.name, file.ext))
 ///     .compile()
 ///     .unwrap();
+///
+/// // `/docs/{name}` names no `ext`: every request would fail.
+/// let refused = Router::new().get("/docs/{name}", |Path(file): Path<File>| file.name).compile();
+/// assert!(refused.unwrap_err().to_string().contains("missing field `ext`"));
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Path<T>(pub T);
