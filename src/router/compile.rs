@@ -279,10 +279,14 @@ fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
             });
         }
         let path = spec.needs.path?;
+        // The check runs the type's `Deserialize`: one that panics on the
+        // value it is given settles nothing (and fails at request time
+        // with a 500, as it would have).
+        let reason = std::panic::catch_unwind(|| (path.misfit)(names)).ok()??;
         Some(RouteError::PathParameters {
             pattern: spec.pattern.clone(),
             type_name: path.type_name,
-            reason: (path.misfit)(names)?,
+            reason,
         })
     };
     let fallback = match router.fallback {

@@ -401,6 +401,13 @@ fn a_path_extractor_that_cannot_read_its_route_s_parameters_is_a_compile_error()
         flag: bool,
         missing: u64,
     }
+    /// A type whose `Deserialize` panics, whatever it is given.
+    struct Touchy;
+    impl<'de> serde::Deserialize<'de> for Touchy {
+        fn deserialize<D: serde::Deserializer<'de>>(_: D) -> Result<Self, D::Error> {
+            panic!("touchy")
+        }
+    }
 
     let error = Router::new()
         .get("/teams/{team}/members/{id}", |Path(id): Path<u64>| {
@@ -422,7 +429,7 @@ fn a_path_extractor_that_cannot_read_its_route_s_parameters_is_a_compile_error()
     );
 
     // Each case: does the route compile?
-    let cases: [(&str, Router, bool); 17] = [
+    let cases: [(&str, Router, bool); 18] = [
         (
             "tuple longer than the pattern",
             Router::new().get("/{a}", |_: Path<(u64, u64)>| ""),
@@ -497,6 +504,11 @@ fn a_path_extractor_that_cannot_read_its_route_s_parameters_is_a_compile_error()
         (
             "a value the check cannot make (`0` is no bool) settles nothing",
             Router::new().get("/{flag}", |_: Path<Flagged>| ""),
+            true,
+        ),
+        (
+            "a Deserialize that panics settles nothing",
+            Router::new().get("/{a}", |_: Path<Touchy>| ""),
             true,
         ),
         (
