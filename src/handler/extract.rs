@@ -190,8 +190,8 @@ pub trait FromRequestHead: Sized {
 
     /// Adds what the extractor needs of its router and route, so that
     /// [`Router::compile`](crate::Router::compile) can refuse a route that
-    /// cannot give it: a state no router holds, a number of parameters
-    /// `Path` cannot read.
+    /// cannot give it: a state no router holds, parameters a `Path` cannot
+    /// read.
     #[doc(hidden)]
     #[inline]
     fn needs(needs: &mut Needs) {
