@@ -110,7 +110,7 @@ pub enum RouteError {
     /// A handler takes [`State<T>`](crate::handler::State) of a type that no
     /// router gave with [`Router::state`](crate::Router::state).
     MissingState {
-        /// The pattern of the handler's route.
+        /// The pattern of the handler's route (empty for the fallback).
         pattern: String,
         /// The type's name.
         name: &'static str,
@@ -120,7 +120,7 @@ pub enum RouteError {
     /// takes another number of them (one value, a tuple), or has a field
     /// that no parameter names. Every request would fail.
     PathParameters {
-        /// The pattern of the handler's route.
+        /// The pattern of the handler's route (empty for the fallback).
         pattern: String,
         /// The `T` of `Path<T>`, as `std::any::type_name` gives it.
         type_name: &'static str,
@@ -224,7 +224,8 @@ impl fmt::Display for RouteError {
             ),
             Self::MissingState { pattern, name } => write!(
                 f,
-                "route `{pattern}`: its handler takes `State<{name}>`, and no router holds a `{name}` (give one with `Router::state`)"
+                "{}: its handler takes `State<{name}>`, and no router holds a `{name}` (give one with `Router::state`)",
+                Subject(pattern)
             ),
             Self::PathParameters {
                 pattern,
@@ -232,7 +233,8 @@ impl fmt::Display for RouteError {
                 reason,
             } => write!(
                 f,
-                "route `{pattern}`: its handler takes `Path<{type_name}>`, which cannot read the pattern's parameters: {reason} (a tuple takes them in order, a struct by name, `RouteParams` any)"
+                "{}: its handler takes `Path<{type_name}>`, which cannot read its route's parameters: {reason} (a tuple takes them in order, a struct by name, `RouteParams` any)",
+                Subject(pattern)
             ),
             Self::DuplicateState { name } => write!(
                 f,
@@ -262,6 +264,19 @@ impl fmt::Display for RouteError {
 }
 
 impl Error for RouteError {}
+
+/// What an error about a handler is about: its route, or the fallback
+/// (whose pattern is empty).
+struct Subject<'a>(&'a str);
+
+impl fmt::Display for Subject<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            "" => f.write_str("the fallback"),
+            pattern => write!(f, "route `{pattern}`"),
+        }
+    }
+}
 
 /// Why a request failed, as monitors see it: a step's error value, a
 /// step's panic, or the request's cancellation.
