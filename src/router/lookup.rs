@@ -77,6 +77,9 @@ impl Inner {
         upgrade: bool,
         captures: &mut Captures,
     ) -> Option<Target> {
+        if !is_path(path) {
+            return None;
+        }
         let websocket = |captures: &mut Captures| {
             self.websockets
                 .find(path, captures, |methods| methods.get(&Method::GET))
@@ -111,6 +114,9 @@ impl Inner {
 
     /// The `Allow` answer for a path that other methods reach, or 404.
     fn elsewhere(&self, method: &Method, path: &str) -> Target {
+        if !is_path(path) {
+            return Target::NotFound;
+        }
         let mut allowed: Vec<Method> = Vec::new();
         let mut first = None;
         let mut allow = |methods: &Methods| {
@@ -191,6 +197,13 @@ pub(super) fn applies<H: ?Sized>(
     !applied.check
         || method_applies(head, target, hook.method.as_ref())
             && match_hook(&hook.pattern, head.path(), captures)
+}
+
+/// Whether a request's target is a path. `*` (of `OPTIONS *`) and the
+/// `host:port` of a CONNECT are not: they name no route, not even a
+/// catch-all at the root, which would take them for a segment.
+fn is_path(target: &str) -> bool {
+    target.starts_with('/')
 }
 
 /// Matches a hook pattern against the start of `path`, binding its

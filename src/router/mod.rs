@@ -36,7 +36,8 @@
 //! with its body removed. A path that matches only for other methods gets
 //! 405 with `Allow`; OPTIONS without a route of its own runs the prefix
 //! hooks (so a CORS prefix can answer a preflight), then answers 204 with
-//! `Allow`. No match: 404.
+//! `Allow`. No match: 404. A request target that is not a path, as the
+//! `*` of `OPTIONS *` or a CONNECT's `host:port`, matches no route.
 //!
 //! # Hooks
 //!

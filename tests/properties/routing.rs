@@ -156,11 +156,11 @@ fn rich_route() -> impl Strategy<Value = String> {
 }
 
 /// A path with runs of slashes anywhere: at the start, between segments,
-/// at the end, or none at the start.
+/// at the end. (A target without its leading slash is no path.)
 fn slashed_path() -> impl Strategy<Value = String> {
     let slashes = prop::sample::select(vec!["/", "/", "/", "//", "///"]);
     (
-        prop::sample::select(vec!["", "/", "//"]),
+        prop::sample::select(vec!["/", "/", "//"]),
         prop::collection::vec(
             (
                 slashes,
@@ -171,9 +171,11 @@ fn slashed_path() -> impl Strategy<Value = String> {
         prop::sample::select(vec!["", "", "/", "//"]),
     )
         .prop_map(|(start, segments, end)| {
-            let mut path = String::new();
+            let mut path = start.to_owned();
             for (index, (slashes, text)) in segments.iter().enumerate() {
-                path.push_str(if index == 0 { start } else { slashes });
+                if index > 0 {
+                    path.push_str(slashes);
+                }
                 path.push_str(text);
             }
             path.push_str(end);

@@ -207,3 +207,30 @@ async fn monitors_see_the_pattern_of_a_426() {
     send(&router, Method::GET, "/chat/lobby").await;
     assert_eq!(seen.take(), [r#"426 Some("/chat/{room}")"#]);
 }
+
+/// A request target that is not a path, `OPTIONS *` or a CONNECT's
+/// `host:port`, names no route, not even a catch-all at the root: 404, and
+/// for OPTIONS the prefixes over the root still run first.
+#[tokio::test]
+async fn a_request_target_that_is_not_a_path_matches_no_route() {
+    let router = Router::new()
+        .any("/", || "root")
+        .any("/{*rest}", |Path(rest): Path<String>| rest)
+        .compile()
+        .unwrap();
+    for (method, target) in [(Method::OPTIONS, "*"), (Method::CONNECT, "example.com:443")] {
+        let answer = send(&router, method.clone(), target).await;
+        assert_eq!(answer.status, StatusCode::NOT_FOUND, "{method} {target}");
+        assert!(router.at(&method, target).is_none(), "{method} {target}");
+    }
+
+    let answering = Router::new()
+        .any("/{*rest}", |Path(rest): Path<String>| rest)
+        .prefix((Method::OPTIONS, "/"), |_: &mut Req, _: &mut Route<'_>| {
+            ControlFlow::Break(StatusCode::NO_CONTENT)
+        })
+        .compile()
+        .unwrap();
+    let answer = send(&answering, Method::OPTIONS, "*").await;
+    assert_eq!(answer.status, StatusCode::NO_CONTENT);
+}
