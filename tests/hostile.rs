@@ -305,6 +305,37 @@ async fn pipelined_requests_before_a_close_all_get_their_answers() {
     assert_eq!(answer.answers, 11, "{answer:?}");
 }
 
+/// A request that asks for an upgrade it does not get (an `Upgrade`
+/// header, a CONNECT) and closes its connection: hyper hands the socket to
+/// the upgrade that never comes, and the answer must be on the wire first.
+#[tokio::test]
+async fn an_upgrade_not_granted_on_a_closing_connection_still_gets_its_answer() {
+    let app = start().await;
+    let cases: [(&[u8], u16); 3] = [
+        (
+            b"GET /hello HTTP/1.1\r\nHost: x\r\nUpgrade: foo\r\nConnection: upgrade, close\r\n\r\n",
+            200,
+        ),
+        (
+            b"GET /hello HTTP/1.1\r\nHost: x\r\nUpgrade: h2c\r\nConnection: close\r\n\r\n",
+            200,
+        ),
+        (
+            b"CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\nConnection: close\r\n\r\n",
+            404,
+        ),
+    ];
+    for (request, status) in cases {
+        let answer = exchange(app.address, request).await;
+        assert_eq!(
+            answer.status,
+            Some(status),
+            "{}",
+            String::from_utf8_lossy(request)
+        );
+    }
+}
+
 #[tokio::test]
 async fn dot_segments_and_encoded_slashes_reach_the_handler_as_text() {
     let app = start().await;

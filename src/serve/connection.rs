@@ -9,7 +9,7 @@ use std::{
 };
 
 use bytes::Buf;
-use http::{Request, Response, StatusCode, Version};
+use http::{Method, Request, Response, StatusCode, Version};
 use http_body::{Body as HttpBody, Frame, SizeHint};
 use pin_project_lite::pin_project;
 use tower_service::Service;
@@ -86,6 +86,11 @@ where
             request.extensions_mut().insert(handle);
         }
         let stream = (request.version() == Version::HTTP_2).then(|| self.watch.stream_opened());
+        // hyper hands the socket to a request's upgrade when the
+        // connection ends after it, whatever the answer: one asked for by
+        // an `Upgrade` header or a CONNECT.
+        let upgrade = request.method() == Method::CONNECT
+            || request.headers().contains_key(http::header::UPGRADE);
         // hyper calls the service from the connection's task, one call at
         // a time (HTTP/2 streams too), and no future holds the borrow: it
         // ends with this call.
@@ -104,7 +109,11 @@ where
                 request: Some(request),
             },
         };
-        ConnectionFuture { state, stream }
+        ConnectionFuture {
+            state,
+            stream,
+            upgrade,
+        }
     }
 }
 
@@ -117,6 +126,8 @@ pin_project! {
         #[pin]
         state: State<S, R>,
         stream: Option<StreamGuard>,
+        // The request asked for an upgrade.
+        upgrade: bool,
     }
 }
 
@@ -151,9 +162,11 @@ where
                         return Poll::Pending;
                     };
                     let response = result.map_err(Into::into)?;
-                    if response.status() == StatusCode::SWITCHING_PROTOCOLS {
-                        // The socket is about to change hands: the answer
-                        // is written before it does.
+                    if self.upgrade || response.status() == StatusCode::SWITCHING_PROTOCOLS {
+                        // The socket may be about to change hands — to the
+                        // upgrade, or, one not granted, to no one if the
+                        // connection ends here: the answer is written
+                        // before it does.
                         io::stop_holding();
                     }
                     let stream = self.as_mut().project().stream.take();
