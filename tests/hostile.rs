@@ -100,8 +100,8 @@ async fn exchange(address: SocketAddr, bytes: &[u8]) -> Answer {
     assert!(read.is_ok(), "no answer and no close within 10 s");
     writing.abort();
     let text = String::from_utf8_lossy(&received).into_owned();
-    let status = text
-        .strip_prefix("HTTP/1.1 ")
+    let status = (text.strip_prefix("HTTP/1.1 "))
+        .or_else(|| text.strip_prefix("HTTP/1.0 "))
         .and_then(|rest| rest.get(..3))
         .and_then(|code| code.parse().ok());
     let body = text
@@ -183,6 +183,26 @@ async fn every_malformed_request_is_answered_with_its_status() {
             400,
         ),
         ("absolute-form target", get("http://localhost/hello"), 200),
+        (
+            "HTTP/1.1 without Host",
+            b"GET /hello HTTP/1.1\r\nConnection: close\r\n\r\n".to_vec(),
+            400,
+        ),
+        (
+            "two Host lines",
+            b"GET /hello HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n".to_vec(),
+            400,
+        ),
+        (
+            "two Host lines, HTTP/1.0",
+            b"GET /hello HTTP/1.0\r\nHost: a\r\nHost: a\r\n\r\n".to_vec(),
+            400,
+        ),
+        (
+            "HTTP/1.0 without Host",
+            b"GET /hello HTTP/1.0\r\n\r\n".to_vec(),
+            200,
+        ),
         (
             "500 headers",
             format!("GET /hello HTTP/1.1\r\nHost: x\r\n{}\r\n", headers(500)).into_bytes(),

@@ -85,6 +85,7 @@ async fn connect(
 
 fn hello() -> Request<Empty<Bytes>> {
     Request::get("https://localhost/hello")
+        .header(http::header::HOST, "localhost")
         .body(Empty::new())
         .unwrap()
 }

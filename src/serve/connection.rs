@@ -91,6 +91,13 @@ where
         // an `Upgrade` header or a CONNECT.
         let upgrade = request.method() == Method::CONNECT
             || request.headers().contains_key(http::header::UPGRADE);
+        if !host_is_sound(&request) {
+            return ConnectionFuture {
+                state: State::Refused,
+                stream,
+                upgrade,
+            };
+        }
         // hyper calls the service from the connection's task, one call at
         // a time (HTTP/2 streams too), and no future holds the borrow: it
         // ends with this call.
@@ -140,6 +147,8 @@ pin_project! {
         Called { #[pin] future: S::Future },
         Waiting { service: S, request: Option<R> },
         Failed { error: Option<BoxError> },
+        // Answered without the service: a head with no `Host` or two.
+        Refused,
     }
 }
 
@@ -170,10 +179,25 @@ where
                         io::stop_holding();
                     }
                     let stream = self.as_mut().project().stream.take();
-                    return Poll::Ready(Ok(response.map(|body| ConnectionBody { body, stream })));
+                    return Poll::Ready(Ok(response.map(|body| ConnectionBody {
+                        body: Some(body),
+                        stream,
+                    })));
                 }
                 StateProj::Failed { error } => {
                     return Poll::Ready(Err(error.take().expect("polled after completion")));
+                }
+                StateProj::Refused => {
+                    let mut response = Response::new(ConnectionBody {
+                        body: None,
+                        stream: self.as_mut().project().stream.take(),
+                    });
+                    *response.status_mut() = StatusCode::BAD_REQUEST;
+                    response.headers_mut().insert(
+                        http::header::CONNECTION,
+                        http::HeaderValue::from_static("close"),
+                    );
+                    return Poll::Ready(Ok(response));
                 }
                 StateProj::Waiting { service, request } => {
                     if let Poll::Ready(ready) = service.poll_ready(cx) {
@@ -193,10 +217,11 @@ where
 pin_project! {
     /// A response body as the connection sends it: the service's body,
     /// which stops writes from being held while it is not ready and, over
-    /// HTTP/2, counts its stream closed when it is dropped.
+    /// HTTP/2, counts its stream closed when it is dropped; none for an
+    /// answer of the connection's own.
     pub(super) struct ConnectionBody<B> {
         #[pin]
-        body: B,
+        body: Option<B>,
         stream: Option<StreamGuard>,
     }
 }
@@ -214,7 +239,10 @@ where
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
-        let frame = self.project().body.poll_frame(cx);
+        let Some(body) = self.project().body.as_pin_mut() else {
+            return Poll::Ready(None);
+        };
+        let frame = body.poll_frame(cx);
         if frame.is_pending() {
             // The connection waits on the body: what it wrote so far goes
             // out now.
@@ -225,11 +253,26 @@ where
 
     #[inline]
     fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
+        self.body.as_ref().is_none_or(HttpBody::is_end_stream)
     }
 
     #[inline]
     fn size_hint(&self) -> SizeHint {
-        self.body.size_hint()
+        self.body
+            .as_ref()
+            .map_or_else(|| SizeHint::with_exact(0), HttpBody::size_hint)
+    }
+}
+
+/// Whether a request's `Host` is as HTTP/1 requires (RFC 9112, 3.2): one
+/// line, and present in HTTP/1.1. Two could be read two ways, by a proxy
+/// in front and by the service; none leaves the service to guess. HTTP/2
+/// names its authority in the request line.
+fn host_is_sound<B>(request: &Request<B>) -> bool {
+    let mut hosts = request.headers().get_all(http::header::HOST).iter();
+    match request.version() {
+        Version::HTTP_11 => hosts.next().is_some() && hosts.next().is_none(),
+        Version::HTTP_10 | Version::HTTP_09 => hosts.nth(1).is_none(),
+        _ => true,
     }
 }

@@ -68,6 +68,11 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// cloned for that request and the clone awaited. A service that fails
 /// closes its connection, as hyper does.
 ///
+/// An HTTP/1.1 request without a `Host` header, and an HTTP/1 request with
+/// two, are answered 400 and the connection closed, as RFC 9112 requires,
+/// without calling the service: two could be read one way by a proxy in
+/// front and another by the service.
+///
 /// # Limits
 ///
 /// Every resource a client can hold has a limit, with a default safe for
