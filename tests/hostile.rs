@@ -331,10 +331,15 @@ async fn pipelined_requests_before_a_close_all_get_their_answers() {
 #[tokio::test]
 async fn an_upgrade_not_granted_on_a_closing_connection_still_gets_its_answer() {
     let app = start().await;
-    let cases: [(&[u8], u16); 3] = [
+    let cases: [(&[u8], u16); 4] = [
         (
             b"GET /hello HTTP/1.1\r\nHost: x\r\nUpgrade: foo\r\nConnection: upgrade, close\r\n\r\n",
             200,
+        ),
+        // Refused by the server itself, for want of a `Host`.
+        (
+            b"GET /hello HTTP/1.1\r\nUpgrade: foo\r\nConnection: upgrade\r\n\r\n",
+            400,
         ),
         (
             b"GET /hello HTTP/1.1\r\nHost: x\r\nUpgrade: h2c\r\nConnection: close\r\n\r\n",

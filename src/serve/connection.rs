@@ -80,8 +80,9 @@ where
                 .extensions_mut()
                 .insert(crate::handler::ConnectInfo(peer));
         }
+        let upgrade_header = request.headers().contains_key(http::header::UPGRADE);
         #[cfg(feature = "ws")]
-        if request.headers().contains_key(http::header::UPGRADE) {
+        if upgrade_header {
             let handle = super::graceful::ShutdownHandle(Arc::clone(&self.shutdown));
             request.extensions_mut().insert(handle);
         }
@@ -89,8 +90,7 @@ where
         // hyper hands the socket to a request's upgrade when the
         // connection ends after it, whatever the answer: one asked for by
         // an `Upgrade` header or a CONNECT.
-        let upgrade = request.method() == Method::CONNECT
-            || request.headers().contains_key(http::header::UPGRADE);
+        let upgrade = upgrade_header || request.method() == Method::CONNECT;
         if !host_is_sound(&request) {
             return ConnectionFuture {
                 state: State::Refused,
@@ -152,6 +152,25 @@ pin_project! {
     }
 }
 
+impl<S, R, B> ConnectionFuture<S, R>
+where
+    S: Service<R, Response = Response<B>>,
+{
+    /// The answer as the connection sends it: the service's, or its own
+    /// (no body).
+    fn answer(self: Pin<&mut Self>, response: Response<Option<B>>) -> Response<ConnectionBody<B>> {
+        let this = self.project();
+        if *this.upgrade || response.status() == StatusCode::SWITCHING_PROTOCOLS {
+            // The socket may be about to change hands — to the upgrade, or,
+            // one not granted, to no one if the connection ends here: the
+            // answer is written before it does.
+            io::stop_holding();
+        }
+        let stream = this.stream.take();
+        response.map(|body| ConnectionBody { body, stream })
+    }
+}
+
 impl<S, R, B> Future for ConnectionFuture<S, R>
 where
     S: Service<R, Response = Response<B>>,
@@ -171,33 +190,19 @@ where
                         return Poll::Pending;
                     };
                     let response = result.map_err(Into::into)?;
-                    if self.upgrade || response.status() == StatusCode::SWITCHING_PROTOCOLS {
-                        // The socket may be about to change hands — to the
-                        // upgrade, or, one not granted, to no one if the
-                        // connection ends here: the answer is written
-                        // before it does.
-                        io::stop_holding();
-                    }
-                    let stream = self.as_mut().project().stream.take();
-                    return Poll::Ready(Ok(response.map(|body| ConnectionBody {
-                        body: Some(body),
-                        stream,
-                    })));
+                    return Poll::Ready(Ok(self.answer(response.map(Some))));
                 }
                 StateProj::Failed { error } => {
                     return Poll::Ready(Err(error.take().expect("polled after completion")));
                 }
                 StateProj::Refused => {
-                    let mut response = Response::new(ConnectionBody {
-                        body: None,
-                        stream: self.as_mut().project().stream.take(),
-                    });
+                    let mut response = Response::new(None);
                     *response.status_mut() = StatusCode::BAD_REQUEST;
                     response.headers_mut().insert(
                         http::header::CONNECTION,
                         http::HeaderValue::from_static("close"),
                     );
-                    return Poll::Ready(Ok(response));
+                    return Poll::Ready(Ok(self.answer(response)));
                 }
                 StateProj::Waiting { service, request } => {
                     if let Poll::Ready(ready) = service.poll_ready(cx) {
