@@ -203,6 +203,11 @@ pub trait FromRequestHead: Sized {
 #[doc(hidden)]
 pub type StateType = (std::any::TypeId, &'static str);
 
+/// The [`StateType`] of `T`.
+pub(crate) fn state_type<T: 'static>() -> StateType {
+    (std::any::TypeId::of::<T>(), std::any::type_name::<T>())
+}
+
 /// What a handler's extractors need of its router and its route, checked
 /// by [`Router::compile`](crate::Router::compile).
 #[doc(hidden)]
@@ -783,9 +788,7 @@ pub struct State<T>(pub T);
 
 impl<T: Clone + Send + Sync + 'static> FromRequestHead for State<T> {
     fn needs(needs: &mut Needs) {
-        needs
-            .state
-            .push((std::any::TypeId::of::<T>(), std::any::type_name::<T>()));
+        needs.state.push(state_type::<T>());
     }
 
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {

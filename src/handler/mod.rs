@@ -42,6 +42,11 @@ use http::{Request, Response};
 pub use self::axum::Axum;
 #[cfg(feature = "json")]
 pub use self::extract::Json;
+pub(crate) use self::{
+    extract::state_type,
+    response::{ErrorValue, error_response, internal_error},
+    service::{Mounted, NESTED_PATTERN_END},
+};
 pub use self::{
     extract::{
         BodyFuture, Form, FromRequestBody, FromRequestHead, Header, NamedHeader, Needs, Path,
@@ -49,10 +54,6 @@ pub use self::{
     },
     request::{ConnectInfo, Extension, Html, MatchedPath, OriginalUri, Redirect},
     response::IntoResponse,
-};
-pub(crate) use self::{
-    response::{ErrorValue, error_response, internal_error},
-    service::{Mounted, NESTED_PATTERN_END},
 };
 
 use crate::{

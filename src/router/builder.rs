@@ -1,4 +1,4 @@
-use std::{any::TypeId, convert::Infallible, fmt, sync::Arc};
+use std::{convert::Infallible, fmt, sync::Arc};
 
 use http::Method;
 
@@ -17,6 +17,7 @@ use crate::{
     Body, BoxError,
     handler::{
         Erased as ErasedFn, ErasedHandler, Handler, Mounted, NESTED_PATTERN_END, Needs, StateType,
+        state_type,
     },
 };
 
@@ -816,8 +817,7 @@ impl Router {
     /// ```
     pub fn state<T: Clone + Send + Sync + 'static>(mut self, state: T) -> Self {
         self.state.insert(state);
-        self.state_types
-            .push((TypeId::of::<T>(), std::any::type_name::<T>()));
+        self.state_types.push(state_type::<T>());
         self
     }
 
