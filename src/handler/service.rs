@@ -68,13 +68,19 @@ where
     }
 }
 
-/// Points `request` at `/{below}`, keeping its query, and keeps the URI it
-/// came with as an [`OriginalUri`] (unless an outer layer kept one).
+/// Points `request` at `/{below}`, keeping its query and a trailing slash
+/// (a service such as tower-http's `ServeDir` tells a directory by it), and
+/// keeps the URI it came with as an [`OriginalUri`] (unless an outer layer
+/// kept one).
 fn rebase(request: &mut Request<Body>, below: &str) {
     let uri = request.uri().clone();
+    let slash = match !below.is_empty() && uri.path().ends_with('/') {
+        true => "/",
+        false => "",
+    };
     let path = match uri.query() {
-        Some(query) => format!("/{below}?{query}"),
-        None => format!("/{below}"),
+        Some(query) => format!("/{below}{slash}?{query}"),
+        None => format!("/{below}{slash}"),
     };
     let mut parts = uri.clone().into_parts();
     // The path came from a valid URI: it is a valid path still.

@@ -53,7 +53,7 @@ async fn a_routed_service_answers_its_pattern_for_any_method_and_hooks_run_aroun
 }
 
 #[tokio::test]
-async fn a_nested_service_sees_the_path_below_its_base_behind_a_prefix() {
+async fn a_nested_service_sees_the_path_below_its_base_with_its_trailing_slash_behind_a_prefix() {
     let router = Router::new()
         .nest_service("/static", echo_service())
         .prefix("/static", |request: &mut Req, _: &mut Route<'_>| {
@@ -91,6 +91,20 @@ async fn a_nested_service_sees_the_path_below_its_base_behind_a_prefix() {
     assert_eq!(
         body(answer(ask("/static")).await).await,
         "GET / from /static"
+    );
+    assert_eq!(
+        body(answer(ask("/static/")).await).await,
+        "GET / from /static/"
+    );
+    assert_eq!(
+        body(answer(ask("/static/docs/?v=2")).await).await,
+        "GET /docs/?v=2 from /static/docs/?v=2",
+        "a trailing slash marks a directory to the service: it is kept"
+    );
+    assert_eq!(
+        body(answer(ask("//static//docs//a.css")).await).await,
+        "GET /docs//a.css from //static//docs//a.css",
+        "the path below starts with one slash"
     );
     assert_eq!(
         get(&router, "/static/app.css").await.status,
