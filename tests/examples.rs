@@ -19,6 +19,9 @@ mod observability;
 #[path = "../examples/quickstart.rs"]
 mod quickstart;
 #[allow(dead_code)]
+#[path = "../examples/static_files.rs"]
+mod static_files;
+#[allow(dead_code)]
 #[path = "../examples/streaming.rs"]
 mod streaming;
 #[allow(dead_code)]
@@ -274,6 +277,50 @@ async fn axum_app_with_pronghorn_inside_and_around() {
     );
 }
 
+#[tokio::test]
+async fn static_files_serves_a_directory_behind_a_token_and_a_legacy_module() {
+    let address = serve_on_loopback(static_files::app()).await;
+    let with_token =
+        |path: &str| Request::get(path).header(header::AUTHORIZATION, "Bearer let-me-in");
+    let index = std::fs::read_to_string(format!("{}/index.html", static_files::FILES)).unwrap();
+    let (parts, body) = fetch(address, with_token("/static/"), "").await;
+    assert_eq!(
+        (parts.status, body.as_str()),
+        (StatusCode::OK, index.as_str())
+    );
+    assert_eq!(parts.headers[header::CONTENT_TYPE], "text/html");
+    let (parts, body) = fetch(address, with_token("/static/app.css"), "").await;
+    assert_eq!(parts.status, StatusCode::OK);
+    assert_eq!(parts.headers[header::CONTENT_TYPE], "text/css");
+    assert!(body.contains("font-family"), "{body}");
+    // A directory asked for with its trailing slash gets its index.
+    let (parts, body) = fetch(address, with_token("/static/docs/"), "").await;
+    assert_eq!(parts.status, StatusCode::OK);
+    assert!(body.contains("A directory's index."), "{body}");
+    assert_eq!(
+        get(address, "/static/app.css").await.0.status,
+        StatusCode::UNAUTHORIZED,
+        "the token prefix runs before ServeDir"
+    );
+    assert_eq!(
+        fetch(address, with_token("/static/missing.css"), "")
+            .await
+            .0
+            .status,
+        StatusCode::NOT_FOUND
+    );
+    let (parts, body) = get(address, "/legacy/hello").await;
+    assert_eq!(
+        (parts.status, body.as_str()),
+        (StatusCode::OK, "hello from the legacy axum module\n")
+    );
+    let (parts, body) = get(address, "/elsewhere?x=1").await;
+    assert_eq!(
+        (parts.status, body.as_str()),
+        (StatusCode::NOT_FOUND, "nothing at /elsewhere?x=1\n")
+    );
+}
+
 // ---- each example's app, in-process: `oneshot` with a `String` body ----
 
 /// Answers `request` in-process, with its status and body text.
@@ -346,6 +393,21 @@ async fn hot_reload_app_changes_routes_in_process() {
     assert_eq!(oneshot(app.clone(), time()).await.1, "tick 0\n");
     hot_reload::tick(&app, 1);
     assert_eq!(oneshot(app, time()).await.1, "tick 1\n");
+}
+
+#[tokio::test]
+async fn static_files_app_answers_in_process() {
+    let request = |path: &str| {
+        Request::get(path)
+            .header(header::AUTHORIZATION, "Bearer let-me-in")
+            .body(String::new())
+            .unwrap()
+    };
+    let (parts, body) = oneshot(static_files::app(), request("/static/docs/")).await;
+    assert_eq!(parts.status, StatusCode::OK);
+    assert!(body.contains("A directory's index."), "{body}");
+    let (parts, _) = oneshot(static_files::app(), request("/legacy/hello")).await;
+    assert_eq!(parts.status, StatusCode::OK);
 }
 
 #[tokio::test]

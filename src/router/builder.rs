@@ -375,12 +375,19 @@ impl Router {
 
     /// Mounts a tower `service` at `base`: it answers `base` and every path
     /// below it, of any method, and sees the path below `base` (`/static`
-    /// mounted, `/static/app.css` is seen as `/app.css`); the URI as it came
+    /// mounted, `/static/app.css` is seen as `/app.css`, and `/static/docs/`
+    /// as `/docs/`: a trailing slash is kept); the URI as it came
     /// stays readable as an [`OriginalUri`](crate::handler::OriginalUri)
     /// extension. Hooks scoped over those paths run around it: a prefix on
     /// `/static` can refuse a request before the service sees it. A base
     /// may hold parameters, not a catch-all (which would leave no path
     /// below it): that is an error of [`compile`](Self::compile).
+    ///
+    /// The service does not know its base: a link or a redirect it builds
+    /// from the path it sees points below the root. tower-http's `ServeDir`
+    /// answers `/static/docs` (a directory) with a redirect to `/docs/`, so
+    /// link to its directories with their trailing slash (the example
+    /// `static_files` serves one behind a token).
     ///
     /// ```
     /// use http::{Request, StatusCode};
