@@ -70,6 +70,8 @@ pub(crate) struct Pairs<'a, I: Iterator<Item = Pair<'a>>> {
     count: usize,
     /// The value whose key `next_key_seed` just gave out.
     value: Option<(Cow<'a, str>, Cow<'a, str>)>,
+    /// Whether the values are stand-ins, for [`misfit`].
+    probe: bool,
 }
 
 impl<'a, I: Iterator<Item = Pair<'a>>> Pairs<'a, I> {
@@ -78,6 +80,24 @@ impl<'a, I: Iterator<Item = Pair<'a>>> Pairs<'a, I> {
             pairs: pairs.peekable(),
             count,
             value: None,
+            probe: false,
+        }
+    }
+
+    /// Pairs whose values stand in for any: a `bool` reads `false`, an enum
+    /// its first variant, so that only the keys can fail.
+    fn probe(pairs: I, count: usize) -> Self {
+        Self {
+            probe: true,
+            ..Self::new(pairs, count)
+        }
+    }
+
+    fn value(&self, key: Cow<'a, str>, value: Cow<'a, str>) -> Value<'a> {
+        Value {
+            key,
+            value,
+            probe: self.probe,
         }
     }
 
@@ -89,7 +109,7 @@ impl<'a, I: Iterator<Item = Pair<'a>>> Pairs<'a, I> {
             )));
         }
         let (key, value) = self.pairs.next().expect("one pair")?;
-        Ok(Value { key, value })
+        Ok(self.value(key, value))
     }
 }
 
@@ -211,7 +231,7 @@ impl<'de, I: Iterator<Item = Pair<'de>>> MapAccess<'de> for Pairs<'de, I> {
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
         let (key, value) = self.value.take().expect("a key comes before its value");
-        seed.deserialize(Value { key, value })
+        seed.deserialize(self.value(key, value))
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -230,7 +250,7 @@ impl<'de, I: Iterator<Item = Pair<'de>>> SeqAccess<'de> for Pairs<'de, I> {
             return Ok(None);
         };
         let (key, value) = pair?;
-        seed.deserialize(Value { key, value }).map(Some)
+        seed.deserialize(self.value(key, value)).map(Some)
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -262,6 +282,8 @@ impl<'de> Deserializer<'de> for Text<'de> {
 struct Value<'a> {
     key: Cow<'a, str>,
     value: Cow<'a, str>,
+    /// A stand-in value, for [`misfit`].
+    probe: bool,
 }
 
 impl Value<'_> {
@@ -293,8 +315,14 @@ impl<'de> Deserializer<'de> for Value<'de> {
         Text(self.value).deserialize_any(visitor)
     }
 
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.probe {
+            true => visitor.visit_bool(false),
+            false => visitor.visit_bool(self.parse("bool")?),
+        }
+    }
+
     parse_value! {
-        deserialize_bool visit_bool bool,
         deserialize_i8 visit_i8 i8, deserialize_i16 visit_i16 i16,
         deserialize_i32 visit_i32 i32, deserialize_i64 visit_i64 i64,
         deserialize_i128 visit_i128 i128,
@@ -323,7 +351,11 @@ impl<'de> Deserializer<'de> for Value<'de> {
         variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        let text: StrDeserializer<'_, Error> = self.value.as_ref().into_deserializer();
+        let value = match (self.probe, variants.first()) {
+            (true, Some(first)) => first,
+            _ => self.value.as_ref(),
+        };
+        let text: StrDeserializer<'_, Error> = value.into_deserializer();
         text.deserialize_enum(name, variants, visitor)
             .map_err(|error| Error::value(format!("`{}`: {error}", self.key)))
     }
@@ -336,14 +368,15 @@ impl<'de> Deserializer<'de> for Value<'de> {
 
 /// Why a `T` cannot be deserialized from parameters named `names`, whatever
 /// their values: a number of them it does not take, a field none of them
-/// names. Found by deserializing `T` from those names, each with the value
-/// `0`; an error that depends on the value (`0` is no `bool`) says nothing,
-/// and neither does success.
+/// names. Found by deserializing `T` from those names, each with a value
+/// that stands in for any (`0`, `false`, an enum's first variant); an error
+/// that depends on the value (`0` is no IP address) says nothing, and
+/// neither does success.
 pub(crate) fn misfit<T: de::DeserializeOwned>(names: &[Box<str>]) -> Option<String> {
     let pairs = names
         .iter()
         .map(|name| Ok((Cow::Borrowed(&**name), Cow::Borrowed("0"))));
-    match T::deserialize(Pairs::new(pairs, names.len())) {
+    match T::deserialize(Pairs::probe(pairs, names.len())) {
         Err(Error {
             message,
             shape: true,

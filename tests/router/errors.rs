@@ -401,6 +401,16 @@ fn a_path_extractor_that_cannot_read_its_route_s_parameters_is_a_compile_error()
         flag: bool,
         missing: u64,
     }
+    #[derive(serde::Deserialize)]
+    struct Kinded {
+        kind: Kind,
+        missing: u64,
+    }
+    #[derive(serde::Deserialize)]
+    struct Addressed {
+        address: std::net::IpAddr,
+        missing: u64,
+    }
     /// A type whose `Deserialize` panics, whatever it is given.
     struct Touchy;
     impl<'de> serde::Deserialize<'de> for Touchy {
@@ -440,7 +450,7 @@ fn a_path_extractor_that_cannot_read_its_route_s_parameters_is_a_compile_error()
     );
 
     // Each case: does the route compile?
-    let cases: [(&str, Router, bool); 17] = [
+    let cases: [(&str, Router, bool); 20] = [
         (
             "tuple longer than the pattern",
             Router::new().get("/{a}", |_: Path<(u64, u64)>| ""),
@@ -508,8 +518,23 @@ fn a_path_extractor_that_cannot_read_its_route_s_parameters_is_a_compile_error()
             true,
         ),
         (
-            "a value the check cannot make (`0` is no bool) settles nothing",
+            "a bool field does not hide a field no parameter names",
             Router::new().get("/{flag}", |_: Path<Flagged>| ""),
+            false,
+        ),
+        (
+            "an enum field does not hide a field no parameter names",
+            Router::new().get("/{kind}", |_: Path<Kinded>| ""),
+            false,
+        ),
+        (
+            "bool and enum fields the parameters name",
+            Router::new().get("/{kind}/{flag}", |_: Path<(Kind, bool)>| ""),
+            true,
+        ),
+        (
+            "a value the check cannot make (`0` is no IP address) settles nothing",
+            Router::new().get("/{address}", |_: Path<Addressed>| ""),
             true,
         ),
         (
