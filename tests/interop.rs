@@ -274,3 +274,33 @@ async fn tower_http_trace_and_timeout_around_the_router() {
     let (status, _, _) = send(address, get("/stuck", false)).await;
     assert_eq!(status, StatusCode::REQUEST_TIMEOUT);
 }
+
+/// Nested in an axum application that `axum::serve` runs with connect
+/// info, a pronghorn handler reads the client's address through axum's own
+/// `ConnectInfo`, as any axum head extractor.
+#[cfg(feature = "axum")]
+#[tokio::test]
+async fn a_router_nested_in_axum_reads_axum_s_connect_info() {
+    use axum::extract::ConnectInfo;
+    use pronghorn::handler::Axum;
+
+    let pronghorn = pronghorn::Router::new()
+        .get(
+            "/ip",
+            |Axum(ConnectInfo(peer)): Axum<ConnectInfo<SocketAddr>>| peer.ip().to_string(),
+        )
+        .compile()
+        .unwrap();
+    let app = axum::Router::new().nest_service("/p", pronghorn);
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(
+        axum::serve(
+            listener,
+            app.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .into_future(),
+    );
+    let (status, _, body) = send(address, get("/p/ip", false)).await;
+    assert_eq!((status, body.as_str()), (StatusCode::OK, "127.0.0.1"));
+}

@@ -63,7 +63,9 @@ impl<T: Clone + Send + Sync + 'static> FromRequestHead for Extension<T> {
 /// The client's address, when the server puts it in the request:
 /// [`Serve::connect_info`](crate::Serve::connect_info) with `serve`, or an
 /// outer layer that inserts a `ConnectInfo<T>` extension. Without one, the
-/// request is answered 500 and the log says so.
+/// request is answered 500 and the log says so. Under `axum::serve` with
+/// `into_make_service_with_connect_info`, read axum's own instead:
+/// `Axum<axum::extract::ConnectInfo<SocketAddr>>` (feature `axum`).
 ///
 /// ```no_run
 /// use std::net::SocketAddr;
