@@ -144,6 +144,9 @@ pub struct Router {
     pub(crate) websocket_protocols: Arc<[Box<str>]>,
     /// What answers a path no route matches, in 404's stead.
     pub(crate) fallback: Option<RouteSpec>,
+    /// The fallbacks of routers nested or merged into this one, with the
+    /// base each answers below.
+    pub(crate) nested_fallbacks: Vec<(String, RouteSpec)>,
 }
 
 impl RouteSpec {
@@ -191,6 +194,7 @@ impl Clone for Router {
             #[cfg(feature = "ws")]
             websocket_protocols: self.websocket_protocols.clone(),
             fallback: self.fallback.clone(),
+            nested_fallbacks: self.nested_fallbacks.clone(),
         }
     }
 }
@@ -257,6 +261,7 @@ impl Router {
             #[cfg(feature = "ws")]
             websocket_protocols: Arc::new([]),
             fallback: None,
+            nested_fallbacks: Vec::new(),
         }
     }
 
@@ -453,7 +458,9 @@ impl Router {
     /// Answers requests for paths that no route matches with `handler`, in
     /// 404's stead. A path that routes take for other methods still gets
     /// 405 with `Allow`, and OPTIONS there its automatic answer; hooks
-    /// scoped over the path run around the fallback.
+    /// scoped over the path run around the fallback. A router
+    /// [nested](Self::nest) under a base keeps its fallback for the paths
+    /// below that base; the deepest base that covers a path answers it.
     ///
     /// ```
     /// use http::{Request, StatusCode, Uri};
@@ -934,9 +941,10 @@ impl Router {
     /// becomes `/api/users`), after this router's own.
     ///
     /// Its state joins this router's (a state of a type both hold is an
-    /// error of `compile`); its fallback is used if this router has none;
-    /// the body limit stays this router's. Conflicts, such
-    /// as a route both routers register, are errors of [`compile`](Self::compile).
+    /// error of `compile`); its [fallback](Self::fallback) answers the
+    /// paths below `base` that no route matches; the body limit stays this
+    /// router's. Conflicts, such as a route both routers register or two
+    /// fallbacks for one base, are errors of [`compile`](Self::compile).
     ///
     /// ```
     /// use http::Method;
@@ -989,7 +997,11 @@ impl Router {
             }));
         self.state.extend(other.state);
         self.state_types.extend(other.state_types);
-        self.fallback = self.fallback.or(other.fallback);
+        self.nested_fallbacks.extend(
+            (other.fallback.map(|spec| (String::new(), spec)).into_iter())
+                .chain(other.nested_fallbacks)
+                .map(|(below, spec)| (join(&below), spec)),
+        );
         self
     }
 

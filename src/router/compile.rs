@@ -111,8 +111,10 @@ pub(super) struct Inner {
     pub(super) websocket_limits: crate::ws::Limits,
     #[cfg(feature = "ws")]
     pub(super) websocket_protocols: Arc<[Box<str>]>,
-    /// What answers a path no route matches, in 404's stead.
-    pub(super) fallback: Option<Arc<dyn ErasedHandler>>,
+    /// What answers a path no route matches, in 404's stead: the fallback
+    /// of the deepest base that covers the path, the first registered among
+    /// bases of one depth.
+    pub(super) fallbacks: Box<[(Pattern, Arc<dyn ErasedHandler>)]>,
 }
 
 /// How a hook pattern relates to a route pattern, for every path the route
@@ -289,19 +291,26 @@ fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
             reason,
         })
     };
-    let fallback = match router.fallback {
-        Some(spec) => {
-            if let Some(error) = unmet(&spec, &[]) {
-                return Err(error);
-            }
-            match spec.endpoint {
-                Endpoint::Http(handler) => Some(handler),
-                #[cfg(feature = "ws")]
-                Endpoint::WebSocket(_) => None,
-            }
+    let mut fallbacks: Vec<(Pattern, Arc<dyn ErasedHandler>)> = Vec::new();
+    let own = router.fallback.map(|spec| ("/".to_owned(), spec));
+    for (base, spec) in own.into_iter().chain(router.nested_fallbacks) {
+        if let Some(error) = unmet(&spec, &[]) {
+            return Err(error);
         }
-        None => None,
-    };
+        let base = Pattern::parse(&base)?;
+        if fallbacks.iter().any(|(seen, _)| seen.source == base.source) {
+            return Err(RouteError::DuplicateFallback {
+                base: base.source.to_string(),
+            });
+        }
+        match spec.endpoint {
+            Endpoint::Http(handler) => fallbacks.push((base, handler)),
+            #[cfg(feature = "ws")]
+            Endpoint::WebSocket(_) => {}
+        }
+    }
+    // Deepest first; a stable sort keeps the order of registration.
+    fallbacks.sort_by_key(|(base, _)| std::cmp::Reverse(base.segments.len()));
     let mut routes: Vec<CompiledRoute> = Vec::with_capacity(router.routes.len());
     for spec in router.routes {
         let pattern = Pattern::parse(&spec.pattern).map_err(|error| match spec.nested {
@@ -353,7 +362,7 @@ fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
             websocket_limits: router.websocket_limits,
             #[cfg(feature = "ws")]
             websocket_protocols: router.websocket_protocols,
-            fallback,
+            fallbacks: fallbacks.into(),
         }),
     })
 }

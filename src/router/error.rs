@@ -148,6 +148,13 @@ pub enum RouteError {
         /// The pattern registered again.
         second: String,
     },
+    /// Two fallbacks for the paths below one base: a router and one
+    /// [merged](crate::Router::merge) into it, or two routers
+    /// [nested](crate::Router::nest) at one base, each with its own.
+    DuplicateFallback {
+        /// The base, `/` for the root.
+        base: String,
+    },
 }
 
 impl fmt::Display for RouteError {
@@ -244,6 +251,10 @@ impl fmt::Display for RouteError {
                 f,
                 "route `{pattern}`: more than {} parameters",
                 crate::params::MAX_PARAMETERS
+            ),
+            Self::DuplicateFallback { base } => write!(
+                f,
+                "two fallbacks for the paths below `{base}`: keep one (a router nested or merged there has one of its own)"
             ),
             Self::DuplicateRoute {
                 method,

@@ -2,6 +2,8 @@
 //! route, or the answer no route gives — and which of the hooks that may
 //! apply to it run.
 
+use std::sync::Arc;
+
 use http::{HeaderValue, Method};
 
 use super::{
@@ -11,6 +13,7 @@ use super::{
 };
 use crate::{
     RequestHead,
+    handler::ErasedHandler,
     params::{Captures, MAX_PATH},
 };
 
@@ -66,6 +69,20 @@ impl Inner {
     ) -> Target {
         self.find(method, path, upgrade, captures)
             .unwrap_or_else(|| self.elsewhere(method, path))
+    }
+
+    /// The fallback that answers `path` when no route matches it: the one
+    /// of the deepest base that covers it. A target that is not a path
+    /// (`*`) is below no base but the root.
+    pub(super) fn fallback_at(&self, path: &str) -> Option<&Arc<dyn ErasedHandler>> {
+        let mut captures = Captures::new();
+        self.fallbacks
+            .iter()
+            .find(|(base, _)| match is_path(path) {
+                true => match_hook(base, path, &mut captures),
+                false => base.segments.is_empty(),
+            })
+            .map(|(_, handler)| handler)
     }
 
     /// The route for the request, or the upgrade it lacks; `None` when no

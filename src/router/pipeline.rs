@@ -376,7 +376,7 @@ impl Pipeline {
                 let monitors = applied_at(&router.monitors, &methods, head.path());
                 let monitored = !monitors.is_empty();
                 let (prefixes, postfixes) = match target {
-                    Target::NotFound if router.fallback.is_some() => (
+                    Target::NotFound if router.fallback_at(head.path()).is_some() => (
                         applied_at(&router.prefixes, &methods, head.path()),
                         applied_at(&router.postfixes, &methods, head.path()),
                     ),
@@ -855,7 +855,7 @@ impl Pipeline {
     /// stage: the fallback's, or for OPTIONS the automatic one.
     #[inline(never)]
     fn without_route(&mut self, router: &Inner, cx: &mut Context<'_>) -> Poll<()> {
-        match (&self.target, &router.fallback) {
+        match (&self.target, router.fallback_at(self.head.path())) {
             (Target::NotFound, Some(fallback)) => self.call(router, fallback, "", &[], cx),
             (Target::Elsewhere { allow, .. }, _) => {
                 // An automatic OPTIONS answer: no prefix answered it.

@@ -182,6 +182,111 @@ async fn a_fallback_answers_unmatched_paths_and_keeps_405_and_options() {
     assert_eq!((head.status, head.body.as_str()), (StatusCode::OK, ""));
 }
 
+/// A nested router keeps its fallback for the paths below its base: the
+/// deepest base covering a path answers it, the root's the rest; two
+/// fallbacks for one base are an error naming it.
+#[tokio::test]
+async fn a_nested_router_s_fallback_answers_only_below_its_base() {
+    let json_404 = |uri: http::Uri| (StatusCode::NOT_FOUND, format!("api: no {uri}"));
+    let v2 = Router::new()
+        .get("/users", || "v2 users")
+        .fallback(|| (StatusCode::GONE, "v2 is gone"));
+    let api = Router::new()
+        .get("/users", || "users")
+        .nest("/v2", v2)
+        .fallback(json_404);
+    let teams = Router::new().fallback(|| "no such team page");
+    let router = Router::new()
+        .get("/", || "home")
+        .nest("/api", api)
+        .nest("/teams/{team}", teams)
+        .fallback(|| (StatusCode::NOT_FOUND, "site: not found"))
+        .compile()
+        .unwrap();
+    let answer = |path: &'static str| {
+        let router = router.clone();
+        async move {
+            let answer = get(&router, path).await;
+            (answer.status, answer.body)
+        }
+    };
+    assert_eq!(answer("/api/users").await, (StatusCode::OK, "users".into()));
+    assert_eq!(
+        answer("/api/nope?x=1").await,
+        (StatusCode::NOT_FOUND, "api: no /api/nope?x=1".into())
+    );
+    assert_eq!(
+        answer("/api").await,
+        (StatusCode::NOT_FOUND, "api: no /api".into()),
+        "the base itself is below it"
+    );
+    assert_eq!(
+        answer("/api/v2/nope").await,
+        (StatusCode::GONE, "v2 is gone".into()),
+        "the deepest base answers"
+    );
+    assert_eq!(
+        answer("/teams/7/x").await,
+        (StatusCode::OK, "no such team page".into())
+    );
+    assert_eq!(
+        answer("/apis").await,
+        (StatusCode::NOT_FOUND, "site: not found".into())
+    );
+    assert_eq!(
+        answer("/teams").await,
+        (StatusCode::NOT_FOUND, "site: not found".into())
+    );
+    assert_eq!(
+        send(&router, Method::POST, "/api/users").await.status,
+        StatusCode::METHOD_NOT_ALLOWED,
+        "a routed path asked with another method is still 405"
+    );
+
+    // Without a root fallback, paths outside every base are 404.
+    let router = Router::new()
+        .nest("/api", Router::new().fallback(json_404))
+        .compile()
+        .unwrap();
+    assert_eq!(get(&router, "/api/x").await.body, "api: no /api/x");
+    let outside = get(&router, "/x").await;
+    assert_eq!(
+        (outside.status, outside.body.as_str()),
+        (StatusCode::NOT_FOUND, "Not Found")
+    );
+
+    for (case, router, base) in [
+        (
+            "merged",
+            Router::new()
+                .fallback(|| "a")
+                .merge(Router::new().fallback(|| "b")),
+            "/",
+        ),
+        (
+            "nested twice at one base",
+            Router::new()
+                .nest("/api", Router::new().fallback(|| "a"))
+                .nest("/api/", Router::new().fallback(|| "b")),
+            "/api",
+        ),
+    ] {
+        let error = router.compile().unwrap_err();
+        assert_eq!(
+            error,
+            RouteError::DuplicateFallback { base: base.into() },
+            "{case}"
+        );
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "two fallbacks for the paths below `{base}`: keep one (a router nested or merged there has one of its own)"
+            ),
+            "{case}"
+        );
+    }
+}
+
 /// A mounted service finds the pattern of its route among the request's
 /// extensions: the pattern for a routed one, the base for a nested one;
 /// a fallback service finds none.
