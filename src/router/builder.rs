@@ -27,6 +27,24 @@ pub(crate) const DEFAULT_BODY_LIMIT: usize = 2 * 1024 * 1024;
 /// How long a body extractor waits for the whole body by default.
 pub(crate) const DEFAULT_BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
+/// A router's settings for request bodies, or a route's: `None` takes the
+/// setting of the router it is nested in, and at the root the default.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct BodySettings {
+    pub(crate) limit: Option<usize>,
+    pub(crate) timeout: Option<std::time::Duration>,
+}
+
+impl BodySettings {
+    /// These settings, with `outer`'s where these have none.
+    pub(crate) fn or(self, outer: BodySettings) -> BodySettings {
+        BodySettings {
+            limit: self.limit.or(outer.limit),
+            timeout: self.timeout.or(outer.timeout),
+        }
+    }
+}
+
 pub(crate) struct RouteSpec {
     pub(crate) method: Option<Method>,
     pub(crate) pattern: String,
@@ -36,6 +54,8 @@ pub(crate) struct RouteSpec {
     /// A service mounted by `nest_service`, whose pattern ends with the
     /// catch-all of the path below its base.
     pub(crate) nested: bool,
+    /// The body settings of the router it was nested from, if any.
+    pub(crate) body: BodySettings,
 }
 
 /// What answers a route.
@@ -133,8 +153,7 @@ pub struct Router {
     /// The types of `state`, in registration order (a type twice is an
     /// error of `compile`).
     pub(crate) state_types: Vec<StateType>,
-    pub(crate) body_limit: usize,
-    pub(crate) body_timeout: std::time::Duration,
+    pub(crate) body: BodySettings,
     /// Whether routed responses carry their `MatchedPath`.
     pub(crate) matched_path_in_response: bool,
     #[cfg(feature = "ws")]
@@ -159,6 +178,7 @@ impl RouteSpec {
             endpoint: Endpoint::Http(Arc::new(ErasedFn::new(handler))),
             needs,
             nested: false,
+            body: BodySettings::default(),
         }
     }
 }
@@ -171,6 +191,7 @@ impl Clone for RouteSpec {
             endpoint: self.endpoint.clone(),
             needs: self.needs.clone(),
             nested: self.nested,
+            body: self.body,
         }
     }
 }
@@ -186,8 +207,7 @@ impl Clone for Router {
             monitors: self.monitors.clone(),
             state: self.state.clone(),
             state_types: self.state_types.clone(),
-            body_limit: self.body_limit,
-            body_timeout: self.body_timeout,
+            body: self.body,
             matched_path_in_response: self.matched_path_in_response,
             #[cfg(feature = "ws")]
             websocket_limits: self.websocket_limits,
@@ -223,8 +243,8 @@ impl fmt::Debug for Router {
             .field("prefixes", &self.prefixes.len())
             .field("postfixes", &self.postfixes.len())
             .field("monitors", &self.monitors.len())
-            .field("body_limit", &self.body_limit)
-            .field("body_timeout", &self.body_timeout)
+            .field("body_limit", &self.body.limit)
+            .field("body_timeout", &self.body.timeout)
             .field("matched_path_in_response", &self.matched_path_in_response)
             .finish()
     }
@@ -253,8 +273,7 @@ impl Router {
             monitors: Vec::new(),
             state: http::Extensions::new(),
             state_types: Vec::new(),
-            body_limit: DEFAULT_BODY_LIMIT,
-            body_timeout: DEFAULT_BODY_TIMEOUT,
+            body: BodySettings::default(),
             matched_path_in_response: false,
             #[cfg(feature = "ws")]
             websocket_limits: crate::ws::Limits::default(),
@@ -620,6 +639,7 @@ impl Router {
             endpoint: Endpoint::WebSocket(crate::ws::erase(handler)),
             needs,
             nested: false,
+            body: BodySettings::default(),
         });
         self
     }
@@ -873,7 +893,9 @@ impl Router {
     /// The largest request body an extractor reads (default 2 MiB); a
     /// larger one is answered with 413 — at once when the request declares
     /// a longer `content-length`, before a client that asked for
-    /// `100 Continue` is told to send it.
+    /// `100 Continue` is told to send it. Set on a router
+    /// [nested](Self::nest) in another, it holds for the nested router's
+    /// routes: an upload module may take more than the rest.
     ///
     /// ```
     /// use http::{Request, StatusCode};
@@ -882,18 +904,25 @@ impl Router {
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
+    /// let uploads = Router::new()
+    ///     .post("/", |file: String| format!("{} bytes stored", file.len()))
+    ///     .body_limit(64);
     /// let router = Router::new()
     ///     .post("/notes", |note: String| format!("{} bytes kept", note.len()))
     ///     .body_limit(16)
+    ///     .nest("/uploads", uploads)
     ///     .compile()
     ///     .unwrap();
     /// let request = Request::post("/notes").body("x".repeat(17)).unwrap();
-    /// let response = router.oneshot(request).await.unwrap();
+    /// let response = router.clone().oneshot(request).await.unwrap();
     /// assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    /// let request = Request::post("/uploads").body("x".repeat(17)).unwrap();
+    /// let response = router.oneshot(request).await.unwrap();
+    /// assert_eq!(response.status(), StatusCode::OK);
     /// # }
     /// ```
     pub fn body_limit(mut self, bytes: usize) -> Self {
-        self.body_limit = bytes;
+        self.body.limit = Some(bytes);
         self
     }
 
@@ -933,7 +962,7 @@ impl Router {
     #[cfg(feature = "server")]
     #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
     pub fn body_timeout(mut self, timeout: std::time::Duration) -> Self {
-        self.body_timeout = timeout;
+        self.body.timeout = Some(timeout);
         self
     }
 
@@ -942,9 +971,11 @@ impl Router {
     ///
     /// Its state joins this router's (a state of a type both hold is an
     /// error of `compile`); its [fallback](Self::fallback) answers the
-    /// paths below `base` that no route matches; the body limit stays this
-    /// router's. Conflicts, such as a route both routers register or two
-    /// fallbacks for one base, are errors of [`compile`](Self::compile).
+    /// paths below `base` that no route matches; its
+    /// [body limit](Self::body_limit) and timeout, where it sets them, hold
+    /// for its own routes, and this router's for the rest. Conflicts, such
+    /// as a route both routers register or two fallbacks for one base, are
+    /// errors of [`compile`](Self::compile).
     ///
     /// ```
     /// use http::Method;
@@ -975,9 +1006,11 @@ impl Router {
             scope.pattern = join(&scope.pattern);
             scope
         };
+        let body = other.body;
         self.routes
             .extend(other.routes.into_iter().map(|route| RouteSpec {
                 pattern: join(&route.pattern),
+                body: route.body.or(body),
                 ..route
             }));
         self.prefixes
@@ -1000,7 +1033,13 @@ impl Router {
         self.nested_fallbacks.extend(
             (other.fallback.map(|spec| (String::new(), spec)).into_iter())
                 .chain(other.nested_fallbacks)
-                .map(|(below, spec)| (join(&below), spec)),
+                .map(|(below, spec)| {
+                    let spec = RouteSpec {
+                        body: spec.body.or(body),
+                        ..spec
+                    };
+                    (join(&below), spec)
+                }),
         );
         self
     }

@@ -2,14 +2,17 @@
 //! route table, the hooks, and for each route the hooks that may apply to
 //! it, in running order.
 
-use std::sync::Arc;
+use std::{sync::Arc, time::Duration};
 
 use http::Method;
 
 use crate::handler::{ErasedHandler, NESTED_PATTERN_END, StateType};
 
 use super::{
-    builder::{Endpoint, HookSpec, RouteSpec, Router},
+    builder::{
+        BodySettings, DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, Endpoint, HookSpec, RouteSpec,
+        Router,
+    },
     error::RouteError,
     hooks::{ErasedMonitor, ErasedPostfix, ErasedPrefix},
     pattern::{Pattern, Segment, match_parts},
@@ -88,6 +91,7 @@ pub(super) struct Applied {
 pub(super) struct CompiledRoute {
     pub(super) pattern: Pattern,
     pub(super) endpoint: Endpoint,
+    pub(super) body: BodyLimits,
     pub(super) prefixes: Box<[Applied]>,
     pub(super) postfixes: Box<[Applied]>,
     pub(super) monitors: Box<[Applied]>,
@@ -104,8 +108,6 @@ pub(super) struct Inner {
     pub(super) postfixes: Vec<Hook<dyn ErasedPostfix>>,
     pub(super) monitors: Vec<Hook<dyn ErasedMonitor>>,
     pub(super) state: http::Extensions,
-    pub(super) body_limit: usize,
-    pub(super) body_timeout: std::time::Duration,
     pub(super) matched_path_in_response: bool,
     #[cfg(feature = "ws")]
     pub(super) websocket_limits: crate::ws::Limits,
@@ -114,7 +116,32 @@ pub(super) struct Inner {
     /// What answers a path no route matches, in 404's stead: the fallback
     /// of the deepest base that covers the path, the first registered among
     /// bases of one depth.
-    pub(super) fallbacks: Box<[(Pattern, Arc<dyn ErasedHandler>)]>,
+    pub(super) fallbacks: Box<[Fallback]>,
+}
+
+/// A fallback as compiled: the base it answers below, and its handler.
+pub(super) struct Fallback {
+    pub(super) base: Pattern,
+    pub(super) handler: Arc<dyn ErasedHandler>,
+    pub(super) body: BodyLimits,
+}
+
+/// What a handler's body extractors hold to, for one route.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct BodyLimits {
+    pub(super) limit: usize,
+    pub(super) timeout: Duration,
+}
+
+impl BodyLimits {
+    /// The limits of a route with `settings`, in a router with `router`'s.
+    fn of(settings: BodySettings, router: BodySettings) -> Self {
+        let settings = settings.or(router);
+        Self {
+            limit: settings.limit.unwrap_or(DEFAULT_BODY_LIMIT),
+            timeout: settings.timeout.unwrap_or(DEFAULT_BODY_TIMEOUT),
+        }
+    }
 }
 
 /// How a hook pattern relates to a route pattern, for every path the route
@@ -291,26 +318,30 @@ fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
             reason,
         })
     };
-    let mut fallbacks: Vec<(Pattern, Arc<dyn ErasedHandler>)> = Vec::new();
+    let mut fallbacks: Vec<Fallback> = Vec::new();
     let own = router.fallback.map(|spec| ("/".to_owned(), spec));
     for (base, spec) in own.into_iter().chain(router.nested_fallbacks) {
         if let Some(error) = unmet(&spec, &[]) {
             return Err(error);
         }
         let base = Pattern::parse(&base)?;
-        if fallbacks.iter().any(|(seen, _)| seen.source == base.source) {
+        if fallbacks.iter().any(|seen| seen.base.source == base.source) {
             return Err(RouteError::DuplicateFallback {
                 base: base.source.to_string(),
             });
         }
         match spec.endpoint {
-            Endpoint::Http(handler) => fallbacks.push((base, handler)),
+            Endpoint::Http(handler) => fallbacks.push(Fallback {
+                base,
+                handler,
+                body: BodyLimits::of(spec.body, router.body),
+            }),
             #[cfg(feature = "ws")]
             Endpoint::WebSocket(_) => {}
         }
     }
     // Deepest first; a stable sort keeps the order of registration.
-    fallbacks.sort_by_key(|(base, _)| std::cmp::Reverse(base.segments.len()));
+    fallbacks.sort_by_key(|fallback| std::cmp::Reverse(fallback.base.segments.len()));
     let mut routes: Vec<CompiledRoute> = Vec::with_capacity(router.routes.len());
     for spec in router.routes {
         let pattern = Pattern::parse(&spec.pattern).map_err(|error| match spec.nested {
@@ -342,6 +373,7 @@ fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
             monitors: applied(&monitors, spec.method.as_ref(), &pattern),
             pattern,
             endpoint: spec.endpoint,
+            body: BodyLimits::of(spec.body, router.body),
         });
     }
     table.finish();
@@ -355,8 +387,6 @@ fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
             postfixes,
             monitors,
             state: router.state,
-            body_limit: router.body_limit,
-            body_timeout: router.body_timeout,
             matched_path_in_response: router.matched_path_in_response,
             #[cfg(feature = "ws")]
             websocket_limits: router.websocket_limits,

@@ -2,18 +2,15 @@
 //! route, or the answer no route gives — and which of the hooks that may
 //! apply to it run.
 
-use std::sync::Arc;
-
 use http::{HeaderValue, Method};
 
 use super::{
-    compile::{Applied, Hook, Inner, order_key},
+    compile::{Applied, Fallback, Hook, Inner, order_key},
     pattern::{Pattern, Segment, match_parts},
     table::{Methods, RouteId, catch_all_end, next_segment},
 };
 use crate::{
     RequestHead,
-    handler::ErasedHandler,
     params::{Captures, MAX_PATH},
 };
 
@@ -74,15 +71,12 @@ impl Inner {
     /// The fallback that answers `path` when no route matches it: the one
     /// of the deepest base that covers it. A target that is not a path
     /// (`*`) is below no base but the root.
-    pub(super) fn fallback_at(&self, path: &str) -> Option<&Arc<dyn ErasedHandler>> {
+    pub(super) fn fallback_at(&self, path: &str) -> Option<&Fallback> {
         let mut captures = Captures::new();
-        self.fallbacks
-            .iter()
-            .find(|(base, _)| match is_path(path) {
-                true => match_hook(base, path, &mut captures),
-                false => base.segments.is_empty(),
-            })
-            .map(|(_, handler)| handler)
+        self.fallbacks.iter().find(|fallback| match is_path(path) {
+            true => match_hook(&fallback.base, path, &mut captures),
+            false => fallback.base.segments.is_empty(),
+        })
     }
 
     /// The route for the request, or the upgrade it lacks; `None` when no

@@ -22,7 +22,7 @@ use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header
 
 use super::{
     builder::Endpoint,
-    compile::{Applied, CompiledRoute, Hook, Inner},
+    compile::{Applied, BodyLimits, CompiledRoute, Hook, Inner},
     error::Failure,
     hooks::{
         Done, ErasedMonitor, ErasedPostfix, ErasedPrefix, PostfixFlow, PrefixFlow, take_staged,
@@ -409,8 +409,8 @@ impl Pipeline {
     }
 }
 
-/// What a handler reads beside the request: the route's pattern and
-/// parameters, the router's state and limits.
+/// What a handler reads beside the request: the route's pattern,
+/// parameters and body limits, the router's state.
 #[inline(always)]
 fn route_context<'a>(
     router: &'a Inner,
@@ -418,13 +418,14 @@ fn route_context<'a>(
     captures: &'a Captures,
     pattern: &'a str,
     names: &'a [Box<str>],
+    body: BodyLimits,
 ) -> RouteContext<'a> {
     RouteContext {
         pattern,
         params: params_of(head, names, captures),
         state: &router.state,
-        body_limit: router.body_limit,
-        body_timeout: router.body_timeout,
+        body_limit: body.limit,
+        body_timeout: body.timeout,
     }
 }
 
@@ -834,7 +835,14 @@ impl Pipeline {
             Endpoint::Http(handler) => handler,
             #[cfg(feature = "ws")]
             Endpoint::WebSocket(handler) => {
-                let context = route_context(router, &self.head, &self.captures, pattern, names);
+                let context = route_context(
+                    router,
+                    &self.head,
+                    &self.captures,
+                    pattern,
+                    names,
+                    route.body,
+                );
                 let request =
                     (self.request.as_mut()).expect("the request is present until the handler runs");
                 self.response = Some(crate::ws::handshake(
@@ -848,7 +856,7 @@ impl Pipeline {
                 return Poll::Ready(());
             }
         };
-        self.call(router, handler, pattern, names, cx)
+        self.call(router, handler, pattern, names, route.body, cx)
     }
 
     /// The answer to a request no route matched that reached the handler's
@@ -856,7 +864,9 @@ impl Pipeline {
     #[inline(never)]
     fn without_route(&mut self, router: &Inner, cx: &mut Context<'_>) -> Poll<()> {
         match (&self.target, router.fallback_at(self.head.path())) {
-            (Target::NotFound, Some(fallback)) => self.call(router, fallback, "", &[], cx),
+            (Target::NotFound, Some(fallback)) => {
+                self.call(router, &fallback.handler, "", &[], fallback.body, cx)
+            }
             (Target::Elsewhere { allow, .. }, _) => {
                 // An automatic OPTIONS answer: no prefix answered it.
                 let mut response = StatusCode::NO_CONTENT.into_response();
@@ -881,9 +891,10 @@ impl Pipeline {
         handler: &Arc<dyn ErasedHandler>,
         pattern: &str,
         names: &[Box<str>],
+        body: BodyLimits,
         cx: &mut Context<'_>,
     ) -> Poll<()> {
-        let context = route_context(router, &self.head, &self.captures, pattern, names);
+        let context = route_context(router, &self.head, &self.captures, pattern, names, body);
         // The stage names the handler for a panic's report until it has
         // answered.
         self.stage = Stage::Handler;

@@ -570,3 +570,68 @@ async fn the_whole_request_is_a_last_argument_with_its_matched_path() {
         "{answer:?}"
     );
 }
+
+/// A router nested with its own body limit and timeout keeps them for its
+/// routes and its fallback; one without them takes the outer router's.
+#[tokio::test(start_paused = true)]
+async fn a_nested_router_s_body_limit_and_timeout_hold_for_its_own_routes() {
+    use std::time::Duration;
+
+    let size = |body: Bytes| format!("{} bytes", body.len());
+    let uploads = Router::new()
+        .post("/", size)
+        .nest("/small", Router::new().post("/", size).body_limit(8))
+        .fallback(size)
+        .body_limit(64)
+        .body_timeout(Duration::from_secs(1));
+    let router = Router::new()
+        .post("/notes", size)
+        .nest("/uploads", uploads)
+        .nest("/plain", Router::new().post("/", size))
+        .body_limit(16)
+        .body_timeout(Duration::from_secs(100))
+        .compile()
+        .unwrap();
+    let post = |path: &'static str, length: usize| {
+        let router = router.clone();
+        async move {
+            let request = Request::post(path).body("x".repeat(length)).unwrap();
+            router.oneshot(request).await.unwrap().status()
+        }
+    };
+    let cases = [
+        ("/notes", 16, StatusCode::OK),
+        ("/notes", 17, StatusCode::PAYLOAD_TOO_LARGE),
+        ("/uploads", 64, StatusCode::OK),
+        ("/uploads", 65, StatusCode::PAYLOAD_TOO_LARGE),
+        ("/uploads/elsewhere", 64, StatusCode::OK),
+        ("/uploads/small", 8, StatusCode::OK),
+        ("/uploads/small", 9, StatusCode::PAYLOAD_TOO_LARGE),
+        ("/plain", 17, StatusCode::PAYLOAD_TOO_LARGE),
+    ];
+    for (path, length, status) in cases {
+        assert_eq!(post(path, length).await, status, "{length} bytes to {path}");
+    }
+
+    // A body that never comes: cut at the route's timeout.
+    let silent = |path: &'static str| {
+        let router = router.clone();
+        async move {
+            let body = http_body_util::StreamBody::new(futures_util::stream::pending::<
+                Result<http_body::Frame<Bytes>, std::convert::Infallible>,
+            >());
+            let started = tokio::time::Instant::now();
+            let request = Request::post(path).body(body).unwrap();
+            let status = router.oneshot(request).await.unwrap().status();
+            (status, started.elapsed())
+        }
+    };
+    assert_eq!(
+        silent("/uploads").await,
+        (StatusCode::REQUEST_TIMEOUT, Duration::from_secs(1))
+    );
+    assert_eq!(
+        silent("/notes").await,
+        (StatusCode::REQUEST_TIMEOUT, Duration::from_secs(100))
+    );
+}
