@@ -1708,22 +1708,29 @@ async fn websocket_handlers_take_extractors_and_a_refusal_answers_without_upgrad
 
 /// The handshake settles on the router's most preferred subprotocol that
 /// the client offers, answers it, and the handler reads it; a client that
-/// offers none of them gets none.
+/// offers none of them gets none. A nested router speaks its own.
 #[tokio::test]
 async fn websocket_handshake_chooses_the_preferred_offered_subprotocol() {
     use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
+    let handler = |mut socket: WebSocket| async move {
+        let chosen = socket.protocol().unwrap_or("none").to_owned();
+        let _ = socket.send(Message::text(chosen)).await;
+    };
+    let v3 = Router::new()
+        .websocket("/ws", handler)
+        .websocket_protocols(["v3.chat"]);
     let router = Router::new()
-        .websocket("/ws", |mut socket: WebSocket| async move {
-            let chosen = socket.protocol().unwrap_or("none").to_owned();
-            let _ = socket.send(Message::text(chosen)).await;
-        })
+        .websocket("/ws", handler)
+        .nest("/v3", v3)
         .websocket_protocols(["v2.chat", "v1.chat"])
         .compile()
         .unwrap();
     let address = common::serve_on_loopback(router, |server| server).await;
-    let connect = |offered: Option<&'static str>| async move {
-        let mut request = format!("ws://{address}/ws").into_client_request().unwrap();
+    let connect = |path: &'static str, offered: Option<&'static str>| async move {
+        let mut request = format!("ws://{address}{path}")
+            .into_client_request()
+            .unwrap();
         if let Some(offered) = offered {
             request.headers_mut().insert(
                 header::SEC_WEBSOCKET_PROTOCOL,
@@ -1749,14 +1756,18 @@ async fn websocket_handshake_chooses_the_preferred_offered_subprotocol() {
         (answered, seen)
     };
     assert_eq!(
-        connect(Some("v1.chat, v2.chat")).await,
+        connect("/ws", Some("v1.chat, v2.chat")).await,
         (Some("v2.chat".to_owned()), "v2.chat".to_owned())
     );
     assert_eq!(
-        connect(Some("v1.chat")).await,
+        connect("/ws", Some("v1.chat")).await,
         (Some("v1.chat".to_owned()), "v1.chat".to_owned())
     );
-    assert_eq!(connect(None).await, (None, "none".to_owned()));
+    assert_eq!(connect("/ws", None).await, (None, "none".to_owned()));
+    assert_eq!(
+        connect("/v3/ws", Some("v2.chat, v3.chat")).await,
+        (Some("v3.chat".to_owned()), "v3.chat".to_owned())
+    );
 }
 
 /// With `connect_info`, each request carries the client's address; without

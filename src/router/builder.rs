@@ -27,20 +27,34 @@ pub(crate) const DEFAULT_BODY_LIMIT: usize = 2 * 1024 * 1024;
 /// How long a body extractor waits for the whole body by default.
 pub(crate) const DEFAULT_BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
-/// A router's settings for request bodies, or a route's: `None` takes the
+/// A router's settings for its routes, or a route's: `None` takes the
 /// setting of the router it is nested in, and at the root the default.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct BodySettings {
-    pub(crate) limit: Option<usize>,
-    pub(crate) timeout: Option<std::time::Duration>,
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RouteSettings {
+    pub(crate) body_limit: Option<usize>,
+    pub(crate) body_timeout: Option<std::time::Duration>,
+    /// Whether routed responses carry their `MatchedPath`.
+    pub(crate) matched_path_in_response: Option<bool>,
+    #[cfg(feature = "ws")]
+    pub(crate) websocket_limits: Option<crate::ws::Limits>,
+    /// The subprotocols WebSocket routes speak, preferred first.
+    #[cfg(feature = "ws")]
+    pub(crate) websocket_protocols: Option<Arc<[Box<str>]>>,
 }
 
-impl BodySettings {
+impl RouteSettings {
     /// These settings, with `outer`'s where these have none.
-    pub(crate) fn or(self, outer: BodySettings) -> BodySettings {
-        BodySettings {
-            limit: self.limit.or(outer.limit),
-            timeout: self.timeout.or(outer.timeout),
+    pub(crate) fn or(self, outer: &RouteSettings) -> RouteSettings {
+        RouteSettings {
+            body_limit: self.body_limit.or(outer.body_limit),
+            body_timeout: self.body_timeout.or(outer.body_timeout),
+            matched_path_in_response: (self.matched_path_in_response)
+                .or(outer.matched_path_in_response),
+            #[cfg(feature = "ws")]
+            websocket_limits: self.websocket_limits.or(outer.websocket_limits),
+            #[cfg(feature = "ws")]
+            websocket_protocols: (self.websocket_protocols)
+                .or_else(|| outer.websocket_protocols.clone()),
         }
     }
 }
@@ -54,8 +68,8 @@ pub(crate) struct RouteSpec {
     /// A service mounted by `nest_service`, whose pattern ends with the
     /// catch-all of the path below its base.
     pub(crate) nested: bool,
-    /// The body settings of the router it was nested from, if any.
-    pub(crate) body: BodySettings,
+    /// The settings of the routers it was nested from; the innermost's win.
+    pub(crate) settings: RouteSettings,
 }
 
 /// What answers a route.
@@ -153,14 +167,8 @@ pub struct Router {
     /// The types of `state`, in registration order (a type twice is an
     /// error of `compile`).
     pub(crate) state_types: Vec<StateType>,
-    pub(crate) body: BodySettings,
-    /// Whether routed responses carry their `MatchedPath`.
-    pub(crate) matched_path_in_response: bool,
-    #[cfg(feature = "ws")]
-    pub(crate) websocket_limits: crate::ws::Limits,
-    /// The subprotocols WebSocket routes speak, preferred first.
-    #[cfg(feature = "ws")]
-    pub(crate) websocket_protocols: Arc<[Box<str>]>,
+    /// Settings for its routes: body limits, WebSocket limits and the like.
+    pub(crate) settings: RouteSettings,
     /// What answers a path no route matches, in 404's stead.
     pub(crate) fallback: Option<RouteSpec>,
     /// The fallbacks of routers nested or merged into this one, with the
@@ -178,7 +186,7 @@ impl RouteSpec {
             endpoint: Endpoint::Http(Arc::new(ErasedFn::new(handler))),
             needs,
             nested: false,
-            body: BodySettings::default(),
+            settings: RouteSettings::default(),
         }
     }
 }
@@ -191,7 +199,7 @@ impl Clone for RouteSpec {
             endpoint: self.endpoint.clone(),
             needs: self.needs.clone(),
             nested: self.nested,
-            body: self.body,
+            settings: self.settings.clone(),
         }
     }
 }
@@ -207,12 +215,7 @@ impl Clone for Router {
             monitors: self.monitors.clone(),
             state: self.state.clone(),
             state_types: self.state_types.clone(),
-            body: self.body,
-            matched_path_in_response: self.matched_path_in_response,
-            #[cfg(feature = "ws")]
-            websocket_limits: self.websocket_limits,
-            #[cfg(feature = "ws")]
-            websocket_protocols: self.websocket_protocols.clone(),
+            settings: self.settings.clone(),
             fallback: self.fallback.clone(),
             nested_fallbacks: self.nested_fallbacks.clone(),
         }
@@ -243,9 +246,7 @@ impl fmt::Debug for Router {
             .field("prefixes", &self.prefixes.len())
             .field("postfixes", &self.postfixes.len())
             .field("monitors", &self.monitors.len())
-            .field("body_limit", &self.body.limit)
-            .field("body_timeout", &self.body.timeout)
-            .field("matched_path_in_response", &self.matched_path_in_response)
+            .field("settings", &self.settings)
             .finish()
     }
 }
@@ -273,12 +274,7 @@ impl Router {
             monitors: Vec::new(),
             state: http::Extensions::new(),
             state_types: Vec::new(),
-            body: BodySettings::default(),
-            matched_path_in_response: false,
-            #[cfg(feature = "ws")]
-            websocket_limits: crate::ws::Limits::default(),
-            #[cfg(feature = "ws")]
-            websocket_protocols: Arc::new([]),
+            settings: RouteSettings::default(),
             fallback: None,
             nested_fallbacks: Vec::new(),
         }
@@ -561,7 +557,7 @@ impl Router {
     #[cfg(feature = "ws")]
     #[cfg_attr(docsrs, doc(cfg(feature = "ws")))]
     pub fn websocket_limits(mut self, limits: crate::ws::Limits) -> Self {
-        self.websocket_limits = limits;
+        self.settings.websocket_limits = Some(limits);
         self
     }
 
@@ -593,7 +589,7 @@ impl Router {
         I: IntoIterator<Item = P>,
         P: Into<Box<str>>,
     {
-        self.websocket_protocols = protocols.into_iter().map(Into::into).collect();
+        self.settings.websocket_protocols = Some(protocols.into_iter().map(Into::into).collect());
         self
     }
 
@@ -639,7 +635,7 @@ impl Router {
             endpoint: Endpoint::WebSocket(crate::ws::erase(handler)),
             needs,
             nested: false,
-            body: BodySettings::default(),
+            settings: RouteSettings::default(),
         });
         self
     }
@@ -886,7 +882,7 @@ impl Router {
     /// # }
     /// ```
     pub fn matched_path_in_response(mut self, enabled: bool) -> Self {
-        self.matched_path_in_response = enabled;
+        self.settings.matched_path_in_response = Some(enabled);
         self
     }
 
@@ -922,7 +918,7 @@ impl Router {
     /// # }
     /// ```
     pub fn body_limit(mut self, bytes: usize) -> Self {
-        self.body.limit = Some(bytes);
+        self.settings.body_limit = Some(bytes);
         self
     }
 
@@ -962,7 +958,7 @@ impl Router {
     #[cfg(feature = "server")]
     #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
     pub fn body_timeout(mut self, timeout: std::time::Duration) -> Self {
-        self.body.timeout = Some(timeout);
+        self.settings.body_timeout = Some(timeout);
         self
     }
 
@@ -971,11 +967,12 @@ impl Router {
     ///
     /// Its state joins this router's (a state of a type both hold is an
     /// error of `compile`); its [fallback](Self::fallback) answers the
-    /// paths below `base` that no route matches; its
-    /// [body limit](Self::body_limit) and timeout, where it sets them, hold
-    /// for its own routes, and this router's for the rest. Conflicts, such
-    /// as a route both routers register or two fallbacks for one base, are
-    /// errors of [`compile`](Self::compile).
+    /// paths below `base` that no route matches; its settings for routes
+    /// ([body limit](Self::body_limit) and timeout, WebSocket limits and
+    /// subprotocols, [`matched_path_in_response`](Self::matched_path_in_response)),
+    /// where it sets them, hold for its own routes, and this router's for
+    /// the rest. Conflicts, such as a route both routers register or two
+    /// fallbacks for one base, are errors of [`compile`](Self::compile).
     ///
     /// ```
     /// use http::Method;
@@ -1006,11 +1003,11 @@ impl Router {
             scope.pattern = join(&scope.pattern);
             scope
         };
-        let body = other.body;
+        let settings = other.settings;
         self.routes
             .extend(other.routes.into_iter().map(|route| RouteSpec {
                 pattern: join(&route.pattern),
-                body: route.body.or(body),
+                settings: route.settings.or(&settings),
                 ..route
             }));
         self.prefixes
@@ -1035,7 +1032,7 @@ impl Router {
                 .chain(other.nested_fallbacks)
                 .map(|(below, spec)| {
                     let spec = RouteSpec {
-                        body: spec.body.or(body),
+                        settings: spec.settings.or(&settings),
                         ..spec
                     };
                     (join(&below), spec)

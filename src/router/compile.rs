@@ -10,7 +10,7 @@ use crate::handler::{ErasedHandler, NESTED_PATTERN_END, StateType};
 
 use super::{
     builder::{
-        BodySettings, DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, Endpoint, HookSpec, RouteSpec,
+        DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, Endpoint, HookSpec, RouteSettings, RouteSpec,
         Router,
     },
     error::RouteError,
@@ -92,6 +92,12 @@ pub(super) struct CompiledRoute {
     pub(super) pattern: Pattern,
     pub(super) endpoint: Endpoint,
     pub(super) body: BodyLimits,
+    /// Whether its responses carry their `MatchedPath`.
+    pub(super) matched_path_in_response: bool,
+    #[cfg(feature = "ws")]
+    pub(super) websocket_limits: crate::ws::Limits,
+    #[cfg(feature = "ws")]
+    pub(super) websocket_protocols: Arc<[Box<str>]>,
     pub(super) prefixes: Box<[Applied]>,
     pub(super) postfixes: Box<[Applied]>,
     pub(super) monitors: Box<[Applied]>,
@@ -108,11 +114,6 @@ pub(super) struct Inner {
     pub(super) postfixes: Vec<Hook<dyn ErasedPostfix>>,
     pub(super) monitors: Vec<Hook<dyn ErasedMonitor>>,
     pub(super) state: http::Extensions,
-    pub(super) matched_path_in_response: bool,
-    #[cfg(feature = "ws")]
-    pub(super) websocket_limits: crate::ws::Limits,
-    #[cfg(feature = "ws")]
-    pub(super) websocket_protocols: Arc<[Box<str>]>,
     /// What answers a path no route matches, in 404's stead: the fallback
     /// of the deepest base that covers the path, the first registered among
     /// bases of one depth.
@@ -134,12 +135,11 @@ pub(super) struct BodyLimits {
 }
 
 impl BodyLimits {
-    /// The limits of a route with `settings`, in a router with `router`'s.
-    fn of(settings: BodySettings, router: BodySettings) -> Self {
-        let settings = settings.or(router);
+    /// The limits of a route with `settings`.
+    fn of(settings: &RouteSettings) -> Self {
         Self {
-            limit: settings.limit.unwrap_or(DEFAULT_BODY_LIMIT),
-            timeout: settings.timeout.unwrap_or(DEFAULT_BODY_TIMEOUT),
+            limit: settings.body_limit.unwrap_or(DEFAULT_BODY_LIMIT),
+            timeout: settings.body_timeout.unwrap_or(DEFAULT_BODY_TIMEOUT),
         }
     }
 }
@@ -334,7 +334,7 @@ fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
             Endpoint::Http(handler) => fallbacks.push(Fallback {
                 base,
                 handler,
-                body: BodyLimits::of(spec.body, router.body),
+                body: BodyLimits::of(&spec.settings.or(&router.settings)),
             }),
             #[cfg(feature = "ws")]
             Endpoint::WebSocket(_) => {}
@@ -367,13 +367,19 @@ fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
                 second: spec.pattern,
             });
         }
+        let settings = spec.settings.or(&router.settings);
         routes.push(CompiledRoute {
             prefixes: applied(&prefixes, spec.method.as_ref(), &pattern),
             postfixes,
             monitors: applied(&monitors, spec.method.as_ref(), &pattern),
             pattern,
             endpoint: spec.endpoint,
-            body: BodyLimits::of(spec.body, router.body),
+            body: BodyLimits::of(&settings),
+            matched_path_in_response: settings.matched_path_in_response.unwrap_or(false),
+            #[cfg(feature = "ws")]
+            websocket_limits: settings.websocket_limits.unwrap_or_default(),
+            #[cfg(feature = "ws")]
+            websocket_protocols: settings.websocket_protocols.unwrap_or_else(|| Arc::new([])),
         });
     }
     table.finish();
@@ -387,11 +393,6 @@ fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
             postfixes,
             monitors,
             state: router.state,
-            matched_path_in_response: router.matched_path_in_response,
-            #[cfg(feature = "ws")]
-            websocket_limits: router.websocket_limits,
-            #[cfg(feature = "ws")]
-            websocket_protocols: router.websocket_protocols,
             fallbacks: fallbacks.into(),
         }),
     })

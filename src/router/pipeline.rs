@@ -571,7 +571,7 @@ impl Pipeline {
                 self.stage = Stage::Monitor(0);
                 let response = self.response.as_mut().expect("a step answered");
                 finish(response, self.staged.take(), self.head.method());
-                if router.matched_path_in_response {
+                if route.is_some_and(|route| route.matched_path_in_response) {
                     expose_matched_path(response, pattern);
                 }
                 #[cfg(feature = "ws")]
@@ -849,8 +849,8 @@ impl Pipeline {
                     request,
                     context,
                     &**handler,
-                    router.websocket_limits,
-                    &router.websocket_protocols,
+                    route.websocket_limits,
+                    &route.websocket_protocols,
                     &mut self.connection,
                 ));
                 return Poll::Ready(());

@@ -339,6 +339,29 @@ async fn outer_layers_read_the_matched_path_from_the_response() {
     assert_eq!(route("/users/7").await.as_deref(), Some("/users/{id}"));
     assert_eq!(route("/static/app.css").await.as_deref(), Some("/static"));
     assert_eq!(route("/nowhere").await, None);
+
+    // Set on a nested router, it holds for that router's routes.
+    let api = Router::new()
+        .get("/users/{id}", || "ada")
+        .matched_path_in_response(true);
+    let router = Router::new()
+        .get("/", || "home")
+        .nest("/api", api)
+        .compile()
+        .unwrap();
+    let route = |path: &'static str| {
+        let router = router.clone();
+        async move {
+            let request = Request::get(path).body(String::new()).unwrap();
+            let response = router.oneshot(request).await.unwrap();
+            (response.extensions().get::<MatchedPath>()).map(|path| path.as_str().to_owned())
+        }
+    };
+    assert_eq!(
+        route("/api/users/7").await.as_deref(),
+        Some("/api/users/{id}")
+    );
+    assert_eq!(route("/").await, None);
 }
 
 #[test]
