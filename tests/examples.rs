@@ -297,6 +297,10 @@ async fn static_files_serves_a_directory_behind_a_token_and_a_legacy_module() {
     let (parts, body) = fetch(address, with_token("/static/docs/"), "").await;
     assert_eq!(parts.status, StatusCode::OK);
     assert!(body.contains("A directory's index."), "{body}");
+    // Without it, a redirect to it, below the base.
+    let (parts, _) = fetch(address, with_token("/static/docs"), "").await;
+    assert_eq!(parts.status, StatusCode::TEMPORARY_REDIRECT);
+    assert_eq!(parts.headers[header::LOCATION], "/static/docs/");
     assert_eq!(
         get(address, "/static/app.css").await.0.status,
         StatusCode::UNAUTHORIZED,

@@ -6,7 +6,7 @@
 use std::{convert::Infallible, marker::PhantomData, task::Context};
 
 use bytes::Bytes;
-use http::{Request, Response, Uri, uri::PathAndQuery};
+use http::{HeaderValue, Request, Response, Uri, header, uri::PathAndQuery};
 use tower_service::Service;
 
 use super::{Handler, MatchedPath, OriginalUri, RouteContext, extract::copy_head};
@@ -53,18 +53,58 @@ where
         let body = std::mem::take(request.body_mut());
         let mut request = Request::from_parts(copy_head(request), body);
         MatchedPath::insert(&mut request, route.pattern);
-        if self.nested {
-            let below = route.params.get_raw(NESTED_PATH).unwrap_or("");
-            rebase(&mut request, below);
-        }
+        // The path asked for, and the path the service sees.
+        let paths = self.nested.then(|| {
+            let original = request.uri().path().to_owned();
+            rebase(
+                &mut request,
+                route.params.get_raw(NESTED_PATH).unwrap_or(""),
+            );
+            (original, request.uri().path().to_owned())
+        });
         // A clone for this request, made ready, called: as tower's
         // `oneshot` does.
         let mut service = self.service.clone();
         Step::Pending(Box::pin(async move {
             let Ok(()) = std::future::poll_fn(|cx| service.poll_ready(cx)).await;
-            let Ok(response) = service.call(request).await;
+            let Ok(mut response) = service.call(request).await;
+            if let Some((original, seen)) = paths {
+                restore_base(&mut response, &seen, &original);
+            }
             response.map(Body::new)
         }))
+    }
+}
+
+/// Points a nested service's redirect from the path it saw to the same
+/// path with a slash (`/docs` to `/docs/`, as tower-http's `ServeDir` does
+/// for a directory) at the path the client asked for, base included
+/// (`/static/docs/`). Any other redirect is the service's own business.
+fn restore_base<B>(response: &mut Response<B>, seen: &str, original: &str) {
+    if !response.status().is_redirection() || seen.ends_with('/') {
+        return;
+    }
+    let Some(location) = response.headers().get(header::LOCATION) else {
+        return;
+    };
+    let Ok(location) = location.to_str() else {
+        return;
+    };
+    let (path, query) = match location.split_once('?') {
+        Some((path, query)) => (path, Some(query)),
+        None => (location, None),
+    };
+    if path.strip_suffix('/') != Some(seen) {
+        return;
+    }
+    // One leading slash: `//static/docs/` would name a host.
+    let original = original.trim_start_matches('/');
+    let restored = match query {
+        Some(query) => format!("/{original}/?{query}"),
+        None => format!("/{original}/"),
+    };
+    if let Ok(restored) = HeaderValue::try_from(restored) {
+        response.headers_mut().insert(header::LOCATION, restored);
     }
 }
 

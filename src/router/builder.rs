@@ -403,11 +403,11 @@ impl Router {
     /// may hold parameters, not a catch-all (which would leave no path
     /// below it): that is an error of [`compile`](Self::compile).
     ///
-    /// The service does not know its base: a link or a redirect it builds
-    /// from the path it sees points below the root. tower-http's `ServeDir`
-    /// answers `/static/docs` (a directory) with a redirect to `/docs/`, so
-    /// link to its directories with their trailing slash (the example
-    /// `static_files` serves one behind a token).
+    /// The service does not know its base: a link it builds from the path
+    /// it sees points below the root. One redirect is put right: to the
+    /// path it saw with a slash added, as tower-http's `ServeDir` answers a
+    /// directory (`/docs` to `/docs/`), which goes out as `/static/docs/`.
+    /// The example `static_files` serves a directory behind a token.
     ///
     /// ```
     /// use http::{Request, StatusCode};

@@ -117,6 +117,42 @@ async fn a_nested_service_sees_the_path_below_its_base_with_its_trailing_slash_b
     );
 }
 
+/// A nested service's redirect to the path it saw with a slash added (as
+/// `ServeDir` answers a directory) points at the path the client asked
+/// for, base included; its other redirects are left as they are.
+#[tokio::test]
+async fn a_nested_service_s_trailing_slash_redirect_keeps_the_base() {
+    let redirecting = tower::service_fn(|request: Request<Body>| async move {
+        let location = match request.uri().path() {
+            "/away" => "/login".to_owned(),
+            path => match request.uri().query() {
+                Some(query) => format!("{path}/?{query}"),
+                None => format!("{path}/"),
+            },
+        };
+        let response = Response::builder()
+            .status(StatusCode::TEMPORARY_REDIRECT)
+            .header(header::LOCATION, location)
+            .body(String::new())
+            .unwrap();
+        Ok::<_, Infallible>(response)
+    });
+    let router = Router::new()
+        .nest_service("/static", redirecting)
+        .compile()
+        .unwrap();
+    for (path, location) in [
+        ("/static/docs", "/static/docs/"),
+        ("/static/docs?v=2", "/static/docs/?v=2"),
+        ("//static//docs", "/static//docs/"),
+        ("/static/away", "/login"),
+    ] {
+        let answer = get(&router, path).await;
+        assert_eq!(answer.status, StatusCode::TEMPORARY_REDIRECT, "{path}");
+        assert_eq!(answer.headers[header::LOCATION], location, "{path}");
+    }
+}
+
 #[tokio::test]
 async fn a_nested_axum_router_answers_as_a_legacy_module() {
     let legacy = axum::Router::new().route(
