@@ -64,6 +64,9 @@ impl Inner {
         upgrade: bool,
         captures: &mut Captures,
     ) -> Target {
+        if !is_path(path) {
+            return Target::NotFound;
+        }
         self.find(method, path, upgrade, captures)
             .unwrap_or_else(|| self.elsewhere(method, path))
     }
@@ -80,7 +83,7 @@ impl Inner {
     }
 
     /// The route for the request, or the upgrade it lacks; `None` when no
-    /// route takes its method.
+    /// route takes its method. `path` is a path: see [`is_path`].
     pub(super) fn find(
         &self,
         method: &Method,
@@ -88,9 +91,6 @@ impl Inner {
         upgrade: bool,
         captures: &mut Captures,
     ) -> Option<Target> {
-        if !is_path(path) {
-            return None;
-        }
         let websocket = |captures: &mut Captures| {
             self.websockets
                 .find(path, captures, |methods| methods.get(&Method::GET))
@@ -125,9 +125,6 @@ impl Inner {
 
     /// The `Allow` answer for a path that other methods reach, or 404.
     fn elsewhere(&self, method: &Method, path: &str) -> Target {
-        if !is_path(path) {
-            return Target::NotFound;
-        }
         let mut allowed: Vec<Method> = Vec::new();
         let mut first = None;
         let mut allow = |methods: &Methods| {
@@ -213,7 +210,7 @@ pub(super) fn applies<H: ?Sized>(
 /// Whether a request's target is a path. `*` (of `OPTIONS *`) and the
 /// `host:port` of a CONNECT are not: they name no route, not even a
 /// catch-all at the root, which would take them for a segment.
-fn is_path(target: &str) -> bool {
+pub(super) fn is_path(target: &str) -> bool {
     target.starts_with('/')
 }
 

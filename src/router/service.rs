@@ -9,7 +9,11 @@ use std::{
 use http::{Method, Request, Response};
 use tower_service::Service;
 
-use super::{compile::CompiledRouter, lookup::Target, pipeline::ResponseFuture};
+use super::{
+    compile::CompiledRouter,
+    lookup::{Target, is_path},
+    pipeline::ResponseFuture,
+};
 use bytes::Bytes;
 
 use crate::{
@@ -51,6 +55,9 @@ impl CompiledRouter {
     /// assert!(router.at(&Method::POST, "/users/7").is_none());
     /// ```
     pub fn at<'a>(&'a self, method: &Method, path: &'a str) -> Option<Match<'a>> {
+        if !is_path(path) {
+            return None;
+        }
         let mut captures = Captures::new();
         match self.inner.find(method, path, false, &mut captures) {
             Some(Target::Route { id, .. }) => {
