@@ -484,8 +484,8 @@ fn from_pairs<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, de::Error
 
 /// A form sent as the body (`application/x-www-form-urlencoded`),
 /// deserialized into `T` as [`Query`] reads a query string. A request of
-/// another content type answers 415; a form that does not fit `T`, 400.
-/// The body limit applies.
+/// another content type answers 415; a body that is not UTF-8, 400; a form
+/// that does not fit `T`, 422, as axum answers. The body limit applies.
 ///
 /// ```
 /// use http::{Request, StatusCode};
@@ -536,9 +536,10 @@ where
         BodyFuture::new(body, context, refused, |bytes| {
             let text = std::str::from_utf8(&bytes)
                 .map_err(|error| bad_request(format!("form body is not UTF-8: {error}")))?;
-            from_pairs(text)
-                .map(Form)
-                .map_err(|error| bad_request(format!("invalid form body: {error}")))
+            from_pairs(text).map(Form).map_err(|error| {
+                let message = format!("invalid form body: {error}");
+                (StatusCode::UNPROCESSABLE_ENTITY, message).into_response()
+            })
         })
     }
 }
@@ -999,9 +1000,10 @@ fn is_json(headers: &HeaderMap) -> bool {
 /// As an extractor (a handler's last argument) it reads the body within
 /// the router's [body limit](crate::Router::body_limit) and answers 413
 /// over it, 415 when the content type is not JSON (`application/json` or
-/// `application/*+json`), and 400 with the parser's message when the body
-/// is not the value expected. As an answer it serialises its value with
-/// `content-type: application/json`.
+/// `application/*+json`), 400 with the parser's message when the body is
+/// not JSON, and 422 when it is JSON but not the value expected (a field
+/// missing, a string for a number), as axum answers. As an answer it
+/// serialises its value with `content-type: application/json`.
 ///
 /// ```
 /// use http::{Request, StatusCode, header};
@@ -1031,8 +1033,10 @@ fn is_json(headers: &HeaderMap) -> bool {
 /// let body = response.into_body().collect().await.unwrap().to_bytes();
 /// assert_eq!(body, r#"{"x":2,"y":1}"#);
 ///
-/// let response = router.clone().oneshot(post("application/json", r#"{"x":1}"#)).await.unwrap();
+/// let response = router.clone().oneshot(post("application/json", r#"{"x":1"#)).await.unwrap();
 /// assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+/// let response = router.clone().oneshot(post("application/json", r#"{"x":1}"#)).await.unwrap();
+/// assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
 /// let response = router.oneshot(post("text/plain", r#"{"x":1,"y":2}"#)).await.unwrap();
 /// assert_eq!(response.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
 /// # }
@@ -1057,9 +1061,14 @@ where
                 .into_response()
         });
         BodyFuture::new(body, context, refused, |bytes| {
-            serde_json::from_slice(&bytes)
-                .map(Json)
-                .map_err(|error| bad_request(format!("invalid JSON body: {error}")))
+            serde_json::from_slice(&bytes).map(Json).map_err(|error| {
+                // As axum: well-formed JSON of the wrong shape is 422.
+                let status = match error.classify() {
+                    serde_json::error::Category::Data => StatusCode::UNPROCESSABLE_ENTITY,
+                    _ => StatusCode::BAD_REQUEST,
+                };
+                (status, format!("invalid JSON body: {error}")).into_response()
+            })
         })
     }
 }

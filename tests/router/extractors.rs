@@ -181,7 +181,11 @@ async fn body_extractors_limits_and_content_types() {
         malformed.body
     );
     let wrong_shape = send_body(&router, "/json", Some("application/json"), r#"{"id":"x"}"#).await;
-    assert_eq!(wrong_shape.status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        wrong_shape.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "JSON, but not the value expected"
+    );
     assert!(
         wrong_shape.body.contains("invalid type"),
         "{}",
@@ -484,7 +488,11 @@ async fn form_bodies_and_streaming_bodies_keep_to_the_limit() {
     let found = app(64).oneshot(form("q=a%20b&page=2")).await.unwrap();
     assert_eq!(text(found).await, "a b 2");
     let short = app(64).oneshot(form("q=x")).await.unwrap();
-    assert_eq!(short.status(), StatusCode::BAD_REQUEST, "no `page`");
+    assert_eq!(
+        short.status(),
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "no `page`"
+    );
     let long = app(8).oneshot(form("q=a%20b&page=2")).await.unwrap();
     assert_eq!(
         long.status(),
