@@ -10,7 +10,10 @@
 //!
 //! - when the connection would wait on its socket for more input (a read
 //!   that would block writes first: the answers to everything read so far
-//!   go out before the server waits for the client);
+//!   go out before the server waits for the client). After answers to
+//!   pipelined requests they wait for the end of the connection's poll
+//!   instead, as below: hyper looks for the next request before it writes
+//!   the answer to the last one, which then goes out in the same write;
 //! - when the connection would wait on anything else — a handler or a
 //!   response body that is not ready (see [`stop_holding`]) — or stops
 //!   for any reason, at the end of the connection's poll ([`Batched`]);
@@ -140,6 +143,9 @@ pub(crate) struct CoalescingIo<T> {
     buffer: Vec<u8>,
     sent: usize,
     limit: usize,
+    /// How many flushes the buffered bytes waited through: the answers
+    /// held, one flush each.
+    held: usize,
     /// Told when request bytes arrive.
     watch: Arc<ConnectionWatch>,
     /// The connection's place under the server's connection limit, held
@@ -159,6 +165,7 @@ impl<T> CoalescingIo<T> {
             buffer: Vec::new(),
             sent: 0,
             limit,
+            held: 0,
             watch,
             _slot: slot,
         }
@@ -181,6 +188,7 @@ impl<T: AsyncWrite + Unpin> CoalescingIo<T> {
         }
         self.buffer.clear();
         self.sent = 0;
+        self.held = 0;
         // Nothing is held any more: the connection's poll need not be
         // repeated to write it.
         HOLD.with(|hold| hold.set(hold.get() & !HELD));
@@ -213,9 +221,14 @@ impl<T: AsyncRead + AsyncWrite + Unpin> AsyncRead for CoalescingIo<T> {
         let read = Pin::new(&mut this.io).poll_read(cx, buf);
         if buf.filled().len() > filled {
             this.watch.bytes_read();
-        } else if read.is_pending() && this.buffered() > 0 {
+        } else if read.is_pending() && this.buffered() > 0 && !(this.held > 1 && hold()) {
             // Nothing more to read: what the connection answered so far
-            // goes out before it waits for the client.
+            // goes out before it waits for the client. After answers to
+            // pipelined requests, inside the connection's poll, it goes
+            // out at the poll's end instead, with the answer to the last
+            // request read: hyper looks for the next request before it
+            // writes that one. (A lone answer goes out now: waiting would
+            // cost the poll again, for nothing.)
             if let Poll::Ready(Err(error)) = this.poll_drain(cx) {
                 return Poll::Ready(Err(error));
             }
@@ -249,8 +262,12 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for CoalescingIo<T> {
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = &mut *self;
-        if this.buffered() > 0 && !hold() {
-            ready!(this.poll_drain(cx))?;
+        if this.buffered() > 0 {
+            if hold() {
+                this.held += 1;
+            } else {
+                ready!(this.poll_drain(cx))?;
+            }
         }
         Pin::new(&mut this.io).poll_flush(cx)
     }
@@ -275,7 +292,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_flush_inside_a_connection_poll_is_held_until_a_read_would_wait() {
+    async fn answers_to_pipelined_requests_are_held_past_a_read_that_would_wait() {
         let (client, server) = tokio::io::duplex(1 << 20);
         let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new()), None);
         let mut cx = Context::from_waker(Waker::noop());
@@ -288,18 +305,44 @@ mod tests {
                 assert!(Pin::new(&mut io).poll_flush(&mut cx).is_ready());
             }
             assert_eq!(io.buffered(), 8, "the flushes were held");
-            // Nothing to read: the held answers go out before the read
-            // waits, and nothing is left held.
+            // Nothing to read: the answers stay held, for the end of the
+            // poll, with any the connection writes after its read.
             let mut buf = [0; 8];
             let mut read = ReadBuf::new(&mut buf);
             assert!(Pin::new(&mut io).poll_read(&mut cx, &mut read).is_pending());
-            assert_eq!(io.buffered(), 0);
+            assert_eq!(io.buffered(), 8);
         });
-        assert!(!held, "written before the poll ended");
+        assert!(held, "held for the end of the poll");
+        // Outside the connection's poll (as `Batched` polls it again), a
+        // read that would wait writes them.
+        let mut buf = [0; 8];
+        let mut read = ReadBuf::new(&mut buf);
+        assert!(Pin::new(&mut io).poll_read(&mut cx, &mut read).is_pending());
+        assert_eq!(io.buffered(), 0);
         let mut client = client;
         let mut received = [0; 8];
         client.read_exact(&mut received).await.unwrap();
         assert_eq!(&received, b"one two ");
+    }
+
+    #[tokio::test]
+    async fn a_lone_answer_goes_out_when_a_read_would_wait() {
+        let (mut client, server) = tokio::io::duplex(1 << 20);
+        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new()), None);
+        let mut cx = Context::from_waker(Waker::noop());
+        let (_, held) = in_poll(|| {
+            assert!(Pin::new(&mut io).poll_write(&mut cx, b"one ").is_ready());
+            assert!(Pin::new(&mut io).poll_flush(&mut cx).is_ready());
+            assert_eq!(io.buffered(), 4, "the flush was held");
+            let mut buf = [0; 8];
+            let mut read = ReadBuf::new(&mut buf);
+            assert!(Pin::new(&mut io).poll_read(&mut cx, &mut read).is_pending());
+            assert_eq!(io.buffered(), 0, "written before the read waits");
+        });
+        assert!(!held, "nothing left for the end of the poll");
+        let mut received = [0; 4];
+        client.read_exact(&mut received).await.unwrap();
+        assert_eq!(&received, b"one ");
     }
 
     #[tokio::test]
