@@ -352,26 +352,26 @@ async fn a_mounted_service_reads_the_matched_path_from_the_request() {
     assert_eq!(get(&router, "/elsewhere").await.body, "none");
 }
 
+/// The `MatchedPath` the response to a GET of `path` carries, if any.
+async fn matched_path_of(router: &CompiledRouter, path: &str) -> Option<String> {
+    use pronghorn::handler::MatchedPath;
+
+    let request = Request::get(path).body(String::new()).unwrap();
+    let response = router.clone().oneshot(request).await.unwrap();
+    (response.extensions().get::<MatchedPath>()).map(|path| path.as_str().to_owned())
+}
+
 /// With `matched_path_in_response`, the layers outside the router read
 /// the route of each routed response; a 404 has none.
 #[tokio::test]
 async fn outer_layers_read_the_matched_path_from_the_response() {
-    use pronghorn::handler::MatchedPath;
-
     let router = Router::new()
         .get("/users/{id}", || "ada")
         .nest_service("/static", echo_service())
         .matched_path_in_response(true)
         .compile()
         .unwrap();
-    let route = |path: &'static str| {
-        let router = router.clone();
-        async move {
-            let request = Request::get(path).body(String::new()).unwrap();
-            let response = router.oneshot(request).await.unwrap();
-            (response.extensions().get::<MatchedPath>()).map(|path| path.as_str().to_owned())
-        }
-    };
+    let route = |path| matched_path_of(&router, path);
     assert_eq!(route("/users/7").await.as_deref(), Some("/users/{id}"));
     assert_eq!(route("/static/app.css").await.as_deref(), Some("/static"));
     assert_eq!(route("/nowhere").await, None);
@@ -385,14 +385,7 @@ async fn outer_layers_read_the_matched_path_from_the_response() {
         .nest("/api", api)
         .compile()
         .unwrap();
-    let route = |path: &'static str| {
-        let router = router.clone();
-        async move {
-            let request = Request::get(path).body(String::new()).unwrap();
-            let response = router.oneshot(request).await.unwrap();
-            (response.extensions().get::<MatchedPath>()).map(|path| path.as_str().to_owned())
-        }
-    };
+    let route = |path| matched_path_of(&router, path);
     assert_eq!(
         route("/api/users/7").await.as_deref(),
         Some("/api/users/{id}")
