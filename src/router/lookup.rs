@@ -5,7 +5,7 @@
 use http::{HeaderValue, Method};
 
 use super::{
-    compile::{Applied, Fallback, Hook, Inner, order_key},
+    compile::{Applied, Hook, Inner, order_key},
     pattern::{Pattern, Segment, match_parts},
     table::{Methods, RouteId, catch_all_end, next_segment},
 };
@@ -17,10 +17,7 @@ use crate::{
 /// What the lookup decided for a request.
 pub(super) enum Target {
     /// A route answers; `as_get` when a GET route answers a HEAD request.
-    Route {
-        id: RouteId,
-        as_get: bool,
-    },
+    Route { id: RouteId, as_get: bool },
     /// No route for the method: 405, or for OPTIONS an automatic 204; both
     /// with `Allow`. `route` is the first of the routes the path matched.
     Elsewhere {
@@ -28,11 +25,13 @@ pub(super) enum Target {
         options: bool,
         route: RouteId,
     },
+    /// No route for the path, and no fallback: 404.
     NotFound,
+    /// No route for the path: the fallback at this index in
+    /// `Inner::fallbacks` answers.
+    Fallback { id: usize },
     /// A plain GET to a path only WebSocket routes answer: 426.
-    UpgradeRequired {
-        route: RouteId,
-    },
+    UpgradeRequired { route: RouteId },
 }
 
 impl Target {
@@ -65,21 +64,28 @@ impl Inner {
         captures: &mut Captures,
     ) -> Target {
         if !is_path(path) {
-            return Target::NotFound;
+            return self.not_found(path);
         }
         self.find(method, path, upgrade, captures)
             .unwrap_or_else(|| self.elsewhere(method, path))
     }
 
-    /// The fallback that answers `path` when no route matches it: the one
-    /// of the deepest base that covers it. A target that is not a path
-    /// (`*`) is below no base but the root.
-    pub(super) fn fallback_at(&self, path: &str) -> Option<&Fallback> {
-        let mut captures = Captures::new();
-        self.fallbacks.iter().find(|fallback| match is_path(path) {
-            true => match_hook(&fallback.base, path, &mut captures),
-            false => fallback.base.segments.is_empty(),
-        })
+    /// The target of a path no route matches: the fallback of the deepest
+    /// base that covers it, or 404. A target that is not a path (`*`) is
+    /// below no base but the root.
+    fn not_found(&self, path: &str) -> Target {
+        let below = |base: &Pattern| match is_path(path) {
+            true => match_hook(base, path, &mut Captures::new()),
+            false => base.segments.is_empty(),
+        };
+        match self
+            .fallbacks
+            .iter()
+            .position(|fallback| below(&fallback.base))
+        {
+            Some(id) => Target::Fallback { id },
+            None => Target::NotFound,
+        }
     }
 
     /// The route for the request, or the upgrade it lacks; `None` when no
@@ -139,7 +145,7 @@ impl Inner {
         self.table.visit_all(path, &mut allow);
         self.websockets.visit_all(path, &mut allow);
         let (false, Some(route)) = (allowed.is_empty(), first) else {
-            return Target::NotFound;
+            return self.not_found(path);
         };
         if allowed.contains(&Method::GET) && !allowed.contains(&Method::HEAD) {
             allowed.push(Method::HEAD);

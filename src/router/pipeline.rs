@@ -376,7 +376,7 @@ impl Pipeline {
                 let monitors = applied_at(&router.monitors, &methods, head.path());
                 let monitored = !monitors.is_empty();
                 let (prefixes, postfixes) = match target {
-                    Target::NotFound if router.fallback_at(head.path()).is_some() => (
+                    Target::Fallback { .. } => (
                         applied_at(&router.prefixes, &methods, head.path()),
                         applied_at(&router.postfixes, &methods, head.path()),
                     ),
@@ -863,18 +863,19 @@ impl Pipeline {
     /// stage: the fallback's, or for OPTIONS the automatic one.
     #[inline(never)]
     fn without_route(&mut self, router: &Inner, cx: &mut Context<'_>) -> Poll<()> {
-        match (&self.target, router.fallback_at(self.head.path())) {
-            (Target::NotFound, Some(fallback)) => {
+        match &self.target {
+            &Target::Fallback { id } => {
+                let fallback = &router.fallbacks[id];
                 self.call(router, &fallback.handler, "", &[], fallback.body, cx)
             }
-            (Target::Elsewhere { allow, .. }, _) => {
+            Target::Elsewhere { allow, .. } => {
                 // An automatic OPTIONS answer: no prefix answered it.
                 let mut response = StatusCode::NO_CONTENT.into_response();
                 response.headers_mut().insert(header::ALLOW, allow.clone());
                 self.response = Some(response);
                 Poll::Ready(())
             }
-            (target, _) => {
+            target => {
                 // An OPTIONS no prefix answered on a path no route serves.
                 self.response = Some(fixed_answer(target));
                 Poll::Ready(())

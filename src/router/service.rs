@@ -41,8 +41,9 @@ impl fmt::Debug for CompiledRouter {
 impl CompiledRouter {
     /// The route that answers `method` and `path`, as a request would find
     /// it (HEAD falls back to GET), with its parameters; `None` where the
-    /// request would get 404 or 405, as for a `path` not starting with `/`. For tests, tools and benchmarks: the
-    /// service itself does the same lookup.
+    /// request would get 404 or 405, as for a `path` not starting with `/`.
+    /// For tests, tools and benchmarks: the service itself does the same
+    /// lookup.
     ///
     /// ```
     /// use http::Method;
