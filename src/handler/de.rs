@@ -64,7 +64,8 @@ impl de::Error for Error {
 pub(crate) type Pair<'a> = Result<(Cow<'a, str>, Cow<'a, str>), Error>;
 
 /// Deserializes a map or struct from the pairs by key, a sequence or tuple
-/// from the values in order, and a single value from a lone pair.
+/// from the values in order (or from the pairs, as `(key, value)` tuples),
+/// and a single value from a lone pair.
 pub(crate) struct Pairs<'a, I: Iterator<Item = Pair<'a>>> {
     pairs: Peekable<I>,
     count: usize,
@@ -312,7 +313,25 @@ impl<'de> Deserializer<'de> for Value<'de> {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        Text(self.value).deserialize_any(visitor)
+        let key = self.key;
+        Text(self.value)
+            .deserialize_any(visitor)
+            .map_err(|error| Error {
+                message: format!("`{key}`: {}", error.message),
+                ..error
+            })
+    }
+
+    /// A pair as a 2-tuple `(key, value)`, as serde_urlencoded reads
+    /// `Vec<(String, String)>`.
+    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, Error> {
+        match len {
+            2 => visitor.visit_seq(Entry {
+                key: Some(self.key.clone()),
+                value: Some(self),
+            }),
+            _ => self.deserialize_any(visitor),
+        }
     }
 
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
@@ -361,8 +380,35 @@ impl<'de> Deserializer<'de> for Value<'de> {
     }
 
     serde::forward_to_deserialize_any! {
-        str string bytes byte_buf unit unit_struct seq tuple tuple_struct map
+        str string bytes byte_buf unit unit_struct seq tuple_struct map
         struct identifier ignored_any
+    }
+}
+
+/// A pair read as a 2-tuple: its key, then its value.
+struct Entry<'a> {
+    key: Option<Cow<'a, str>>,
+    value: Option<Value<'a>>,
+}
+
+impl<'de> SeqAccess<'de> for Entry<'de> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, Error> {
+        if let Some(key) = self.key.take() {
+            return seed.deserialize(Text(key)).map(Some);
+        }
+        self.value
+            .take()
+            .map(|value| seed.deserialize(value))
+            .transpose()
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(usize::from(self.key.is_some()) + usize::from(self.value.is_some()))
     }
 }
 

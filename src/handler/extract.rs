@@ -188,6 +188,46 @@ pub trait FromRequestHead: Sized {
     /// Extracts the value, or answers the request with a response.
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>>;
 
+    /// What `Option<Self>` extracts: `None` when the request does not
+    /// carry the value, an answer when it carries one that is not valid.
+    ///
+    /// By default any failure of [`from_head`](Self::from_head) counts as
+    /// absence. [`Query`] and [`Path`] say more: a malformed value answers
+    /// 400 even under `Option`, so that a client's mistake is not silently
+    /// ignored.
+    ///
+    /// ```
+    /// use http::{Request, StatusCode};
+    /// use http_body_util::BodyExt;
+    /// use pronghorn::{Router, handler::Query};
+    /// use tower::ServiceExt;
+    ///
+    /// #[derive(serde::Deserialize)]
+    /// struct Page { page: u32 }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let router = Router::new()
+    ///     .get("/items", |page: Option<Query<Page>>| match page {
+    ///         Some(Query(page)) => format!("page {}", page.page),
+    ///         None => "first page".to_owned(),
+    ///     })
+    ///     .compile()
+    ///     .unwrap();
+    ///
+    /// let answer = |uri: &str| router.clone().oneshot(Request::get(uri).body(String::new()).unwrap());
+    /// let response = answer("/items").await.unwrap();
+    /// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "first page");
+    /// let response = answer("/items?page=2").await.unwrap();
+    /// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "page 2");
+    /// assert_eq!(answer("/items?page=two").await.unwrap().status(), StatusCode::BAD_REQUEST);
+    /// # }
+    /// ```
+    #[inline]
+    fn from_head_optional(context: &RequestContext<'_>) -> Result<Option<Self>, Response<Body>> {
+        Ok(Self::from_head(context).ok())
+    }
+
     /// Adds what the extractor needs of its router and route, so that
     /// [`Router::compile`](crate::Router::compile) can refuse a route that
     /// cannot give it: a state no router holds, parameters a `Path` cannot
@@ -375,8 +415,8 @@ impl FromRequestHead for RouteParams {
 }
 
 /// Typed route parameters, deserialized with serde: a struct or map by
-/// name, a tuple in the order of the pattern, or one value for a pattern
-/// with one parameter. Values are percent-decoded (borrowed when nothing is
+/// name, a tuple in the order of the pattern, `Vec<(String, String)>` for
+/// names and values, or one value for a pattern with one parameter. Values are percent-decoded (borrowed when nothing is
 /// escaped); one that does not decode or parse answers 400 naming the
 /// parameter. A type that cannot read its route's parameters whatever the
 /// path (a tuple of another length, a struct field no parameter names) is
@@ -415,22 +455,51 @@ impl<T: serde::de::DeserializeOwned> FromRequestHead for Path<T> {
 
     #[inline]
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
-        let params = context.params;
+        Self::deserialize(context.params).map_err(Self::rejection)
+    }
+
+    /// `None` when the route's parameters do not fit `T` (a route without
+    /// them); 400 when a value does not decode or parse.
+    fn from_head_optional(context: &RequestContext<'_>) -> Result<Option<Self>, Response<Body>> {
+        optional(Self::deserialize(context.params), Self::rejection)
+    }
+}
+
+impl<T: serde::de::DeserializeOwned> Path<T> {
+    fn deserialize(params: Params<'_>) -> Result<Self, de::Error> {
         let pairs = params
             .iter_raw()
             .map(|(name, raw)| match crate::params::decode(raw) {
                 Ok(value) => Ok((Cow::Borrowed(name), value)),
                 Err(error) => Err(de::Error::value(format!("`{name}`: {error}"))),
             });
-        T::deserialize(de::Pairs::new(pairs, params.len()))
-            .map(Path)
-            .map_err(|error| bad_request(format!("invalid route parameters: {error}")))
+        T::deserialize(de::Pairs::new(pairs, params.len())).map(Path)
+    }
+
+    fn rejection(error: de::Error) -> Response<Body> {
+        bad_request(format!("invalid route parameters: {error}"))
+    }
+}
+
+/// An optional extractor's answer: `None` when the keys do not fit the
+/// type, whatever their values; a rejection when a value is malformed.
+fn optional<T>(
+    result: Result<T, de::Error>,
+    rejection: impl FnOnce(de::Error) -> Response<Body>,
+) -> Result<Option<T>, Response<Body>> {
+    match result {
+        Ok(value) => Ok(Some(value)),
+        Err(error) if error.shape => Ok(None),
+        Err(error) => Err(rejection(error)),
     }
 }
 
 /// The query string, deserialized with serde from `application/x-www-form-urlencoded`
-/// pairs (`+` is a space). A missing query is an empty one; a value that
-/// does not decode or parse answers 400 naming the key.
+/// pairs (`+` is a space): a struct or map by key, or `Vec<(String, String)>`
+/// for every pair in order, repeated keys included. A missing query is an
+/// empty one; a value that does not decode or parse answers 400 naming the
+/// key. `Option<Query<T>>` is `None` when the query lacks a field `T`
+/// needs, and still answers 400 for a malformed value.
 ///
 /// ```
 /// use pronghorn::{Router, handler::Query};
@@ -466,9 +535,20 @@ fn form_decode(raw: &str) -> Result<Cow<'_, str>, de::Error> {
 impl<T: serde::de::DeserializeOwned> FromRequestHead for Query<T> {
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
         let query = context.uri().query().unwrap_or("");
-        from_pairs(query)
-            .map(Query)
-            .map_err(|error| bad_request(format!("invalid query string: {error}")))
+        from_pairs(query).map(Query).map_err(Self::rejection)
+    }
+
+    /// `None` when the query string lacks what `T` needs, or has keys `T`
+    /// refuses; 400 when a value does not decode or parse.
+    fn from_head_optional(context: &RequestContext<'_>) -> Result<Option<Self>, Response<Body>> {
+        let query = context.uri().query().unwrap_or("");
+        optional(from_pairs(query).map(Query), Self::rejection)
+    }
+}
+
+impl<T> Query<T> {
+    fn rejection(error: de::Error) -> Response<Body> {
+        bad_request(format!("invalid query string: {error}"))
     }
 }
 
@@ -647,10 +727,12 @@ impl http_body::Body for Streamed {
     }
 }
 
+/// `None` when the request does not carry a `T`; see
+/// [`FromRequestHead::from_head_optional`].
 impl<T: FromRequestHead> FromRequestHead for Option<T> {
     #[inline]
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
-        Ok(T::from_head(context).ok())
+        T::from_head_optional(context)
     }
 }
 

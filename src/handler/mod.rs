@@ -4,7 +4,9 @@
 //! A handler takes up to eight extractors that read the request head
 //! ([`FromRequestHead`]: [`Path`], [`Query`], [`Header`], [`State`],
 //! [`RouteParams`], [`Extension`], [`ConnectInfo`], [`MatchedPath`],
-//! [`OriginalUri`], `Method`, `Uri`, `HeaderMap`, and `Option` of any) and,
+//! [`OriginalUri`], `Method`, `Uri`, `HeaderMap`, and `Option` of any:
+//! `None` when the request lacks the value, see
+//! [`FromRequestHead::from_head_optional`]) and,
 //! as its last argument, at most one that reads the body
 //! ([`FromRequestBody`]: `Bytes`, `String`, `Json<T>`, [`Form<T>`], a
 //! streaming [`Body`], or the whole `Request<Body>`). It returns

@@ -643,3 +643,88 @@ async fn a_nested_router_s_body_limit_and_timeout_hold_for_its_own_routes() {
         (StatusCode::REQUEST_TIMEOUT, Duration::from_secs(100))
     );
 }
+
+#[tokio::test]
+async fn an_optional_query_or_path_is_none_when_absent_and_400_when_malformed() {
+    #[derive(Debug, serde::Deserialize)]
+    struct Filter {
+        limit: u8,
+    }
+    let router = Router::new()
+        .get("/items", |filter: Option<Query<Filter>>| {
+            format!("{:?}", filter.map(|Query(filter)| filter.limit))
+        })
+        .get("/items/{id}", |id: Option<Path<u32>>| {
+            format!("{:?}", id.map(|Path(id)| id))
+        })
+        .get("/all", |id: Option<Path<u32>>| {
+            format!("{:?}", id.map(|Path(id)| id))
+        })
+        .compile()
+        .unwrap();
+
+    for (path, answer) in [
+        ("/items?limit=5", "Some(5)"),
+        ("/items", "None"),
+        ("/items?utm_source=mail", "None"),
+        ("/items/7", "Some(7)"),
+        ("/all", "None"),
+    ] {
+        let got = get(&router, path).await;
+        assert_eq!(
+            (got.status, got.body.as_str()),
+            (StatusCode::OK, answer),
+            "{path}"
+        );
+    }
+    for (path, names) in [
+        ("/items?limit=many", "`limit`"),
+        ("/items?limit=300", "`limit`"),
+        ("/items/seven", "`id`"),
+        ("/items/%FF", "`id`"),
+    ] {
+        let refused = get(&router, path).await;
+        assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{path}");
+        assert!(refused.body.contains(names), "{path}: {}", refused.body);
+    }
+}
+
+#[tokio::test]
+async fn query_and_path_read_pairs_as_key_value_tuples_and_errors_name_the_key() {
+    #[derive(serde::Deserialize)]
+    struct Tags {
+        tag: Vec<String>,
+    }
+    let router = Router::new()
+        .get("/search", |Query(pairs): Query<Vec<(String, String)>>| {
+            format!("{pairs:?}")
+        })
+        .get("/typed", |Query(pairs): Query<Vec<(String, u8)>>| {
+            format!("{pairs:?}")
+        })
+        .get("/p/{a}/{b}", |Path(pairs): Path<Vec<(String, String)>>| {
+            format!("{pairs:?}")
+        })
+        .get("/tags", |Query(tags): Query<Tags>| {
+            format!("{:?}", tags.tag)
+        })
+        .compile()
+        .unwrap();
+
+    // Repeated keys are kept, in order, as serde_urlencoded gives them.
+    assert_eq!(
+        get(&router, "/search?tag=a&tag=b+c&empty").await.body,
+        r#"[("tag", "a"), ("tag", "b c"), ("empty", "")]"#
+    );
+    assert_eq!(
+        get(&router, "/p/x%20y/z").await.body,
+        r#"[("a", "x y"), ("b", "z")]"#
+    );
+    let refused = get(&router, "/typed?n=1&m=x").await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST);
+    assert!(refused.body.contains("`m`"), "{}", refused.body);
+    // A value that does not fit its field's type names the field.
+    let refused = get(&router, "/tags?tag=a").await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST);
+    assert!(refused.body.contains("`tag`"), "{}", refused.body);
+}
