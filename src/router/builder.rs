@@ -401,7 +401,10 @@ impl Router {
     /// extension. Hooks scoped over those paths run around it: a prefix on
     /// `/static` can refuse a request before the service sees it. A base
     /// may hold parameters, not a catch-all (which would leave no path
-    /// below it): that is an error of [`compile`](Self::compile).
+    /// below it): that is an error of [`compile`](Self::compile). Hooks and
+    /// monitors see the pattern `/static` for the base itself and
+    /// `/static/{*nested_path}` below it; the service finds the base as its
+    /// [`MatchedPath`](crate::handler::MatchedPath).
     ///
     /// The service does not know its base: a link it builds from the path
     /// it sees points below the root. One redirect is put right: to the

@@ -49,6 +49,47 @@
 //! hooks certainly apply and which need a check at request time; a route
 //! that no hook can apply to calls its handler directly.
 //!
+//! # Tower middleware on some routes
+//!
+//! A tower layer goes around the whole compiled router as around any
+//! service. For a layer on some routes only, compile those routes as a
+//! router of their own, wrap it, and mount it with
+//! [`Router::nest_service`]: the outer router's hooks still run around it.
+//! The nested router matches the path below its base and knows its own
+//! patterns (`/{n}` below), while the outer router's hooks and monitors see
+//! `/slow/{*nested_path}`.
+//!
+//! ```
+//! use std::time::Duration;
+//! use http::{Request, StatusCode};
+//! use pronghorn::{Router, handler::Path};
+//! use tower::{ServiceBuilder, ServiceExt};
+//! use tower_http::timeout::TimeoutLayer;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let slow = Router::new()
+//!     .get("/{n}", |Path(n): Path<u64>| async move {
+//!         tokio::time::sleep(Duration::from_millis(n)).await;
+//!         "done"
+//!     })
+//!     .compile()
+//!     .unwrap();
+//! let slow = ServiceBuilder::new()
+//!     .layer(TimeoutLayer::with_status_code(StatusCode::GATEWAY_TIMEOUT, Duration::from_millis(50)))
+//!     .service(slow);
+//! let router = Router::new()
+//!     .get("/fast", || "fast")
+//!     .nest_service("/slow", slow)
+//!     .compile()
+//!     .unwrap();
+//!
+//! let answer = |uri: &str| router.clone().oneshot(Request::get(uri).body(String::new()).unwrap());
+//! assert_eq!(answer("/slow/1").await.unwrap().status(), StatusCode::OK);
+//! assert_eq!(answer("/slow/1000").await.unwrap().status(), StatusCode::GATEWAY_TIMEOUT);
+//! # }
+//! ```
+//!
 //! # When the steps run
 //!
 //! The router runs a request's steps inside `Service::call`, one after the

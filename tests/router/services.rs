@@ -3,7 +3,10 @@
 
 use super::*;
 
-use std::convert::Infallible;
+use std::{
+    convert::Infallible,
+    sync::{Arc, Mutex},
+};
 
 use pronghorn::handler::OriginalUri;
 
@@ -350,6 +353,31 @@ async fn a_mounted_service_reads_the_matched_path_from_the_request() {
     assert_eq!(get(&router, "/static").await.body, "/static");
     assert_eq!(get(&router, "/api/v1/users").await.body, "/api/v1");
     assert_eq!(get(&router, "/elsewhere").await.body, "none");
+}
+
+/// Monitors tell the base of a nested service from the paths below it.
+#[tokio::test]
+async fn monitors_see_a_nested_service_s_base_and_the_pattern_below_it() {
+    let patterns = Arc::new(Mutex::new(Vec::new()));
+    let seen = patterns.clone();
+    let router = Router::new()
+        .nest_service("/static", echo_service())
+        .monitor("/", move |exchange: &RouteExchange<'_>| {
+            seen.lock()
+                .unwrap()
+                .push(exchange.pattern().map(str::to_owned));
+        })
+        .compile()
+        .unwrap();
+    get(&router, "/static").await;
+    get(&router, "/static/css/app.css").await;
+    assert_eq!(
+        *patterns.lock().unwrap(),
+        [
+            Some("/static".to_owned()),
+            Some("/static/{*nested_path}".to_owned())
+        ]
+    );
 }
 
 /// The `MatchedPath` the response to a GET of `path` carries, if any.
