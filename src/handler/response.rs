@@ -1,6 +1,6 @@
 //! [`IntoResponse`]: what a handler or hook may answer.
 
-use std::convert::Infallible;
+use std::{borrow::Cow, convert::Infallible};
 
 use bytes::Bytes;
 use http::{
@@ -12,12 +12,16 @@ use crate::Body;
 
 /// Something that converts into a response.
 ///
-/// Implemented for text (`&'static str`, `String`: `text/plain`), bytes
-/// (`Bytes`, `Vec<u8>`, `&'static [u8]`: `application/octet-stream`), `StatusCode` (empty
-/// body), `()` (200, empty), `Response<B>` for any body `B` (hyper's,
-/// http-body-util's, axum's: see [`Body::new`]), `(StatusCode, T)`, header
-/// arrays `([(K, V); N], T)` and `(StatusCode, [(K, V); N], T)`, `Json<T>`
-/// (feature `json`), and `Result<T, E>` where both convert.
+/// Implemented for text (`&'static str`, `String`, `Box<str>`,
+/// `Cow<'static, str>`: `text/plain`), bytes (`Bytes`, `Vec<u8>`,
+/// `Box<[u8]>`, `&'static [u8]`, `Cow<'static, [u8]>`:
+/// `application/octet-stream`), a [`Body`] (streamed, no `content-type`),
+/// `StatusCode` (empty body), `()` (200, empty), `Response<B>` for any body
+/// `B` (hyper's, http-body-util's, axum's: see [`Body::new`]),
+/// `(StatusCode, T)`, headers as a `HeaderMap` or an array of pairs, alone
+/// or with a status and an answer (`([(K, V); N], T)`,
+/// `(StatusCode, HeaderMap, T)`, …), `Json<T>` (feature `json`), and
+/// `Result<T, E>` where both convert.
 ///
 /// ```
 /// use http::StatusCode;
@@ -30,7 +34,7 @@ use crate::Body;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be turned into a response",
     label = "not an answer pronghorn knows",
-    note = "answers are strings, bytes, `StatusCode`, `Json`, `Html`, `Redirect`, `Response<B>`, tuples of a status and headers with one of those, `Result`s of them; with the `axum` feature, `Axum(..)` takes any axum response"
+    note = "answers are strings, bytes, a `Body`, `StatusCode`, `Json`, `Html`, `Redirect`, `Response<B>`, tuples of a status and headers with one of those, `Result`s of them; with the `axum` feature, `Axum(..)` takes any axum response"
 )]
 pub trait IntoResponse {
     /// Builds the response.
@@ -149,6 +153,56 @@ impl IntoResponse for Vec<u8> {
     }
 }
 
+impl IntoResponse for Box<str> {
+    #[inline]
+    fn into_response(self) -> Response<Body> {
+        String::from(self).into_response()
+    }
+}
+
+impl IntoResponse for Cow<'static, str> {
+    #[inline]
+    fn into_response(self) -> Response<Body> {
+        match self {
+            Cow::Borrowed(text) => text.into_response(),
+            Cow::Owned(text) => text.into_response(),
+        }
+    }
+}
+
+impl IntoResponse for Box<[u8]> {
+    #[inline]
+    fn into_response(self) -> Response<Body> {
+        Vec::from(self).into_response()
+    }
+}
+
+impl IntoResponse for Cow<'static, [u8]> {
+    #[inline]
+    fn into_response(self) -> Response<Body> {
+        match self {
+            Cow::Borrowed(bytes) => bytes.into_response(),
+            Cow::Owned(bytes) => bytes.into_response(),
+        }
+    }
+}
+
+/// A body as it is, with no `content-type`: a stream, say.
+impl IntoResponse for Body {
+    #[inline]
+    fn into_response(self) -> Response<Body> {
+        Response::new(self)
+    }
+}
+
+/// An empty 200 with these headers.
+impl IntoResponse for HeaderMap {
+    #[inline]
+    fn into_response(self) -> Response<Body> {
+        (self, ()).into_response()
+    }
+}
+
 impl IntoResponse for StatusCode {
     #[inline]
     fn into_response(self) -> Response<Body> {
@@ -232,6 +286,24 @@ where
     }
 }
 
+/// The headers go on `T`'s response, each winning over one of the same
+/// name.
+impl<T: IntoResponse> IntoResponse for (HeaderMap, T) {
+    #[inline]
+    fn into_response(self) -> Response<Body> {
+        let mut response = self.1.into_response();
+        overlay(response.headers_mut(), self.0);
+        response
+    }
+}
+
+impl<T: IntoResponse> IntoResponse for (StatusCode, HeaderMap, T) {
+    #[inline]
+    fn into_response(self) -> Response<Body> {
+        (self.0, (self.1, self.2)).into_response()
+    }
+}
+
 impl<K, V, T, const N: usize> IntoResponse for (StatusCode, [(K, V); N], T)
 where
     K: TryInto<HeaderName>,
@@ -241,6 +313,12 @@ where
     fn into_response(self) -> Response<Body> {
         (self.0, (self.1, self.2)).into_response()
     }
+}
+
+/// Puts `headers` on `target`, each name's values replacing those of the
+/// same name, as staged headers go on the response.
+pub(crate) fn overlay(target: &mut HeaderMap, headers: HeaderMap) {
+    target.extend(headers);
 }
 
 #[cold]

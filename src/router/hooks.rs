@@ -5,13 +5,10 @@ use std::{future::Future, marker::PhantomData, ops::ControlFlow};
 
 use http::{HeaderMap, HeaderName, HeaderValue, Request, Response};
 
-use super::{
-    error::Failure,
-    route::{Route, overlay},
-};
+use super::{error::Failure, route::Route};
 use crate::{
     Body, Exchange, Step,
-    handler::{IntoResponse, error_response},
+    handler::{IntoResponse, error_response, overlay},
     hook::{FnAsync, FnEdit, FnStep, FnSync, MonitorOutput},
     step::BoxFuture,
 };

@@ -28,14 +28,16 @@ use super::{
         Done, ErasedMonitor, ErasedPostfix, ErasedPrefix, PostfixFlow, PrefixFlow, take_staged,
     },
     lookup::{Target, applied_at, next_hook},
-    route::{Route, overlay},
+    route::Route,
 };
 use bytes::Bytes;
 
 use crate::{
     Body, BoxError, Exchange, RequestHead, Step,
     clock::Clock,
-    handler::{ErasedHandler, ErrorValue, IntoResponse, MatchedPath, RouteContext, internal_error},
+    handler::{
+        ErasedHandler, ErrorValue, IntoResponse, MatchedPath, RouteContext, internal_error, overlay,
+    },
     monitor::{BodyEnd, sent_head, watch},
     panic::{log_monitor_panic, panic_message},
     params::{Captures, params_of},

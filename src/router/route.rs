@@ -112,13 +112,3 @@ impl fmt::Debug for Route<'_> {
             .finish()
     }
 }
-
-/// Puts `headers` on `target`, each winning over a header of the same
-/// name, as staged headers go on the response.
-pub(crate) fn overlay(target: &mut HeaderMap, headers: HeaderMap) {
-    for (name, value) in headers {
-        if let Some(name) = name {
-            target.insert(name, value);
-        }
-    }
-}

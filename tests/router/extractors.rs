@@ -728,3 +728,110 @@ async fn query_and_path_read_pairs_as_key_value_tuples_and_errors_name_the_key()
     assert_eq!(refused.status, StatusCode::BAD_REQUEST);
     assert!(refused.body.contains("`tag`"), "{}", refused.body);
 }
+
+#[tokio::test]
+async fn text_bytes_bodies_and_header_maps_are_answers() {
+    use http_body_util::StreamBody;
+    use pronghorn::IntoResponse;
+    use std::{borrow::Cow, convert::Infallible};
+
+    let text = Some("text/plain; charset=utf-8");
+    let octets = Some("application/octet-stream");
+    let mut headers = HeaderMap::new();
+    headers.insert("x-kind", HeaderValue::from_static("map"));
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/csv"));
+    headers.append(header::SET_COOKIE, HeaderValue::from_static("a=1"));
+    headers.append(header::SET_COOKIE, HeaderValue::from_static("b=2"));
+    let chunks =
+        ["a", "b"].map(|chunk| Ok::<_, Infallible>(http_body::Frame::data(Bytes::from(chunk))));
+    /// What the answer is, its response, and the status, content type and
+    /// body expected of it.
+    type Case = (
+        &'static str,
+        Response<Body>,
+        StatusCode,
+        Option<&'static str>,
+        &'static str,
+    );
+    let cases: Vec<Case> = vec![
+        (
+            "Box<str>",
+            Box::<str>::from("boxed").into_response(),
+            StatusCode::OK,
+            text,
+            "boxed",
+        ),
+        (
+            "borrowed Cow<str>",
+            Cow::Borrowed("cow").into_response(),
+            StatusCode::OK,
+            text,
+            "cow",
+        ),
+        (
+            "owned Cow<str>",
+            Cow::<str>::Owned("cow".into()).into_response(),
+            StatusCode::OK,
+            text,
+            "cow",
+        ),
+        (
+            "Box<[u8]>",
+            Box::<[u8]>::from(&b"raw"[..]).into_response(),
+            StatusCode::OK,
+            octets,
+            "raw",
+        ),
+        (
+            "Cow<[u8]>",
+            Cow::Borrowed(&b"raw"[..]).into_response(),
+            StatusCode::OK,
+            octets,
+            "raw",
+        ),
+        (
+            "streamed Body",
+            Body::new(StreamBody::new(futures_util::stream::iter(chunks))).into_response(),
+            StatusCode::OK,
+            None,
+            "ab",
+        ),
+        (
+            "HeaderMap",
+            headers.clone().into_response(),
+            StatusCode::OK,
+            Some("text/csv"),
+            "",
+        ),
+        (
+            "(HeaderMap, T)",
+            (headers.clone(), "a,b").into_response(),
+            StatusCode::OK,
+            Some("text/csv"),
+            "a,b",
+        ),
+        (
+            "(StatusCode, HeaderMap, T)",
+            (StatusCode::CREATED, headers, "a,b").into_response(),
+            StatusCode::CREATED,
+            Some("text/csv"),
+            "a,b",
+        ),
+    ];
+    for (case, response, status, content_type, body) in cases {
+        assert_eq!(response.status(), status, "{case}");
+        let got_type = response.headers().get(header::CONTENT_TYPE);
+        assert_eq!(
+            got_type.map(|value| value.to_str().unwrap()),
+            content_type,
+            "{case}"
+        );
+        if content_type == Some("text/csv") {
+            assert_eq!(response.headers()["x-kind"], "map", "{case}");
+            let cookies = response.headers().get_all(header::SET_COOKIE);
+            assert_eq!(cookies.iter().count(), 2, "{case}: every value of a name");
+        }
+        let got = response.into_body().collect().await.unwrap().to_bytes();
+        assert_eq!(got, body, "{case}");
+    }
+}
