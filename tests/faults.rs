@@ -1,6 +1,6 @@
 //! Faults under load over loopback: panics in every step across 10,000
 //! requests, graceful shutdown with many requests in flight, slowloris
-//! connections.
+//! connections, clients that never read their answers.
 
 mod common;
 
@@ -43,6 +43,10 @@ fn quiet_storm_panics() {
     }));
 }
 
+/// Held by each test that measures the process's memory: the others'
+/// clients and servers would count in it.
+static MEASURING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 fn resident_kib() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap();
     let line = status
@@ -70,6 +74,7 @@ async fn get(sender: &mut Sender, path: &str) -> (StatusCode, Bytes) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_panic_storm_answers_every_request_and_keeps_memory_stable() {
+    let _measuring = MEASURING.lock().await;
     quiet_storm_panics();
     let monitored = Arc::new(AtomicUsize::new(0));
     let seen = monitored.clone();
@@ -280,6 +285,7 @@ impl Occurrences {
 #[cfg(target_os = "linux")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pipelining_client_that_never_reads_holds_bounded_memory_and_gets_every_answer() {
+    let _measuring = MEASURING.lock().await;
     use std::io::{Read, Write};
 
     let router = Router::new().get("/", || "ok").compile().unwrap();
@@ -381,4 +387,149 @@ async fn a_flood_of_panics_is_logged_at_a_bounded_rate() {
         "{} lines for 1,000 panics",
         lines.len()
     );
+}
+
+/// A socket whose reads wait while `paused`: a client that reads nothing,
+/// then everything.
+struct Pausable {
+    stream: TcpStream,
+    paused: Arc<std::sync::atomic::AtomicBool>,
+    resumed: Arc<futures_util::task::AtomicWaker>,
+}
+
+impl tokio::io::AsyncRead for Pausable {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        self.resumed.register(cx.waker());
+        if self.paused.load(Ordering::Acquire) {
+            return std::task::Poll::Pending;
+        }
+        std::pin::Pin::new(&mut self.stream).poll_read(cx, buf)
+    }
+}
+
+impl tokio::io::AsyncWrite for Pausable {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        data: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::pin::Pin::new(&mut self.stream).poll_write(cx, data)
+    }
+
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+}
+
+/// An HTTP/2 client may grant the largest flow-control windows, open many
+/// streams and read none of them: the server then holds a bounded amount
+/// per connection, not what every stream could buffer, and every stream
+/// gets its whole body once the client reads.
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http2_client_that_never_reads_holds_bounded_memory_and_gets_every_body() {
+    let _measuring = MEASURING.lock().await;
+    use hyper_util::rt::{TokioExecutor, TokioIo};
+
+    const CONNECTIONS: usize = 8;
+    const STREAMS: usize = 150;
+    const CHUNK: usize = 16 << 10;
+    const CHUNKS: usize = 16;
+
+    let produced = Arc::new(AtomicUsize::new(0));
+    let counted = produced.clone();
+    let router = Router::new()
+        .get("/download", move || {
+            let counted = counted.clone();
+            // A file-like body: fresh chunks, made as they are asked for.
+            let chunks = (0..CHUNKS).map(move |_| {
+                counted.fetch_add(CHUNK, Ordering::Relaxed);
+                Ok::<_, std::convert::Infallible>(http_body::Frame::data(Bytes::from(vec![
+                    b'x';
+                    CHUNK
+                ])))
+            });
+            Body::new(http_body_util::StreamBody::new(futures_util::stream::iter(
+                chunks,
+            )))
+        })
+        .compile()
+        .unwrap();
+    let address = common::serve_on_loopback(router, |server| server).await;
+    let before = resident_kib();
+
+    let paused = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let mut wakers = Vec::new();
+    let mut responses = Vec::new();
+    for _ in 0..CONNECTIONS {
+        let io = Pausable {
+            stream: TcpStream::connect(address).await.unwrap(),
+            paused: paused.clone(),
+            resumed: Arc::new(futures_util::task::AtomicWaker::new()),
+        };
+        wakers.push(io.resumed.clone());
+        let (sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+            .initial_stream_window_size(i32::MAX as u32)
+            .initial_connection_window_size(i32::MAX as u32)
+            .max_concurrent_reset_streams(0)
+            .handshake::<_, Empty<Bytes>>(TokioIo::new(io))
+            .await
+            .unwrap();
+        tokio::spawn(connection);
+        for _ in 0..STREAMS {
+            let mut sender = sender.clone();
+            let request = Request::get(format!("http://{address}/download"))
+                .body(Empty::new())
+                .unwrap();
+            responses.push(tokio::spawn(async move {
+                let response = sender.send_request(request).await.unwrap();
+                response
+                    .into_body()
+                    .collect()
+                    .await
+                    .unwrap()
+                    .to_bytes()
+                    .len()
+            }));
+        }
+    }
+
+    // The server makes bodies until what it holds reaches its bound: wait
+    // until it has stopped (no chunk made for half a second).
+    let mut last = usize::MAX;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while produced.load(Ordering::Relaxed) != last {
+        assert!(Instant::now() < deadline, "the server never stopped");
+        last = produced.load(Ordering::Relaxed);
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let grown = resident_kib().saturating_sub(before);
+    assert!(
+        grown < 32 * 1024,
+        "the server grew by {grown} KiB for {CONNECTIONS} HTTP/2 clients that do not read"
+    );
+
+    paused.store(false, Ordering::Release);
+    wakers.iter().for_each(|waker| waker.wake());
+    for response in responses {
+        let received = tokio::time::timeout(Duration::from_secs(60), response)
+            .await
+            .expect("every body arrives")
+            .unwrap();
+        assert_eq!(received, CHUNK * CHUNKS);
+    }
 }

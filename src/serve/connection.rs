@@ -244,14 +244,25 @@ where
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
-        let Some(body) = self.project().body.as_pin_mut() else {
+        let this = self.project();
+        let Some(body) = this.body.as_pin_mut() else {
             return Poll::Ready(None);
         };
+        let budget = this.stream.as_ref().map(StreamGuard::send_budget);
+        if let Some(Poll::Pending) = budget.map(|budget| budget.poll_room(cx)) {
+            return Poll::Pending;
+        }
         let frame = body.poll_frame(cx);
-        if frame.is_pending() {
+        match (&frame, budget) {
+            (Poll::Ready(Some(Ok(frame))), Some(budget)) => {
+                if let Some(data) = frame.data_ref() {
+                    budget.produced(data.remaining());
+                }
+            }
             // The connection waits on the body: what it wrote so far goes
             // out now.
-            io::stop_holding();
+            (Poll::Pending, _) => io::stop_holding(),
+            _ => {}
         }
         frame
     }

@@ -244,12 +244,15 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for CoalescingIo<T> {
         data: &[u8],
     ) -> Poll<io::Result<usize>> {
         let this = &mut *self;
-        if ready!(this.poll_room(cx, data.len()))? {
+        let written = if ready!(this.poll_room(cx, data.len()))? {
             this.buffer.extend_from_slice(data);
-            Poll::Ready(Ok(data.len()))
+            data.len()
         } else {
-            Pin::new(&mut this.io).poll_write(cx, data)
-        }
+            ready!(Pin::new(&mut this.io).poll_write(cx, data))?
+        };
+        // Past the buffer's bound, bytes taken here are on the socket.
+        this.watch.send.sent(written);
+        Poll::Ready(Ok(written))
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -294,7 +297,7 @@ mod tests {
     #[tokio::test]
     async fn answers_to_pipelined_requests_are_held_past_a_read_that_would_wait() {
         let (client, server) = tokio::io::duplex(1 << 20);
-        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new()), None);
+        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new(0)), None);
         let mut cx = Context::from_waker(Waker::noop());
         let (_, held) = in_poll(|| {
             for answer in [&b"one "[..], b"two "] {
@@ -328,7 +331,7 @@ mod tests {
     #[tokio::test]
     async fn a_lone_answer_goes_out_when_a_read_would_wait() {
         let (mut client, server) = tokio::io::duplex(1 << 20);
-        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new()), None);
+        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new(0)), None);
         let mut cx = Context::from_waker(Waker::noop());
         let (_, held) = in_poll(|| {
             assert!(Pin::new(&mut io).poll_write(&mut cx, b"one ").is_ready());
@@ -348,7 +351,7 @@ mod tests {
     #[tokio::test]
     async fn a_flush_outside_a_connection_poll_writes() {
         let (mut client, server) = tokio::io::duplex(1 << 20);
-        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new()), None);
+        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new(0)), None);
         io.write_all(b"hello").await.unwrap();
         io.flush().await.unwrap();
         assert_eq!(io.buffered(), 0);
@@ -361,7 +364,7 @@ mod tests {
     async fn the_buffer_never_grows_past_its_limit_when_the_peer_does_not_read() {
         // The peer's side takes 4 KiB and reads nothing.
         let (client, server) = tokio::io::duplex(4096);
-        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new()), None);
+        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new(0)), None);
         let mut cx = Context::from_waker(Waker::noop());
         let mut accepted = 0;
         in_poll(|| {

@@ -6,6 +6,7 @@
 //! [`connection`] (tower to hyper), [`io`] (bounded write coalescing),
 //! [`timeouts`] (the watchdog) and [`graceful`] (shutdown).
 
+mod budget;
 mod connection;
 mod graceful;
 mod io;
@@ -88,6 +89,7 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// | size of a request's head (431 over it; HTTP/2: the header list) | 64 KiB | [`max_header_size`](Serve::max_header_size) |
 /// | number of a request's headers (431 over it) | 100 | [`max_headers`](Serve::max_headers) |
 /// | answers to pipelined requests held back to be written together | 64 KiB | [`pipeline_buffer`](Serve::pipeline_buffer) |
+/// | HTTP/2 response bytes produced ahead of the socket, per connection | 256 KiB | [`http2_send_buffer`](Serve::http2_send_buffer) |
 /// | graceful shutdown: time for the connections, and the WebSocket handlers, to finish before the server returns (WebSockets are sent a 1001 close frame at the signal; connections still open are closed) | 30 s | [`shutdown_timeout`](Serve::shutdown_timeout) |
 /// | work for an HTTP/1 client that closed its connection (its request is cancelled at once, unless half-closed connections are answered) | none | [`half_close`](Serve::half_close) |
 ///
@@ -169,6 +171,7 @@ struct Limits {
     max_header_size: usize,
     max_headers: usize,
     pipeline_buffer: usize,
+    http2_send_buffer: usize,
     shutdown_timeout: Duration,
 }
 
@@ -185,6 +188,7 @@ impl Default for Limits {
             max_header_size: 64 * 1024,
             max_headers: 100,
             pipeline_buffer: io::DEFAULT_PIPELINE_BUFFER,
+            http2_send_buffer: 256 * 1024,
             shutdown_timeout: Duration::from_secs(30),
         }
     }
@@ -307,6 +311,20 @@ impl<S> Serve<S> {
     /// the client reads, and reads no further request meanwhile.
     pub fn pipeline_buffer(mut self, bytes: usize) -> Self {
         self.limits.pipeline_buffer = bytes;
+        self
+    }
+
+    /// How many bytes an HTTP/2 connection's response bodies may produce
+    /// ahead of what its socket has taken (default 256 KiB; 0 for no
+    /// bound but hyper's own).
+    ///
+    /// A body is polled for more only while its connection is below the
+    /// bound, so a client that opens many streams and reads none of them
+    /// holds about this much, not the tens of KiB a stream hyper would let
+    /// it. A client that stalls one of its streams makes its other streams
+    /// wait once that stream's unsent bytes reach the bound.
+    pub fn http2_send_buffer(mut self, bytes: usize) -> Self {
+        self.limits.http2_send_buffer = bytes;
         self
     }
 
@@ -471,7 +489,7 @@ where
             accepted = accept(&listener) => accepted,
             () = signal.as_mut() => break,
         };
-        let watch = Arc::new(ConnectionWatch::new());
+        let watch = Arc::new(ConnectionWatch::new(limits.http2_send_buffer));
         // The timer goes with this connection's copy of the builder.
         builder.http1().timer(HeadTimer {
             watch: Arc::clone(&watch),

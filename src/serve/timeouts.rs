@@ -17,7 +17,7 @@ use std::{
 
 use pin_project_lite::pin_project;
 
-use super::BoxError;
+use super::{BoxError, budget::SendBudget};
 
 /// The waiting bit of [`ConnectionWatch::state`].
 const WAITING: u64 = 1;
@@ -37,19 +37,26 @@ const NEXT_WAIT: u64 = 4;
 /// for the time then), and a request delivered to the service ends the
 /// wait. HTTP/2 streams are counted as they open and as their responses
 /// end.
+///
+/// It also holds the connection's [`SendBudget`]: its HTTP/2 response
+/// bodies count what they produce there, and its socket what it takes.
 #[derive(Debug)]
 pub(super) struct ConnectionWatch {
     state: AtomicU64,
     opened: AtomicU64,
     closed: AtomicU64,
+    pub(super) send: SendBudget,
 }
 
 impl ConnectionWatch {
-    pub(super) fn new() -> Self {
+    /// A new connection's, its HTTP/2 responses holding at most about
+    /// `send_budget` bytes unsent.
+    pub(super) fn new(send_budget: usize) -> Self {
         Self {
             state: AtomicU64::new(WAITING),
             opened: AtomicU64::new(0),
             closed: AtomicU64::new(0),
+            send: SendBudget::new(send_budget),
         }
     }
 
@@ -105,6 +112,13 @@ impl ConnectionWatch {
 /// Counts an HTTP/2 stream closed when its response body is dropped.
 #[derive(Debug)]
 pub(super) struct StreamGuard(Arc<ConnectionWatch>);
+
+impl StreamGuard {
+    /// The budget of the stream's connection.
+    pub(super) fn send_budget(&self) -> &SendBudget {
+        &self.0.send
+    }
+}
 
 impl Drop for StreamGuard {
     fn drop(&mut self) {
@@ -355,7 +369,7 @@ mod tests {
         let started = tokio::time::Instant::now();
         let watchdog = Watchdog::new(
             Greedy { spent: false },
-            Arc::new(ConnectionWatch::new()),
+            Arc::new(ConnectionWatch::new(0)),
             Timeouts {
                 header_read: timeout,
                 keep_alive: timeout,
