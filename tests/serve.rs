@@ -905,6 +905,41 @@ async fn a_slow_answer_or_a_long_stream_outlives_the_header_timeout() {
     server.stop().await;
 }
 
+/// The `SETTINGS_MAX_CONCURRENT_STREAMS` a server announces to an HTTP/2
+/// client, read off its first frame.
+async fn announced_max_streams(address: SocketAddr) -> Option<u32> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let mut stream = TcpStream::connect(address).await.unwrap();
+    // The preface, then an empty SETTINGS frame.
+    let mut hello = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    hello.extend_from_slice(&[0, 0, 0, 4, 0, 0, 0, 0, 0]);
+    stream.write_all(&hello).await.unwrap();
+    let mut head = [0; 9];
+    stream.read_exact(&mut head).await.unwrap();
+    assert_eq!(head[3], 4, "the server's first frame is its SETTINGS");
+    let length = usize::from(head[0]) << 16 | usize::from(head[1]) << 8 | usize::from(head[2]);
+    let mut payload = vec![0; length];
+    stream.read_exact(&mut payload).await.unwrap();
+    payload
+        .chunks_exact(6)
+        .find(|setting| setting[..2] == [0, 3])
+        .map(|setting| u32::from_be_bytes(setting[2..].try_into().unwrap()))
+}
+
+#[tokio::test]
+async fn an_http2_client_is_told_how_many_streams_it_may_open() {
+    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| server).await;
+    assert_eq!(announced_max_streams(server.address).await, Some(100));
+    server.stop().await;
+    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| {
+        server.http2_max_streams(8)
+    })
+    .await;
+    assert_eq!(announced_max_streams(server.address).await, Some(8));
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn an_idle_http2_connection_is_closed_after_the_http2_idle_timeout() {
     let timeout = Duration::from_millis(300);

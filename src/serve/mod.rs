@@ -85,6 +85,7 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// | HTTP/1 idle time between requests | 10 s | [`keep_alive_timeout`](Serve::keep_alive_timeout) |
 /// | HTTP/2 idle time with no stream open | 60 s | [`http2_idle_timeout`](Serve::http2_idle_timeout) |
 /// | HTTP/2 keep-alive: a ping after this much silence, the connection closed if no answer within the same time | 20 s | [`http2_keep_alive`](Serve::http2_keep_alive) |
+/// | HTTP/2 streams open at once on a connection | 100 | [`http2_max_streams`](Serve::http2_max_streams) |
 /// | connections open at once (the server stops accepting at the limit, and starts again as connections close) | 1,024 | [`max_connections`](Serve::max_connections) |
 /// | size of a request's head (431 over it; HTTP/2: the header list) | 64 KiB | [`max_header_size`](Serve::max_header_size) |
 /// | number of a request's headers (431 over it) | 100 | [`max_headers`](Serve::max_headers) |
@@ -167,6 +168,7 @@ struct Limits {
     /// The watchdog's: header read, keep-alive, HTTP/2 idle.
     timeouts: Timeouts,
     http2_keep_alive: Duration,
+    http2_max_streams: u32,
     max_connections: usize,
     max_header_size: usize,
     max_headers: usize,
@@ -184,6 +186,7 @@ impl Default for Limits {
                 http2_idle: Duration::from_secs(60),
             },
             http2_keep_alive: Duration::from_secs(20),
+            http2_max_streams: 100,
             max_connections: 1024,
             max_header_size: 64 * 1024,
             max_headers: 100,
@@ -246,6 +249,17 @@ impl<S> Serve<S> {
     /// and for as long as a stream of its lasts.
     pub fn http2_keep_alive(mut self, interval: Duration) -> Self {
         self.limits.http2_keep_alive = interval.min(FOREVER);
+        self
+    }
+
+    /// How many streams — requests being answered — an HTTP/2 client may
+    /// have open at once on one connection (default 100, the least
+    /// RFC 9113 recommends; hyper's own is 200). Each holds its request's
+    /// headers and its handler's work while it runs: this and
+    /// [`max_connections`](Self::max_connections) bound what one client
+    /// can start at once. Values below 1 are raised to 1.
+    pub fn http2_max_streams(mut self, streams: u32) -> Self {
+        self.limits.http2_max_streams = streams.max(1);
         self
     }
 
@@ -549,6 +563,7 @@ fn hyper_builder(limits: &Limits, half_close: bool) -> auto::Builder<TokioExecut
         .timer(TokioTimer::new())
         .keep_alive_interval(pings)
         .keep_alive_timeout(limits.http2_keep_alive)
+        .max_concurrent_streams(limits.http2_max_streams)
         .max_header_list_size(u32::try_from(limits.max_header_size).unwrap_or(u32::MAX));
     builder
 }
