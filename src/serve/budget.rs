@@ -29,8 +29,21 @@ use std::{
 pub(super) struct SendBudget {
     limit: usize,
     unsent: AtomicUsize,
-    waiting: Mutex<Vec<Waker>>,
+    waiting: Mutex<Waiting>,
 }
+
+/// The wakers of the bodies waiting, one place each. A body keeps its
+/// place until it is dropped, so that the list holds no more wakers than
+/// there are bodies: a stream the client resets while it waits takes its
+/// waker (and the task it would wake) with it.
+#[derive(Debug, Default)]
+struct Waiting {
+    places: Vec<Option<Waker>>,
+    free: Vec<usize>,
+}
+
+/// A body's place among those waiting for the budget, once it has waited.
+pub(super) type Place = Option<usize>;
 
 impl SendBudget {
     /// A bound of `limit` bytes; zero bounds nothing.
@@ -38,7 +51,7 @@ impl SendBudget {
         Self {
             limit: if limit == 0 { usize::MAX } else { limit },
             unsent: AtomicUsize::new(0),
-            waiting: Mutex::new(Vec::new()),
+            waiting: Mutex::default(),
         }
     }
 
@@ -46,22 +59,51 @@ impl SendBudget {
         self.unsent.load(Ordering::Acquire) >= self.limit
     }
 
-    /// Ready when a body may produce more; otherwise woken when the socket
-    /// has taken enough.
-    pub(super) fn poll_room(&self, cx: &mut Context<'_>) -> Poll<()> {
+    fn waiting(&self) -> std::sync::MutexGuard<'_, Waiting> {
+        self.waiting
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Ready when a body may produce more; otherwise woken, through its
+    /// `place`, when the socket has taken enough.
+    pub(super) fn poll_room(&self, cx: &mut Context<'_>, place: &mut Place) -> Poll<()> {
         if !self.full() {
             return Poll::Ready(());
         }
-        let mut waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+        let mut waiting = self.waiting();
         // Checked again under the lock: `sent` takes the lock after it
         // brings the count down, so a waker stored now is woken by it.
         if !self.full() {
             return Poll::Ready(());
         }
-        if !waiting.iter().any(|waker| waker.will_wake(cx.waker())) {
-            waiting.push(cx.waker().clone());
+        let waker = Some(cx.waker().clone());
+        match *place {
+            Some(index) => waiting.places[index] = waker,
+            None => {
+                let index = match waiting.free.pop() {
+                    Some(index) => {
+                        waiting.places[index] = waker;
+                        index
+                    }
+                    None => {
+                        waiting.places.push(waker);
+                        waiting.places.len() - 1
+                    }
+                };
+                *place = Some(index);
+            }
         }
         Poll::Pending
+    }
+
+    /// A body is gone: its place is free.
+    pub(super) fn leave(&self, place: Place) {
+        if let Some(index) = place {
+            let mut waiting = self.waiting();
+            waiting.places[index] = None;
+            waiting.free.push(index);
+        }
     }
 
     /// A body produced `bytes`.
@@ -85,9 +127,13 @@ impl SendBudget {
             return;
         };
         if before >= self.limit && before.saturating_sub(bytes) < self.limit {
-            let waiting =
-                std::mem::take(&mut *self.waiting.lock().unwrap_or_else(|e| e.into_inner()));
-            waiting.into_iter().for_each(Waker::wake);
+            let wakers: Vec<Waker> = self
+                .waiting()
+                .places
+                .iter_mut()
+                .filter_map(Option::take)
+                .collect();
+            wakers.into_iter().for_each(Waker::wake);
         }
     }
 }
@@ -111,33 +157,55 @@ mod tests {
         let woken = Arc::new(Count(AtomicUsize::new(0)));
         let waker = Waker::from(Arc::clone(&woken));
         let mut cx = Context::from_waker(&waker);
+        let mut place = None;
 
-        assert!(budget.poll_room(&mut cx).is_ready());
+        assert!(budget.poll_room(&mut cx, &mut place).is_ready());
         budget.produced(60);
-        assert!(budget.poll_room(&mut cx).is_ready(), "below the bound");
+        assert!(
+            budget.poll_room(&mut cx, &mut place).is_ready(),
+            "below the bound"
+        );
         // A chunk produced below the bound may pass it.
         budget.produced(60);
-        assert!(budget.poll_room(&mut cx).is_pending());
-        assert!(budget.poll_room(&mut cx).is_pending(), "stored once");
+        assert!(budget.poll_room(&mut cx, &mut place).is_pending());
+        assert!(
+            budget.poll_room(&mut cx, &mut place).is_pending(),
+            "stored once"
+        );
         budget.sent(10);
         assert_eq!(woken.0.load(Ordering::Relaxed), 0, "still at the bound");
         budget.sent(15);
         assert_eq!(woken.0.load(Ordering::Relaxed), 1, "woken once, below it");
-        assert!(budget.poll_room(&mut cx).is_ready());
+        assert!(budget.poll_room(&mut cx, &mut place).is_ready());
         // Bytes of frames that are not bodies' bring it down to zero only.
         budget.sent(1_000);
         budget.produced(100);
-        assert!(budget.poll_room(&mut cx).is_pending());
+        assert!(budget.poll_room(&mut cx, &mut place).is_pending());
+    }
+
+    #[test]
+    fn a_body_that_goes_away_while_waiting_leaves_no_waker_behind() {
+        let budget = SendBudget::new(1);
+        budget.produced(1);
+        let mut cx = Context::from_waker(Waker::noop());
+        // Bodies come and go while the budget stays spent: their places
+        // are reused, not piled up.
+        for _ in 0..1_000 {
+            let mut place = None;
+            assert!(budget.poll_room(&mut cx, &mut place).is_pending());
+            budget.leave(place);
+        }
+        let (mut first, mut second) = (None, None);
+        assert!(budget.poll_room(&mut cx, &mut first).is_pending());
+        assert!(budget.poll_room(&mut cx, &mut second).is_pending());
+        assert_eq!(budget.waiting().places.len(), 2);
     }
 
     #[test]
     fn a_budget_of_zero_bounds_nothing() {
         let budget = SendBudget::new(0);
         budget.produced(usize::MAX / 2);
-        assert!(
-            budget
-                .poll_room(&mut Context::from_waker(Waker::noop()))
-                .is_ready()
-        );
+        let mut cx = Context::from_waker(Waker::noop());
+        assert!(budget.poll_room(&mut cx, &mut None).is_ready());
     }
 }

@@ -5,7 +5,7 @@ use std::{
     future::Future,
     pin::Pin,
     sync::Arc,
-    task::{Context, Poll, Waker},
+    task::{Context, Poll, Waker, ready},
 };
 
 use bytes::Buf;
@@ -248,15 +248,14 @@ where
         let Some(body) = this.body.as_pin_mut() else {
             return Poll::Ready(None);
         };
-        let budget = this.stream.as_ref().map(StreamGuard::send_budget);
-        if let Some(Poll::Pending) = budget.map(|budget| budget.poll_room(cx)) {
-            return Poll::Pending;
+        if let Some(stream) = this.stream.as_mut() {
+            ready!(stream.poll_send_room(cx));
         }
         let frame = body.poll_frame(cx);
-        match (&frame, budget) {
-            (Poll::Ready(Some(Ok(frame))), Some(budget)) => {
+        match (&frame, this.stream) {
+            (Poll::Ready(Some(Ok(frame))), Some(stream)) => {
                 if let Some(data) = frame.data_ref() {
-                    budget.produced(data.remaining());
+                    stream.produced(data.remaining());
                 }
             }
             // The connection waits on the body: what it wrote so far goes

@@ -17,7 +17,10 @@ use std::{
 
 use pin_project_lite::pin_project;
 
-use super::{BoxError, budget::SendBudget};
+use super::{
+    BoxError,
+    budget::{Place, SendBudget},
+};
 
 /// The waiting bit of [`ConnectionWatch::state`].
 const WAITING: u64 = 1;
@@ -96,7 +99,10 @@ impl ConnectionWatch {
     /// An HTTP/2 stream opened: its guard counts it closed when dropped.
     pub(super) fn stream_opened(self: &Arc<Self>) -> StreamGuard {
         self.opened.fetch_add(1, Ordering::Relaxed);
-        StreamGuard(Arc::clone(self))
+        StreamGuard {
+            watch: Arc::clone(self),
+            place: None,
+        }
     }
 
     /// What the watchdog compares from one tick to the next.
@@ -109,20 +115,33 @@ impl ConnectionWatch {
     }
 }
 
-/// Counts an HTTP/2 stream closed when its response body is dropped.
+/// An HTTP/2 stream, counted closed when its response body is dropped;
+/// its body waits for the connection's send budget through it.
 #[derive(Debug)]
-pub(super) struct StreamGuard(Arc<ConnectionWatch>);
+pub(super) struct StreamGuard {
+    watch: Arc<ConnectionWatch>,
+    /// The response body's place among those waiting for the
+    /// connection's send budget.
+    place: Place,
+}
 
 impl StreamGuard {
-    /// The budget of the stream's connection.
-    pub(super) fn send_budget(&self) -> &SendBudget {
-        &self.0.send
+    /// Ready when the stream's response body may produce more (see
+    /// [`SendBudget`]).
+    pub(super) fn poll_send_room(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        self.watch.send.poll_room(cx, &mut self.place)
+    }
+
+    /// The body produced `bytes`.
+    pub(super) fn produced(&self, bytes: usize) {
+        self.watch.send.produced(bytes);
     }
 }
 
 impl Drop for StreamGuard {
     fn drop(&mut self) {
-        self.0.closed.fetch_add(1, Ordering::Relaxed);
+        self.watch.send.leave(self.place);
+        self.watch.closed.fetch_add(1, Ordering::Relaxed);
     }
 }
 
