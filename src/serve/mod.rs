@@ -101,6 +101,18 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// all there in time; a body the handler streams fails with an error at
 /// the same deadline).
 ///
+/// A body extractor (`Json`, `Bytes`, `String`, `Form`) holds what it has
+/// read until the body is complete, up to the body limit, for every
+/// request it reads at once. Over HTTP/1 that is one request per
+/// connection; over HTTP/2, as many as the client has streams open. So a
+/// client that starts bodies on every stream and never ends them holds up
+/// to `http2_max_streams` × body limit per connection, and
+/// `max_connections` times that, until the body timeout: 2 MiB × 100 ×
+/// 1,024 with the defaults. Keep the body limit to what a route needs
+/// (the default suits JSON), and lower
+/// [`http2_max_streams`](Serve::http2_max_streams) or
+/// [`max_connections`](Serve::max_connections) where memory is short.
+///
 /// A connection's timeouts are checked four times in the shortest of the
 /// first three timeouts: a connection is closed between its timeout and a
 /// quarter of the shortest timeout later. A duration too long to count,
