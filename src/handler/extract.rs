@@ -416,11 +416,12 @@ impl FromRequestHead for RouteParams {
 
 /// Typed route parameters, deserialized with serde: a struct or map by
 /// name, a tuple in the order of the pattern, `Vec<(String, String)>` for
-/// names and values, or one value for a pattern with one parameter. Values are percent-decoded (borrowed when nothing is
-/// escaped); one that does not decode or parse answers 400 naming the
-/// parameter. A type that cannot read its route's parameters whatever the
-/// path (a tuple of another length, a struct field no parameter names) is
-/// refused by [`Router::compile`](crate::Router::compile), naming the route.
+/// names and values, or one value for a pattern with one parameter. Values
+/// are percent-decoded (borrowed when nothing is escaped); one that does
+/// not decode or parse answers 400 naming the parameter. A type that cannot
+/// read its route's parameters whatever the path (a tuple of another
+/// length, a struct field no parameter names) is refused by
+/// [`Router::compile`](crate::Router::compile), naming the route.
 ///
 /// ```
 /// use pronghorn::{Router, handler::Path};

@@ -18,10 +18,10 @@ use crate::Body;
 /// `application/octet-stream`), a [`Body`] (streamed, no `content-type`),
 /// `StatusCode` (empty body), `()` (200, empty), `Response<B>` for any body
 /// `B` (hyper's, http-body-util's, axum's: see [`Body::new`]),
-/// `(StatusCode, T)`, headers as a `HeaderMap` or an array of pairs, alone
-/// or with a status and an answer (`([(K, V); N], T)`,
-/// `(StatusCode, HeaderMap, T)`, …), `Json<T>` (feature `json`), and
-/// `Result<T, E>` where both convert.
+/// `(StatusCode, T)`, a `HeaderMap` (an empty 200), headers before an
+/// answer, as a `HeaderMap` or an array of pairs, with or without a status
+/// (`([(K, V); N], T)`, `(StatusCode, HeaderMap, T)`, …), `Json<T>`
+/// (feature `json`), and `Result<T, E>` where both convert.
 ///
 /// ```
 /// use http::StatusCode;

@@ -4,8 +4,8 @@
 //! may buffer more — up to the client's flow-control windows and a few
 //! hundred KiB per stream — and the client sets the windows. One that
 //! grants the largest windows, opens every stream it may and reads
-//! nothing had the server produce and keep about 70 KiB a stream, 14 MiB a
-//! connection, whatever the body.
+//! nothing had the server produce and keep about 70 KiB a stream,
+//! whatever the body: 14 MiB for a connection of 200 streams.
 //!
 //! [`SendBudget`] counts the bytes of a connection's response bodies that
 //! were produced but not yet written to the socket: a body is polled for

@@ -4,7 +4,8 @@
 //!
 //! The accept loop and the settings are here; one connection is
 //! [`connection`] (tower to hyper), [`io`] (bounded write coalescing),
-//! [`timeouts`] (the watchdog) and [`graceful`] (shutdown).
+//! [`budget`] (what HTTP/2 answers hold unsent), [`timeouts`] (the
+//! watchdog) and [`graceful`] (shutdown).
 
 mod budget;
 mod connection;
