@@ -1,6 +1,7 @@
 //! HTTPS over loopback, with certificates made by the test: HTTP/1.1 and
 //! HTTP/2 chosen by ALPN, a certificate replaced while the server runs,
-//! and errors that name what is wrong.
+//! a stalled handshake cut at the header-read timeout, and errors that
+//! name what is wrong.
 
 mod common;
 
@@ -188,4 +189,42 @@ fn bad_certificates_and_keys_are_errors_that_say_what_is_wrong() {
     let other = generate();
     let error = Tls::from_pem(generated.certificate.as_bytes(), other.key.as_bytes()).unwrap_err();
     assert!(error.to_string().contains("is not the key"), "{error}");
+}
+
+/// A client that opens a connection and stalls in the TLS handshake — no
+/// ClientHello, or half of one — is closed at the header-read timeout, as
+/// one that says nothing over plain TCP.
+#[tokio::test]
+async fn a_client_stalled_in_the_tls_handshake_is_closed_at_the_header_read_timeout() {
+    use std::time::{Duration, Instant};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let generated = generate();
+    let tls = Tls::from_pem(generated.certificate.as_bytes(), generated.key.as_bytes()).unwrap();
+    let router = Router::new().get("/hello", || "hello").compile().unwrap();
+    let timeout = Duration::from_millis(300);
+    let address = common::serve_on_loopback(router, |server| {
+        server.tls(tls).header_read_timeout(timeout)
+    })
+    .await;
+
+    // A TLS record header announcing a handshake message, and no more.
+    for sent in [&[][..], &[0x16, 0x03, 0x01, 0x02, 0x00, 0x01]] {
+        let started = Instant::now();
+        let mut stream = TcpStream::connect(address).await.unwrap();
+        stream.write_all(sent).await.unwrap();
+        let mut buffer = [0; 64];
+        let read = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut buffer))
+            .await
+            .expect("the server closes a stalled handshake");
+        assert!(matches!(read, Ok(0) | Err(_)), "{read:?}");
+        assert!(
+            started.elapsed() >= timeout,
+            "closed after {:?}",
+            started.elapsed()
+        );
+    }
+    // The server still completes handshakes.
+    let stream = connect(address, &generated.der, b"http/1.1").await.unwrap();
+    assert_eq!(presented(&stream), generated.der);
 }
