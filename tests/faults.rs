@@ -533,3 +533,85 @@ async fn an_http2_client_that_never_reads_holds_bounded_memory_and_gets_every_bo
         assert_eq!(received, CHUNK * CHUNKS);
     }
 }
+
+/// An HTTP/2 client may start a body on every stream it opens and end
+/// none: past the first body, each connection reads only as much at once
+/// as its allowance holds, and answers the others 503 at once.
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http2_client_that_starts_bodies_and_never_ends_them_holds_bounded_memory() {
+    use futures_util::StreamExt;
+    use http_body_util::{StreamBody, combinators::BoxBody};
+    use hyper_util::rt::{TokioExecutor, TokioIo};
+
+    let _measuring = MEASURING.lock().await;
+    const CONNECTIONS: usize = 2;
+    const STREAMS: usize = 60;
+    const CHUNK: usize = 16 << 10;
+    // Just under the 2 MiB body limit: a body that is never complete.
+    const CHUNKS: usize = 120;
+
+    let router = Router::new()
+        .post("/upload", |body: Bytes| format!("{} bytes", body.len()))
+        // The bodies being read last the whole test.
+        .body_timeout(Duration::from_secs(600))
+        .compile()
+        .unwrap();
+    let address = common::serve_on_loopback(router, |server| server).await;
+    let before = resident_kib();
+
+    let (answered, mut answers) = tokio::sync::mpsc::unbounded_channel();
+    let (sent_all, mut bodies_sent) = tokio::sync::mpsc::unbounded_channel();
+    for _ in 0..CONNECTIONS {
+        let stream = TcpStream::connect(address).await.unwrap();
+        let (sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+            .handshake::<_, BoxBody<Bytes, std::convert::Infallible>>(TokioIo::new(stream))
+            .await
+            .unwrap();
+        tokio::spawn(connection);
+        for _ in 0..STREAMS {
+            // The same static bytes, chunk after chunk, then nothing: a body
+            // that never ends, costing the client no memory.
+            static DATA: [u8; CHUNK] = [b'{'; CHUNK];
+            let sent_all = sent_all.clone();
+            let chunks = (0..CHUNKS).map(move |n| {
+                if n == CHUNKS - 1 {
+                    let _ = sent_all.send(());
+                }
+                Ok(http_body::Frame::data(Bytes::from_static(&DATA)))
+            });
+            let body = futures_util::stream::iter(chunks).chain(futures_util::stream::pending());
+            let request = Request::post(format!("http://{address}/upload"))
+                .body(BoxBody::new(StreamBody::new(body)))
+                .unwrap();
+            let (mut sender, answered) = (sender.clone(), answered.clone());
+            tokio::spawn(async move {
+                let status = sender.send_request(request).await.unwrap().status();
+                let _ = answered.send(status);
+            });
+        }
+    }
+
+    // All but the bodies each connection reads — 4 MiB: two at the 2 MiB
+    // limit — are answered at once.
+    let reading = 2 * CONNECTIONS;
+    for _ in 0..CONNECTIONS * STREAMS - reading {
+        let status = tokio::time::timeout(Duration::from_secs(20), answers.recv())
+            .await
+            .expect("the bodies past the allowance are refused at once");
+        assert_eq!(status, Some(StatusCode::SERVICE_UNAVAILABLE));
+    }
+    assert!(answers.try_recv().is_err(), "more bodies refused than due");
+    // The server has read (almost) all of the bodies it reads: the client
+    // could send their last chunk.
+    for _ in 0..reading {
+        tokio::time::timeout(Duration::from_secs(20), bodies_sent.recv())
+            .await
+            .expect("the bodies being read are read");
+    }
+    let grown = resident_kib().saturating_sub(before);
+    assert!(
+        grown < 32 * 1024,
+        "the server grew by {grown} KiB for {CONNECTIONS} clients with unfinished bodies"
+    );
+}

@@ -326,6 +326,50 @@ async fn http2_prior_knowledge() {
     server.stop().await;
 }
 
+/// Bodies that fit a connection's allowance are all read at once, and one
+/// body alone is read whatever its size: the allowance refuses only bodies
+/// beside others past it.
+#[tokio::test]
+async fn http2_bodies_within_the_allowance_or_alone_are_all_read() {
+    let router = Router::new()
+        .post("/length", |body: Bytes| body.len().to_string())
+        .body_limit(8 << 20)
+        .compile()
+        .unwrap();
+    let server = Server::start(router, |server| server.http2_body_buffer(1 << 20)).await;
+    let stream = TcpStream::connect(server.address).await.unwrap();
+    let (sender, connection) =
+        hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
+            .await
+            .unwrap();
+    tokio::spawn(connection);
+    let post = |size: usize| {
+        let mut sender: hyper::client::conn::http2::SendRequest<Full<Bytes>> = sender.clone();
+        let request = Request::post(format!("http://{}/length", server.address))
+            .body(Full::new(Bytes::from(vec![b'x'; size])))
+            .unwrap();
+        async move {
+            let response = sender.send_request(request).await.unwrap();
+            let status = response.status();
+            (
+                status,
+                response.into_body().collect().await.unwrap().to_bytes(),
+            )
+        }
+    };
+
+    // Twenty bodies of 40 KiB at once, declared: 800 KiB in all.
+    let bodies = futures_util::future::join_all((0..20).map(|_| post(40 << 10))).await;
+    for (status, body) in bodies {
+        assert_eq!((status, &body[..]), (StatusCode::OK, &b"40960"[..]));
+    }
+    // One body of 3 MiB, three times the allowance.
+    let (status, body) = post(3 << 20).await;
+    assert_eq!((status, &body[..]), (StatusCode::OK, &b"3145728"[..]));
+    drop(sender);
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn a_stream_reaches_the_client_before_it_ends_and_sse_events_arrive_one_by_one() {
     let feeds = Feeds::default();

@@ -20,7 +20,12 @@ use http::{
 };
 use http_body_util::{BodyExt, Limited, combinators::Collect};
 
-use super::{IntoResponse, de, response::internal_error};
+use super::{
+    IntoResponse,
+    allowance::{BodyAllowance, Reservation},
+    de,
+    response::internal_error,
+};
 use http_body::Body as _;
 
 use crate::{Body, params::Params};
@@ -896,6 +901,9 @@ pin_project_lite::pin_project! {
     pub struct BodyFuture<T> {
         #[pin]
         collect: Option<Collect<Limited<Body>>>,
+        // What the body may take of its connection's allowance, given back
+        // when the future is dropped.
+        reservation: Option<Reservation>,
         deadline: Deadline,
         // Why the body is refused before it is read (a wrong content type,
         // a declared length over the limit).
@@ -903,6 +911,16 @@ pin_project_lite::pin_project! {
         limit: usize,
         convert: fn(Bytes) -> Result<T, Response<Body>>,
     }
+}
+
+/// The answer to a body its HTTP/2 connection has no allowance left for.
+#[cold]
+fn connection_busy() -> Response<Body> {
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        "too many request bodies being read on this connection at once",
+    )
+        .into_response()
 }
 
 /// The answer to a body over `limit` bytes.
@@ -993,11 +1011,25 @@ impl<T> BodyFuture<T> {
         // A body that says it is longer than the limit (hyper's says what
         // `content-length` declares) is refused before it is polled: a
         // client waiting for `100 Continue` is not told to send.
-        let refused = refused.or_else(|| declared_too_large(&body, limit));
+        let mut refused = refused.or_else(|| declared_too_large(&body, limit));
+        let allowance = context.request.extensions().get::<BodyAllowance>();
+        let reservation = match allowance.filter(|_| refused.is_none()) {
+            Some(allowance) => {
+                let expected = body.size_hint().exact().unwrap_or(u64::MAX);
+                let expected = usize::try_from(expected).unwrap_or(usize::MAX).min(limit);
+                let reservation = allowance.reserve(expected);
+                if reservation.is_none() {
+                    refused = Some(connection_busy());
+                }
+                reservation
+            }
+            None => None,
+        };
         Self {
             collect: refused
                 .is_none()
                 .then(|| Limited::new(body, limit).collect()),
+            reservation,
             deadline: Deadline::new(context.body_timeout),
             refused,
             limit,

@@ -22,7 +22,13 @@
 //! once in place: a body that is already complete costs no suspension and
 //! no allocation beyond collecting it; only a body still arriving makes the
 //! handler's call a boxed future.
+//!
+//! The body limit answers 413, the body timeout 408. Served by `serve`
+//! over HTTP/2, a body extractor also answers 503 when its connection is
+//! already reading other bodies up to its allowance (`Serve::http2_body_buffer`):
+//! a client cannot hold a body limit's worth of memory on every stream.
 
+mod allowance;
 #[cfg(feature = "axum")]
 mod axum;
 mod de;
@@ -40,6 +46,8 @@ use std::{
 
 use http::{Request, Response};
 
+#[cfg(feature = "server")]
+pub(crate) use self::allowance::BodyAllowance;
 #[cfg(feature = "axum")]
 pub use self::axum::Axum;
 #[cfg(feature = "json")]

@@ -14,6 +14,8 @@ use http_body::{Body as HttpBody, Frame, SizeHint};
 use pin_project_lite::pin_project;
 use tower_service::Service;
 
+use crate::handler::BodyAllowance;
+
 use super::{
     BoxError,
     graceful::Shutdown,
@@ -44,6 +46,9 @@ pub(super) struct Connection<S> {
     /// The client's address, put in each request when
     /// [`Serve::connect_info`](super::Serve::connect_info) asks for it.
     peer: Option<std::net::SocketAddr>,
+    /// What the body extractors of the connection's HTTP/2 requests may
+    /// hold at once; `None` for no bound.
+    allowance: Option<BodyAllowance>,
 }
 
 impl<S> Connection<S> {
@@ -53,6 +58,7 @@ impl<S> Connection<S> {
         watch: Arc<ConnectionWatch>,
         shutdown: &Arc<Shutdown>,
         peer: Option<std::net::SocketAddr>,
+        body_allowance: usize,
     ) -> Self {
         Self {
             service: RefCell::new(service),
@@ -60,6 +66,7 @@ impl<S> Connection<S> {
             #[cfg(feature = "ws")]
             shutdown: Arc::clone(shutdown),
             peer,
+            allowance: (body_allowance > 0).then(|| BodyAllowance::new(body_allowance)),
         }
     }
 }
@@ -86,7 +93,12 @@ where
             let handle = super::graceful::ShutdownHandle(Arc::clone(&self.shutdown));
             request.extensions_mut().insert(handle);
         }
-        let stream = (request.version() == Version::HTTP_2).then(|| self.watch.stream_opened());
+        let stream = (request.version() == Version::HTTP_2).then(|| {
+            if let Some(allowance) = &self.allowance {
+                request.extensions_mut().insert(allowance.clone());
+            }
+            self.watch.stream_opened()
+        });
         // hyper hands the socket to a request's upgrade when the
         // connection ends after it, whatever the answer: one asked for by
         // an `Upgrade` header or a CONNECT.

@@ -92,6 +92,7 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// | number of a request's headers (431 over it) | 100 | [`max_headers`](Serve::max_headers) |
 /// | answers to pipelined requests held back to be written together | 64 KiB | [`pipeline_buffer`](Serve::pipeline_buffer) |
 /// | HTTP/2 response bytes produced ahead of the socket, per connection | 256 KiB | [`http2_send_buffer`](Serve::http2_send_buffer) |
+/// | HTTP/2 request bodies being read at once by body extractors, per connection, past the first (503 over it) | 4 MiB | [`http2_body_buffer`](Serve::http2_body_buffer) |
 /// | graceful shutdown: time for the connections, and the WebSocket handlers, to finish before the server returns (WebSockets are sent a 1001 close frame at the signal; connections still open are closed) | 30 s | [`shutdown_timeout`](Serve::shutdown_timeout) |
 /// | work for an HTTP/1 client that closed its connection (its request is cancelled at once, unless half-closed connections are answered) | none | [`half_close`](Serve::half_close) |
 ///
@@ -103,16 +104,13 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// the same deadline).
 ///
 /// A body extractor (`Json`, `Bytes`, `String`, `Form`) holds what it has
-/// read until the body is complete, up to the body limit, for every
-/// request it reads at once. Over HTTP/1 that is one request per
-/// connection; over HTTP/2, as many as the client has streams open. So a
-/// client that starts bodies on every stream and never ends them holds up
-/// to `http2_max_streams` × body limit per connection, and
-/// `max_connections` times that, until the body timeout: 2 MiB × 100 ×
-/// 1,024 with the defaults. Keep the body limit to what a route needs
-/// (the default suits JSON), and lower
-/// [`http2_max_streams`](Serve::http2_max_streams) or
-/// [`max_connections`](Serve::max_connections) where memory is short.
+/// read until the body is complete, up to the body limit. Over HTTP/1 a
+/// connection reads one body at a time; over HTTP/2 a client could start
+/// one on every stream and end none, were it not for
+/// [`http2_body_buffer`](Serve::http2_body_buffer). So what a client's
+/// bodies hold is at most the body limit (or that allowance, if larger)
+/// per connection, until the body timeout. A handler that streams its
+/// body holds what it keeps of it.
 ///
 /// A connection's timeouts are checked four times in the shortest of the
 /// first three timeouts: a connection is closed between its timeout and a
@@ -187,6 +185,7 @@ struct Limits {
     max_headers: usize,
     pipeline_buffer: usize,
     http2_send_buffer: usize,
+    http2_body_buffer: usize,
     shutdown_timeout: Duration,
 }
 
@@ -205,6 +204,7 @@ impl Default for Limits {
             max_headers: 100,
             pipeline_buffer: io::DEFAULT_PIPELINE_BUFFER,
             http2_send_buffer: 256 * 1024,
+            http2_body_buffer: 4 * 1024 * 1024,
             shutdown_timeout: Duration::from_secs(30),
         }
     }
@@ -352,6 +352,22 @@ impl<S> Serve<S> {
     /// wait once that stream's unsent bytes reach the bound.
     pub fn http2_send_buffer(mut self, bytes: usize) -> Self {
         self.limits.http2_send_buffer = bytes;
+        self
+    }
+
+    /// How many bytes of request bodies the body extractors (`Json`,
+    /// `Bytes`, `String`, `Form`) of one HTTP/2 connection may be reading
+    /// at once (default 4 MiB; 0 for no bound).
+    ///
+    /// Each body counts what it may take — its declared length, else the
+    /// route's body limit — from when its extractor starts until it is
+    /// done. The first body a connection reads always may, whatever its
+    /// size; another is answered 503 when it would take the connection
+    /// past this bound. (It is not made to wait: unread, it would hold
+    /// the connection's flow-control window.) Over HTTP/1 a connection
+    /// reads one body at a time, and nothing changes.
+    pub fn http2_body_buffer(mut self, bytes: usize) -> Self {
+        self.limits.http2_body_buffer = bytes;
         self
     }
 
@@ -536,7 +552,13 @@ where
             Some(slot),
         );
         let peer = connect_info.then_some(peer);
-        let service = Connection::new(service.clone(), Arc::clone(&watch), &shutdown, peer);
+        let service = Connection::new(
+            service.clone(),
+            Arc::clone(&watch),
+            &shutdown,
+            peer,
+            limits.http2_body_buffer,
+        );
         let connection = builder
             .serve_connection_with_upgrades(TokioIo::new(io), service)
             .into_owned();
