@@ -74,6 +74,7 @@ impl<S> Connection<S> {
 impl<S, RequestBody, ResponseBody> hyper::service::Service<Request<RequestBody>> for Connection<S>
 where
     S: Service<Request<RequestBody>, Response = Response<ResponseBody>> + Clone,
+    RequestBody: HttpBody,
     S::Error: Into<BoxError>,
 {
     type Response = Response<ConnectionBody<ResponseBody>>;
@@ -94,8 +95,12 @@ where
             request.extensions_mut().insert(handle);
         }
         let stream = (request.version() == Version::HTTP_2).then(|| {
-            if let Some(allowance) = &self.allowance {
-                request.extensions_mut().insert(allowance.clone());
+            // A request with a body gets the allowance its extractor reads.
+            match &self.allowance {
+                Some(allowance) if !request.body().is_end_stream() => {
+                    request.extensions_mut().insert(allowance.clone());
+                }
+                _ => {}
             }
             self.watch.stream_opened()
         });
