@@ -442,9 +442,9 @@ impl tokio::io::AsyncWrite for Pausable {
 #[cfg(target_os = "linux")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_http2_client_that_never_reads_holds_bounded_memory_and_gets_every_body() {
-    let _measuring = MEASURING.lock().await;
     use hyper_util::rt::{TokioExecutor, TokioIo};
 
+    let _measuring = MEASURING.lock().await;
     const CONNECTIONS: usize = 8;
     const STREAMS: usize = 150;
     const CHUNK: usize = 16 << 10;
