@@ -4,8 +4,9 @@
 //!
 //! Each [`Call`] is a request to one route of a fixed router whose handler
 //! takes one extractor — `Path` into a number, a tuple, a struct and an
-//! enum; `Query` into a struct of options; `Json` and `String` bodies under
-//! a body limit — with raw text for its parameters, query string and body.
+//! enum; `Query` into a struct of options, into `(key, value)` pairs, and
+//! optional; `Json` and `String` bodies under a body limit — with raw text
+//! for its parameters, query string and body.
 //! The body comes whole or a piece at a time, its length told or not, each
 //! piece after a wait (pending, then waking its waker), as a body still
 //! arriving over HTTP/1 does. The answer must be the reference's: 200 with
@@ -53,6 +54,10 @@ pub enum Target {
     Color,
     /// `GET /query`: `Query<Filter>`.
     Query,
+    /// `GET /pairs`: `Query<Vec<(String, u8)>>`.
+    Pairs,
+    /// `GET /maybe`: `Option<Query<Required>>`.
+    MaybeQuery,
     /// `POST /json`: `Json<serde_json::Value>`.
     Json,
     /// `POST /text`: `String`.
@@ -174,6 +179,11 @@ struct Filter {
     flag: Option<bool>,
 }
 
+#[derive(Deserialize)]
+struct Required {
+    a: u8,
+}
+
 fn filter_answer(a: Option<u32>, b: Option<&str>, flag: Option<bool>) -> String {
     format!("a={a:?} b={b:?} flag={flag:?}")
 }
@@ -193,6 +203,12 @@ pub fn router() -> CompiledRouter {
         })
         .get("/query", |Query(filter): Query<Filter>| {
             filter_answer(filter.a, filter.b.as_deref(), filter.flag)
+        })
+        .get("/pairs", |Query(pairs): Query<Vec<(String, u8)>>| {
+            format!("{pairs:?}")
+        })
+        .get("/maybe", |required: Option<Query<Required>>| {
+            format!("{:?}", required.map(|Query(required)| required.a))
         })
         .post("/json", |Json(value): Json<serde_json::Value>| {
             value.to_string()
@@ -266,6 +282,21 @@ fn expected(call: &Call, values: &[&str], query: &str) -> Expected {
             _ => None,
         }),
         Target::Query => ok_or_bad(filter(query)),
+        Target::Pairs => ok_or_bad((|| {
+            let pairs = query_pairs(query)?.into_iter();
+            let pairs = pairs.map(|(key, value)| Some((key, value.parse::<u8>().ok()?)));
+            Some(format!("{:?}", pairs.collect::<Option<Vec<_>>>()?))
+        })()),
+        Target::MaybeQuery => ok_or_bad((|| {
+            let pairs = query_pairs(query)?;
+            let mut given = pairs.iter().filter(|(key, _)| key == "a");
+            // Absent, `None`; given twice or not a `u8`, refused.
+            match (given.next(), given.next()) {
+                (None, _) => Some("None".to_owned()),
+                (Some((_, a)), None) => Some(format!("Some({})", a.parse::<u8>().ok()?)),
+                (Some(_), Some(_)) => None,
+            }
+        })()),
         Target::Json if !json => Expected::Refused(StatusCode::UNSUPPORTED_MEDIA_TYPE),
         Target::Json | Target::Text if call.body.len() > LIMIT => {
             Expected::Refused(StatusCode::PAYLOAD_TOO_LARGE)
@@ -279,14 +310,21 @@ fn expected(call: &Call, values: &[&str], query: &str) -> Expected {
     }
 }
 
+/// The pairs of a query string, decoded; `None` when one does not decode.
+fn query_pairs(query: &str) -> Option<Vec<(String, String)>> {
+    let pairs = query.split('&').filter(|pair| !pair.is_empty());
+    pairs
+        .map(|pair| {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            Some((form_decode(key)?, form_decode(value)?))
+        })
+        .collect()
+}
+
 /// The reference answer of `Query<Filter>`: every pair decodes, each field
 /// is given at most once and parses.
 fn filter(query: &str) -> Option<String> {
-    let mut pairs = Vec::new();
-    for pair in query.split('&').filter(|pair| !pair.is_empty()) {
-        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-        pairs.push((form_decode(key)?, form_decode(value)?));
-    }
+    let pairs = query_pairs(query)?;
     let field = |name: &str| {
         let mut values = pairs
             .iter()
@@ -318,7 +356,7 @@ pub fn check(router: &mut CompiledRouter, call: &Call) {
         Target::Pair => ("/pair", 2),
         Target::Named => ("/named", 2),
         Target::Color => ("/color", 1),
-        Target::Query | Target::Json | Target::Text => ("", 0),
+        Target::Query | Target::Pairs | Target::MaybeQuery | Target::Json | Target::Text => ("", 0),
     };
     let values: Vec<&str> = call.values.iter().take(count).map(String::as_str).collect();
     // A value that is empty or holds a delimiter would change the path.
@@ -328,6 +366,8 @@ pub fn check(router: &mut CompiledRouter, call: &Call) {
     }
     let (method, uri) = match call.target {
         Target::Query => (Method::GET, format!("/query?{}", call.query)),
+        Target::Pairs => (Method::GET, format!("/pairs?{}", call.query)),
+        Target::MaybeQuery => (Method::GET, format!("/maybe?{}", call.query)),
         Target::Json => (Method::POST, "/json".to_owned()),
         Target::Text => (Method::POST, "/text".to_owned()),
         _ => (Method::GET, format!("{route}/{}", values.join("/"))),

@@ -126,6 +126,8 @@ fn call() -> impl Strategy<Value = extract::Call> {
         Target::Named,
         Target::Color,
         Target::Query,
+        Target::Pairs,
+        Target::MaybeQuery,
         Target::Json,
         Target::Text,
     ]);
