@@ -25,12 +25,18 @@ pub(crate) struct BodyAllowance {
 #[derive(Debug)]
 struct Shared {
     limit: usize,
-    /// The bodies being read, and the bytes reserved for them.
-    reading: Mutex<(usize, usize)>,
+    reading: Mutex<Reading>,
+}
+
+/// The bodies being read, and the bytes reserved for them.
+#[derive(Debug, Default, PartialEq)]
+struct Reading {
+    bodies: usize,
+    reserved: usize,
 }
 
 impl Shared {
-    fn reading(&self) -> std::sync::MutexGuard<'_, (usize, usize)> {
+    fn reading(&self) -> std::sync::MutexGuard<'_, Reading> {
         self.reading
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -44,7 +50,7 @@ impl BodyAllowance {
         Self {
             shared: Arc::new(Shared {
                 limit,
-                reading: Mutex::new((0, 0)),
+                reading: Mutex::default(),
             }),
         }
     }
@@ -54,11 +60,14 @@ impl BodyAllowance {
     /// its allowance.
     pub(crate) fn reserve(&self, bytes: usize) -> Option<Reservation> {
         let mut reading = self.shared.reading();
-        let (bodies, reserved) = *reading;
-        if bodies > 0 && reserved.saturating_add(bytes) > self.shared.limit {
+        let reserved = reading.reserved.saturating_add(bytes);
+        if reading.bodies > 0 && reserved > self.shared.limit {
             return None;
         }
-        *reading = (bodies + 1, reserved.saturating_add(bytes));
+        *reading = Reading {
+            bodies: reading.bodies + 1,
+            reserved,
+        };
         Some(Reservation {
             shared: Arc::clone(&self.shared),
             bytes,
@@ -76,7 +85,8 @@ pub(crate) struct Reservation {
 impl Drop for Reservation {
     fn drop(&mut self) {
         let mut reading = self.shared.reading();
-        *reading = (reading.0 - 1, reading.1 - self.bytes);
+        reading.bodies -= 1;
+        reading.reserved -= self.bytes;
     }
 }
 
@@ -97,6 +107,6 @@ mod tests {
         drop(first);
         let third = allowance.reserve(60).expect("room given back");
         drop((second, third));
-        assert_eq!(*allowance.shared.reading(), (0, 0));
+        assert_eq!(*allowance.shared.reading(), Reading::default());
     }
 }

@@ -1012,19 +1012,19 @@ impl<T> BodyFuture<T> {
         // `content-length` declares) is refused before it is polled: a
         // client waiting for `100 Continue` is not told to send.
         let mut refused = refused.or_else(|| declared_too_large(&body, limit));
-        let allowance = context.request.extensions().get::<BodyAllowance>();
-        let reservation = match allowance.filter(|_| refused.is_none()) {
-            Some(allowance) => {
-                let expected = body.size_hint().exact().unwrap_or(u64::MAX);
-                let expected = usize::try_from(expected).unwrap_or(usize::MAX).min(limit);
-                let reservation = allowance.reserve(expected);
-                if reservation.is_none() {
-                    refused = Some(connection_busy());
-                }
-                reservation
-            }
-            None => None,
-        };
+        // Over HTTP/2, what the body may take of its connection's allowance.
+        let mut reservation = None;
+        if let (None, Some(allowance)) = (
+            &refused,
+            context.request.extensions().get::<BodyAllowance>(),
+        ) {
+            let declared = body
+                .size_hint()
+                .exact()
+                .and_then(|n| usize::try_from(n).ok());
+            reservation = allowance.reserve(declared.unwrap_or(limit).min(limit));
+            refused = reservation.is_none().then(connection_busy);
+        }
         Self {
             collect: refused
                 .is_none()
