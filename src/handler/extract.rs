@@ -502,9 +502,10 @@ fn optional<T>(
 
 /// The query string, deserialized with serde from `application/x-www-form-urlencoded`
 /// pairs (`+` is a space): a struct or map by key, or `Vec<(String, String)>`
-/// for every pair in order, repeated keys included. A missing query is an
-/// empty one; a value that does not decode or parse answers 400 naming the
-/// key. `Option<Query<T>>` is `None` when the query lacks a field `T`
+/// for every pair in order, repeated keys included (a struct's field given
+/// twice answers 400, and a map keeps the last value). A missing query is
+/// an empty one; a value that does not decode or parse answers 400 naming
+/// the key. `Option<Query<T>>` is `None` when the query lacks a field `T`
 /// needs, and still answers 400 for a malformed value.
 ///
 /// ```
