@@ -677,7 +677,8 @@ async fn an_optional_query_or_path_is_none_when_absent_and_400_when_malformed() 
             "{path}"
         );
     }
-    for (path, names) in [
+    // Refused, naming the key.
+    for (path, key) in [
         ("/items?limit=many", "`limit`"),
         ("/items?limit=300", "`limit`"),
         ("/items/seven", "`id`"),
@@ -685,7 +686,7 @@ async fn an_optional_query_or_path_is_none_when_absent_and_400_when_malformed() 
     ] {
         let refused = get(&router, path).await;
         assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{path}");
-        assert!(refused.body.contains(names), "{path}: {}", refused.body);
+        assert!(refused.body.contains(key), "{path}: {}", refused.body);
     }
 }
 
