@@ -326,6 +326,48 @@ async fn http2_prior_knowledge() {
     server.stop().await;
 }
 
+/// A large answer the client does not read holds the connection's send
+/// budget, not its other answers: each body's first data goes out at
+/// once.
+#[tokio::test]
+async fn an_http2_answer_the_client_stalls_does_not_hold_up_the_others() {
+    let router = Router::new()
+        .get("/hello", || "hello")
+        .get("/large", || Bytes::from(vec![b'x'; 1 << 20]))
+        .compile()
+        .unwrap();
+    let server = Server::start(router, |server| server).await;
+    let stream = TcpStream::connect(server.address).await.unwrap();
+    // A small window the client never reopens for the large answer.
+    let (mut sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+        .initial_stream_window_size(16 << 10)
+        .handshake::<_, Empty<Bytes>>(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let get = |path: &str| {
+        Request::get(format!("http://{}{path}", server.address))
+            .body(Empty::new())
+            .unwrap()
+    };
+    let large = sender.send_request(get("/large")).await.unwrap();
+    assert_eq!(large.status(), StatusCode::OK);
+    for _ in 0..3 {
+        let response =
+            tokio::time::timeout(Duration::from_secs(10), sender.send_request(get("/hello")))
+                .await
+                .expect("answered beside the stalled one")
+                .unwrap();
+        let body = tokio::time::timeout(Duration::from_secs(10), response.into_body().collect())
+            .await
+            .expect("its body arrives")
+            .unwrap();
+        assert_eq!(body.to_bytes(), "hello");
+    }
+    drop(large);
+    server.stop().await;
+}
+
 /// Bodies that fit a connection's allowance are all read at once, and one
 /// body alone is read whatever its size: the allowance refuses only bodies
 /// beside others past it.

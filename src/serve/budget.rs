@@ -8,12 +8,15 @@
 //! whatever the body: 14 MiB for a connection of 200 streams.
 //!
 //! [`SendBudget`] counts the bytes of a connection's response bodies that
-//! were produced but not yet written to the socket: a body is polled for
-//! more only while the count is below the bound, and the socket's writes
-//! bring it down. The count may pass the bound by the chunks produced
-//! while it was still below (one per body polled then), never by more.
-//! A stream the client stalls keeps its bytes counted until it reads
-//! them: the client's own streams wait behind it, no one else's.
+//! were produced but not yet written to the socket, and the socket's
+//! writes bring the count down. A body's first data is always let
+//! through, so that an answer of one chunk — most answers — never waits
+//! behind another stream; a body is polled for more only while the count
+//! is below the bound. The count may pass the bound by those first chunks
+//! and by the chunks produced while it was still below (one per body
+//! polled then), never by more. A stream the client stalls keeps its
+//! bytes counted until it reads them: the later chunks of the client's
+//! own streams wait behind it, no one else's.
 
 use std::{
     sync::{

@@ -91,7 +91,7 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// | size of a request's head (431 over it; HTTP/2: the header list) | 64 KiB | [`max_header_size`](Serve::max_header_size) |
 /// | number of a request's headers (431 over it) | 100 | [`max_headers`](Serve::max_headers) |
 /// | answers to pipelined requests held back to be written together | 64 KiB | [`pipeline_buffer`](Serve::pipeline_buffer) |
-/// | HTTP/2 response bytes produced ahead of the socket, per connection | 256 KiB | [`http2_send_buffer`](Serve::http2_send_buffer) |
+/// | HTTP/2 response bytes produced ahead of the socket, per connection, past each body's first chunk | 256 KiB | [`http2_send_buffer`](Serve::http2_send_buffer) |
 /// | HTTP/2 request bodies being read at once by body extractors, per connection, past the first (503 over it) | 4 MiB | [`http2_body_buffer`](Serve::http2_body_buffer) |
 /// | graceful shutdown: time for the connections, and the WebSocket handlers, to finish before the server returns (WebSockets are sent a 1001 close frame at the signal; connections still open are closed) | 30 s | [`shutdown_timeout`](Serve::shutdown_timeout) |
 /// | work for an HTTP/1 client that closed its connection (its request is cancelled at once, unless half-closed connections are answered) | none | [`half_close`](Serve::half_close) |
@@ -345,11 +345,14 @@ impl<S> Serve<S> {
     /// ahead of what its socket has taken (default 256 KiB; 0 for no
     /// bound but hyper's own).
     ///
-    /// A body is polled for more only while its connection is below the
-    /// bound, so a client that opens many streams and reads none of them
-    /// holds about this much, not the tens of KiB a stream hyper would let
-    /// it. A client that stalls one of its streams makes its other streams
-    /// wait once that stream's unsent bytes reach the bound.
+    /// A body's first data always goes; it is polled for more only while
+    /// its connection is below the bound. So a client that opens many
+    /// streams and reads none of them holds about this much beyond each
+    /// body's first chunk, not the tens of KiB a stream hyper would let it;
+    /// and an answer of one chunk never waits behind another stream. A
+    /// client that stalls one of its streams makes the later chunks of its
+    /// other streams wait once the stalled stream's unsent bytes reach the
+    /// bound.
     pub fn http2_send_buffer(mut self, bytes: usize) -> Self {
         self.limits.http2_send_buffer = bytes;
         self

@@ -102,6 +102,7 @@ impl ConnectionWatch {
         StreamGuard {
             watch: Arc::clone(self),
             place: None,
+            started: false,
         }
     }
 
@@ -123,17 +124,24 @@ pub(super) struct StreamGuard {
     /// The response body's place among those waiting for the
     /// connection's send budget.
     place: Place,
+    /// Whether the body produced data yet.
+    started: bool,
 }
 
 impl StreamGuard {
     /// Ready when the stream's response body may produce more (see
-    /// [`SendBudget`]).
+    /// [`SendBudget`]): its first data at once, the rest while the
+    /// connection's budget allows.
     pub(super) fn poll_send_room(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        if !self.started {
+            return Poll::Ready(());
+        }
         self.watch.send.poll_room(cx, &mut self.place)
     }
 
     /// The body produced `bytes`.
-    pub(super) fn produced(&self, bytes: usize) {
+    pub(super) fn produced(&mut self, bytes: usize) {
+        self.started = true;
         self.watch.send.produced(bytes);
     }
 }
