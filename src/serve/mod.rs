@@ -112,6 +112,14 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// per connection, until the body timeout. A handler that streams its
 /// body holds what it keeps of it.
 ///
+/// The HTTP/2 limits are per connection, sized for one client on it.
+/// Behind a proxy that carries many clients over one HTTP/2 connection,
+/// raise [`http2_max_streams`](Serve::http2_max_streams),
+/// [`http2_body_buffer`](Serve::http2_body_buffer) and
+/// [`http2_send_buffer`](Serve::http2_send_buffer) to what the proxy
+/// lets all of them do at once: otherwise one client's uploads are
+/// refused, or its downloads wait, because of another's.
+///
 /// A connection's timeouts are checked four times in the shortest of the
 /// first three timeouts: a connection is closed between its timeout and a
 /// quarter of the shortest timeout later. A duration too long to count,
