@@ -14,7 +14,7 @@
 //! to wait: a stream waiting unread would hold the connection's
 //! flow-control window, and the streams being read could stall behind it.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// One connection's allowance for the bodies its extractors read at once.
 #[derive(Clone, Debug)]
@@ -37,9 +37,7 @@ struct Reading {
 
 impl Shared {
     fn reading(&self) -> std::sync::MutexGuard<'_, Reading> {
-        self.reading
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.reading.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 

@@ -541,19 +541,21 @@ fn form_decode(raw: &str) -> Result<Cow<'_, str>, de::Error> {
 
 impl<T: serde::de::DeserializeOwned> FromRequestHead for Query<T> {
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
-        let query = context.uri().query().unwrap_or("");
-        from_pairs(query).map(Query).map_err(Self::rejection)
+        Self::deserialize(context).map_err(Self::rejection)
     }
 
     /// `None` when the query string lacks what `T` needs, or has keys `T`
     /// refuses; 400 when a value does not decode or parse.
     fn from_head_optional(context: &RequestContext<'_>) -> Result<Option<Self>, Response<Body>> {
-        let query = context.uri().query().unwrap_or("");
-        optional(from_pairs(query).map(Query), Self::rejection)
+        optional(Self::deserialize(context), Self::rejection)
     }
 }
 
-impl<T> Query<T> {
+impl<T: serde::de::DeserializeOwned> Query<T> {
+    fn deserialize(context: &RequestContext<'_>) -> Result<Self, de::Error> {
+        from_pairs(context.uri().query().unwrap_or("")).map(Query)
+    }
+
     fn rejection(error: de::Error) -> Response<Body> {
         bad_request(format!("invalid query string: {error}"))
     }

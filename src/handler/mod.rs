@@ -54,7 +54,7 @@ pub use self::axum::Axum;
 pub use self::extract::Json;
 pub(crate) use self::{
     extract::state_type,
-    response::{ErrorValue, error_response, internal_error, overlay},
+    response::{ErrorValue, error_response, internal_error},
     service::{Mounted, NESTED_PATTERN_END},
 };
 pub use self::{

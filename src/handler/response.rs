@@ -286,13 +286,13 @@ where
     }
 }
 
-/// The headers go on `T`'s response, each winning over one of the same
-/// name.
+/// The headers go on `T`'s response, each name's values replacing those
+/// of the same name.
 impl<T: IntoResponse> IntoResponse for (HeaderMap, T) {
     #[inline]
     fn into_response(self) -> Response<Body> {
         let mut response = self.1.into_response();
-        overlay(response.headers_mut(), self.0);
+        response.headers_mut().extend(self.0);
         response
     }
 }
@@ -313,12 +313,6 @@ where
     fn into_response(self) -> Response<Body> {
         (self.0, (self.1, self.2)).into_response()
     }
-}
-
-/// Puts `headers` on `target`, each name's values replacing those of the
-/// same name, as staged headers go on the response.
-pub(crate) fn overlay(target: &mut HeaderMap, headers: HeaderMap) {
-    target.extend(headers);
 }
 
 #[cold]

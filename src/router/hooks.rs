@@ -8,7 +8,7 @@ use http::{HeaderMap, HeaderName, HeaderValue, Request, Response};
 use super::{error::Failure, route::Route};
 use crate::{
     Body, Exchange, Step,
-    handler::{IntoResponse, error_response, overlay},
+    handler::{IntoResponse, error_response},
     hook::{FnAsync, FnEdit, FnStep, FnSync, MonitorOutput},
     step::BoxFuture,
 };
@@ -136,7 +136,7 @@ impl<T: PrefixOutput> PrefixOutput for Staged<T> {
             // The answer is the response that goes out: the headers go on
             // it now.
             ControlFlow::Break(mut response) => {
-                overlay(response.headers_mut(), self.headers);
+                response.headers_mut().extend(self.headers);
                 ControlFlow::Break(response)
             }
         }
@@ -148,7 +148,7 @@ impl<T: PrefixOutput> PrefixOutput for Staged<T> {
 #[cold]
 pub(crate) fn take_staged(request: &mut Request<Body>, staged: &mut Option<Box<HeaderMap>>) {
     if let Some(StagedHeaders(headers)) = request.extensions_mut().remove() {
-        overlay(staged.get_or_insert_with(Box::default), headers);
+        staged.get_or_insert_with(Box::default).extend(headers);
     }
 }
 

@@ -35,9 +35,7 @@ use bytes::Bytes;
 use crate::{
     Body, BoxError, Exchange, RequestHead, Step,
     clock::Clock,
-    handler::{
-        ErasedHandler, ErrorValue, IntoResponse, MatchedPath, RouteContext, internal_error, overlay,
-    },
+    handler::{ErasedHandler, ErrorValue, IntoResponse, MatchedPath, RouteContext, internal_error},
     monitor::{BodyEnd, sent_head, watch},
     panic::{log_monitor_panic, panic_message},
     params::{Captures, params_of},
@@ -478,8 +476,9 @@ fn finish(response: &mut Response<Body>, staged: Option<Box<HeaderMap>>, method:
 
 #[inline(never)]
 fn apply(response: &mut Response<Body>, staged: Option<Box<HeaderMap>>, method: &Method) {
+    // Each staged name's values replace the response's of that name.
     if let Some(staged) = staged {
-        overlay(response.headers_mut(), *staged);
+        response.headers_mut().extend(*staged);
     }
     if *method == Method::HEAD {
         let size = http_body::Body::size_hint(response.body()).exact();

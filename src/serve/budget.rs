@@ -20,7 +20,7 @@
 
 use std::{
     sync::{
-        Mutex,
+        Mutex, PoisonError,
         atomic::{AtomicUsize, Ordering},
     },
     task::{Context, Poll, Waker},
@@ -63,9 +63,7 @@ impl SendBudget {
     }
 
     fn waiting(&self) -> std::sync::MutexGuard<'_, Waiting> {
-        self.waiting
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.waiting.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Ready when a body may produce more; otherwise woken, through its
