@@ -1133,6 +1133,71 @@ async fn a_body_that_never_arrives_is_cut_at_the_body_timeout() {
     server.stop().await;
 }
 
+/// A client on a socket that takes 4 KiB at a time, asking for `path`
+/// (the server closes the connection after the answer).
+async fn narrow_client(address: SocketAddr, path: &str) -> TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut client = socket.connect(address).await.unwrap();
+    let request = format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    client.write_all(request.as_bytes()).await.unwrap();
+    client
+}
+
+/// Reads what `client` is sent until the server closes it: how many bytes.
+async fn read_until_closed(client: &mut TcpStream) -> usize {
+    let mut buffer = vec![0; 64 * 1024];
+    let mut received = 0;
+    loop {
+        let read = tokio::time::timeout(Duration::from_secs(10), client.read(&mut buffer))
+            .await
+            .expect("the server sends or closes");
+        match read {
+            Ok(0) | Err(_) => return received,
+            Ok(read) => received += read,
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_client_that_stops_reading_its_answer_is_closed_after_the_send_timeout() {
+    const LARGE: usize = 32 << 20;
+    let timeout = Duration::from_millis(400);
+    let router = Router::new()
+        .get("/large", || vec![b'x'; LARGE])
+        .compile()
+        .unwrap();
+    let server = Server::start(router, |server| server.send_timeout(timeout)).await;
+
+    // A client that reads in bursts, pausing for less than the timeout
+    // between them, gets the whole answer.
+    let mut pausing = narrow_client(server.address, "/large").await;
+    let mut buffer = vec![0; 64 * 1024];
+    let (mut received, mut burst) = (0, 0);
+    loop {
+        if burst >= 4 << 20 {
+            tokio::time::sleep(timeout / 2).await;
+            burst = 0;
+        }
+        match pausing.read(&mut buffer).await.unwrap() {
+            0 => break,
+            read => (received, burst) = (received + read, burst + read),
+        }
+    }
+    // The head, then the body.
+    assert!(received > LARGE, "{received} bytes");
+
+    // A client that stops reading is closed, its answer unfinished.
+    let mut stalled = narrow_client(server.address, "/large").await;
+    tokio::time::sleep(timeout * 3).await;
+    let received = read_until_closed(&mut stalled).await;
+    assert!(
+        received < LARGE,
+        "{received} bytes: the answer was finished"
+    );
+    server.stop().await;
+}
+
 /// A client that disconnects while its request is still being answered:
 /// the server drops the response future, and the monitors see the request
 /// once, cancelled, with no status.
@@ -1431,6 +1496,7 @@ async fn durations_too_long_to_count_mean_never_and_break_no_connection() {
             .header_read_timeout(never)
             .keep_alive_timeout(never)
             .http2_idle_timeout(never)
+            .send_timeout(never)
             .http2_keep_alive(never)
             .shutdown_timeout(never)
     })

@@ -146,7 +146,8 @@ pub(crate) struct CoalescingIo<T> {
     /// How many flushes the buffered bytes waited through: the answers
     /// held, one flush each.
     held: usize,
-    /// Told when request bytes arrive.
+    /// Told when request bytes arrive, and when the socket stops taking
+    /// bytes and starts again.
     watch: Arc<ConnectionWatch>,
     /// The connection's place under the server's connection limit, held
     /// as long as the socket is, upgraded or not.
@@ -180,7 +181,8 @@ impl<T: AsyncWrite + Unpin> CoalescingIo<T> {
     /// Writes out the buffer; `Pending` until the socket took all of it.
     fn poll_drain(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         while self.sent < self.buffer.len() {
-            let written = ready!(Pin::new(&mut self.io).poll_write(cx, &self.buffer[self.sent..]))?;
+            let written = Pin::new(&mut self.io).poll_write(cx, &self.buffer[self.sent..]);
+            let written = ready!(self.watch.writing(written))?;
             if written == 0 {
                 return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
             }
@@ -248,7 +250,8 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for CoalescingIo<T> {
             this.buffer.extend_from_slice(data);
             data.len()
         } else {
-            ready!(Pin::new(&mut this.io).poll_write(cx, data))?
+            let written = Pin::new(&mut this.io).poll_write(cx, data);
+            ready!(this.watch.writing(written))?
         };
         // Past the buffer's bound, bytes taken here are on the socket.
         this.watch.send.sent(written);
@@ -272,13 +275,15 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for CoalescingIo<T> {
                 ready!(this.poll_drain(cx))?;
             }
         }
-        Pin::new(&mut this.io).poll_flush(cx)
+        let flushed = Pin::new(&mut this.io).poll_flush(cx);
+        this.watch.writing(flushed)
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = &mut *self;
         ready!(this.poll_drain(cx))?;
-        Pin::new(&mut this.io).poll_shutdown(cx)
+        let shut = Pin::new(&mut this.io).poll_shutdown(cx);
+        this.watch.writing(shut)
     }
 }
 

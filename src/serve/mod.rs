@@ -84,6 +84,7 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// | --- | --- | --- |
 /// | time to send a request's head, from its first byte (and a new connection's first request, from the accept) | 10 s | [`header_read_timeout`](Serve::header_read_timeout) |
 /// | HTTP/1 idle time between requests | 10 s | [`keep_alive_timeout`](Serve::keep_alive_timeout) |
+/// | time a client may take none of what is sent to it, such as an answer it stopped reading | 30 s | [`send_timeout`](Serve::send_timeout) |
 /// | HTTP/2 idle time with no stream open | 60 s | [`http2_idle_timeout`](Serve::http2_idle_timeout) |
 /// | HTTP/2 keep-alive: a ping after this much silence, the connection closed if no answer within the same time | 20 s | [`http2_keep_alive`](Serve::http2_keep_alive) |
 /// | HTTP/2 streams open at once on a connection | 100 | [`http2_max_streams`](Serve::http2_max_streams) |
@@ -121,7 +122,7 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// refused, or its downloads wait, because of another's.
 ///
 /// A connection's timeouts are checked four times in the shortest of the
-/// first three timeouts: a connection is closed between its timeout and a
+/// first four timeouts: a connection is closed between its timeout and a
 /// quarter of the shortest timeout later. A duration too long to count,
 /// `Duration::MAX`, is a wait with no end.
 ///
@@ -204,6 +205,7 @@ impl Default for Limits {
                 header_read: Duration::from_secs(10),
                 keep_alive: Duration::from_secs(10),
                 http2_idle: Duration::from_secs(60),
+                send: Duration::from_secs(30),
             },
             http2_keep_alive: Duration::from_secs(20),
             http2_max_streams: 100,
@@ -249,6 +251,29 @@ impl<S> Serve<S> {
     /// the next request has already come.
     pub fn keep_alive_timeout(mut self, timeout: Duration) -> Self {
         self.limits.timeouts.keep_alive = timeout.min(FOREVER);
+        self
+    }
+
+    /// How long a connection may take nothing of what the server has to
+    /// send it before it is closed (default 30 s).
+    ///
+    /// A client that stops reading — an answer it asked for, a server-sent
+    /// event stream, answers to requests it pipelined — soon fills its
+    /// socket's buffers; from then on, the connection is closed if the
+    /// socket takes no byte for this long. A slow client is not cut off
+    /// as long as it takes something: the time counts from the last byte
+    /// taken, not from the start of the answer. An upgraded (WebSocket)
+    /// connection belongs to its handler, which sees a send that waits.
+    ///
+    /// Over HTTP/2 this is about the socket: a client that reads its
+    /// socket but gives a stream no flow-control window keeps that stream
+    /// open, and its answer, as HTTP/2 lets it. How many such streams
+    /// there are is bounded by
+    /// [`http2_max_streams`](Self::http2_max_streams), and what their
+    /// bodies produce past their first chunk by
+    /// [`http2_send_buffer`](Self::http2_send_buffer).
+    pub fn send_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.timeouts.send = timeout.min(FOREVER);
         self
     }
 

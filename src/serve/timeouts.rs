@@ -1,6 +1,8 @@
 //! The connection watchdog: closes a connection that waits too long for a
 //! request's head (slow or silent clients), sits idle between HTTP/1
-//! requests, or holds an HTTP/2 connection with no stream open.
+//! requests, holds an HTTP/2 connection with no stream open, or takes
+//! nothing of what the server has to send it (a client that stopped
+//! reading).
 
 use std::{
     error::Error as StdError,
@@ -41,6 +43,9 @@ const NEXT_WAIT: u64 = 4;
 /// wait. HTTP/2 streams are counted as they open and as their responses
 /// end.
 ///
+/// `stall` counts the times the socket stopped taking bytes and started
+/// again: odd while a write waits on the socket.
+///
 /// It also holds the connection's [`SendBudget`]: its HTTP/2 response
 /// bodies count what they produce there, and its socket what it takes.
 #[derive(Debug)]
@@ -48,6 +53,7 @@ pub(super) struct ConnectionWatch {
     state: AtomicU64,
     opened: AtomicU64,
     closed: AtomicU64,
+    stall: AtomicU64,
     pub(super) send: SendBudget,
 }
 
@@ -59,6 +65,7 @@ impl ConnectionWatch {
             state: AtomicU64::new(WAITING),
             opened: AtomicU64::new(0),
             closed: AtomicU64::new(0),
+            stall: AtomicU64::new(0),
             send: SendBudget::new(send_budget),
         }
     }
@@ -94,6 +101,18 @@ impl ConnectionWatch {
         if state & (WAITING | STARTED) == WAITING {
             self.state.store(state | STARTED, Ordering::Relaxed);
         }
+    }
+
+    /// Notes how a write (or flush) to the socket went, and passes it on:
+    /// `Pending`, the socket is full and a stall begins (unless one has);
+    /// ready, it took bytes (or failed) and a stall is over.
+    #[inline]
+    pub(super) fn writing<T>(&self, write: Poll<T>) -> Poll<T> {
+        let stall = self.stall.load(Ordering::Relaxed);
+        if (stall & 1 == 0) == write.is_pending() {
+            self.stall.store(stall + 1, Ordering::Relaxed);
+        }
+        write
     }
 
     /// An HTTP/2 stream opened: its guard counts it closed when dropped.
@@ -186,12 +205,18 @@ pub(super) struct Timeouts {
     pub(super) header_read: Duration,
     pub(super) keep_alive: Duration,
     pub(super) http2_idle: Duration,
+    /// How long the socket may take nothing of what there is to send.
+    pub(super) send: Duration,
 }
 
 impl Timeouts {
     /// How often the watchdog looks: four times in the shortest timeout.
     fn period(&self) -> Duration {
-        let shortest = self.header_read.min(self.keep_alive).min(self.http2_idle);
+        let shortest = self
+            .header_read
+            .min(self.keep_alive)
+            .min(self.http2_idle)
+            .min(self.send);
         (shortest / TICKS).max(Duration::from_millis(1))
     }
 }
@@ -257,9 +282,10 @@ pin_project! {
     /// byte (the keep-alive timeout) and from that byte until the head is
     /// parsed (the header-read timeout); over HTTP/2, while no stream is
     /// open (the HTTP/2 idle timeout). A request being answered or a
-    /// response being streamed is not a wait. One Tokio timer per
-    /// connection, re-armed at each tick, replaces hyper's timer per
-    /// request.
+    /// response being streamed is not a wait. Apart from these, a
+    /// connection whose socket takes none of the bytes there are to send
+    /// for the send timeout is closed. One Tokio timer per connection,
+    /// re-armed at each tick, replaces hyper's timer per request.
     pub(super) struct Watchdog<C> {
         #[pin]
         connection: C,
@@ -272,6 +298,9 @@ pin_project! {
         seen: Snapshot,
         // How long the state seen has lasted, in whole ticks.
         idle: Duration,
+        // The stall the last tick saw, and how long it has lasted.
+        stall: u64,
+        stalled: Duration,
         // Whether the tick was polled since it was last set.
         polled: bool,
     }
@@ -288,6 +317,8 @@ impl<C> Watchdog<C> {
             timeouts,
             period,
             idle: Duration::ZERO,
+            stall: 0,
+            stalled: Duration::ZERO,
             polled: false,
         }
     }
@@ -330,13 +361,27 @@ where
                 Some(limit) if now == *this.seen => {
                     *this.idle += *this.period;
                     if *this.idle >= limit {
-                        return Poll::Ready(Err(TimedOut(now.state & WAITING != 0).into()));
+                        let wait = match now.state & WAITING {
+                            0 => TimedOut::Http2Idle,
+                            _ => TimedOut::Request,
+                        };
+                        return Poll::Ready(Err(wait.into()));
                     }
                 }
                 _ => {
                     *this.seen = now;
                     *this.idle = Duration::ZERO;
                 }
+            }
+            let stall = this.watch.stall.load(Ordering::Relaxed);
+            if stall & 1 != 0 && stall == *this.stall {
+                *this.stalled += *this.period;
+                if *this.stalled >= this.timeouts.send {
+                    return Poll::Ready(Err(TimedOut::Send.into()));
+                }
+            } else {
+                *this.stall = stall;
+                *this.stalled = Duration::ZERO;
             }
             let next = this.tick.deadline() + *this.period;
             this.tick.as_mut().reset(next);
@@ -345,17 +390,24 @@ where
     }
 }
 
-/// Why the watchdog closed a connection: it waited for a request (`true`),
-/// or an HTTP/2 connection stayed idle.
+/// Why the watchdog closed a connection.
 #[derive(Debug)]
-pub(super) struct TimedOut(bool);
+pub(super) enum TimedOut {
+    /// It waited for a request.
+    Request,
+    /// An HTTP/2 connection stayed idle.
+    Http2Idle,
+    /// Its socket took nothing of what there was to send.
+    Send,
+}
 
 impl fmt::Display for TimedOut {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            true => f.write_str("no request within the header-read or keep-alive timeout"),
-            false => f.write_str("no HTTP/2 stream within the idle timeout"),
-        }
+        f.write_str(match self {
+            Self::Request => "no request within the header-read or keep-alive timeout",
+            Self::Http2Idle => "no HTTP/2 stream within the idle timeout",
+            Self::Send => "the client took nothing sent to it within the send timeout",
+        })
     }
 }
 
@@ -401,6 +453,7 @@ mod tests {
                 header_read: timeout,
                 keep_alive: timeout,
                 http2_idle: timeout,
+                send: timeout,
             },
         );
         let closed = tokio::time::timeout(timeout * 10, watchdog)
@@ -412,6 +465,44 @@ mod tests {
         assert!(
             elapsed >= timeout && elapsed <= timeout + timeout / TICKS,
             "closed after {elapsed:?}"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_socket_that_takes_nothing_for_the_send_timeout_is_closed() {
+        let send = Duration::from_secs(1);
+        let far = Duration::from_secs(100);
+        let watch = Arc::new(ConnectionWatch::new(0));
+        let mut watchdog = pin!(Watchdog::new(
+            std::future::pending::<Result<(), BoxError>>(),
+            Arc::clone(&watch),
+            Timeouts {
+                header_read: far,
+                keep_alive: far,
+                http2_idle: far,
+                send,
+            },
+        ));
+        // The socket takes nothing for most of the timeout, then a few
+        // bytes, then nothing again: the count starts over.
+        let _ = watch.writing(Poll::<()>::Pending);
+        let open = tokio::time::timeout(send * 3 / 4, watchdog.as_mut()).await;
+        assert!(open.is_err(), "closed before the timeout");
+        let _ = watch.writing(Poll::Ready(()));
+        let _ = watch.writing(Poll::<()>::Pending);
+        let stalled = tokio::time::Instant::now();
+        let closed = tokio::time::timeout(send * 2, watchdog)
+            .await
+            .expect("the watchdog closes the connection");
+        let error = closed.expect_err("closed for its send timeout");
+        assert!(
+            matches!(error.downcast_ref(), Some(TimedOut::Send)),
+            "{error}"
+        );
+        let elapsed = stalled.elapsed();
+        assert!(
+            elapsed >= send && elapsed <= send + send / TICKS,
+            "closed {elapsed:?} into the stall"
         );
     }
 }
