@@ -1133,6 +1133,88 @@ async fn a_body_that_never_arrives_is_cut_at_the_body_timeout() {
     server.stop().await;
 }
 
+/// Sends a POST's head asking `100 Continue` before a body of `length`.
+async fn post_expecting_continue(address: SocketAddr, path: &str, length: usize) -> TcpStream {
+    let mut client = TcpStream::connect(address).await.unwrap();
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: {length}\r\n\r\n"
+    );
+    client.write_all(head.as_bytes()).await.unwrap();
+    client
+}
+
+/// Reads what `client` is sent next, within 10 s.
+async fn next_answer(client: &mut TcpStream) -> String {
+    let mut answer = vec![0; 1024];
+    let read = tokio::time::timeout(Duration::from_secs(10), client.read(&mut answer))
+        .await
+        .expect("an answer")
+        .unwrap();
+    String::from_utf8_lossy(&answer[..read]).into_owned()
+}
+
+#[tokio::test]
+async fn bodies_past_the_server_s_allowance_wait_their_turn_or_get_503_at_their_deadline() {
+    // HTTP/1 bodies longer than 64 KiB, two of which do not fit.
+    const LENGTH: usize = 200_000;
+    let text = |text: String| format!("{} bytes", text.len());
+    let patient = Router::new()
+        .post("/text", text)
+        .body_timeout(Duration::from_secs(30));
+    let timeout = Duration::from_millis(300);
+    let router = Router::new()
+        .post("/text", text)
+        .nest("/patient", patient)
+        .body_timeout(timeout)
+        .compile()
+        .unwrap();
+    let server = Server::start(router, |server| server.body_buffer(256 * 1024)).await;
+
+    // A body that takes most of the allowance: told to send once its
+    // extractor has room, it sends part and holds.
+    let mut holder = post_expecting_continue(server.address, "/patient/text", LENGTH).await;
+    assert_eq!(
+        next_answer(&mut holder).await,
+        "HTTP/1.1 100 Continue\r\n\r\n"
+    );
+    holder.write_all(&[b'a'; 1000]).await.unwrap();
+    // Another, on another connection, is not told to send while it waits...
+    let mut waiting = post_expecting_continue(server.address, "/patient/text", LENGTH).await;
+    let mut answer = [0; 64];
+    let waited = tokio::time::timeout(Duration::from_millis(300), waiting.read(&mut answer)).await;
+    assert!(waited.is_err(), "told to send past the allowance");
+    // ...and is, once the first is read.
+    holder.write_all(&[b'a'; LENGTH - 1000]).await.unwrap();
+    assert!(next_answer(&mut holder).await.ends_with("200000 bytes"));
+    assert_eq!(
+        next_answer(&mut waiting).await,
+        "HTTP/1.1 100 Continue\r\n\r\n"
+    );
+
+    // One that waits past its body timeout is told why.
+    let mut late = post_expecting_continue(server.address, "/text", LENGTH).await;
+    let started = Instant::now();
+    let answer = next_answer(&mut late).await;
+    assert!(answer.starts_with("HTTP/1.1 503 "), "{answer}");
+    assert!(answer.ends_with("too many request bodies being read at once; try again later"));
+    assert!(
+        started.elapsed() >= timeout,
+        "answered after {:?}",
+        started.elapsed()
+    );
+    // A small body (64 KiB at most) does not count, and is read at once.
+    let mut small = post_expecting_continue(server.address, "/text", 100).await;
+    assert_eq!(
+        next_answer(&mut small).await,
+        "HTTP/1.1 100 Continue\r\n\r\n"
+    );
+    small.write_all(&[b'a'; 100]).await.unwrap();
+    assert!(next_answer(&mut small).await.ends_with("100 bytes"));
+    waiting.write_all(&[b'a'; LENGTH]).await.unwrap();
+    assert!(next_answer(&mut waiting).await.ends_with("200000 bytes"));
+    server.stop().await;
+}
+
 /// A client on a socket that takes 4 KiB at a time, asking for `path`
 /// (the server closes the connection after the answer).
 async fn narrow_client(address: SocketAddr, path: &str) -> TcpStream {

@@ -9,6 +9,8 @@
 # Usage: benches/http/server-instructions.sh [STACK...]   (default: hyper pronghorn pronghorn-h1)
 #        PIPELINE=0 benches/http/server-instructions.sh ...  (plain GETs, one per round trip)
 #        ROUTE=/task benches/http/server-instructions.sh ...  (another route; default /json)
+#        PIPELINE=0 SCRIPT=post.lua ROUTE=/echo benches/http/server-instructions.sh ...
+#            (another wrk script: here a POST with a small JSON body)
 #        KEEP=DIR benches/http/server-instructions.sh ...     (keep the callgrind dumps in DIR)
 #        CACHE=1 benches/http/server-instructions.sh ...      (also simulate the caches and the
 #            branch predictor: instruction-cache misses and mispredicted branches per request,
@@ -27,6 +29,7 @@ port=19080
 load=(-s pipeline.lua)
 tail=(-- 10)
 if [ "${PIPELINE:-1}" = 0 ]; then load=(); tail=(); fi
+if [ -n "${SCRIPT:-}" ]; then load=(-s "$SCRIPT"); fi
 
 sim=()
 if [ "${CACHE:-0}" = 1 ]; then

@@ -904,8 +904,8 @@ pin_project_lite::pin_project! {
     pub struct BodyFuture<T> {
         #[pin]
         collect: Option<Collect<Limited<Body>>>,
-        // What the body may take of its connection's allowance, given back
-        // when the future is dropped.
+        // What the body may take of its connection's and its server's
+        // allowances, given back when the future is dropped.
         reservation: Option<Reservation>,
         deadline: Deadline,
         // Why the body is refused before it is read (a wrong content type,
@@ -922,6 +922,17 @@ fn connection_busy() -> Response<Body> {
     (
         StatusCode::SERVICE_UNAVAILABLE,
         "too many request bodies being read on this connection at once",
+    )
+        .into_response()
+}
+
+/// The answer to a body that waited for room on the server until its
+/// deadline.
+#[cold]
+fn server_busy() -> Response<Body> {
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        "too many request bodies being read at once; try again later",
     )
         .into_response()
 }
@@ -981,6 +992,12 @@ impl Deadline {
     fn passed(&self) -> String {
         format!("request body not received within {:?}", self.timeout)
     }
+
+    /// Arms the deadline at the next poll, the first wait included.
+    fn arm(&mut self) -> &mut Self {
+        self.waited = true;
+        self
+    }
 }
 
 /// Without a runtime's timer, no deadline.
@@ -1001,6 +1018,10 @@ impl Deadline {
     fn passed(&self) -> String {
         unreachable!("no deadline passes without a timer")
     }
+
+    fn arm(&mut self) -> &mut Self {
+        self
+    }
 }
 
 impl<T> BodyFuture<T> {
@@ -1015,7 +1036,8 @@ impl<T> BodyFuture<T> {
         // `content-length` declares) is refused before it is polled: a
         // client waiting for `100 Continue` is not told to send.
         let mut refused = refused.or_else(|| declared_too_large(&body, limit));
-        // Over HTTP/2, what the body may take of its connection's allowance.
+        // What the body may take of its connection's allowance (HTTP/2) and
+        // its server's.
         let mut reservation = None;
         if let (None, Some(allowance)) = (
             &refused,
@@ -1058,6 +1080,16 @@ impl<T> Future for BodyFuture<T> {
             let refused = this.refused.take().expect("future polled after completion");
             return Poll::Ready(Err(refused));
         };
+        if let Some(reservation) = this.reservation {
+            if reservation.poll_room(cx).is_pending() {
+                // Only room given back wakes the wait: the deadline is
+                // armed at once.
+                if this.deadline.arm().poll_passed(cx) {
+                    return Poll::Ready(Err(server_busy()));
+                }
+                return Poll::Pending;
+            }
+        }
         let collected = match collect.poll(cx) {
             Poll::Ready(collected) => collected,
             Poll::Pending if this.deadline.poll_passed(cx) => {

@@ -23,10 +23,12 @@
 //! no allocation beyond collecting it; only a body still arriving makes the
 //! handler's call a boxed future.
 //!
-//! The body limit answers 413, the body timeout 408. Served by `serve`
-//! over HTTP/2, a body extractor also answers 503 when its connection is
-//! already reading other bodies up to its allowance (`Serve::http2_body_buffer`):
-//! a client cannot hold a body limit's worth of memory on every stream.
+//! The body limit answers 413, the body timeout 408. Served by `serve`, a
+//! body extractor also waits for room while the server's extractors are
+//! reading other bodies up to its allowance (`Serve::body_buffer`; 503 at
+//! the body timeout), and over HTTP/2 answers 503 at once when its
+//! connection is (`Serve::http2_body_buffer`): clients cannot hold a body
+//! limit's worth of memory on every connection and every stream.
 
 mod allowance;
 #[cfg(feature = "axum")]
@@ -47,7 +49,7 @@ use std::{
 use http::{Request, Response};
 
 #[cfg(feature = "server")]
-pub(crate) use self::allowance::BodyAllowance;
+pub(crate) use self::allowance::{BodyAllowance, ServerAllowance};
 #[cfg(feature = "axum")]
 pub use self::axum::Axum;
 #[cfg(feature = "json")]

@@ -14,7 +14,7 @@ use http_body::{Body as HttpBody, Frame, SizeHint};
 use pin_project_lite::pin_project;
 use tower_service::Service;
 
-use crate::handler::BodyAllowance;
+use crate::handler::{BodyAllowance, ServerAllowance};
 
 use super::{
     BoxError,
@@ -46,9 +46,11 @@ pub(super) struct Connection<S> {
     /// The client's address, put in each request when
     /// [`Serve::connect_info`](super::Serve::connect_info) asks for it.
     peer: Option<std::net::SocketAddr>,
-    /// What the body extractors of the connection's HTTP/2 requests may
-    /// hold at once; `None` for no bound.
-    allowance: Option<BodyAllowance>,
+    /// What the body extractors of the connection's requests may hold at
+    /// once, over HTTP/1 (the server's allowance) and HTTP/2 (also the
+    /// connection's); `None` for no bound.
+    http1_allowance: Option<BodyAllowance>,
+    http2_allowance: Option<BodyAllowance>,
 }
 
 impl<S> Connection<S> {
@@ -58,17 +60,33 @@ impl<S> Connection<S> {
         watch: Arc<ConnectionWatch>,
         shutdown: &Arc<Shutdown>,
         peer: Option<std::net::SocketAddr>,
-        body_allowance: usize,
+        bodies: &Option<ServerAllowance>,
+        http2_bodies: usize,
     ) -> Self {
+        let http1 = BodyAllowance::new(0, bodies.clone());
+        let http2 = BodyAllowance::new(http2_bodies, bodies.clone());
         Self {
             service: RefCell::new(service),
             watch,
             #[cfg(feature = "ws")]
             shutdown: Arc::clone(shutdown),
             peer,
-            allowance: (body_allowance > 0).then(|| BodyAllowance::new(body_allowance)),
+            http1_allowance: http1.bounds().then_some(http1),
+            http2_allowance: http2.bounds().then_some(http2),
         }
     }
+}
+
+/// The longest body an HTTP/1 request may declare and not count in the
+/// server's allowance: a connection reads one body at a time, so these hold
+/// at most this much a connection, and the requests most APIs take (a
+/// small JSON body) cost no reservation.
+const SMALL_BODY: u64 = 64 * 1024;
+
+fn declared_small(body: &impl HttpBody) -> bool {
+    body.size_hint()
+        .exact()
+        .is_some_and(|length| length <= SMALL_BODY)
 }
 
 impl<S, RequestBody, ResponseBody> hyper::service::Service<Request<RequestBody>> for Connection<S>
@@ -94,16 +112,21 @@ where
             let handle = super::graceful::ShutdownHandle(Arc::clone(&self.shutdown));
             request.extensions_mut().insert(handle);
         }
-        let stream = (request.version() == Version::HTTP_2).then(|| {
-            // A request with a body gets the allowance its extractor reads.
-            match &self.allowance {
-                Some(allowance) if !request.body().is_end_stream() => {
-                    request.extensions_mut().insert(allowance.clone());
-                }
-                _ => {}
+        let http2 = request.version() == Version::HTTP_2;
+        // A request with a body gets the allowance its extractor reads;
+        // over HTTP/1, not a small one.
+        let allowance = match http2 {
+            true => &self.http2_allowance,
+            false if declared_small(request.body()) => &None,
+            false => &self.http1_allowance,
+        };
+        match allowance {
+            Some(allowance) if !request.body().is_end_stream() => {
+                request.extensions_mut().insert(allowance.clone());
             }
-            self.watch.stream_opened()
-        });
+            _ => {}
+        }
+        let stream = http2.then(|| self.watch.stream_opened());
         // hyper hands the socket to a request's upgrade when the
         // connection ends after it, whatever the answer: one asked for by
         // an `Upgrade` header or a CONNECT.

@@ -49,7 +49,7 @@ use self::{
     io::{Batched, CoalescingIo},
     timeouts::{ConnectionWatch, HeadTimer, Timeouts, Watchdog},
 };
-use crate::{clock::FOREVER, log::RateLimit};
+use crate::{clock::FOREVER, handler::ServerAllowance, log::RateLimit};
 
 type BoxError = Box<dyn StdError + Send + Sync>;
 
@@ -94,6 +94,7 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// | answers to pipelined requests held back to be written together | 64 KiB | [`pipeline_buffer`](Serve::pipeline_buffer) |
 /// | HTTP/2 response bytes produced ahead of the socket, per connection, past each body's first chunk | 256 KiB | [`http2_send_buffer`](Serve::http2_send_buffer) |
 /// | HTTP/2 request bodies being read at once by body extractors, per connection, past the first (503 over it) | 4 MiB | [`http2_body_buffer`](Serve::http2_body_buffer) |
+/// | request bodies being read at once by body extractors, on all connections (over it a body waits, 503 at its body timeout) | 256 MiB | [`body_buffer`](Serve::body_buffer) |
 /// | graceful shutdown: time for the connections, and the WebSocket handlers, to finish before the server returns (WebSockets are sent a 1001 close frame at the signal; connections still open are closed) | 30 s | [`shutdown_timeout`](Serve::shutdown_timeout) |
 /// | work for an HTTP/1 client that closed its connection (its request is cancelled at once, unless half-closed connections are answered) | none | [`half_close`](Serve::half_close) |
 ///
@@ -110,8 +111,9 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// one on every stream and end none, were it not for
 /// [`http2_body_buffer`](Serve::http2_body_buffer). So what a client's
 /// bodies hold is at most the body limit (or that allowance, if larger)
-/// per connection, until the body timeout. A handler that streams its
-/// body holds what it keeps of it.
+/// per connection, until the body timeout; and what all bodies hold, at
+/// most [`body_buffer`](Serve::body_buffer), beside 64 KiB per HTTP/1
+/// connection. A handler that streams its body holds what it keeps of it.
 ///
 /// The HTTP/2 limits are per connection, sized for one client on it.
 /// Behind a proxy that carries many clients over one HTTP/2 connection,
@@ -195,6 +197,7 @@ struct Limits {
     pipeline_buffer: usize,
     http2_send_buffer: usize,
     http2_body_buffer: usize,
+    body_buffer: usize,
     shutdown_timeout: Duration,
 }
 
@@ -215,6 +218,7 @@ impl Default for Limits {
             pipeline_buffer: io::DEFAULT_PIPELINE_BUFFER,
             http2_send_buffer: 256 * 1024,
             http2_body_buffer: 4 * 1024 * 1024,
+            body_buffer: 256 * 1024 * 1024,
             shutdown_timeout: Duration::from_secs(30),
         }
     }
@@ -407,6 +411,29 @@ impl<S> Serve<S> {
         self
     }
 
+    /// How many bytes of request bodies the body extractors (`Json`,
+    /// `Bytes`, `String`, `Form`) of all connections may be reading at once
+    /// (default 256 MiB; 0 for no bound).
+    ///
+    /// Each body counts what it may take — its declared length, else the
+    /// route's body limit — from when its extractor starts until it is
+    /// done. A body that would take the server past this bound waits for
+    /// room, in the order the bodies came, until its body timeout, and is
+    /// answered 503 then; the client is not told to send it meanwhile
+    /// (`100 Continue`). Without it, a client that opens many connections
+    /// and starts a body on each, ending none, holds a body limit's worth
+    /// of memory per connection. A body larger than the bound is read
+    /// alone.
+    ///
+    /// An HTTP/1 body that declares at most 64 KiB does not count: a
+    /// connection reads one body at a time, so these hold at most 64 KiB a
+    /// connection (64 MiB at the default connection limit), and the small
+    /// bodies most requests carry cost no reservation.
+    pub fn body_buffer(mut self, bytes: usize) -> Self {
+        self.limits.body_buffer = bytes;
+        self
+    }
+
     /// After a graceful shutdown's signal, how long the connections have to
     /// finish their requests, and WebSocket handlers to end after their
     /// 1001 close frame (default 30 s); connections still open then — a
@@ -555,6 +582,7 @@ where
     let epoch = Instant::now();
     let shutdown = Arc::new(Shutdown::default());
     let slots = Arc::new(Semaphore::new(limits.max_connections));
+    let bodies = (limits.body_buffer > 0).then(|| ServerAllowance::new(limits.body_buffer));
     let mut connections = JoinSet::new();
     let mut signal = pin!(signal);
     loop {
@@ -593,6 +621,7 @@ where
             Arc::clone(&watch),
             &shutdown,
             peer,
+            &bodies,
             limits.http2_body_buffer,
         );
         let connection = builder
