@@ -1133,6 +1133,67 @@ async fn a_body_that_never_arrives_is_cut_at_the_body_timeout() {
     server.stop().await;
 }
 
+/// The timer Linux runs on the server's side of the loopback connection
+/// from `client` (0: none, 1: a retransmission, 2: keep-alive) and the
+/// seconds left on it.
+#[cfg(target_os = "linux")]
+fn server_socket_timer(server: SocketAddr, client: &TcpStream) -> (u8, u64) {
+    let port = |address: &str| {
+        let (_, port) = address.split_once(':').unwrap();
+        u16::from_str_radix(port, 16).unwrap()
+    };
+    let client = client.local_addr().unwrap().port();
+    let table = std::fs::read_to_string("/proc/net/tcp").unwrap();
+    for line in table.lines().skip(1) {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        if port(fields[1]) == server.port() && port(fields[2]) == client {
+            let (timer, left) = fields[5].split_once(':').unwrap();
+            // Left in clock ticks, a hundred a second.
+            return (
+                timer.parse().unwrap(),
+                u64::from_str_radix(left, 16).unwrap() / 100,
+            );
+        }
+    }
+    panic!("no server socket for the client on port {client}");
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn accepted_sockets_are_probed_after_the_tcp_keepalive_time_unless_it_is_zero() {
+    for (idle, probed) in [(100, true), (0, false)] {
+        let server = Server::start(app(&Feeds::default(), &Events::default()), |server| {
+            server.tcp_keepalive(Duration::from_secs(idle))
+        })
+        .await;
+        // Served: the socket's options are set.
+        let mut client = TcpStream::connect(server.address).await.unwrap();
+        client
+            .write_all(b"GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            .await
+            .unwrap();
+        assert!(next_answer(&mut client).await.ends_with("hello"));
+        // Once the client's acknowledgement arrives, no retransmission is
+        // pending: the timer left is the keep-alive's, or none.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let (timer, left) = loop {
+            let (timer, left) = server_socket_timer(server.address, &client);
+            if timer != 1 || Instant::now() > deadline {
+                break (timer, left);
+            }
+            tokio::task::yield_now().await;
+        };
+        match probed {
+            true => {
+                assert_eq!(timer, 2, "no keep-alive timer");
+                assert!((90..=100).contains(&left), "probed in {left} s");
+            }
+            false => assert_eq!(timer, 0, "a timer runs"),
+        }
+        server.stop().await;
+    }
+}
+
 /// Sends a POST's head asking `100 Continue` before a body of `length`.
 async fn post_expecting_continue(address: SocketAddr, path: &str, length: usize) -> TcpStream {
     let mut client = TcpStream::connect(address).await.unwrap();
@@ -1579,6 +1640,7 @@ async fn durations_too_long_to_count_mean_never_and_break_no_connection() {
             .keep_alive_timeout(never)
             .http2_idle_timeout(never)
             .send_timeout(never)
+            .tcp_keepalive(never)
             .http2_keep_alive(never)
             .shutdown_timeout(never)
     })

@@ -88,6 +88,7 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// | HTTP/2 idle time with no stream open | 60 s | [`http2_idle_timeout`](Serve::http2_idle_timeout) |
 /// | HTTP/2 keep-alive: a ping after this much silence, the connection closed if no answer within the same time | 20 s | [`http2_keep_alive`](Serve::http2_keep_alive) |
 /// | HTTP/2 streams open at once on a connection | 100 | [`http2_max_streams`](Serve::http2_max_streams) |
+/// | a client that vanished without closing its connection: TCP keep-alive probes after this much silence, three unanswered ones close the connection | 60 s | [`tcp_keepalive`](Serve::tcp_keepalive) |
 /// | connections open at once (the server stops accepting at the limit, and starts again as connections close) | 1,024 | [`max_connections`](Serve::max_connections) |
 /// | size of a request's head (431 over it; HTTP/2: the header list) | 64 KiB | [`max_header_size`](Serve::max_header_size) |
 /// | number of a request's headers (431 over it) | 100 | [`max_headers`](Serve::max_headers) |
@@ -198,6 +199,7 @@ struct Limits {
     http2_send_buffer: usize,
     http2_body_buffer: usize,
     body_buffer: usize,
+    tcp_keepalive: Duration,
     shutdown_timeout: Duration,
 }
 
@@ -219,6 +221,7 @@ impl Default for Limits {
             http2_send_buffer: 256 * 1024,
             http2_body_buffer: 4 * 1024 * 1024,
             body_buffer: 256 * 1024 * 1024,
+            tcp_keepalive: Duration::from_secs(60),
             shutdown_timeout: Duration::from_secs(30),
         }
     }
@@ -310,6 +313,25 @@ impl<S> Serve<S> {
     /// can start at once. Values below 1 are raised to 1.
     pub fn http2_max_streams(mut self, streams: u32) -> Self {
         self.limits.http2_max_streams = streams.max(1);
+        self
+    }
+
+    /// After how long without a packet from the client its socket is
+    /// probed (TCP keep-alive), the connection being closed when three
+    /// probes a sixth of that apart go unanswered (default 60 s: a client
+    /// that vanished is let go 90 s after its last packet).
+    ///
+    /// The timeouts above end a connection that waits for a request or
+    /// cannot send. What they cannot see is a client that vanished — its
+    /// machine off, its network gone, a NAT that forgot it — while the
+    /// server waits on something else: a WebSocket handler waiting for
+    /// the next message, a quiet server-sent event stream. Probes find
+    /// it. `Duration::ZERO` sends none, nor does a time longer than the
+    /// systems allow (Linux: 32,767 s). (The probes' spacing and count
+    /// are set on Linux, Android, FreeBSD, NetBSD, macOS, iOS and
+    /// Windows; elsewhere they are the system's.)
+    pub fn tcp_keepalive(mut self, idle: Duration) -> Self {
+        self.limits.tcp_keepalive = idle;
         self
     }
 
@@ -583,6 +605,7 @@ where
     let shutdown = Arc::new(Shutdown::default());
     let slots = Arc::new(Semaphore::new(limits.max_connections));
     let bodies = (limits.body_buffer > 0).then(|| ServerAllowance::new(limits.body_buffer));
+    let keepalive = keepalive(limits.tcp_keepalive);
     let mut connections = JoinSet::new();
     let mut signal = pin!(signal);
     loop {
@@ -593,7 +616,7 @@ where
             () = signal.as_mut() => break,
         };
         let (stream, peer) = tokio::select! {
-            accepted = accept(&listener) => accepted,
+            accepted = accept(&listener, &keepalive) => accepted,
             () = signal.as_mut() => break,
         };
         let watch = Arc::new(ConnectionWatch::new(limits.http2_send_buffer));
@@ -668,17 +691,49 @@ fn hyper_builder(limits: &Limits, half_close: bool) -> auto::Builder<TokioExecut
     builder
 }
 
-/// The next client, with `TCP_NODELAY` set. A failed `accept` (out of
-/// descriptors, a connection reset before it was taken) leaves the
-/// listener fine: it is logged at a bounded rate and the next one tried,
-/// after a pause when resources ran out.
-async fn accept(listener: &TcpListener) -> (TcpStream, SocketAddr) {
+/// The TCP keep-alive of accepted sockets: probes after `idle` of
+/// silence, three a sixth of that apart; `None` for zero, and for more
+/// than the longest wait the systems allow (Linux: 32,767 s).
+fn keepalive(idle: Duration) -> Option<socket2::TcpKeepalive> {
+    if idle.is_zero() || idle > Duration::from_secs(32_767) {
+        return None;
+    }
+    let keepalive = socket2::TcpKeepalive::new().with_time(idle);
+    #[cfg(any(
+        target_os = "linux",
+        target_os = "android",
+        target_os = "freebsd",
+        target_os = "netbsd",
+        target_os = "macos",
+        target_os = "ios",
+        target_os = "windows",
+    ))]
+    let keepalive = keepalive
+        .with_interval((idle / 6).max(Duration::from_secs(1)))
+        .with_retries(3);
+    Some(keepalive)
+}
+
+/// The next client, with `TCP_NODELAY` and `keepalive` set. A failed
+/// `accept` (out of descriptors, a connection reset before it was taken)
+/// leaves the listener fine: it is logged at a bounded rate and the next
+/// one tried, after a pause when resources ran out.
+async fn accept(
+    listener: &TcpListener,
+    keepalive: &Option<socket2::TcpKeepalive>,
+) -> (TcpStream, SocketAddr) {
     static ACCEPT_FAILED: RateLimit = RateLimit::new();
     loop {
         match listener.accept().await {
             Ok((stream, peer)) => {
                 if let Err(error) = stream.set_nodelay(true) {
                     tracing::debug!(%error, "pronghorn: could not set TCP_NODELAY");
+                }
+                if let Some(keepalive) = keepalive {
+                    let socket = socket2::SockRef::from(&stream);
+                    if let Err(error) = socket.set_tcp_keepalive(keepalive) {
+                        tracing::debug!(%error, "pronghorn: could not set TCP keep-alive");
+                    }
                 }
                 return (stream, peer);
             }
