@@ -115,16 +115,15 @@ where
         let http2 = request.version() == Version::HTTP_2;
         // A request with a body gets the allowance its extractor reads;
         // over HTTP/1, not a small one.
-        let allowance = match http2 {
-            true => &self.http2_allowance,
-            false if declared_small(request.body()) => &None,
-            false => &self.http1_allowance,
-        };
-        match allowance {
-            Some(allowance) if !request.body().is_end_stream() => {
+        if !request.body().is_end_stream() {
+            let allowance = match http2 {
+                true => &self.http2_allowance,
+                false if declared_small(request.body()) => &None,
+                false => &self.http1_allowance,
+            };
+            if let Some(allowance) = allowance {
                 request.extensions_mut().insert(allowance.clone());
             }
-            _ => {}
         }
         let stream = http2.then(|| self.watch.stream_opened());
         // hyper hands the socket to a request's upgrade when the
