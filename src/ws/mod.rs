@@ -85,6 +85,14 @@ pub use self::message::{CloseFrame, Error, Message, Utf8Bytes, close_code};
 /// frame with code 1001 (Going Away), then yields the client's close
 /// frame, then ends. A handler that reads its socket, as most loop on
 /// `next()`, so ends cleanly.
+///
+/// Once upgraded, the connection is the handler's: `serve`'s timeouts no
+/// longer apply to it, but its TCP keep-alive
+/// ([`Serve::tcp_keepalive`](crate::Serve::tcp_keepalive)) still finds a
+/// client that vanished, and `next()` then ends with an error. A client
+/// that stays but stops reading makes `send` wait once its socket is
+/// full: a handler that must not wait for ever bounds its sends, with
+/// `tokio::time::timeout` for instance.
 #[derive(Debug)]
 pub struct WebSocket {
     inner: WebSocketStream<TokioIo<Upgraded>>,
