@@ -1194,6 +1194,48 @@ async fn accepted_sockets_are_probed_after_the_tcp_keepalive_time_unless_it_is_z
     }
 }
 
+#[tokio::test]
+async fn a_websocket_send_to_a_client_that_stops_reading_fails_at_the_send_timeout() {
+    let timeout = Duration::from_millis(300);
+    let (report, mut reports) = mpsc::unbounded_channel();
+    let router = Router::new()
+        .websocket("/flood", move |mut socket: WebSocket| {
+            let report = report.clone();
+            async move {
+                let message = Message::binary(vec![0; 64 * 1024]);
+                let mut sent = 0;
+                loop {
+                    if let Err(error) = socket.send(message.clone()).await {
+                        let _ = report.send((error.is_timeout(), sent));
+                        return;
+                    }
+                    sent += 1;
+                }
+            }
+        })
+        .websocket_limits(pronghorn::ws::Limits::default().send_timeout(timeout))
+        .compile()
+        .unwrap();
+    let server = Server::start(router, |server| server).await;
+
+    // A client whose socket takes 4 KiB at a time, and that reads nothing
+    // after the handshake.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let stream = socket.connect(server.address).await.unwrap();
+    let url = format!("ws://{}/flood", server.address);
+    let (client, _) = tokio_tungstenite::client_async(url, stream).await.unwrap();
+    let (timed_out, sent) = tokio::time::timeout(Duration::from_secs(10), reports.recv())
+        .await
+        .expect("the send fails")
+        .unwrap();
+    assert!(timed_out, "the send failed otherwise");
+    // The socket's buffers took some messages before the client stalled.
+    assert!(sent > 0);
+    drop(client);
+    server.stop().await;
+}
+
 /// Sends a POST's head asking `100 Continue` before a body of `length`.
 async fn post_expecting_continue(address: SocketAddr, path: &str, length: usize) -> TcpStream {
     let mut client = TcpStream::connect(address).await.unwrap();

@@ -234,6 +234,21 @@ impl Error {
         )
     }
 
+    /// Whether the client took nothing sent to it within the
+    /// [send timeout](super::Limits::send_timeout), or stopped answering
+    /// TCP keep-alive probes.
+    pub fn is_timeout(&self) -> bool {
+        matches!(&self.0, tungstenite::Error::Io(error) if error.kind() == std::io::ErrorKind::TimedOut)
+    }
+
+    /// A send the client took nothing of within the send timeout.
+    pub(super) fn timed_out() -> Self {
+        Error(tungstenite::Error::Io(std::io::Error::new(
+            std::io::ErrorKind::TimedOut,
+            "the client took nothing sent to it within the send timeout",
+        )))
+    }
+
     /// Whether a message or frame was over a limit.
     pub fn is_capacity(&self) -> bool {
         matches!(

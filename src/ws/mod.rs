@@ -43,9 +43,11 @@
 
 use std::{
     future::Future,
+    io,
     pin::Pin,
     sync::Arc,
     task::{Context, Poll, ready},
+    time::Duration,
 };
 
 use futures_util::{Sink, Stream};
@@ -53,6 +55,7 @@ use futures_util::{Sink, Stream};
 use http::{HeaderMap, HeaderValue, Request, Response, StatusCode, header};
 use hyper::upgrade::Upgraded;
 use hyper_util::rt::TokioIo;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio_tungstenite::{
     WebSocketStream,
     tungstenite::{
@@ -64,6 +67,7 @@ use tokio_tungstenite::{
 
 use crate::{
     Body, IntoResponse,
+    clock::FOREVER,
     handler::{FromRequestHead, Needs, RequestContext, RouteContext},
     serve::{ShutdownHandle, ShutdownWatch},
     step::BoxFuture,
@@ -91,11 +95,13 @@ pub use self::message::{CloseFrame, Error, Message, Utf8Bytes, close_code};
 /// ([`Serve::tcp_keepalive`](crate::Serve::tcp_keepalive)) still finds a
 /// client that vanished, and `next()` then ends with an error. A client
 /// that stays but stops reading makes `send` wait once its socket is
-/// full: a handler that must not wait for ever bounds its sends, with
-/// `tokio::time::timeout` for instance.
+/// full, until the [send timeout](Limits::send_timeout) (30 s): the send
+/// then fails, and the handler had best end.
 #[derive(Debug)]
 pub struct WebSocket {
-    inner: WebSocketStream<TokioIo<Upgraded>>,
+    inner: WebSocketStream<Counted<TokioIo<Upgraded>>>,
+    /// How long a send has waited on a client that takes none of it.
+    stall: Stall,
     /// The server's shutdown, when `serve` serves the connection.
     shutdown: Option<ShutdownWatch>,
     /// The subprotocol the handshake settled on.
@@ -186,9 +192,9 @@ impl Sink<Message> for WebSocket {
     type Error = Error;
 
     fn poll_ready(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
-        Pin::new(&mut self.get_mut().inner)
-            .poll_ready(cx)
-            .map_err(Error::from)
+        let this = self.get_mut();
+        let ready = Pin::new(&mut this.inner).poll_ready(cx);
+        this.timed(ready, cx)
     }
 
     fn start_send(self: Pin<&mut Self>, message: Message) -> Result<(), Error> {
@@ -198,15 +204,135 @@ impl Sink<Message> for WebSocket {
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
-        Pin::new(&mut self.get_mut().inner)
-            .poll_flush(cx)
-            .map_err(Error::from)
+        let this = self.get_mut();
+        let flushed = Pin::new(&mut this.inner).poll_flush(cx);
+        this.timed(flushed, cx)
     }
 
     fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
-        Pin::new(&mut self.get_mut().inner)
-            .poll_close(cx)
-            .map_err(Error::from)
+        let this = self.get_mut();
+        let closed = Pin::new(&mut this.inner).poll_close(cx);
+        this.timed(closed, cx)
+    }
+}
+
+impl WebSocket {
+    /// A send's progress under the send timeout: a send that waits fails
+    /// once the client has taken none of it for the timeout.
+    fn timed(
+        &mut self,
+        poll: Poll<Result<(), tungstenite::Error>>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<(), Error>> {
+        match poll {
+            Poll::Ready(result) => {
+                self.stall.end();
+                Poll::Ready(result.map_err(Error::from))
+            }
+            Poll::Pending => {
+                let written = self.inner.get_ref().written;
+                match self.stall.poll_expired(written, cx) {
+                    true => Poll::Ready(Err(Error::timed_out())),
+                    false => Poll::Pending,
+                }
+            }
+        }
+    }
+}
+
+/// How long a send has waited with the client taking none of it.
+#[derive(Debug)]
+struct Stall {
+    timeout: Duration,
+    /// Whether a send waits.
+    waiting: bool,
+    /// The bytes the socket had taken when the wait began, or last went on.
+    written: u64,
+    /// Set when the socket last took bytes during a wait; kept from wait
+    /// to wait.
+    sleep: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl Stall {
+    fn new(timeout: Duration) -> Self {
+        Self {
+            timeout: timeout.min(FOREVER),
+            waiting: false,
+            written: 0,
+            sleep: None,
+        }
+    }
+
+    /// A send went through: the next that waits has the whole timeout.
+    fn end(&mut self) {
+        self.waiting = false;
+    }
+
+    /// A send waits, the socket having taken `written` bytes so far:
+    /// whether it took none for the timeout.
+    fn poll_expired(&mut self, written: u64, cx: &mut Context<'_>) -> bool {
+        if !self.waiting || written != self.written {
+            (self.waiting, self.written) = (true, written);
+            let deadline = tokio::time::Instant::now() + self.timeout;
+            match &mut self.sleep {
+                Some(sleep) => sleep.as_mut().reset(deadline),
+                None => self.sleep = Some(Box::pin(tokio::time::sleep_until(deadline))),
+            }
+        }
+        let sleep = self.sleep.as_mut().expect("set above");
+        sleep.as_mut().poll(cx).is_ready()
+    }
+}
+
+/// The upgraded connection, counting the bytes its socket takes: the send
+/// timeout counts from the last.
+#[derive(Debug)]
+struct Counted<T> {
+    io: T,
+    written: u64,
+}
+
+impl<T: AsyncRead + Unpin> AsyncRead for Counted<T> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.io).poll_read(cx, buf)
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for Counted<T> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let written = ready!(Pin::new(&mut self.io).poll_write(cx, data))?;
+        self.written += written as u64;
+        Poll::Ready(Ok(written))
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        data: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let written = ready!(Pin::new(&mut self.io).poll_write_vectored(cx, data))?;
+        self.written += written as u64;
+        Poll::Ready(Ok(written))
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.io).poll_shutdown(cx)
     }
 }
 
@@ -215,8 +341,9 @@ impl Sink<Message> for WebSocket {
 ///
 /// The defaults suit clients the server does not trust: a message or a
 /// frame of at most 1 MiB (a connection that sends a larger one is
-/// closed), and at most 1 MiB of messages waiting to be written to a
-/// client that does not read (sending more fails).
+/// closed), at most 1 MiB of messages waiting to be written to a client
+/// that does not read (sending more fails), and 30 s for a send the
+/// client takes nothing of.
 ///
 /// ```
 /// use pronghorn::{Router, ws::{Limits, WebSocket}, handler::RouteParams};
@@ -233,6 +360,7 @@ pub struct Limits {
     max_message_size: usize,
     max_frame_size: usize,
     max_write_buffer_size: usize,
+    send_timeout: Duration,
 }
 
 impl Default for Limits {
@@ -241,6 +369,7 @@ impl Default for Limits {
             max_message_size: 1 << 20,
             max_frame_size: 1 << 20,
             max_write_buffer_size: 1 << 20,
+            send_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -266,6 +395,17 @@ impl Limits {
     /// (default 1 MiB; at least 256 KiB, smaller values are raised to it).
     pub fn max_write_buffer_size(mut self, bytes: usize) -> Self {
         self.max_write_buffer_size = bytes.max(2 * WRITE_BUFFER_SIZE);
+        self
+    }
+
+    /// How long a send may wait on a client that takes none of it
+    /// (default 30 s), counted from the last byte the client took: then
+    /// the send fails with an error whose
+    /// [`is_timeout`](Error::is_timeout) is true, and the handler had best
+    /// end. A client that reads slowly but steadily is not cut off.
+    /// `Duration::MAX` waits for ever.
+    pub fn send_timeout(mut self, timeout: Duration) -> Self {
+        self.send_timeout = timeout;
         self
     }
 
@@ -428,14 +568,15 @@ pub(crate) fn handshake(
     *connection = Some(Box::pin(async move {
         match upgrade.await {
             Ok(upgraded) => {
-                let inner = WebSocketStream::from_raw_socket(
-                    TokioIo::new(upgraded),
-                    Role::Server,
-                    Some(limits.config()),
-                )
-                .await;
+                let io = Counted {
+                    io: TokioIo::new(upgraded),
+                    written: 0,
+                };
+                let inner =
+                    WebSocketStream::from_raw_socket(io, Role::Server, Some(limits.config())).await;
                 let socket = WebSocket {
                     inner,
+                    stall: Stall::new(limits.send_timeout),
                     shutdown,
                     protocol: chosen,
                     going_away: GoingAway::No,
@@ -470,4 +611,30 @@ fn choose_protocol(headers: &HeaderMap, protocols: &[Box<str>]) -> Option<Box<st
         .iter()
         .find(|protocol| offered.contains(&&***protocol))
         .cloned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::task::Waker;
+
+    #[tokio::test(start_paused = true)]
+    async fn a_send_times_out_only_after_the_client_took_nothing_for_the_timeout() {
+        let timeout = Duration::from_millis(300);
+        let step = Duration::from_millis(200);
+        let mut stall = Stall::new(timeout);
+        let mut cx = Context::from_waker(Waker::noop());
+        assert!(!stall.poll_expired(0, &mut cx));
+        tokio::time::advance(step).await;
+        // The client took some bytes: the count starts over.
+        assert!(!stall.poll_expired(100, &mut cx));
+        tokio::time::advance(step).await;
+        assert!(!stall.poll_expired(100, &mut cx), "timed out mid-progress");
+        tokio::time::advance(step).await;
+        assert!(stall.poll_expired(100, &mut cx), "no time out");
+        // A send that went through ends the wait: the next one has the
+        // whole timeout again.
+        stall.end();
+        assert!(!stall.poll_expired(100, &mut cx));
+    }
 }
