@@ -1195,6 +1195,47 @@ async fn accepted_sockets_are_probed_after_the_tcp_keepalive_time_unless_it_is_z
 }
 
 #[tokio::test]
+async fn an_http2_client_that_grants_no_window_is_closed_after_the_send_timeout() {
+    let timeout = Duration::from_millis(300);
+    // An answer of 256 chunks of 16 KiB.
+    let router = Router::new()
+        .get("/chunks", || {
+            let chunk = Bytes::from(vec![b'x'; 16 * 1024]);
+            let chunks =
+                stream::iter((0..256).map(move |_| Ok::<_, std::io::Error>(chunk.clone())));
+            Response::new(Body::from_stream(chunks))
+        })
+        .compile()
+        .unwrap();
+    let server = Server::start(router, |server| server.send_timeout(timeout)).await;
+    let stream = TcpStream::connect(server.address).await.unwrap();
+    let (mut sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+        .initial_stream_window_size(65_535)
+        .initial_connection_window_size(65_535)
+        .handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    let connection = tokio::spawn(connection);
+    let request = Request::get(format!("http://{}/chunks", server.address))
+        .body(Empty::<Bytes>::new())
+        .unwrap();
+    let response = sender.send_request(request).await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    // The client keeps reading its socket and answering the server's
+    // frames, but reads none of the answer: it grants no more window.
+    let started = Instant::now();
+    tokio::time::timeout(Duration::from_secs(10), connection)
+        .await
+        .expect("the server closes the connection")
+        .unwrap()
+        .ok();
+    let elapsed = started.elapsed();
+    assert!(elapsed >= timeout, "closed after {elapsed:?}");
+    drop(response);
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn a_websocket_send_to_a_client_that_stops_reading_fails_at_the_send_timeout() {
     let timeout = Duration::from_millis(300);
     let (report, mut reports) = mpsc::unbounded_channel();

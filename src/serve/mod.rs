@@ -272,9 +272,11 @@ impl<S> Serve<S> {
     /// taken, not from the start of the answer. An upgraded (WebSocket)
     /// connection belongs to its handler, which sees a send that waits.
     ///
-    /// Over HTTP/2 this is about the socket: a client that reads its
-    /// socket but gives a stream no flow-control window keeps that stream
-    /// open, and its answer, as HTTP/2 lets it. How many such streams
+    /// Over HTTP/2 a client may also read its socket and stop granting
+    /// flow-control window: a connection whose answers wait for window,
+    /// none of them moving, for this long is closed too. While one of its
+    /// streams moves, the connection stays, and a stream the client
+    /// starves holds its answer, as HTTP/2 lets it: how many such streams
     /// there are is bounded by
     /// [`http2_max_streams`](Self::http2_max_streams), and what their
     /// bodies produce past their first chunk by

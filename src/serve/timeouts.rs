@@ -44,7 +44,11 @@ const NEXT_WAIT: u64 = 4;
 /// end.
 ///
 /// `stall` counts the times the socket stopped taking bytes and started
-/// again: odd while a write waits on the socket.
+/// again: odd while a write waits on the socket. `waiting` counts the
+/// HTTP/2 response bodies that produced data and wait to be asked for
+/// more — for the client to grant flow-control window, mostly — and
+/// `moved` the times one was asked: a connection with bodies waiting and
+/// none moving cannot send, whatever its socket does.
 ///
 /// It also holds the connection's [`SendBudget`]: its HTTP/2 response
 /// bodies count what they produce there, and its socket what it takes.
@@ -54,6 +58,8 @@ pub(super) struct ConnectionWatch {
     opened: AtomicU64,
     closed: AtomicU64,
     stall: AtomicU64,
+    waiting: AtomicU64,
+    moved: AtomicU64,
     pub(super) send: SendBudget,
 }
 
@@ -66,6 +72,8 @@ impl ConnectionWatch {
             opened: AtomicU64::new(0),
             closed: AtomicU64::new(0),
             stall: AtomicU64::new(0),
+            waiting: AtomicU64::new(0),
+            moved: AtomicU64::new(0),
             send: SendBudget::new(send_budget),
         }
     }
@@ -122,7 +130,18 @@ impl ConnectionWatch {
             watch: Arc::clone(self),
             place: None,
             started: false,
+            waiting: false,
         }
+    }
+
+    /// How sending stands: `None` while nothing waits to be sent, else a
+    /// count that changes whenever sending makes progress.
+    fn sending(&self) -> Option<u64> {
+        let stall = self.stall.load(Ordering::Relaxed);
+        let moved = self.moved.load(Ordering::Relaxed);
+        let blocked = stall & 1 != 0 || self.waiting.load(Ordering::Relaxed) > 0;
+        // Each count only grows, and each step of either changes the sum.
+        blocked.then_some(stall.wrapping_add(moved))
     }
 
     /// What the watchdog compares from one tick to the next.
@@ -145,6 +164,8 @@ pub(super) struct StreamGuard {
     place: Place,
     /// Whether the body produced data yet.
     started: bool,
+    /// Whether it produced data and was not asked for more since.
+    waiting: bool,
 }
 
 impl StreamGuard {
@@ -155,19 +176,31 @@ impl StreamGuard {
         if !self.started {
             return Poll::Ready(());
         }
+        if self.waiting {
+            self.waiting = false;
+            self.watch.waiting.fetch_sub(1, Ordering::Relaxed);
+            self.watch.moved.fetch_add(1, Ordering::Relaxed);
+        }
         self.watch.send.poll_room(cx, &mut self.place)
     }
 
-    /// The body produced `bytes`.
+    /// The body produced `bytes`, and waits to be asked for more.
     pub(super) fn produced(&mut self, bytes: usize) {
         self.started = true;
         self.watch.send.produced(bytes);
+        if !self.waiting {
+            self.waiting = true;
+            self.watch.waiting.fetch_add(1, Ordering::Relaxed);
+        }
     }
 }
 
 impl Drop for StreamGuard {
     fn drop(&mut self) {
         self.watch.send.leave(self.place);
+        if self.waiting {
+            self.watch.waiting.fetch_sub(1, Ordering::Relaxed);
+        }
         self.watch.closed.fetch_add(1, Ordering::Relaxed);
     }
 }
@@ -283,8 +316,9 @@ pin_project! {
     /// parsed (the header-read timeout); over HTTP/2, while no stream is
     /// open (the HTTP/2 idle timeout). A request being answered or a
     /// response being streamed is not a wait. Apart from these, a
-    /// connection whose socket takes none of the bytes there are to send
-    /// for the send timeout is closed. One Tokio timer per connection,
+    /// connection that sends nothing of what it has to send for the send
+    /// timeout is closed: its socket takes no byte, or (HTTP/2) its
+    /// answers wait for flow-control window and none moves. One Tokio timer per connection,
     /// re-armed at each tick, replaces hyper's timer per request.
     pub(super) struct Watchdog<C> {
         #[pin]
@@ -298,8 +332,9 @@ pin_project! {
         seen: Snapshot,
         // How long the state seen has lasted, in whole ticks.
         idle: Duration,
-        // The stall the last tick saw, and how long it has lasted.
-        stall: u64,
+        // How sending stood at the last tick, and how long it has made no
+        // progress.
+        sending: Option<u64>,
         stalled: Duration,
         // Whether the tick was polled since it was last set.
         polled: bool,
@@ -317,7 +352,7 @@ impl<C> Watchdog<C> {
             timeouts,
             period,
             idle: Duration::ZERO,
-            stall: 0,
+            sending: None,
             stalled: Duration::ZERO,
             polled: false,
         }
@@ -373,14 +408,14 @@ where
                     *this.idle = Duration::ZERO;
                 }
             }
-            let stall = this.watch.stall.load(Ordering::Relaxed);
-            if stall & 1 != 0 && stall == *this.stall {
+            let sending = this.watch.sending();
+            if sending.is_some() && sending == *this.sending {
                 *this.stalled += *this.period;
                 if *this.stalled >= this.timeouts.send {
                     return Poll::Ready(Err(TimedOut::Send.into()));
                 }
             } else {
-                *this.stall = stall;
+                *this.sending = sending;
                 *this.stalled = Duration::ZERO;
             }
             let next = this.tick.deadline() + *this.period;
