@@ -1194,6 +1194,44 @@ async fn accepted_sockets_are_probed_after_the_tcp_keepalive_time_unless_it_is_z
     }
 }
 
+/// The status of a GET over HTTP/2 carrying a header of `bytes`.
+async fn http2_status_with_header_of(address: SocketAddr, bytes: usize) -> StatusCode {
+    let stream = TcpStream::connect(address).await.unwrap();
+    let (mut sender, connection) =
+        hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
+            .await
+            .unwrap();
+    tokio::spawn(connection);
+    let request = Request::get(format!("http://{address}/hello"))
+        .header("x-large", "x".repeat(bytes))
+        .body(Empty::<Bytes>::new())
+        .unwrap();
+    sender.send_request(request).await.unwrap().status()
+}
+
+#[tokio::test]
+async fn an_http2_header_list_over_16_kib_is_431_unless_allowed() {
+    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| server).await;
+    assert_eq!(
+        http2_status_with_header_of(server.address, 15 * 1024).await,
+        StatusCode::OK
+    );
+    assert_eq!(
+        http2_status_with_header_of(server.address, 17 * 1024).await,
+        StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE
+    );
+    server.stop().await;
+    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| {
+        server.http2_max_header_size(64 * 1024)
+    })
+    .await;
+    assert_eq!(
+        http2_status_with_header_of(server.address, 60 * 1024).await,
+        StatusCode::OK
+    );
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn an_http2_client_that_grants_no_window_is_closed_after_the_send_timeout() {
     let timeout = Duration::from_millis(300);

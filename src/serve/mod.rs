@@ -90,7 +90,8 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// | HTTP/2 streams open at once on a connection | 100 | [`http2_max_streams`](Serve::http2_max_streams) |
 /// | a client that vanished without closing its connection: TCP keep-alive probes after this much silence, three unanswered ones close the connection | 60 s | [`tcp_keepalive`](Serve::tcp_keepalive) |
 /// | connections open at once (the server stops accepting at the limit, and starts again as connections close) | 1,024 | [`max_connections`](Serve::max_connections) |
-/// | size of a request's head (431 over it; HTTP/2: the header list) | 64 KiB | [`max_header_size`](Serve::max_header_size) |
+/// | size of an HTTP/1 request's head (431 over it) | 64 KiB | [`max_header_size`](Serve::max_header_size) |
+/// | size of an HTTP/2 request's header list (431 over it) | 16 KiB | [`http2_max_header_size`](Serve::http2_max_header_size) |
 /// | number of a request's headers (431 over it) | 100 | [`max_headers`](Serve::max_headers) |
 /// | answers to pipelined requests held back to be written together | 64 KiB | [`pipeline_buffer`](Serve::pipeline_buffer) |
 /// | HTTP/2 response bytes produced ahead of the socket, per connection, past each body's first chunk | 256 KiB | [`http2_send_buffer`](Serve::http2_send_buffer) |
@@ -194,6 +195,7 @@ struct Limits {
     http2_max_streams: u32,
     max_connections: usize,
     max_header_size: usize,
+    http2_max_header_size: usize,
     max_headers: usize,
     pipeline_buffer: usize,
     http2_send_buffer: usize,
@@ -216,6 +218,7 @@ impl Default for Limits {
             http2_max_streams: 100,
             max_connections: 1024,
             max_header_size: 64 * 1024,
+            http2_max_header_size: 16 * 1024,
             max_headers: 100,
             pipeline_buffer: io::DEFAULT_PIPELINE_BUFFER,
             http2_send_buffer: 256 * 1024,
@@ -351,12 +354,29 @@ impl<S> Serve<S> {
         self
     }
 
-    /// The largest request head, in bytes, answered `431 Request Header
-    /// Fields Too Large` over it (default 64 KiB; at least 8 KiB, smaller
-    /// values are raised to it). Over HTTP/2, the largest header list.
-    /// Over HTTP/1 it also bounds the connection's read buffer.
+    /// The largest HTTP/1 request head, in bytes, answered `431 Request
+    /// Header Fields Too Large` over it (default 64 KiB; at least 8 KiB,
+    /// smaller values are raised to it). It also bounds the connection's
+    /// read buffer.
     pub fn max_header_size(mut self, bytes: usize) -> Self {
         self.limits.max_header_size = bytes.max(MIN_HEADER_SIZE);
+        self
+    }
+
+    /// The largest HTTP/2 request header list, in bytes as HTTP/2 counts
+    /// them (each header's name and value, and 32 more), answered
+    /// `431 Request Header Fields Too Large` over it (default 16 KiB, as
+    /// hyper's; at least 1 KiB, smaller values are raised to it).
+    ///
+    /// Smaller than HTTP/1's, for each stream of a connection holds its
+    /// request's headers while it is answered: with the defaults, a
+    /// connection's request heads hold at most
+    /// [`http2_max_streams`](Self::http2_max_streams) × 16 KiB (1.6 MiB,
+    /// about twice that as the server reads them), against 64 KiB over
+    /// HTTP/1; and what all of them hold, that times
+    /// [`max_connections`](Self::max_connections).
+    pub fn http2_max_header_size(mut self, bytes: usize) -> Self {
+        self.limits.http2_max_header_size = bytes.max(1024);
         self
     }
 
@@ -689,7 +709,7 @@ fn hyper_builder(limits: &Limits, half_close: bool) -> auto::Builder<TokioExecut
         .keep_alive_interval(pings)
         .keep_alive_timeout(limits.http2_keep_alive)
         .max_concurrent_streams(limits.http2_max_streams)
-        .max_header_list_size(u32::try_from(limits.max_header_size).unwrap_or(u32::MAX));
+        .max_header_list_size(u32::try_from(limits.http2_max_header_size).unwrap_or(u32::MAX));
     builder
 }
 
