@@ -24,6 +24,11 @@ use crate::Body;
 ///   rejection. pronghorn's extractors run synchronously: one whose
 ///   future does not complete on its first poll is a mistake of the
 ///   server's, answered 500 and logged.
+/// - Optional: `Option<Axum<T>>` is `None` whenever `T` refuses the
+///   request. For axum's own rule — `None` when the value is absent, the
+///   rejection when it is malformed — write `Axum<Option<T>>`, with a `T`
+///   that is axum's `OptionalFromRequestParts` (as axum-extra's
+///   `TypedHeader` is).
 ///
 /// ```
 /// use axum_core::extract::FromRequestParts;

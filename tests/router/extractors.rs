@@ -390,6 +390,93 @@ async fn axum_head_extractors_are_arguments() {
     );
 }
 
+/// `Axum<Option<T>>` follows axum's rule for an optional extractor (absent
+/// is `None`, malformed is its rejection); `Option<Axum<T>>` is `None`
+/// whenever `T` refuses.
+#[cfg(feature = "axum")]
+#[tokio::test]
+async fn optional_axum_extractors_tell_absent_from_malformed_as_written() {
+    use axum::extract::{FromRequestParts, OptionalFromRequestParts};
+    use http::request::Parts;
+    use pronghorn::handler::Axum;
+
+    /// A number in `x-count`, as axum-extra's `TypedHeader` reads one.
+    struct Count(u32);
+
+    impl<S: Send + Sync> FromRequestParts<S> for Count {
+        type Rejection = (StatusCode, &'static str);
+
+        async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+            match <Count as OptionalFromRequestParts<S>>::from_request_parts(parts, state).await? {
+                Some(count) => Ok(count),
+                None => Err((StatusCode::BAD_REQUEST, "no count")),
+            }
+        }
+    }
+
+    impl<S: Send + Sync> OptionalFromRequestParts<S> for Count {
+        type Rejection = (StatusCode, &'static str);
+
+        async fn from_request_parts(
+            parts: &mut Parts,
+            _: &S,
+        ) -> Result<Option<Self>, Self::Rejection> {
+            let Some(value) = parts.headers.get("x-count") else {
+                return Ok(None);
+            };
+            let count = value.to_str().ok().and_then(|v| v.parse().ok());
+            count
+                .map(|count| Some(Count(count)))
+                .ok_or((StatusCode::BAD_REQUEST, "count is not a number"))
+        }
+    }
+
+    let describe = |count: Option<Count>| match count {
+        Some(Count(n)) => format!("count {n}"),
+        None => "no count".to_owned(),
+    };
+    let router = Router::new()
+        .get("/axum-rule", move |Axum(count): Axum<Option<Count>>| {
+            describe(count)
+        })
+        .get("/lenient", move |count: Option<Axum<Count>>| {
+            describe(count.map(|Axum(count)| count))
+        })
+        .compile()
+        .unwrap();
+    let ask = |uri: &str, count: Option<&str>| {
+        let mut request = Request::get(uri);
+        if let Some(count) = count {
+            request = request.header("x-count", count);
+        }
+        let router = router.clone();
+        async move {
+            let response = router
+                .oneshot(request.body(String::new()).unwrap())
+                .await
+                .unwrap();
+            let status = response.status();
+            let body = response.into_body().collect().await.unwrap().to_bytes();
+            (status, String::from_utf8(body.to_vec()).unwrap())
+        }
+    };
+    for uri in ["/axum-rule", "/lenient"] {
+        assert_eq!(
+            ask(uri, Some("3")).await,
+            (StatusCode::OK, "count 3".into())
+        );
+        assert_eq!(ask(uri, None).await, (StatusCode::OK, "no count".into()));
+    }
+    assert_eq!(
+        ask("/axum-rule", Some("three")).await,
+        (StatusCode::BAD_REQUEST, "count is not a number".into())
+    );
+    assert_eq!(
+        ask("/lenient", Some("three")).await,
+        (StatusCode::OK, "no count".into())
+    );
+}
+
 /// `Extension`, `MatchedPath`, `OriginalUri`, `Html` and `Redirect`
 /// together; a missing extension and a location that is not header text
 /// are 500s whose log names the cause.
