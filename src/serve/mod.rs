@@ -84,7 +84,7 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// | --- | --- | --- |
 /// | time to send a request's head, from its first byte (and a new connection's first request, from the accept) | 10 s | [`header_read_timeout`](Serve::header_read_timeout) |
 /// | HTTP/1 idle time between requests | 10 s | [`keep_alive_timeout`](Serve::keep_alive_timeout) |
-/// | time a client may take none of what is sent to it, such as an answer it stopped reading | 30 s | [`send_timeout`](Serve::send_timeout) |
+/// | time a connection may send nothing of what it has to send: its client stopped reading, or (HTTP/2) grants no flow-control window | 30 s | [`send_timeout`](Serve::send_timeout) |
 /// | HTTP/2 idle time with no stream open | 60 s | [`http2_idle_timeout`](Serve::http2_idle_timeout) |
 /// | HTTP/2 keep-alive: a ping after this much silence, the connection closed if no answer within the same time | 20 s | [`http2_keep_alive`](Serve::http2_keep_alive) |
 /// | HTTP/2 streams open at once on a connection | 100 | [`http2_max_streams`](Serve::http2_max_streams) |
@@ -273,7 +273,8 @@ impl<S> Serve<S> {
     /// socket takes no byte for this long. A slow client is not cut off
     /// as long as it takes something: the time counts from the last byte
     /// taken, not from the start of the answer. An upgraded (WebSocket)
-    /// connection belongs to its handler, which sees a send that waits.
+    /// connection belongs to its handler, whose sends have a timeout of
+    /// their own (`ws::Limits::send_timeout`).
     ///
     /// Over HTTP/2 a client may also read its socket and stop granting
     /// flow-control window: a connection whose answers wait for window,

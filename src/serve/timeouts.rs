@@ -1,8 +1,8 @@
 //! The connection watchdog: closes a connection that waits too long for a
 //! request's head (slow or silent clients), sits idle between HTTP/1
-//! requests, holds an HTTP/2 connection with no stream open, or takes
-//! nothing of what the server has to send it (a client that stopped
-//! reading).
+//! requests, holds an HTTP/2 connection with no stream open, or sends
+//! nothing of what it has to send (a client that stopped reading, or over
+//! HTTP/2 grants no flow-control window).
 
 use std::{
     error::Error as StdError,
@@ -238,7 +238,7 @@ pub(super) struct Timeouts {
     pub(super) header_read: Duration,
     pub(super) keep_alive: Duration,
     pub(super) http2_idle: Duration,
-    /// How long the socket may take nothing of what there is to send.
+    /// How long a connection may send nothing of what it has to send.
     pub(super) send: Duration,
 }
 
