@@ -11,6 +11,10 @@
 #        ROUTE=/task benches/http/server-instructions.sh ...  (another route; default /json)
 #        PIPELINE=0 SCRIPT=post.lua ROUTE=/echo benches/http/server-instructions.sh ...
 #            (another wrk script: here a POST with a small JSON body)
+#        H2=1 benches/http/server-instructions.sh pronghorn axum
+#            (HTTP/2 with h2load, 10 connections of 10 streams; the hyper and
+#            -h1 stacks speak HTTP/1 only; H2_POST=1 with ROUTE=/echo POSTs
+#            echo.json, post.lua's body)
 #        KEEP=DIR benches/http/server-instructions.sh ...     (keep the callgrind dumps in DIR)
 #        CACHE=1 benches/http/server-instructions.sh ...      (also simulate the caches and the
 #            branch predictor: instruction-cache misses and mispredicted branches per request,
@@ -20,6 +24,7 @@ cd "$(dirname "$0")"
 . ./lib.sh
 need valgrind
 need wrk
+need h2load nghttp2-client
 cargo build --release --bin server -q
 stacks=("$@")
 [ ${#stacks[@]} -eq 0 ] && stacks=(hyper pronghorn pronghorn-h1)
@@ -45,9 +50,19 @@ for stack in "${stacks[@]}"; do
     start "$port" valgrind --tool=callgrind "${sim[@]}" --callgrind-out-file="$out/$stack.%p" \
         target/release/server "$stack" "$port" 10
     url="http://127.0.0.1:$port${ROUTE:-/json}"
-    wrk -t1 -c10 -d2s "${load[@]}" "$url" "${tail[@]}" > /dev/null
+    # drive SECONDS: the requests answered in that time.
+    drive() {
+        if [ "${H2:-0}" = 1 ]; then
+            local post=()
+            [ "${H2_POST:-0}" = 1 ] && post=(-d echo.json -H 'content-type: application/json')
+            h2load -D "$1" -c10 -m10 "${post[@]}" "$url" | sed -n 's/^requests: .* \([0-9]*\) succeeded.*/\1/p'
+        else
+            wrk -t1 -c10 -d"${1}s" "${load[@]}" "$url" "${tail[@]}" | requests_in
+        fi
+    }
+    drive 2 > /dev/null
     callgrind_control -z "$pid" > /dev/null 2>&1
-    requests=$(wrk -t1 -c10 -d6s "${load[@]}" "$url" "${tail[@]}" | requests_in)
+    requests=$(drive 6)
     callgrind_control -d "$pid" > /dev/null 2>&1
     stop
     dump=$(ls -t "$out/$stack".*.* 2>/dev/null | head -1)
