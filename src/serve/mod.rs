@@ -116,6 +116,9 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// per connection, until the body timeout; and what all bodies hold, at
 /// most [`body_buffer`](Serve::body_buffer), beside 64 KiB per HTTP/1
 /// connection. A handler that streams its body holds what it keeps of it.
+/// Body bytes a client sends before they are read wait in its socket over
+/// HTTP/1; over HTTP/2 in its connection, up to the flow-control window
+/// the server grants (hyper's, 1 MiB a connection).
 ///
 /// The HTTP/2 limits are per connection, sized for one client on it.
 /// Behind a proxy that carries many clients over one HTTP/2 connection,
