@@ -1,0 +1,256 @@
+//! HTTP/2: prior knowledge, streams, the stream and header-list limits,
+//! the idle timeout and pings.
+
+use super::*;
+
+#[tokio::test]
+async fn http2_prior_knowledge() {
+    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| server).await;
+    let (sender, _, response) = http2_get(server.address, "/hello").await;
+    assert_eq!(response.version(), Version::HTTP_2);
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        response.into_body().collect().await.unwrap().to_bytes(),
+        "hello"
+    );
+    drop(sender);
+    server.stop().await;
+}
+
+/// A large answer the client does not read holds the connection's send
+/// budget, not its other answers: each body's first data goes out at
+/// once.
+#[tokio::test]
+async fn an_http2_answer_the_client_stalls_does_not_hold_up_the_others() {
+    let router = Router::new()
+        .get("/hello", || "hello")
+        .get("/large", || Bytes::from(vec![b'x'; 1 << 20]))
+        .compile()
+        .unwrap();
+    let server = Server::start(router, |server| server).await;
+    let stream = TcpStream::connect(server.address).await.unwrap();
+    // A small window the client never reopens for the large answer.
+    let (mut sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+        .initial_stream_window_size(16 << 10)
+        .handshake::<_, Empty<Bytes>>(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let get = |path: &str| {
+        Request::get(format!("http://{}{path}", server.address))
+            .body(Empty::new())
+            .unwrap()
+    };
+    let large = sender.send_request(get("/large")).await.unwrap();
+    assert_eq!(large.status(), StatusCode::OK);
+    for _ in 0..3 {
+        let response =
+            tokio::time::timeout(Duration::from_secs(10), sender.send_request(get("/hello")))
+                .await
+                .expect("answered beside the stalled one")
+                .unwrap();
+        let body = tokio::time::timeout(Duration::from_secs(10), response.into_body().collect())
+            .await
+            .expect("its body arrives")
+            .unwrap();
+        assert_eq!(body.to_bytes(), "hello");
+    }
+    drop(large);
+    server.stop().await;
+}
+
+/// The `SETTINGS_MAX_CONCURRENT_STREAMS` a server announces to an HTTP/2
+/// client, read off its first frame.
+async fn announced_max_streams(address: SocketAddr) -> Option<u32> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let mut stream = TcpStream::connect(address).await.unwrap();
+    // The preface, then an empty SETTINGS frame.
+    let mut hello = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    hello.extend_from_slice(&[0, 0, 0, 4, 0, 0, 0, 0, 0]);
+    stream.write_all(&hello).await.unwrap();
+    let mut head = [0; 9];
+    stream.read_exact(&mut head).await.unwrap();
+    assert_eq!(head[3], 4, "the server's first frame is its SETTINGS");
+    let length = usize::from(head[0]) << 16 | usize::from(head[1]) << 8 | usize::from(head[2]);
+    let mut payload = vec![0; length];
+    stream.read_exact(&mut payload).await.unwrap();
+    payload
+        .chunks_exact(6)
+        .find(|setting| setting[..2] == [0, 3])
+        .map(|setting| u32::from_be_bytes(setting[2..].try_into().unwrap()))
+}
+
+#[tokio::test]
+async fn an_http2_client_is_told_how_many_streams_it_may_open() {
+    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| server).await;
+    assert_eq!(announced_max_streams(server.address).await, Some(100));
+    server.stop().await;
+    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| {
+        server.http2_max_streams(8)
+    })
+    .await;
+    assert_eq!(announced_max_streams(server.address).await, Some(8));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_idle_http2_connection_is_closed_after_the_http2_idle_timeout() {
+    let timeout = Duration::from_millis(300);
+    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| {
+        server.http2_idle_timeout(timeout)
+    })
+    .await;
+    let started = Instant::now();
+    let (_sender, connection, response) = http2_get(server.address, "/hello").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        response.into_body().collect().await.unwrap().to_bytes(),
+        "hello"
+    );
+    // The client keeps the connection; the server closes it once idle.
+    tokio::time::timeout(Duration::from_secs(10), connection)
+        .await
+        .expect("the server closes an idle HTTP/2 connection")
+        .unwrap()
+        .ok();
+    let elapsed = started.elapsed();
+    assert!(elapsed >= timeout, "closed after {elapsed:?}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_http2_stream_that_lasts_keeps_its_connection_past_the_idle_timeout() {
+    let timeout = Duration::from_millis(200);
+    let feeds = Feeds::default();
+    let events = feeds.events();
+    let server = Server::start(app(&feeds, &Events::default()), |server| {
+        server.http2_idle_timeout(timeout)
+    })
+    .await;
+    let (_sender, connection, response) = http2_get(server.address, "/events").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let mut body = response.into_body();
+    // Events well apart, the stream open for several idle timeouts.
+    for n in 0..4 {
+        tokio::time::sleep(timeout).await;
+        events.send(format!("event {n}")).unwrap();
+        let frame = body.frame().await.expect("the stream is open").unwrap();
+        let data = frame.into_data().unwrap();
+        assert_eq!(data, format!("data: event {n}\n\n"));
+    }
+    assert!(!connection.is_finished());
+    // The stream ends with its events.
+    drop(events);
+    while let Some(frame) = body.frame().await {
+        frame.unwrap();
+    }
+    server.stop().await;
+}
+
+/// The status of a GET over HTTP/2 carrying a header of `bytes`.
+async fn http2_status_with_header_of(address: SocketAddr, bytes: usize) -> StatusCode {
+    let stream = TcpStream::connect(address).await.unwrap();
+    let (mut sender, connection) =
+        hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
+            .await
+            .unwrap();
+    tokio::spawn(connection);
+    let request = Request::get(format!("http://{address}/hello"))
+        .header("x-large", "x".repeat(bytes))
+        .body(Empty::<Bytes>::new())
+        .unwrap();
+    sender.send_request(request).await.unwrap().status()
+}
+
+#[tokio::test]
+async fn an_http2_header_list_over_16_kib_is_431_unless_allowed() {
+    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| server).await;
+    assert_eq!(
+        http2_status_with_header_of(server.address, 15 * 1024).await,
+        StatusCode::OK
+    );
+    assert_eq!(
+        http2_status_with_header_of(server.address, 17 * 1024).await,
+        StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE
+    );
+    server.stop().await;
+    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| {
+        server.http2_max_header_size(64 * 1024)
+    })
+    .await;
+    assert_eq!(
+        http2_status_with_header_of(server.address, 60 * 1024).await,
+        StatusCode::OK
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_http2_client_that_answers_no_ping_is_closed() {
+    let interval = Duration::from_millis(200);
+    let (server, mut client) = silent_http2_client(interval).await;
+    let started = Instant::now();
+    let mut received = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), client.read_to_end(&mut received))
+        .await
+        .expect("the server closes the connection")
+        .unwrap();
+    let elapsed = started.elapsed();
+    assert!(elapsed >= interval * 2, "closed after {elapsed:?}");
+    // Its frames: settings, a ping (type 6), a go-away (type 7).
+    let types = frame_types(&received);
+    assert!(types.contains(&6), "no ping in {types:?}");
+    assert!(types.contains(&7), "no go-away in {types:?}");
+    server.stop().await;
+}
+
+/// A server pinging HTTP/2 connections at `interval`, its other timeouts
+/// far away, and a client that opens HTTP/2 (the preface and its
+/// settings) and then answers nothing.
+async fn silent_http2_client(interval: Duration) -> (Server, TcpStream) {
+    let far = Duration::from_secs(60);
+    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| {
+        server
+            .http2_keep_alive(interval)
+            .http2_idle_timeout(far)
+            .header_read_timeout(far)
+    })
+    .await;
+    let mut client = TcpStream::connect(server.address).await.unwrap();
+    client
+        .write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0")
+        .await
+        .unwrap();
+    (server, client)
+}
+
+/// The types of the HTTP/2 frames in `received`.
+fn frame_types(received: &[u8]) -> Vec<u8> {
+    let mut types = Vec::new();
+    let mut frames = received;
+    while frames.len() >= 9 {
+        let length =
+            usize::from(frames[0]) << 16 | usize::from(frames[1]) << 8 | usize::from(frames[2]);
+        types.push(frames[3]);
+        frames = &frames[(9 + length).min(frames.len())..];
+    }
+    types
+}
+
+/// `http2_keep_alive(Duration::ZERO)` turns pings off (it used to close
+/// every HTTP/2 connection as soon as it was idle): a client that answers
+/// no ping keeps its connection, and is sent none.
+#[tokio::test]
+async fn a_zero_http2_ping_interval_sends_no_pings() {
+    let (server, mut client) = silent_http2_client(Duration::ZERO).await;
+    // Several times what a 200 ms interval took to close it, above.
+    let mut received = Vec::new();
+    let open =
+        tokio::time::timeout(Duration::from_secs(1), client.read_to_end(&mut received)).await;
+    assert!(open.is_err(), "the server closed the connection");
+    let types = frame_types(&received);
+    assert!(!types.contains(&6), "a ping in {types:?}");
+    drop(client);
+    server.stop().await;
+}

@@ -1,0 +1,387 @@
+//! WebSocket routes: the handshake and its extractors, messages, limits,
+//! monitors and the send timeout.
+
+use super::*;
+
+#[tokio::test]
+async fn websocket_echo_refusal_426_and_monitors() {
+    let events = Events::default();
+    let server = Server::start(app(&Feeds::default(), &events), |server| server).await;
+
+    let stream = TcpStream::connect(server.address).await.unwrap();
+    let (mut socket, response) =
+        tokio_tungstenite::client_async(format!("ws://{}/ws/lobby", server.address), stream)
+            .await
+            .unwrap();
+    assert_eq!(response.status(), StatusCode::SWITCHING_PROTOCOLS);
+    for text in ["one", "two"] {
+        socket.send(Wire::text(text)).await.unwrap();
+        let echoed = socket.next().await.unwrap().unwrap();
+        assert_eq!(echoed, Wire::text(format!("lobby: {text}")));
+    }
+    socket.close(None).await.unwrap();
+    // The monitors run once the handler has ended, on the connection's
+    // task.
+    while events.lock().unwrap().len() < 2 {
+        tokio::task::yield_now().await;
+    }
+    assert_eq!(
+        *events.lock().unwrap(),
+        ["prefix /ws/lobby", "monitor /ws/lobby 101"]
+    );
+    events.lock().unwrap().clear();
+
+    // A refusing prefix's answer reaches the client; no upgrade happens.
+    let stream = TcpStream::connect(server.address).await.unwrap();
+    let refused =
+        tokio_tungstenite::client_async(format!("ws://{}/private/ws", server.address), stream)
+            .await;
+    let Err(tokio_tungstenite::tungstenite::Error::Http(response)) = refused else {
+        panic!("the upgrade must be refused: {refused:?}");
+    };
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(response.body().as_deref(), Some(&b"who are you?"[..]));
+
+    // No WebSocket route: a normal 404. A plain GET: 426.
+    let stream = TcpStream::connect(server.address).await.unwrap();
+    let missing =
+        tokio_tungstenite::client_async(format!("ws://{}/nowhere", server.address), stream).await;
+    assert!(
+        matches!(missing, Err(tokio_tungstenite::tungstenite::Error::Http(ref r)) if r.status() == StatusCode::NOT_FOUND)
+    );
+    let parts = get_on_a_new_connection(server.address, "/ws/lobby").await;
+    assert_eq!(parts.status, StatusCode::UPGRADE_REQUIRED);
+    server.stop().await;
+}
+
+/// WebSocket monitors run when the handler ends: they see 101, how long
+/// the connection lasted, and the handler's panic if it panicked.
+#[tokio::test]
+async fn websocket_monitors_run_when_the_handler_ends() {
+    use pronghorn::router::Failure;
+
+    let (seen, mut monitored) = tokio::sync::mpsc::unbounded_channel();
+    let router = Router::new()
+        .websocket("/echo", |mut socket: WebSocket| async move {
+            while let Some(Ok(message)) = socket.next().await {
+                if message.is_close() || socket.send(message).await.is_err() {
+                    break;
+                }
+            }
+        })
+        .websocket("/panics", |mut socket: WebSocket| async move {
+            let _ = socket.next().await;
+            panic!("the handler gave up");
+        })
+        .monitor("/", move |x: &pronghorn::router::RouteExchange<'_>| {
+            let _ = seen.send((
+                x.path().to_owned(),
+                x.status().map(|status| status.as_u16()),
+                x.pattern().map(str::to_owned),
+                x.error().cloned(),
+                x.elapsed(),
+            ));
+        })
+        .compile()
+        .unwrap();
+    let server = Server::start(router, |server| server).await;
+    let connect = |path: &'static str| async move {
+        let stream = TcpStream::connect(server.address).await.unwrap();
+        let url = format!("ws://{}{path}", server.address);
+        tokio_tungstenite::client_async(url, stream)
+            .await
+            .unwrap()
+            .0
+    };
+
+    let mut socket = connect("/echo").await;
+    let started = Instant::now();
+    socket.send(Wire::text("hi")).await.unwrap();
+    assert_eq!(socket.next().await.unwrap().unwrap(), Wire::text("hi"));
+    assert!(monitored.try_recv().is_err(), "the handler has not ended");
+    socket.close(None).await.unwrap();
+    let held = started.elapsed();
+    let (path, status, pattern, failure, elapsed) = monitored.recv().await.unwrap();
+    assert_eq!(
+        (path.as_str(), status, pattern.as_deref()),
+        ("/echo", Some(101), Some("/echo"))
+    );
+    assert_eq!(failure, None);
+    assert!(
+        elapsed >= held,
+        "the connection's duration: {elapsed:?} < {held:?}"
+    );
+
+    // The connection's task runs on this thread: its log is captured.
+    let log = common::Log::capture();
+    let mut socket = connect("/panics").await;
+    socket.send(Wire::text("bye")).await.unwrap();
+    let (path, status, _, failure, _) = monitored.recv().await.unwrap();
+    assert_eq!((path.as_str(), status), ("/panics", Some(101)));
+    assert_eq!(
+        failure,
+        Some(Failure::Panic {
+            step: "handler",
+            message: "the handler gave up".to_owned()
+        })
+    );
+    let logged = log.take();
+    assert!(
+        logged.len() == 1 && logged[0].contains("the handler gave up"),
+        "the panic is logged: {logged:?}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_websocket_send_to_a_client_that_stops_reading_fails_at_the_send_timeout() {
+    let timeout = Duration::from_millis(300);
+    let (report, mut reports) = mpsc::unbounded_channel();
+    let router = Router::new()
+        .websocket("/flood", move |mut socket: WebSocket| {
+            let report = report.clone();
+            async move {
+                let message = Message::binary(vec![0; 64 * 1024]);
+                let mut sent = 0;
+                loop {
+                    if let Err(error) = socket.send(message.clone()).await {
+                        let _ = report.send((error.is_timeout(), sent));
+                        return;
+                    }
+                    sent += 1;
+                }
+            }
+        })
+        .websocket_limits(pronghorn::ws::Limits::default().send_timeout(timeout))
+        .compile()
+        .unwrap();
+    let server = Server::start(router, |server| server).await;
+
+    // A client whose socket takes 4 KiB at a time, and that reads nothing
+    // after the handshake.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let stream = socket.connect(server.address).await.unwrap();
+    let url = format!("ws://{}/flood", server.address);
+    let (client, _) = tokio_tungstenite::client_async(url, stream).await.unwrap();
+    let (timed_out, sent) = tokio::time::timeout(Duration::from_secs(10), reports.recv())
+        .await
+        .expect("the send fails")
+        .unwrap();
+    assert!(timed_out, "the send failed otherwise");
+    // The socket's buffers took some messages before the client stalled.
+    assert!(sent > 0);
+    drop(client);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn another_method_on_a_websocket_route_is_405_with_allow() {
+    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| server).await;
+    let mut sender: Sender = common::connect(server.address).await;
+    let (parts, _) = send_empty(&mut sender, Method::POST, "/ws/lobby").await;
+    assert_eq!(parts.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(parts.headers[header::ALLOW], "GET, HEAD");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_websocket_message_over_the_limit_closes_the_connection() {
+    let limit = 64 * 1024;
+    let router = Router::new()
+        .websocket("/ws", |mut socket: WebSocket, _: RouteParams| async move {
+            while let Some(Ok(message)) = socket.next().await {
+                let length = Message::text(message.into_data().len().to_string());
+                if socket.send(length).await.is_err() {
+                    break;
+                }
+            }
+        })
+        .websocket_limits(pronghorn::ws::Limits::default().max_message_size(limit))
+        .compile()
+        .unwrap();
+    let server = Server::start(router, |server| server).await;
+    let stream = TcpStream::connect(server.address).await.unwrap();
+    let (mut socket, _) =
+        tokio_tungstenite::client_async(format!("ws://{}/ws", server.address), stream)
+            .await
+            .unwrap();
+    socket.send(Wire::binary(vec![0; limit])).await.unwrap();
+    assert_eq!(
+        socket.next().await.unwrap().unwrap().into_text().unwrap(),
+        limit.to_string()
+    );
+    // One byte more: the server stops reading and the connection ends.
+    let _ = socket.send(Wire::binary(vec![0; limit + 1])).await;
+    let next = tokio::time::timeout(Duration::from_secs(10), socket.next())
+        .await
+        .expect("the connection is closed");
+    assert!(
+        matches!(next, Some(Ok(Wire::Close(_)) | Err(_)) | None),
+        "answered {next:?} over the limit"
+    );
+    server.stop().await;
+}
+
+/// pronghorn's own messages cross the wire as the protocol says: text,
+/// binary and ping read as sent, and a close frame with a code and a
+/// reason reaches the client.
+#[tokio::test]
+async fn websocket_messages_and_a_close_frame_reach_the_client_as_sent() {
+    use pronghorn::ws::{CloseFrame, Utf8Bytes, close_code};
+
+    let router = Router::new()
+        .websocket("/ws", |mut socket: WebSocket, _: RouteParams| async move {
+            let mut seen = Vec::new();
+            while let Some(Ok(message)) = socket.next().await {
+                match message {
+                    Message::Text(text) => seen.push(format!("text {text}")),
+                    Message::Binary(data) => seen.push(format!("binary {data:?}")),
+                    Message::Ping(data) => seen.push(format!("ping {data:?}")),
+                    Message::Pong(_) | Message::Close(_) => break,
+                }
+                if seen.len() == 3 {
+                    break;
+                }
+            }
+            let _ = socket.send(Message::text(seen.join(", "))).await;
+            let frame = CloseFrame {
+                code: close_code::POLICY,
+                reason: Utf8Bytes::from_static("seen enough"),
+            };
+            let _ = socket.close(Some(frame)).await;
+        })
+        .compile()
+        .unwrap();
+    let server = Server::start(router, |server| server).await;
+    let stream = TcpStream::connect(server.address).await.unwrap();
+    let (mut socket, _) =
+        tokio_tungstenite::client_async(format!("ws://{}/ws", server.address), stream)
+            .await
+            .unwrap();
+    socket.send(Wire::text("hi")).await.unwrap();
+    socket.send(Wire::binary(vec![1, 2])).await.unwrap();
+    socket.send(Wire::Ping(vec![7].into())).await.unwrap();
+    let mut texts = Vec::new();
+    let mut close = None;
+    while let Some(Ok(message)) = socket.next().await {
+        match message {
+            Wire::Text(text) => texts.push(text.to_string()),
+            Wire::Close(frame) => close = frame,
+            _ => {}
+        }
+    }
+    assert_eq!(texts, [r#"text hi, binary b"\x01\x02", ping b"\x07""#]);
+    let close = close.expect("a close frame");
+    assert_eq!(u16::from(close.code), 1008);
+    assert_eq!(close.reason, "seen enough");
+    server.stop().await;
+}
+
+/// A WebSocket handler takes extractors like any handler: they run at the
+/// handshake, and one that refuses the request answers it with no upgrade.
+#[tokio::test]
+async fn websocket_handlers_take_extractors_and_a_refusal_answers_without_upgrade() {
+    #[derive(serde::Deserialize)]
+    struct Who {
+        name: String,
+    }
+
+    let router = Router::new()
+        .websocket(
+            "/rooms/{room}",
+            |mut socket: WebSocket,
+             Path(room): Path<String>,
+             pronghorn::handler::Query(who): pronghorn::handler::Query<Who>,
+             pronghorn::handler::State(motd): pronghorn::handler::State<&'static str>| async move {
+                let greeting = format!("{motd}, {} in {room}", who.name);
+                let _ = socket.send(Message::text(greeting)).await;
+            },
+        )
+        .state("welcome")
+        .compile()
+        .unwrap();
+    let address = common::serve_on_loopback(router, |server| server).await;
+
+    let stream = TcpStream::connect(address).await.unwrap();
+    let (mut socket, _) =
+        tokio_tungstenite::client_async(format!("ws://{address}/rooms/lobby?name=ada"), stream)
+            .await
+            .unwrap();
+    assert_eq!(
+        socket.next().await.unwrap().unwrap().into_text().unwrap(),
+        "welcome, ada in lobby"
+    );
+
+    let stream = TcpStream::connect(address).await.unwrap();
+    let refused =
+        tokio_tungstenite::client_async(format!("ws://{address}/rooms/lobby"), stream).await;
+    assert!(
+        matches!(refused, Err(tokio_tungstenite::tungstenite::Error::Http(ref response)) if response.status() == StatusCode::BAD_REQUEST),
+        "{refused:?}"
+    );
+}
+
+/// The handshake settles on the router's most preferred subprotocol that
+/// the client offers, answers it, and the handler reads it; a client that
+/// offers none of them gets none. A nested router speaks its own.
+#[tokio::test]
+async fn websocket_handshake_chooses_the_preferred_offered_subprotocol() {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+
+    let handler = |mut socket: WebSocket| async move {
+        let chosen = socket.protocol().unwrap_or("none").to_owned();
+        let _ = socket.send(Message::text(chosen)).await;
+    };
+    let v3 = Router::new()
+        .websocket("/ws", handler)
+        .websocket_protocols(["v3.chat"]);
+    let router = Router::new()
+        .websocket("/ws", handler)
+        .nest("/v3", v3)
+        .websocket_protocols(["v2.chat", "v1.chat"])
+        .compile()
+        .unwrap();
+    let address = common::serve_on_loopback(router, |server| server).await;
+    let connect = |path: &'static str, offered: Option<&'static str>| async move {
+        let mut request = format!("ws://{address}{path}")
+            .into_client_request()
+            .unwrap();
+        if let Some(offered) = offered {
+            request.headers_mut().insert(
+                header::SEC_WEBSOCKET_PROTOCOL,
+                HeaderValue::from_static(offered),
+            );
+        }
+        let stream = TcpStream::connect(address).await.unwrap();
+        let (mut socket, response) = tokio_tungstenite::client_async(request, stream)
+            .await
+            .unwrap();
+        let answered = response
+            .headers()
+            .get(header::SEC_WEBSOCKET_PROTOCOL)
+            .map(|value| value.to_str().unwrap().to_owned());
+        let seen = socket
+            .next()
+            .await
+            .unwrap()
+            .unwrap()
+            .into_text()
+            .unwrap()
+            .to_string();
+        (answered, seen)
+    };
+    assert_eq!(
+        connect("/ws", Some("v1.chat, v2.chat")).await,
+        (Some("v2.chat".to_owned()), "v2.chat".to_owned())
+    );
+    assert_eq!(
+        connect("/ws", Some("v1.chat")).await,
+        (Some("v1.chat".to_owned()), "v1.chat".to_owned())
+    );
+    assert_eq!(connect("/ws", None).await, (None, "none".to_owned()));
+    assert_eq!(
+        connect("/v3/ws", Some("v2.chat, v3.chat")).await,
+        (Some("v3.chat".to_owned()), "v3.chat".to_owned())
+    );
+}
