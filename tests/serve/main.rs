@@ -262,6 +262,25 @@ async fn http2_get(
     (sender, connection, response)
 }
 
+/// A WebSocket client.
+type WsClient = tokio_tungstenite::WebSocketStream<TcpStream>;
+
+/// A WebSocket handshake for `path` on a new connection: the client and
+/// the server's answer, or the error of a refused upgrade.
+async fn websocket_connect(
+    address: SocketAddr,
+    path: &str,
+) -> Result<
+    (
+        WsClient,
+        tokio_tungstenite::tungstenite::handshake::client::Response,
+    ),
+    tokio_tungstenite::tungstenite::Error,
+> {
+    let stream = TcpStream::connect(address).await.unwrap();
+    tokio_tungstenite::client_async(format!("ws://{address}{path}"), stream).await
+}
+
 fn request(method: Method, path: &str) -> http::request::Builder {
     Request::builder()
         .method(method)

@@ -107,11 +107,9 @@ async fn shutdown_ends_sse_streams_at_its_deadline_and_tells_websocket_clients_1
     let frame = sse.frame().await.unwrap().unwrap();
     assert_eq!(frame.into_data().unwrap(), "data: first\n\n");
     // ...and a WebSocket connection.
-    let stream = TcpStream::connect(server.address).await.unwrap();
-    let (mut socket, _) =
-        tokio_tungstenite::client_async(format!("ws://{}/ws/lobby", server.address), stream)
-            .await
-            .unwrap();
+    let (mut socket, _) = websocket_connect(server.address, "/ws/lobby")
+        .await
+        .unwrap();
     socket.send(Wire::text("hi")).await.unwrap();
     assert_eq!(
         socket.next().await.unwrap().unwrap().into_text().unwrap(),
@@ -167,11 +165,7 @@ async fn shutdown_waits_for_websocket_handlers_to_end() {
         server.shutdown_timeout(Duration::from_secs(30))
     })
     .await;
-    let stream = TcpStream::connect(server.address).await.unwrap();
-    let (mut socket, _) =
-        tokio_tungstenite::client_async(format!("ws://{}/ws", server.address), stream)
-            .await
-            .unwrap();
+    let (mut socket, _) = websocket_connect(server.address, "/ws").await.unwrap();
     socket.send(Wire::text("hi")).await.unwrap();
     assert_eq!(
         socket.next().await.unwrap().unwrap().into_text().unwrap(),

@@ -8,11 +8,9 @@ async fn websocket_echo_refusal_426_and_monitors() {
     let events = Events::default();
     let server = Server::start(app(&Feeds::default(), &events), |server| server).await;
 
-    let stream = TcpStream::connect(server.address).await.unwrap();
-    let (mut socket, response) =
-        tokio_tungstenite::client_async(format!("ws://{}/ws/lobby", server.address), stream)
-            .await
-            .unwrap();
+    let (mut socket, response) = websocket_connect(server.address, "/ws/lobby")
+        .await
+        .unwrap();
     assert_eq!(response.status(), StatusCode::SWITCHING_PROTOCOLS);
     for text in ["one", "two"] {
         socket.send(Wire::text(text)).await.unwrap();
@@ -32,10 +30,7 @@ async fn websocket_echo_refusal_426_and_monitors() {
     events.lock().unwrap().clear();
 
     // A refusing prefix's answer reaches the client; no upgrade happens.
-    let stream = TcpStream::connect(server.address).await.unwrap();
-    let refused =
-        tokio_tungstenite::client_async(format!("ws://{}/private/ws", server.address), stream)
-            .await;
+    let refused = websocket_connect(server.address, "/private/ws").await;
     let Err(tokio_tungstenite::tungstenite::Error::Http(response)) = refused else {
         panic!("the upgrade must be refused: {refused:?}");
     };
@@ -43,9 +38,7 @@ async fn websocket_echo_refusal_426_and_monitors() {
     assert_eq!(response.body().as_deref(), Some(&b"who are you?"[..]));
 
     // No WebSocket route: a normal 404. A plain GET: 426.
-    let stream = TcpStream::connect(server.address).await.unwrap();
-    let missing =
-        tokio_tungstenite::client_async(format!("ws://{}/nowhere", server.address), stream).await;
+    let missing = websocket_connect(server.address, "/nowhere").await;
     assert!(
         matches!(missing, Err(tokio_tungstenite::tungstenite::Error::Http(ref r)) if r.status() == StatusCode::NOT_FOUND)
     );
@@ -85,14 +78,7 @@ async fn websocket_monitors_run_when_the_handler_ends() {
         .compile()
         .unwrap();
     let server = Server::start(router, |server| server).await;
-    let connect = |path: &'static str| async move {
-        let stream = TcpStream::connect(server.address).await.unwrap();
-        let url = format!("ws://{}{path}", server.address);
-        tokio_tungstenite::client_async(url, stream)
-            .await
-            .unwrap()
-            .0
-    };
+    let connect = |path| async move { websocket_connect(server.address, path).await.unwrap().0 };
 
     let mut socket = connect("/echo").await;
     let started = Instant::now();
@@ -201,11 +187,7 @@ async fn a_websocket_message_over_the_limit_closes_the_connection() {
         .compile()
         .unwrap();
     let server = Server::start(router, |server| server).await;
-    let stream = TcpStream::connect(server.address).await.unwrap();
-    let (mut socket, _) =
-        tokio_tungstenite::client_async(format!("ws://{}/ws", server.address), stream)
-            .await
-            .unwrap();
+    let (mut socket, _) = websocket_connect(server.address, "/ws").await.unwrap();
     socket.send(Wire::binary(vec![0; limit])).await.unwrap();
     assert_eq!(
         socket.next().await.unwrap().unwrap().into_text().unwrap(),
@@ -254,11 +236,7 @@ async fn websocket_messages_and_a_close_frame_reach_the_client_as_sent() {
         .compile()
         .unwrap();
     let server = Server::start(router, |server| server).await;
-    let stream = TcpStream::connect(server.address).await.unwrap();
-    let (mut socket, _) =
-        tokio_tungstenite::client_async(format!("ws://{}/ws", server.address), stream)
-            .await
-            .unwrap();
+    let (mut socket, _) = websocket_connect(server.address, "/ws").await.unwrap();
     socket.send(Wire::text("hi")).await.unwrap();
     socket.send(Wire::binary(vec![1, 2])).await.unwrap();
     socket.send(Wire::Ping(vec![7].into())).await.unwrap();
@@ -303,19 +281,15 @@ async fn websocket_handlers_take_extractors_and_a_refusal_answers_without_upgrad
         .unwrap();
     let address = common::serve_on_loopback(router, |server| server).await;
 
-    let stream = TcpStream::connect(address).await.unwrap();
-    let (mut socket, _) =
-        tokio_tungstenite::client_async(format!("ws://{address}/rooms/lobby?name=ada"), stream)
-            .await
-            .unwrap();
+    let (mut socket, _) = websocket_connect(address, "/rooms/lobby?name=ada")
+        .await
+        .unwrap();
     assert_eq!(
         socket.next().await.unwrap().unwrap().into_text().unwrap(),
         "welcome, ada in lobby"
     );
 
-    let stream = TcpStream::connect(address).await.unwrap();
-    let refused =
-        tokio_tungstenite::client_async(format!("ws://{address}/rooms/lobby"), stream).await;
+    let refused = websocket_connect(address, "/rooms/lobby").await;
     assert!(
         matches!(refused, Err(tokio_tungstenite::tungstenite::Error::Http(ref response)) if response.status() == StatusCode::BAD_REQUEST),
         "{refused:?}"
