@@ -327,22 +327,13 @@ async fn a_pipelined_answer_is_not_held_behind_the_next_request_s_slow_handler()
         .await
         .unwrap();
     // The first answer arrives while the second request still waits.
-    let mut answer = vec![0; 1024];
-    let read = tokio::time::timeout(Duration::from_secs(10), client.read(&mut answer))
-        .await
-        .expect("the first answer is written while the second request waits")
-        .unwrap();
-    let first = String::from_utf8_lossy(&answer[..read]).into_owned();
+    let first = next_answer(&mut client).await;
     assert!(
         first.starts_with("HTTP/1.1 200 OK\r\n") && first.ends_with("\r\n\r\nhello"),
         "{first}"
     );
     release.send(()).unwrap();
-    let read = tokio::time::timeout(Duration::from_secs(10), client.read(&mut answer))
-        .await
-        .expect("the second answer")
-        .unwrap();
-    let second = String::from_utf8_lossy(&answer[..read]);
+    let second = next_answer(&mut client).await;
     assert!(second.ends_with("\r\n\r\nslow done"), "{second}");
     server.stop().await;
 }

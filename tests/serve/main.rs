@@ -288,7 +288,15 @@ fn request(method: Method, path: &str) -> http::request::Builder {
         .header(header::HOST, "localhost")
 }
 
-/// Reads what `client` is sent next, within 10 s.
+/// A connection whose socket takes 4 KiB at a time: a client that stops
+/// reading soon fills it.
+async fn narrow_connection(address: SocketAddr) -> TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    socket.connect(address).await.unwrap()
+}
+
+/// Reads what `client` is sent next (at most 1 KiB), within 10 s.
 async fn next_answer(client: &mut TcpStream) -> String {
     let mut answer = vec![0; 1024];
     let read = tokio::time::timeout(Duration::from_secs(10), client.read(&mut answer))

@@ -226,9 +226,7 @@ async fn an_http2_client_that_grants_no_window_is_closed_after_the_send_timeout(
 /// A client on a socket that takes 4 KiB at a time, asking for `path`
 /// (the server closes the connection after the answer).
 async fn narrow_client(address: SocketAddr, path: &str) -> TcpStream {
-    let socket = tokio::net::TcpSocket::new_v4().unwrap();
-    socket.set_recv_buffer_size(4096).unwrap();
-    let mut client = socket.connect(address).await.unwrap();
+    let mut client = narrow_connection(address).await;
     let request = format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     client.write_all(request.as_bytes()).await.unwrap();
     client

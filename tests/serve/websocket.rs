@@ -145,9 +145,7 @@ async fn a_websocket_send_to_a_client_that_stops_reading_fails_at_the_send_timeo
 
     // A client whose socket takes 4 KiB at a time, and that reads nothing
     // after the handshake.
-    let socket = tokio::net::TcpSocket::new_v4().unwrap();
-    socket.set_recv_buffer_size(4096).unwrap();
-    let stream = socket.connect(server.address).await.unwrap();
+    let stream = narrow_connection(server.address).await;
     let url = format!("ws://{}/flood", server.address);
     let (client, _) = tokio_tungstenite::client_async(url, stream).await.unwrap();
     let (timed_out, sent) = tokio::time::timeout(Duration::from_secs(10), reports.recv())
