@@ -19,6 +19,7 @@ use crate::handler::{BodyAllowance, ServerAllowance};
 use super::{
     BoxError,
     graceful::Shutdown,
+    heads::{HeadAllowance, HeadReservation},
     io,
     timeouts::{ConnectionWatch, StreamGuard},
 };
@@ -34,9 +35,9 @@ use super::{
 /// cloned, and the clone is polled for readiness with the task's waker.
 ///
 /// It also tells the connection's watchdog that a request arrived, counts
-/// HTTP/2 streams until their response ends, and stops the connection's
-/// writes from being held while the service or a response body is not
-/// ready (see [`io`]).
+/// HTTP/2 streams until their response ends and their heads until it is
+/// ready, and stops the connection's writes from being held while the
+/// service or a response body is not ready (see [`io`]).
 pub(super) struct Connection<S> {
     service: RefCell<S>,
     watch: Arc<ConnectionWatch>,
@@ -51,6 +52,9 @@ pub(super) struct Connection<S> {
     /// connection's); `None` for no bound.
     http1_allowance: Option<BodyAllowance>,
     http2_allowance: Option<BodyAllowance>,
+    /// What the HTTP/2 requests being answered on all connections may
+    /// hold in heads; `None` for no bound.
+    heads: Option<HeadAllowance>,
 }
 
 impl<S> Connection<S> {
@@ -62,6 +66,7 @@ impl<S> Connection<S> {
         peer: Option<std::net::SocketAddr>,
         bodies: &Option<ServerAllowance>,
         http2_bodies: usize,
+        heads: &Option<HeadAllowance>,
     ) -> Self {
         let http1 = BodyAllowance::new(0, bodies.clone());
         let http2 = BodyAllowance::new(http2_bodies, bodies.clone());
@@ -73,6 +78,7 @@ impl<S> Connection<S> {
             peer,
             http1_allowance: http1.bounds().then_some(http1),
             http2_allowance: http2.bounds().then_some(http2),
+            heads: heads.clone(),
         }
     }
 }
@@ -130,13 +136,22 @@ where
         // connection ends after it, whatever the answer: one asked for by
         // an `Upgrade` header or a CONNECT.
         let upgrade = upgrade_header || request.method() == Method::CONNECT;
+        let refuse = |status, stream| ConnectionFuture {
+            state: State::Refused { status },
+            stream,
+            head: None,
+            upgrade,
+        };
         if !host_is_sound(&request) {
-            return ConnectionFuture {
-                state: State::Refused,
-                stream,
-                upgrade,
-            };
+            return refuse(StatusCode::BAD_REQUEST, stream);
         }
+        let head = match &self.heads {
+            Some(heads) if http2 => match heads.reserve(&request) {
+                Some(head) => Some(head),
+                None => return refuse(StatusCode::SERVICE_UNAVAILABLE, stream),
+            },
+            _ => None,
+        };
         // hyper calls the service from the connection's task, one call at
         // a time (HTTP/2 streams too), and no future holds the borrow: it
         // ends with this call.
@@ -158,6 +173,7 @@ where
         ConnectionFuture {
             state,
             stream,
+            head,
             upgrade,
         }
     }
@@ -172,6 +188,8 @@ pin_project! {
         #[pin]
         state: State<S, R>,
         stream: Option<StreamGuard>,
+        // The request's place among the HTTP/2 heads being answered.
+        head: Option<HeadReservation>,
         // The request asked for an upgrade.
         upgrade: bool,
     }
@@ -186,8 +204,9 @@ pin_project! {
         Called { #[pin] future: S::Future },
         Waiting { service: S, request: Option<R> },
         Failed { error: Option<BoxError> },
-        // Answered without the service: a head with no `Host` or two.
-        Refused,
+        // Answered without the service: a head with no `Host` or two
+        // (400), or one past the server's allowance for heads (503).
+        Refused { status: StatusCode },
     }
 }
 
@@ -206,6 +225,8 @@ where
             io::stop_holding();
         }
         let stream = this.stream.take();
+        // The head is no longer needed, whatever the body still takes.
+        this.head.take();
         response.map(|body| ConnectionBody { body, stream })
     }
 }
@@ -234,13 +255,15 @@ where
                 StateProj::Failed { error } => {
                     return Poll::Ready(Err(error.take().expect("polled after completion")));
                 }
-                StateProj::Refused => {
+                StateProj::Refused { status } => {
                     let mut response = Response::new(None);
-                    *response.status_mut() = StatusCode::BAD_REQUEST;
-                    response.headers_mut().insert(
-                        http::header::CONNECTION,
-                        http::HeaderValue::from_static("close"),
-                    );
+                    *response.status_mut() = *status;
+                    if *status == StatusCode::BAD_REQUEST {
+                        response.headers_mut().insert(
+                            http::header::CONNECTION,
+                            http::HeaderValue::from_static("close"),
+                        );
+                    }
                     return Poll::Ready(Ok(self.answer(response)));
                 }
                 StateProj::Waiting { service, request } => {

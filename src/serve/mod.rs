@@ -10,6 +10,7 @@
 mod budget;
 mod connection;
 mod graceful;
+mod heads;
 mod io;
 mod timeouts;
 #[cfg(feature = "tls")]
@@ -46,6 +47,7 @@ use tower_service::Service;
 use self::{
     connection::Connection,
     graceful::{Graceful, Shutdown},
+    heads::HeadAllowance,
     io::{Batched, CoalescingIo},
     timeouts::{ConnectionWatch, HeadTimer, Timeouts, Watchdog},
 };
@@ -93,6 +95,7 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// | size of an HTTP/1 request's head (431 over it) | 64 KiB | [`max_header_size`](Serve::max_header_size) |
 /// | size of an HTTP/2 request's header list (431 over it) | 16 KiB | [`http2_max_header_size`](Serve::http2_max_header_size) |
 /// | number of a request's headers (431 over it) | 100 | [`max_headers`](Serve::max_headers) |
+/// | heads of the HTTP/2 requests being answered, on all connections (503 over it) | 64 MiB | [`http2_header_buffer`](Serve::http2_header_buffer) |
 /// | answers to pipelined requests held back to be written together | 64 KiB | [`pipeline_buffer`](Serve::pipeline_buffer) |
 /// | HTTP/2 response bytes produced ahead of the socket, per connection, past each body's first chunk | 256 KiB | [`http2_send_buffer`](Serve::http2_send_buffer) |
 /// | HTTP/2 request bodies being read at once by body extractors, per connection, past the first (503 over it) | 4 MiB | [`http2_body_buffer`](Serve::http2_body_buffer) |
@@ -119,6 +122,13 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// Body bytes a client sends before they are read wait in its socket over
 /// HTTP/1; over HTTP/2 in its connection, up to the flow-control window
 /// the server grants (hyper's, 1 MiB a connection).
+///
+/// Request heads are bounded the same way: over HTTP/1 a connection reads
+/// one at a time, of at most [`max_header_size`](Serve::max_header_size);
+/// over HTTP/2 each stream holds one of at most
+/// [`http2_max_header_size`](Serve::http2_max_header_size) until its
+/// answer is ready, and those of all connections at most
+/// [`http2_header_buffer`](Serve::http2_header_buffer).
 ///
 /// The HTTP/2 limits are per connection, sized for one client on it.
 /// Behind a proxy that carries many clients over one HTTP/2 connection,
@@ -204,6 +214,7 @@ struct Limits {
     http2_send_buffer: usize,
     http2_body_buffer: usize,
     body_buffer: usize,
+    http2_header_buffer: usize,
     tcp_keepalive: Duration,
     shutdown_timeout: Duration,
 }
@@ -227,6 +238,7 @@ impl Default for Limits {
             http2_send_buffer: 256 * 1024,
             http2_body_buffer: 4 * 1024 * 1024,
             body_buffer: 256 * 1024 * 1024,
+            http2_header_buffer: 64 * 1024 * 1024,
             tcp_keepalive: Duration::from_secs(60),
             shutdown_timeout: Duration::from_secs(30),
         }
@@ -377,8 +389,8 @@ impl<S> Serve<S> {
     /// connection's request heads hold at most
     /// [`http2_max_streams`](Self::http2_max_streams) × 16 KiB (1.6 MiB,
     /// about twice that as the server reads them), against 64 KiB over
-    /// HTTP/1; and what all of them hold, that times
-    /// [`max_connections`](Self::max_connections).
+    /// HTTP/1. What the heads of all connections hold is bounded by
+    /// [`http2_header_buffer`](Self::http2_header_buffer).
     pub fn http2_max_header_size(mut self, bytes: usize) -> Self {
         self.limits.http2_max_header_size = bytes.max(1024);
         self
@@ -479,6 +491,29 @@ impl<S> Serve<S> {
     /// bodies most requests carry cost no reservation.
     pub fn body_buffer(mut self, bytes: usize) -> Self {
         self.limits.body_buffer = bytes;
+        self
+    }
+
+    /// How many bytes of request heads the HTTP/2 requests being answered
+    /// on all connections may hold at once (default 64 MiB; 0 for no
+    /// bound).
+    ///
+    /// A head counts its size as HTTP/2 counts a header list — each field's
+    /// name and value and 32 bytes — from when the request reaches the
+    /// service until its answer is ready. A request that would take the
+    /// server past this bound is answered 503 at once; one alone always
+    /// passes. Without it, a client that opens many connections, each with
+    /// every stream it may and requests that take long, holds
+    /// `max_connections` × [`http2_max_streams`](Self::http2_max_streams) ×
+    /// [`http2_max_header_size`](Self::http2_max_header_size) of heads,
+    /// and about twice that in memory. An HTTP/1 connection reads one
+    /// request at a time: its head is bounded by
+    /// [`max_header_size`](Self::max_header_size) (64 MiB at the default
+    /// connection limit, which this default matches).
+    ///
+    /// Unlike the other HTTP/2 settings, this one is for the whole server.
+    pub fn http2_header_buffer(mut self, bytes: usize) -> Self {
+        self.limits.http2_header_buffer = bytes;
         self
     }
 
@@ -631,6 +666,7 @@ where
     let shutdown = Arc::new(Shutdown::default());
     let slots = Arc::new(Semaphore::new(limits.max_connections));
     let bodies = (limits.body_buffer > 0).then(|| ServerAllowance::new(limits.body_buffer));
+    let heads = HeadAllowance::new(limits.http2_header_buffer);
     let keepalive = keepalive(limits.tcp_keepalive);
     let mut connections = JoinSet::new();
     let mut signal = pin!(signal);
@@ -672,6 +708,7 @@ where
             peer,
             &bodies,
             limits.http2_body_buffer,
+            &heads,
         );
         let connection = builder
             .serve_connection_with_upgrades(TokioIo::new(io), service)

@@ -1,5 +1,5 @@
 //! HTTP/2: prior knowledge, streams, the stream and header-list limits,
-//! the idle timeout and pings.
+//! the server's allowance for heads, the idle timeout and pings.
 
 use super::*;
 
@@ -148,15 +148,16 @@ async fn an_http2_stream_that_lasts_keeps_its_connection_past_the_idle_timeout()
     server.stop().await;
 }
 
-/// The status of a GET over HTTP/2 carrying a header of `bytes`.
-async fn http2_status_with_header_of(address: SocketAddr, bytes: usize) -> StatusCode {
+/// The status of a GET of `path`, on a new HTTP/2 connection, carrying a
+/// header of `bytes`.
+async fn http2_status_with_header_of(address: SocketAddr, path: &str, bytes: usize) -> StatusCode {
     let stream = TcpStream::connect(address).await.unwrap();
     let (mut sender, connection) =
         hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
             .await
             .unwrap();
     tokio::spawn(connection);
-    let request = Request::get(format!("http://{address}/hello"))
+    let request = Request::get(format!("http://{address}{path}"))
         .header("x-large", "x".repeat(bytes))
         .body(Empty::<Bytes>::new())
         .unwrap();
@@ -167,11 +168,11 @@ async fn http2_status_with_header_of(address: SocketAddr, bytes: usize) -> Statu
 async fn an_http2_header_list_over_16_kib_is_431_unless_allowed() {
     let server = Server::start(app(&Feeds::default(), &Events::default()), |server| server).await;
     assert_eq!(
-        http2_status_with_header_of(server.address, 15 * 1024).await,
+        http2_status_with_header_of(server.address, "/hello", 15 * 1024).await,
         StatusCode::OK
     );
     assert_eq!(
-        http2_status_with_header_of(server.address, 17 * 1024).await,
+        http2_status_with_header_of(server.address, "/hello", 17 * 1024).await,
         StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE
     );
     server.stop().await;
@@ -180,8 +181,65 @@ async fn an_http2_header_list_over_16_kib_is_431_unless_allowed() {
     })
     .await;
     assert_eq!(
-        http2_status_with_header_of(server.address, 60 * 1024).await,
+        http2_status_with_header_of(server.address, "/hello", 60 * 1024).await,
         StatusCode::OK
+    );
+    server.stop().await;
+}
+
+/// The heads of the HTTP/2 requests being answered share one allowance
+/// for the whole server: past it a request is answered 503 at once, a
+/// smaller head still fits, room comes back with the answer, and HTTP/1
+/// heads do not count.
+#[tokio::test]
+async fn http2_heads_past_the_server_s_allowance_are_503_until_room_comes_back() {
+    let (arrived, mut arrivals) = mpsc::unbounded_channel();
+    let (release, released) = oneshot::channel::<()>();
+    let released = Arc::new(Mutex::new(Some(released)));
+    let router = Router::new()
+        .get("/hello", || "hello")
+        .get("/wait", move || {
+            arrived.send(()).unwrap();
+            let released = released.lock().unwrap().take();
+            async move {
+                if let Some(released) = released {
+                    let _ = released.await;
+                }
+                "waited"
+            }
+        })
+        .compile()
+        .unwrap();
+    let server = Server::start(router, |server| server.http2_header_buffer(8 * 1024)).await;
+    let address = server.address;
+    assert_eq!(
+        http2_status_with_header_of(address, "/hello", 12 * 1024).await,
+        StatusCode::OK,
+        "a head alone passes, whatever its size"
+    );
+    let waiting = tokio::spawn(http2_status_with_header_of(address, "/wait", 6 * 1024));
+    arrivals.recv().await.unwrap();
+    assert_eq!(
+        http2_status_with_header_of(address, "/hello", 6 * 1024).await,
+        StatusCode::SERVICE_UNAVAILABLE
+    );
+    assert_eq!(
+        http2_status_with_header_of(address, "/hello", 1024).await,
+        StatusCode::OK,
+        "a smaller head fits beside the one held"
+    );
+    let mut http1: Sender = common::connect(address).await;
+    let large_http1 = request(Method::GET, "/hello")
+        .header("x-large", "x".repeat(6 * 1024))
+        .body(Full::default())
+        .unwrap();
+    assert_eq!(send(&mut http1, large_http1).await.0.status, StatusCode::OK);
+    release.send(()).unwrap();
+    assert_eq!(waiting.await.unwrap(), StatusCode::OK);
+    assert_eq!(
+        http2_status_with_header_of(address, "/hello", 6 * 1024).await,
+        StatusCode::OK,
+        "the answered request's room is back"
     );
     server.stop().await;
 }
