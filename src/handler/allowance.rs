@@ -31,6 +31,14 @@ use std::{
 #[cfg(feature = "server")]
 use tokio::sync::{AcquireError, OwnedSemaphorePermit, Semaphore};
 
+/// What a request reads over HTTP/1 without counting in the server's
+/// allowance: a body that declares at most this much, the part of a
+/// WebSocket message up to it. A connection reads one body or message
+/// at a time, so these hold at most this much a connection, and the small
+/// ones most requests carry cost no reservation.
+#[cfg(feature = "server")]
+pub(crate) const UNCOUNTED: u64 = 64 * 1024;
+
 /// What the body extractor of one request may take: of its HTTP/2
 /// connection's allowance, and of the server's.
 #[derive(Clone, Debug)]

@@ -48,8 +48,10 @@ use std::{
 
 use http::{Request, Response};
 
+#[cfg(feature = "ws")]
+pub(crate) use self::allowance::Reservation;
 #[cfg(feature = "server")]
-pub(crate) use self::allowance::{BodyAllowance, ServerAllowance};
+pub(crate) use self::allowance::{BodyAllowance, ServerAllowance, UNCOUNTED};
 #[cfg(feature = "axum")]
 pub use self::axum::Axum;
 #[cfg(feature = "json")]

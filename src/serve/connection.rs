@@ -14,7 +14,7 @@ use http_body::{Body as HttpBody, Frame, SizeHint};
 use pin_project_lite::pin_project;
 use tower_service::Service;
 
-use crate::handler::{BodyAllowance, ServerAllowance};
+use crate::handler::{BodyAllowance, ServerAllowance, UNCOUNTED};
 
 use super::{
     BoxError,
@@ -83,16 +83,12 @@ impl<S> Connection<S> {
     }
 }
 
-/// The longest body an HTTP/1 request may declare and not count in the
-/// server's allowance: a connection reads one body at a time, so these hold
-/// at most this much a connection, and the requests most APIs take (a
-/// small JSON body) cost no reservation.
-const SMALL_BODY: u64 = 64 * 1024;
-
+/// Whether an HTTP/1 body declares a length that does not count in the
+/// server's allowance.
 fn declared_small(body: &impl HttpBody) -> bool {
     body.size_hint()
         .exact()
-        .is_some_and(|length| length <= SMALL_BODY)
+        .is_some_and(|length| length <= UNCOUNTED)
 }
 
 impl<S, RequestBody, ResponseBody> hyper::service::Service<Request<RequestBody>> for Connection<S>
@@ -119,17 +115,19 @@ where
             request.extensions_mut().insert(handle);
         }
         let http2 = request.version() == Version::HTTP_2;
-        // A request with a body gets the allowance its extractor reads;
-        // over HTTP/1, not a small one.
-        if !request.body().is_end_stream() {
-            let allowance = match http2 {
-                true => &self.http2_allowance,
-                false if declared_small(request.body()) => &None,
-                false => &self.http1_allowance,
-            };
-            if let Some(allowance) = allowance {
-                request.extensions_mut().insert(allowance.clone());
+        // A request with a body gets the allowance its extractor reads
+        // (over HTTP/1, not a small one); a request for an upgrade, the
+        // one its WebSocket's messages read.
+        let body = !request.body().is_end_stream();
+        let allowance = match http2 {
+            true if body => &self.http2_allowance,
+            false if upgrade_header || (body && !declared_small(request.body())) => {
+                &self.http1_allowance
             }
+            _ => &None,
+        };
+        if let Some(allowance) = allowance {
+            request.extensions_mut().insert(allowance.clone());
         }
         let stream = http2.then(|| self.watch.stream_opened());
         // hyper hands the socket to a request's upgrade when the

@@ -99,7 +99,7 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// | answers to pipelined requests held back to be written together | 64 KiB | [`pipeline_buffer`](Serve::pipeline_buffer) |
 /// | HTTP/2 response bytes produced ahead of the socket, per connection, past each body's first chunk | 256 KiB | [`http2_send_buffer`](Serve::http2_send_buffer) |
 /// | HTTP/2 request bodies being read at once by body extractors, per connection, past the first (503 over it) | 4 MiB | [`http2_body_buffer`](Serve::http2_body_buffer) |
-/// | request bodies being read at once by body extractors, on all connections (over it a body waits, 503 at its body timeout) | 256 MiB | [`body_buffer`](Serve::body_buffer) |
+/// | request bodies being read at once by body extractors, and WebSocket messages past 64 KiB, on all connections (over it a body waits, 503 at its body timeout; a message waits, until its message timeout) | 256 MiB | [`body_buffer`](Serve::body_buffer) |
 /// | graceful shutdown: time for the connections, and the WebSocket handlers, to finish before the server returns (WebSockets are sent a 1001 close frame at the signal; connections still open are closed) | 30 s | [`shutdown_timeout`](Serve::shutdown_timeout) |
 /// | work for an HTTP/1 client that closed its connection (its request is cancelled at once, unless half-closed connections are answered) | none | [`half_close`](Serve::half_close) |
 ///
@@ -489,6 +489,11 @@ impl<S> Serve<S> {
     /// connection reads one body at a time, so these hold at most 64 KiB a
     /// connection (64 MiB at the default connection limit), and the small
     /// bodies most requests carry cost no reservation.
+    ///
+    /// WebSocket messages (feature `ws`) count too: once a message being
+    /// read is past 64 KiB, it reserves the largest message a client may
+    /// send (`ws::Limits::max_message_size`) and reads on only with room,
+    /// until its message timeout (`ws::Limits::message_timeout`).
     pub fn body_buffer(mut self, bytes: usize) -> Self {
         self.limits.body_buffer = bytes;
         self

@@ -235,17 +235,27 @@ impl Error {
     }
 
     /// Whether the client took nothing sent to it within the
-    /// [send timeout](super::Limits::send_timeout), or stopped answering
-    /// TCP keep-alive probes.
+    /// [send timeout](super::Limits::send_timeout), did not finish a
+    /// message within the [message timeout](super::Limits::message_timeout),
+    /// or stopped answering TCP keep-alive probes.
     pub fn is_timeout(&self) -> bool {
         matches!(&self.0, tungstenite::Error::Io(error) if error.kind() == std::io::ErrorKind::TimedOut)
     }
 
     /// A send the client took nothing of within the send timeout.
-    pub(super) fn timed_out() -> Self {
+    pub(super) fn send_timed_out() -> Self {
+        Self::timed_out("the client took nothing sent to it within the send timeout")
+    }
+
+    /// A message the client did not finish within the message timeout.
+    pub(super) fn message_timed_out() -> Self {
+        Self::timed_out("the client did not finish its message within the message timeout")
+    }
+
+    fn timed_out(why: &'static str) -> Self {
         Error(tungstenite::Error::Io(std::io::Error::new(
             std::io::ErrorKind::TimedOut,
-            "the client took nothing sent to it within the send timeout",
+            why,
         )))
     }
 

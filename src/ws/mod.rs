@@ -43,7 +43,6 @@
 
 use std::{
     future::Future,
-    io,
     pin::Pin,
     sync::Arc,
     task::{Context, Poll, ready},
@@ -55,7 +54,6 @@ use futures_util::{Sink, Stream};
 use http::{HeaderMap, HeaderValue, Request, Response, StatusCode, header};
 use hyper::upgrade::Upgraded;
 use hyper_util::rt::TokioIo;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio_tungstenite::{
     WebSocketStream,
     tungstenite::{
@@ -67,13 +65,16 @@ use tokio_tungstenite::{
 
 use crate::{
     Body, IntoResponse,
-    clock::FOREVER,
-    handler::{FromRequestHead, Needs, RequestContext, RouteContext},
+    handler::{BodyAllowance, FromRequestHead, Needs, RequestContext, RouteContext},
     serve::{ShutdownHandle, ShutdownWatch},
     step::BoxFuture,
 };
 
+mod frames;
 mod message;
+mod socket;
+
+use self::socket::{Socket, Wait};
 
 pub use self::message::{CloseFrame, Error, Message, Utf8Bytes, close_code};
 
@@ -96,12 +97,27 @@ pub use self::message::{CloseFrame, Error, Message, Utf8Bytes, close_code};
 /// client that vanished, and `next()` then ends with an error. A client
 /// that stays but stops reading makes `send` wait once its socket is
 /// full, until the [send timeout](Limits::send_timeout) (30 s): the send
-/// then fails, and the handler had best end.
+/// then fails, and the handler had best end. A client that begins a
+/// message and does not finish it within the
+/// [message timeout](Limits::message_timeout) (30 s) makes `next()` yield
+/// an error, then end.
+///
+/// What a connection holds of the client's messages: 16 KiB while none is
+/// underway; the message underway, up to 64 KiB, and past that only with
+/// room in the server's allowance for what requests read
+/// ([`Serve::body_buffer`](crate::Serve::body_buffer)): each such message
+/// reserves the largest a client may send, and waits for room while
+/// others hold it. (A message in fragments holds about twice its size
+/// while it is read.)
 #[derive(Debug)]
 pub struct WebSocket {
-    inner: WebSocketStream<Counted<TokioIo<Upgraded>>>,
+    inner: WebSocketStream<Socket<TokioIo<Upgraded>>>,
     /// How long a send has waited on a client that takes none of it.
-    stall: Stall,
+    send_wait: Wait,
+    /// How long the client's message underway has taken so far.
+    message_wait: Wait,
+    /// The client did not finish a message in time: reads are over.
+    message_timed_out: bool,
     /// The server's shutdown, when `serve` serves the connection.
     shutdown: Option<ShutdownWatch>,
     /// The subprotocol the handshake settled on.
@@ -172,11 +188,18 @@ impl Stream for WebSocket {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
+        if this.message_timed_out {
+            return Poll::Ready(None);
+        }
         if let Err(error) = ready!(this.poll_going_away(cx)) {
             return Poll::Ready(Some(Err(error.into())));
         }
         loop {
-            return Poll::Ready(match ready!(Pin::new(&mut this.inner).poll_next(cx)) {
+            let Poll::Ready(read) = Pin::new(&mut this.inner).poll_next(cx) else {
+                return this.poll_message_timeout(cx);
+            };
+            this.message_wait.end();
+            return Poll::Ready(match read {
                 Some(Ok(message)) => match Message::read(message) {
                     Some(message) => Some(Ok(message)),
                     None => continue,
@@ -217,6 +240,24 @@ impl Sink<Message> for WebSocket {
 }
 
 impl WebSocket {
+    /// A read waits: once a message is underway, whether it took longer
+    /// than the message timeout. Reads end after one that did.
+    fn poll_message_timeout(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Message, Error>>> {
+        if self.inner.get_ref().progress.between_messages() {
+            self.message_wait.end();
+            return Poll::Pending;
+        }
+        // No progress counts: the whole message has the timeout.
+        if !self.message_wait.poll_expired(0, cx) {
+            return Poll::Pending;
+        }
+        self.message_timed_out = true;
+        Poll::Ready(Some(Err(Error::message_timed_out())))
+    }
+
     /// A send's progress under the send timeout: a send that waits fails
     /// once the client has taken none of it for the timeout.
     fn timed(
@@ -226,113 +267,17 @@ impl WebSocket {
     ) -> Poll<Result<(), Error>> {
         match poll {
             Poll::Ready(result) => {
-                self.stall.end();
+                self.send_wait.end();
                 Poll::Ready(result.map_err(Error::from))
             }
             Poll::Pending => {
                 let written = self.inner.get_ref().written;
-                match self.stall.poll_expired(written, cx) {
-                    true => Poll::Ready(Err(Error::timed_out())),
+                match self.send_wait.poll_expired(written, cx) {
+                    true => Poll::Ready(Err(Error::send_timed_out())),
                     false => Poll::Pending,
                 }
             }
         }
-    }
-}
-
-/// How long a send has waited with the client taking none of it.
-#[derive(Debug)]
-struct Stall {
-    timeout: Duration,
-    /// Whether a send waits.
-    waiting: bool,
-    /// The bytes the socket had taken when the wait began, or last went on.
-    written: u64,
-    /// Set when the socket last took bytes during a wait; kept from wait
-    /// to wait.
-    sleep: Option<Pin<Box<tokio::time::Sleep>>>,
-}
-
-impl Stall {
-    fn new(timeout: Duration) -> Self {
-        Self {
-            timeout: timeout.min(FOREVER),
-            waiting: false,
-            written: 0,
-            sleep: None,
-        }
-    }
-
-    /// A send went through: the next that waits has the whole timeout.
-    fn end(&mut self) {
-        self.waiting = false;
-    }
-
-    /// A send waits, the socket having taken `written` bytes so far:
-    /// whether it took none for the timeout.
-    fn poll_expired(&mut self, written: u64, cx: &mut Context<'_>) -> bool {
-        if !self.waiting || written != self.written {
-            (self.waiting, self.written) = (true, written);
-            let deadline = tokio::time::Instant::now() + self.timeout;
-            match &mut self.sleep {
-                Some(sleep) => sleep.as_mut().reset(deadline),
-                None => self.sleep = Some(Box::pin(tokio::time::sleep_until(deadline))),
-            }
-        }
-        let sleep = self.sleep.as_mut().expect("set above");
-        sleep.as_mut().poll(cx).is_ready()
-    }
-}
-
-/// The upgraded connection, counting the bytes its socket takes: the send
-/// timeout counts from the last.
-#[derive(Debug)]
-struct Counted<T> {
-    io: T,
-    written: u64,
-}
-
-impl<T: AsyncRead + Unpin> AsyncRead for Counted<T> {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.io).poll_read(cx, buf)
-    }
-}
-
-impl<T: AsyncWrite + Unpin> AsyncWrite for Counted<T> {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        data: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        let written = ready!(Pin::new(&mut self.io).poll_write(cx, data))?;
-        self.written += written as u64;
-        Poll::Ready(Ok(written))
-    }
-
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        data: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        let written = ready!(Pin::new(&mut self.io).poll_write_vectored(cx, data))?;
-        self.written += written as u64;
-        Poll::Ready(Ok(written))
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.io.is_write_vectored()
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.io).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.io).poll_shutdown(cx)
     }
 }
 
@@ -342,8 +287,8 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Counted<T> {
 /// The defaults suit clients the server does not trust: a message or a
 /// frame of at most 1 MiB (a connection that sends a larger one is
 /// closed), at most 1 MiB of messages waiting to be written to a client
-/// that does not read (sending more fails), and 30 s for a send the
-/// client takes nothing of.
+/// that does not read (sending more fails), 30 s for a send the client
+/// takes nothing of, and 30 s for a client to finish a message it began.
 ///
 /// ```
 /// use pronghorn::{Router, ws::{Limits, WebSocket}, handler::RouteParams};
@@ -361,6 +306,7 @@ pub struct Limits {
     max_frame_size: usize,
     max_write_buffer_size: usize,
     send_timeout: Duration,
+    message_timeout: Duration,
 }
 
 impl Default for Limits {
@@ -370,6 +316,7 @@ impl Default for Limits {
             max_frame_size: 1 << 20,
             max_write_buffer_size: 1 << 20,
             send_timeout: Duration::from_secs(30),
+            message_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -377,6 +324,12 @@ impl Default for Limits {
 /// What tungstenite writes before it flushes; the write buffer's bound
 /// is kept above it.
 const WRITE_BUFFER_SIZE: usize = 128 * 1024;
+
+/// What tungstenite reads at once, and keeps for each connection while
+/// no frame is underway: an idle connection's memory, and what a message
+/// waiting for room in the server's allowance holds past the uncounted
+/// part.
+const READ_BUFFER_SIZE: usize = 16 * 1024;
 
 impl Limits {
     /// The largest message a client may send, in bytes (default 1 MiB).
@@ -409,8 +362,21 @@ impl Limits {
         self
     }
 
+    /// How long a client has to send a whole message once it began it
+    /// (default 30 s), the frames of a fragmented message and the control
+    /// frames among them included: then the next read yields an error
+    /// whose [`is_timeout`](Error::is_timeout) is true, and the reads
+    /// after it none. Without it, a client that begins a message and
+    /// sends no more holds what it sent, up to the largest message, for
+    /// as long as its handler reads. `Duration::MAX` waits for ever.
+    pub fn message_timeout(mut self, timeout: Duration) -> Self {
+        self.message_timeout = timeout;
+        self
+    }
+
     fn config(self) -> WebSocketConfig {
         WebSocketConfig::default()
+            .read_buffer_size(READ_BUFFER_SIZE)
             .write_buffer_size(WRITE_BUFFER_SIZE)
             .max_write_buffer_size(self.max_write_buffer_size)
             .max_message_size(Some(self.max_message_size))
@@ -564,19 +530,19 @@ pub(crate) fn handshake(
     };
     // Watched from now: a shutdown during the handshake counts too.
     let shutdown = (request.extensions().get::<ShutdownHandle>()).map(ShutdownHandle::watch);
+    let allowance = request.extensions().get::<BodyAllowance>().cloned();
     let upgrade = hyper::upgrade::on(request);
     *connection = Some(Box::pin(async move {
         match upgrade.await {
             Ok(upgraded) => {
-                let io = Counted {
-                    io: TokioIo::new(upgraded),
-                    written: 0,
-                };
+                let io = Socket::new(TokioIo::new(upgraded), allowance, limits.max_message_size);
                 let inner =
                     WebSocketStream::from_raw_socket(io, Role::Server, Some(limits.config())).await;
                 let socket = WebSocket {
                     inner,
-                    stall: Stall::new(limits.send_timeout),
+                    send_wait: Wait::new(limits.send_timeout),
+                    message_wait: Wait::new(limits.message_timeout),
+                    message_timed_out: false,
                     shutdown,
                     protocol: chosen,
                     going_away: GoingAway::No,
@@ -611,30 +577,4 @@ fn choose_protocol(headers: &HeaderMap, protocols: &[Box<str>]) -> Option<Box<st
         .iter()
         .find(|protocol| offered.contains(&&***protocol))
         .cloned()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::task::Waker;
-
-    #[tokio::test(start_paused = true)]
-    async fn a_send_times_out_only_after_the_client_took_nothing_for_the_timeout() {
-        let timeout = Duration::from_millis(300);
-        let step = Duration::from_millis(200);
-        let mut stall = Stall::new(timeout);
-        let mut cx = Context::from_waker(Waker::noop());
-        assert!(!stall.poll_expired(0, &mut cx));
-        tokio::time::advance(step).await;
-        // The client took some bytes: the count starts over.
-        assert!(!stall.poll_expired(100, &mut cx));
-        tokio::time::advance(step).await;
-        assert!(!stall.poll_expired(100, &mut cx), "timed out mid-progress");
-        tokio::time::advance(step).await;
-        assert!(stall.poll_expired(100, &mut cx), "no time out");
-        // A send that went through ends the wait: the next one has the
-        // whole timeout again.
-        stall.end();
-        assert!(!stall.poll_expired(100, &mut cx));
-    }
 }

@@ -35,7 +35,13 @@ use tokio::{
     net::{TcpListener, TcpStream},
     sync::{mpsc, oneshot},
 };
-use tokio_tungstenite::tungstenite::{Message as Wire, protocol::frame::coding::CloseCode};
+use tokio_tungstenite::tungstenite::{
+    Message as Wire,
+    protocol::frame::{
+        Frame,
+        coding::{CloseCode, Data, OpCode},
+    },
+};
 
 type Events = Arc<Mutex<Vec<String>>>;
 

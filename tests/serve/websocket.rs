@@ -1,5 +1,5 @@
 //! WebSocket routes: the handshake and its extractors, messages, limits,
-//! monitors and the send timeout.
+//! monitors, the send and message timeouts and the server's allowance.
 
 use super::*;
 
@@ -356,4 +356,137 @@ async fn websocket_handshake_chooses_the_preferred_offered_subprotocol() {
         connect("/v3/ws", Some("v2.chat, v3.chat")).await,
         (Some("v3.chat".to_owned()), "v3.chat".to_owned())
     );
+}
+
+/// A raw data frame of `length` bytes, the last of its message or not.
+fn fragment(opcode: Data, length: usize, last: bool) -> Wire {
+    Wire::Frame(Frame::message(
+        vec![b'x'; length],
+        OpCode::Data(opcode),
+        last,
+    ))
+}
+
+/// Echoes text and binary messages back, and reports how reads ended:
+/// the errors, whether each was a timeout, and the end.
+fn echo_reporting(
+    limits: pronghorn::ws::Limits,
+) -> (CompiledRouter, mpsc::UnboundedReceiver<String>) {
+    let (report, reports) = mpsc::unbounded_channel();
+    let router = Router::new()
+        .websocket("/echo", move |mut socket: WebSocket| {
+            let report = report.clone();
+            async move {
+                loop {
+                    match socket.next().await {
+                        Some(Ok(message @ (Message::Text(_) | Message::Binary(_)))) => {
+                            if socket.send(message).await.is_err() {
+                                break;
+                            }
+                        }
+                        Some(Ok(_)) => {}
+                        Some(Err(error)) => {
+                            let _ = report.send(format!("error, timeout: {}", error.is_timeout()));
+                        }
+                        None => {
+                            let _ = report.send("end".to_owned());
+                            break;
+                        }
+                    }
+                }
+            }
+        })
+        .websocket_limits(limits)
+        .compile()
+        .unwrap();
+    (router, reports)
+}
+
+/// Sends `message` and reads the answer, within 10 s.
+async fn round_trip(client: &mut WsClient, message: Wire) -> Wire {
+    client.send(message).await.unwrap();
+    tokio::time::timeout(Duration::from_secs(10), client.next())
+        .await
+        .expect("an answer")
+        .unwrap()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_websocket_message_left_unfinished_past_the_message_timeout_ends_the_reads() {
+    let timeout = Duration::from_millis(300);
+    let (router, mut reports) =
+        echo_reporting(pronghorn::ws::Limits::default().message_timeout(timeout));
+    let server = Server::start(router, |server| server).await;
+    let (mut idle, _) = websocket_connect(server.address, "/echo").await.unwrap();
+    assert_eq!(
+        round_trip(&mut idle, Wire::text("hello")).await,
+        Wire::text("hello")
+    );
+
+    // A message begun and never finished.
+    let (mut stalled, _) = websocket_connect(server.address, "/echo").await.unwrap();
+    let started = Instant::now();
+    stalled
+        .send(fragment(Data::Binary, 1000, false))
+        .await
+        .unwrap();
+    let report = tokio::time::timeout(Duration::from_secs(10), reports.recv()).await;
+    assert_eq!(report.unwrap().unwrap(), "error, timeout: true");
+    assert!(
+        started.elapsed() >= timeout,
+        "after {:?}",
+        started.elapsed()
+    );
+    assert_eq!(reports.recv().await.unwrap(), "end", "reads go on");
+
+    // A connection idle between messages for longer is not timed out.
+    assert_eq!(
+        round_trip(&mut idle, Wire::text("still here")).await,
+        Wire::text("still here")
+    );
+    drop((idle, stalled));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn websocket_messages_past_64_kib_wait_for_room_in_the_server_s_allowance() {
+    let (router, _) = echo_reporting(pronghorn::ws::Limits::default().max_message_size(256 * 1024));
+    // Room for one message of the largest size.
+    let server = Server::start(router, |server| server.body_buffer(256 * 1024)).await;
+
+    // A message begun past 64 KiB holds the room; the pong answering the
+    // ping after its first fragment says the server read that far.
+    let (mut holder, _) = websocket_connect(server.address, "/echo").await.unwrap();
+    holder
+        .send(fragment(Data::Binary, 100_000, false))
+        .await
+        .unwrap();
+    assert_eq!(
+        round_trip(&mut holder, Wire::Ping("read".into())).await,
+        Wire::Pong("read".into())
+    );
+    // Another large message waits for room...
+    let (mut waiting, _) = websocket_connect(server.address, "/echo").await.unwrap();
+    waiting
+        .send(Wire::binary(vec![b'y'; 200_000]))
+        .await
+        .unwrap();
+    let early = tokio::time::timeout(Duration::from_millis(300), waiting.next()).await;
+    assert!(early.is_err(), "read past the allowance: {early:?}");
+    // ...while a small one needs none.
+    let (mut small, _) = websocket_connect(server.address, "/echo").await.unwrap();
+    let answer = round_trip(&mut small, Wire::binary(vec![b'z'; 1000])).await;
+    assert_eq!(answer.len(), 1000);
+    // The first message ends, and its room goes to the one waiting.
+    let whole = round_trip(&mut holder, fragment(Data::Continue, 10, true)).await;
+    assert_eq!(whole.len(), 100_010);
+    let waited = tokio::time::timeout(Duration::from_secs(10), waiting.next())
+        .await
+        .expect("read once there is room")
+        .unwrap()
+        .unwrap();
+    assert_eq!(waited.len(), 200_000);
+    drop((holder, waiting, small));
+    server.stop().await;
 }
