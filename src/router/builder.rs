@@ -478,7 +478,9 @@ impl Router {
     /// 405 with `Allow`, and OPTIONS there its automatic answer; hooks
     /// scoped over the path run around the fallback. A router
     /// [nested](Self::nest) under a base keeps its fallback for the paths
-    /// below that base; the deepest base that covers a path answers it.
+    /// below that base, and the fallback takes the base's parameters
+    /// (`Path`, `RouteParams`); the deepest base that covers a path answers
+    /// it.
     ///
     /// ```
     /// use http::{Request, StatusCode, Uri};

@@ -321,10 +321,11 @@ fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
     let mut fallbacks: Vec<Fallback> = Vec::new();
     let own = router.fallback.map(|spec| ("/".to_owned(), spec));
     for (base, spec) in own.into_iter().chain(router.nested_fallbacks) {
-        if let Some(error) = unmet(&spec, &[]) {
+        let base = Pattern::parse(&base)?;
+        // A fallback takes the parameters of its base.
+        if let Some(error) = unmet(&spec, &base.names) {
             return Err(error);
         }
-        let base = Pattern::parse(&base)?;
         if fallbacks.iter().any(|seen| seen.base.source == base.source) {
             return Err(RouteError::DuplicateFallback {
                 base: base.source.to_string(),

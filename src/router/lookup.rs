@@ -64,18 +64,19 @@ impl Inner {
         captures: &mut Captures,
     ) -> Target {
         if !is_path(path) {
-            return self.not_found(path);
+            return self.not_found(path, captures);
         }
         self.find(method, path, upgrade, captures)
-            .unwrap_or_else(|| self.elsewhere(method, path))
+            .unwrap_or_else(|| self.elsewhere(method, path, captures))
     }
 
     /// The target of a path no route matches: the fallback of the deepest
-    /// base that covers it, or 404. A target that is not a path (`*`) is
-    /// below no base but the root.
-    fn not_found(&self, path: &str) -> Target {
-        let below = |base: &Pattern| match is_path(path) {
-            true => match_hook(base, path, &mut Captures::new()),
+    /// base that covers it, with the base's parameters in `captures`, or
+    /// 404. A target that is not a path (`*`) is below no base but the
+    /// root.
+    fn not_found(&self, path: &str, captures: &mut Captures) -> Target {
+        let mut below = |base: &Pattern| match is_path(path) {
+            true => match_hook(base, path, captures),
             false => base.segments.is_empty(),
         };
         match self
@@ -130,7 +131,7 @@ impl Inner {
     }
 
     /// The `Allow` answer for a path that other methods reach, or 404.
-    fn elsewhere(&self, method: &Method, path: &str) -> Target {
+    fn elsewhere(&self, method: &Method, path: &str, captures: &mut Captures) -> Target {
         let mut allowed: Vec<Method> = Vec::new();
         let mut first = None;
         let mut allow = |methods: &Methods| {
@@ -145,7 +146,7 @@ impl Inner {
         self.table.visit_all(path, &mut allow);
         self.websockets.visit_all(path, &mut allow);
         let (false, Some(route)) = (allowed.is_empty(), first) else {
-            return self.not_found(path);
+            return self.not_found(path, captures);
         };
         if allowed.contains(&Method::GET) && !allowed.contains(&Method::HEAD) {
             allowed.push(Method::HEAD);

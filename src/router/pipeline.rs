@@ -867,7 +867,8 @@ impl Pipeline {
         match &self.target {
             &Target::Fallback { id } => {
                 let fallback = &router.fallbacks[id];
-                self.call(router, &fallback.handler, "", &[], fallback.body, cx)
+                let names = &*fallback.base.names;
+                self.call(router, &fallback.handler, "", names, fallback.body, cx)
             }
             Target::Elsewhere { allow, .. } => {
                 // An automatic OPTIONS answer: no prefix answered it.

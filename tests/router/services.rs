@@ -222,8 +222,8 @@ async fn a_fallback_answers_unmatched_paths_and_keeps_405_and_options() {
 }
 
 /// A nested router keeps its fallback for the paths below its base: the
-/// deepest base covering a path answers it, the root's the rest; two
-/// fallbacks for one base are an error naming it.
+/// deepest base covering a path answers it, with the base's parameters,
+/// the root's the rest; two fallbacks for one base are an error naming it.
 #[tokio::test]
 async fn a_nested_router_s_fallback_answers_only_below_its_base() {
     let json_404 = |uri: http::Uri| (StatusCode::NOT_FOUND, format!("api: no {uri}"));
@@ -234,7 +234,8 @@ async fn a_nested_router_s_fallback_answers_only_below_its_base() {
         .get("/users", || "users")
         .nest("/v2", v2)
         .fallback(json_404);
-    let teams = Router::new().fallback(|| "no such team page");
+    let teams =
+        Router::new().fallback(|Path(team): Path<u32>| format!("no such page for team {team}"));
     let router = Router::new()
         .get("/", || "home")
         .nest("/api", api)
@@ -266,7 +267,7 @@ async fn a_nested_router_s_fallback_answers_only_below_its_base() {
     );
     assert_eq!(
         answer("/teams/7/x").await,
-        (StatusCode::OK, "no such team page".into())
+        (StatusCode::OK, "no such page for team 7".into())
     );
     assert_eq!(
         answer("/apis").await,
