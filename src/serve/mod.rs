@@ -99,6 +99,7 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// | answers to pipelined requests held back to be written together | 64 KiB | [`pipeline_buffer`](Serve::pipeline_buffer) |
 /// | HTTP/2 response bytes produced ahead of the socket, per connection, past each body's first chunk | 256 KiB | [`http2_send_buffer`](Serve::http2_send_buffer) |
 /// | HTTP/2 request bodies being read at once by body extractors, per connection, past the first (503 over it) | 4 MiB | [`http2_body_buffer`](Serve::http2_body_buffer) |
+/// | HTTP/2 request body bytes a client may send ahead of what is read, per connection and per stream (the flow-control windows) | 1 MiB | [`http2_receive_window`](Serve::http2_receive_window) |
 /// | request bodies being read at once by body extractors, and WebSocket messages past 64 KiB, on all connections (over it a body waits, 503 at its body timeout; a message waits, until its message timeout) | 256 MiB | [`body_buffer`](Serve::body_buffer) |
 /// | graceful shutdown: time for the connections, and the WebSocket handlers, to finish before the server returns (WebSockets are sent a 1001 close frame at the signal; connections still open are closed) | 30 s | [`shutdown_timeout`](Serve::shutdown_timeout) |
 /// | work for an HTTP/1 client that closed its connection (its request is cancelled at once, unless half-closed connections are answered) | none | [`half_close`](Serve::half_close) |
@@ -121,7 +122,8 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// connection. A handler that streams its body holds what it keeps of it.
 /// Body bytes a client sends before they are read wait in its socket over
 /// HTTP/1; over HTTP/2 in its connection, up to the flow-control window
-/// the server grants (hyper's, 1 MiB a connection).
+/// the server grants ([`http2_receive_window`](Serve::http2_receive_window),
+/// 1 MiB a connection: 1 GiB at the default connection limit).
 ///
 /// Request heads are bounded the same way: over HTTP/1 a connection reads
 /// one at a time, of at most [`max_header_size`](Serve::max_header_size);
@@ -206,6 +208,7 @@ struct Limits {
     timeouts: Timeouts,
     http2_keep_alive: Duration,
     http2_max_streams: u32,
+    http2_receive_window: u32,
     max_connections: usize,
     max_header_size: usize,
     http2_max_header_size: usize,
@@ -230,6 +233,7 @@ impl Default for Limits {
             },
             http2_keep_alive: Duration::from_secs(20),
             http2_max_streams: 100,
+            http2_receive_window: 1024 * 1024,
             max_connections: 1024,
             max_header_size: 64 * 1024,
             http2_max_header_size: 16 * 1024,
@@ -323,6 +327,24 @@ impl<S> Serve<S> {
     /// and for as long as a stream of its lasts.
     pub fn http2_keep_alive(mut self, interval: Duration) -> Self {
         self.limits.http2_keep_alive = interval.min(FOREVER);
+        self
+    }
+
+    /// How many bytes of request bodies an HTTP/2 client may send ahead of
+    /// what the server has read, on one connection and on each of its
+    /// streams: the flow-control windows the server grants (default 1 MiB,
+    /// hyper's; HTTP/2 allows 65,535 bytes to 2 GiB − 1, and values outside
+    /// are brought to the nearest).
+    ///
+    /// What a client sends ahead waits in the server's memory until the
+    /// body is read — also while its extractor waits for room in
+    /// [`body_buffer`](Self::body_buffer) — so all connections may hold
+    /// this times [`max_connections`](Self::max_connections) (1 GiB with
+    /// the defaults). A smaller window holds less, and slows uploads over a
+    /// long round trip: a connection's request bodies arrive at most one
+    /// window per round trip (1 MiB every 100 ms is 10 MB/s).
+    pub fn http2_receive_window(mut self, bytes: u32) -> Self {
+        self.limits.http2_receive_window = bytes.clamp(65_535, i32::MAX as u32);
         self
     }
 
@@ -755,6 +777,8 @@ fn hyper_builder(limits: &Limits, half_close: bool) -> auto::Builder<TokioExecut
         .keep_alive_interval(pings)
         .keep_alive_timeout(limits.http2_keep_alive)
         .max_concurrent_streams(limits.http2_max_streams)
+        .initial_stream_window_size(limits.http2_receive_window)
+        .initial_connection_window_size(limits.http2_receive_window)
         .max_header_list_size(u32::try_from(limits.http2_max_header_size).unwrap_or(u32::MAX));
     builder
 }

@@ -59,39 +59,112 @@ async fn an_http2_answer_the_client_stalls_does_not_hold_up_the_others() {
     server.stop().await;
 }
 
-/// The `SETTINGS_MAX_CONCURRENT_STREAMS` a server announces to an HTTP/2
-/// client, read off its first frame.
-async fn announced_max_streams(address: SocketAddr) -> Option<u32> {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+/// What a server tells a new HTTP/2 client in its first frames: its
+/// settings, and how far it opens the connection's flow-control window.
+struct Announced {
+    settings: Vec<(u16, u32)>,
+    connection_window: u32,
+}
 
+impl Announced {
+    const MAX_CONCURRENT_STREAMS: u16 = 3;
+    const INITIAL_WINDOW_SIZE: u16 = 4;
+
+    fn setting(&self, id: u16) -> Option<u32> {
+        self.settings
+            .iter()
+            .find(|(setting, _)| *setting == id)
+            .map(|&(_, value)| value)
+    }
+}
+
+/// Reads what a server announces to a new HTTP/2 client, up to the
+/// connection's window update (the server opens it past HTTP/2's 65,535
+/// bytes).
+async fn announced(address: SocketAddr) -> Announced {
     let mut stream = TcpStream::connect(address).await.unwrap();
     // The preface, then an empty SETTINGS frame.
     let mut hello = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
     hello.extend_from_slice(&[0, 0, 0, 4, 0, 0, 0, 0, 0]);
     stream.write_all(&hello).await.unwrap();
-    let mut head = [0; 9];
-    stream.read_exact(&mut head).await.unwrap();
-    assert_eq!(head[3], 4, "the server's first frame is its SETTINGS");
-    let length = usize::from(head[0]) << 16 | usize::from(head[1]) << 8 | usize::from(head[2]);
-    let mut payload = vec![0; length];
-    stream.read_exact(&mut payload).await.unwrap();
-    payload
-        .chunks_exact(6)
-        .find(|setting| setting[..2] == [0, 3])
-        .map(|setting| u32::from_be_bytes(setting[2..].try_into().unwrap()))
+    let mut announced = Announced {
+        settings: Vec::new(),
+        connection_window: 65_535,
+    };
+    let read = async {
+        loop {
+            let mut head = [0; 9];
+            stream.read_exact(&mut head).await.unwrap();
+            let length =
+                usize::from(head[0]) << 16 | usize::from(head[1]) << 8 | usize::from(head[2]);
+            let (kind, flags, stream_id) = (head[3], head[4], &head[5..]);
+            let mut payload = vec![0; length];
+            stream.read_exact(&mut payload).await.unwrap();
+            let number = |bytes: &[u8]| u32::from_be_bytes(bytes.try_into().unwrap()) & !(1 << 31);
+            match kind {
+                4 if flags & 1 == 0 => {
+                    announced.settings = payload
+                        .chunks_exact(6)
+                        .map(|setting| {
+                            (
+                                u16::from_be_bytes([setting[0], setting[1]]),
+                                number(&setting[2..]),
+                            )
+                        })
+                        .collect();
+                }
+                8 if number(stream_id) == 0 => {
+                    announced.connection_window += number(&payload);
+                    return;
+                }
+                _ => {}
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), read)
+        .await
+        .expect("the server's settings and window update");
+    announced
 }
 
 #[tokio::test]
 async fn an_http2_client_is_told_how_many_streams_it_may_open() {
     let server = Server::start(app(&Feeds::default(), &Events::default()), |server| server).await;
-    assert_eq!(announced_max_streams(server.address).await, Some(100));
+    let streams = Announced::MAX_CONCURRENT_STREAMS;
+    assert_eq!(announced(server.address).await.setting(streams), Some(100));
     server.stop().await;
     let server = Server::start(app(&Feeds::default(), &Events::default()), |server| {
         server.http2_max_streams(8)
     })
     .await;
-    assert_eq!(announced_max_streams(server.address).await, Some(8));
+    assert_eq!(announced(server.address).await.setting(streams), Some(8));
     server.stop().await;
+}
+
+#[tokio::test]
+async fn an_http2_client_may_send_a_receive_window_ahead_per_connection_and_stream() {
+    for (window, configured) in [(1 << 20, None), (256 * 1024, Some(256 * 1024))] {
+        let server =
+            Server::start(
+                app(&Feeds::default(), &Events::default()),
+                |server| match configured {
+                    Some(bytes) => server.http2_receive_window(bytes),
+                    None => server,
+                },
+            )
+            .await;
+        let announced = announced(server.address).await;
+        assert_eq!(
+            announced.setting(Announced::INITIAL_WINDOW_SIZE),
+            Some(window),
+            "per stream, set to {configured:?}"
+        );
+        assert_eq!(
+            announced.connection_window, window,
+            "per connection, set to {configured:?}"
+        );
+        server.stop().await;
+    }
 }
 
 #[tokio::test]
