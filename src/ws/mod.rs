@@ -108,7 +108,12 @@ pub use self::message::{CloseFrame, Error, Message, Utf8Bytes, close_code};
 /// ([`Serve::body_buffer`](crate::Serve::body_buffer)): each such message
 /// reserves the largest a client may send, and waits for room while
 /// others hold it. (A message in fragments holds about twice its size
-/// while it is read.)
+/// while it is read.) And of the handler's messages: what the client has
+/// not taken yet, up to the
+/// [write buffer's bound](Limits::max_write_buffer_size) (1 MiB), until
+/// the send timeout. With many connections, these add up: a server with
+/// `max_connections` WebSockets whose clients all stop reading holds that
+/// many write buffers, for the send timeout.
 #[derive(Debug)]
 pub struct WebSocket {
     inner: WebSocketStream<Socket<TokioIo<Upgraded>>>,
