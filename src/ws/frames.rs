@@ -193,6 +193,63 @@ mod tests {
         assert!(progress.between_messages());
     }
 
+    /// A frame of a generated stream: a data frame that is the last of its
+    /// message or not, or a ping (a control frame, among a message's
+    /// frames or between messages).
+    #[derive(Clone, Debug)]
+    enum Generated {
+        Data { last: bool, length: usize },
+        Ping { length: usize },
+    }
+
+    fn generated() -> impl proptest::strategy::Strategy<Value = Generated> {
+        use proptest::prelude::*;
+        let length = prop_oneof![0..126usize, 126..2000usize, 65_530..65_600usize];
+        prop_oneof![
+            (any::<bool>(), length).prop_map(|(last, length)| Generated::Data { last, length }),
+            (0..126usize).prop_map(|length| Generated::Ping { length }),
+        ]
+    }
+
+    proptest::proptest! {
+        /// However the bytes of any stream of frames are cut, the stream is
+        /// between messages exactly where a message, or a control frame
+        /// outside one, has just ended; and what is underway is what came
+        /// since.
+        #[test]
+        fn between_messages_exactly_at_the_ends_of_messages(
+            frames in proptest::collection::vec(generated(), 1..12),
+            cuts in proptest::collection::vec(1..40_000usize, 1..40),
+        ) {
+            let mut bytes = Vec::new();
+            let mut boundaries = vec![0];
+            let mut open = false;
+            for generated in &frames {
+                match *generated {
+                    Generated::Data { last, length } => {
+                        let opcode = if open { CONTINUATION } else { BINARY };
+                        bytes.extend(frame(last, opcode, length));
+                        open = !last;
+                    }
+                    Generated::Ping { length } => bytes.extend(frame(true, PING, length)),
+                }
+                if !open {
+                    boundaries.push(bytes.len());
+                }
+            }
+            let mut progress = Progress::default();
+            let (mut at, mut cuts) = (0, cuts.into_iter().cycle());
+            while at < bytes.len() {
+                let next = (at + cuts.next().unwrap()).min(bytes.len());
+                progress.read(&bytes[at..next]);
+                at = next;
+                let last_boundary = *boundaries.iter().rev().find(|&&b| b <= at).unwrap();
+                proptest::prop_assert_eq!(progress.between_messages(), last_boundary == at, "at {}", at);
+                proptest::prop_assert_eq!(progress.underway(), (at - last_boundary) as u64, "at {}", at);
+            }
+        }
+    }
+
     #[test]
     fn bytes_past_a_message_count_toward_the_next() {
         let mut bytes = frame(true, TEXT, 20);
