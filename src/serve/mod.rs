@@ -132,6 +132,21 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// answer is ready, and those of all connections at most
 /// [`http2_header_buffer`](Serve::http2_header_buffer).
 ///
+/// So what all clients together can make the server hold is, at the
+/// defaults, the sum of these bounds:
+///
+/// | held | bound |
+/// | --- | --- |
+/// | request heads | 64 KiB an HTTP/1 connection; HTTP/2 header lists, 64 MiB in all (about twice that in memory) |
+/// | request bodies and WebSocket messages being read | 256 MiB in all, beside 64 KiB an HTTP/1 connection or WebSocket |
+/// | HTTP/2 request body bytes sent ahead of the reading | 1 MiB a connection |
+/// | answers held for a pipelining client | 64 KiB a connection |
+/// | HTTP/2 answers produced ahead of the socket | 256 KiB a connection, past each body's first chunk |
+/// | WebSocket messages a client has not taken | 1 MiB a connection, until the send timeout |
+///
+/// Most are per connection: a server with less memory lowers
+/// [`max_connections`](Serve::max_connections) first.
+///
 /// The HTTP/2 limits are per connection, sized for one client on it.
 /// Behind a proxy that carries many clients over one HTTP/2 connection,
 /// raise [`http2_max_streams`](Serve::http2_max_streams),
