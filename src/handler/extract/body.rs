@@ -1,0 +1,541 @@
+//! Extractors that read the request's body: `Json`, `Form`, `String` and
+//! `Bytes`, collected within the body limit and timeout by a
+//! [`BodyFuture`]; and the `Body` itself, streamed by the handler.
+
+// A rejection is the response that answers the request: see `super`.
+#![allow(clippy::result_large_err)]
+
+use std::{
+    fmt,
+    future::Future,
+    pin::Pin,
+    task::{Context, Poll},
+    time::Duration,
+};
+
+use bytes::Bytes;
+use http::{HeaderMap, Response, StatusCode};
+use http_body::Body as _;
+use http_body_util::{BodyExt, Limited, combinators::Collect};
+
+use super::{FromRequestBody, RequestContext, bad_request, head::from_pairs};
+#[cfg(feature = "json")]
+use crate::handler::response::internal_error;
+use crate::{
+    Body,
+    handler::{
+        IntoResponse,
+        allowance::{BodyAllowance, Reservation},
+    },
+};
+
+/// A form sent as the body (`application/x-www-form-urlencoded`),
+/// deserialized into `T` as [`Query`](super::Query) reads a query string.
+/// A request of another content type answers 415; a body that is not
+/// UTF-8, 400; a form that does not fit `T`, 422, as axum answers. The
+/// body limit applies.
+///
+/// ```
+/// use http::{Request, StatusCode};
+/// use http_body_util::BodyExt;
+/// use pronghorn::{Router, handler::Form};
+/// use tower::ServiceExt;
+///
+/// #[derive(serde::Deserialize)]
+/// struct Login { user: String, remember: bool }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .post("/login", |Form(login): Form<Login>| format!("{} {}", login.user, login.remember))
+///     .compile()
+///     .unwrap();
+/// let request = Request::post("/login")
+///     .header("content-type", "application/x-www-form-urlencoded")
+///     .body("user=ada+l&remember=true".to_owned())
+///     .unwrap();
+/// let response = router.clone().oneshot(request).await.unwrap();
+/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "ada l true");
+///
+/// let request = Request::post("/login").body("user=ada".to_owned()).unwrap();
+/// assert_eq!(router.oneshot(request).await.unwrap().status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+/// # }
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Form<T>(pub T);
+
+impl<T> FromRequestBody for Form<T>
+where
+    T: serde::de::DeserializeOwned + Send + 'static,
+{
+    type Future = BodyFuture<Self>;
+
+    fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
+        let form = media_type(context.headers()).is_some_and(|essence| {
+            essence.eq_ignore_ascii_case(b"application/x-www-form-urlencoded")
+        });
+        let refused = (!form).then(|| {
+            (
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "expected a request with `content-type: application/x-www-form-urlencoded`",
+            )
+                .into_response()
+        });
+        BodyFuture::new(body, context, refused, |bytes| {
+            let text = std::str::from_utf8(&bytes)
+                .map_err(|error| bad_request(format!("form body is not UTF-8: {error}")))?;
+            from_pairs(text).map(Form).map_err(|error| {
+                let message = format!("invalid form body: {error}");
+                (StatusCode::UNPROCESSABLE_ENTITY, message).into_response()
+            })
+        })
+    }
+}
+
+/// The media type the request's `content-type` declares, without its
+/// parameters. Media types are ASCII and case-insensitive: compared as
+/// bytes, without allocating.
+fn media_type(headers: &HeaderMap) -> Option<&[u8]> {
+    let value = headers.get(http::header::CONTENT_TYPE)?.as_bytes();
+    let end = value.iter().position(|&b| b == b';').unwrap_or(value.len());
+    Some(value[..end].trim_ascii())
+}
+
+/// The answer to a body that declares more than `limit` bytes (hyper's
+/// declares what `content-length` says), before a byte of it is read: a
+/// client waiting for `100 Continue` is not told to send.
+pub(super) fn declared_too_large(body: &Body, limit: usize) -> Option<Response<Body>> {
+    (body.size_hint().lower() > limit as u64).then(|| too_large(limit))
+}
+
+/// The body itself, as it streams in, for a handler that reads it at its
+/// own pace (its last argument). The body limit and the body timeout
+/// apply: past the limit, or when the body is not all there by the
+/// deadline, the stream ends with an error. A body declaring more than the
+/// limit is answered 413 before the handler runs.
+///
+/// ```
+/// use http::Request;
+/// use http_body_util::BodyExt;
+/// use pronghorn::{Body, Router};
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .post("/count", |body: Body| async move {
+///         let mut body = std::pin::pin!(body);
+///         let mut bytes = 0;
+///         while let Some(Ok(frame)) = body.frame().await {
+///             bytes += frame.data_ref().map_or(0, |data| data.len());
+///         }
+///         format!("{bytes} bytes")
+///     })
+///     .compile()
+///     .unwrap();
+/// let request = Request::post("/count").body("12345".to_owned()).unwrap();
+/// let response = router.oneshot(request).await.unwrap();
+/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "5 bytes");
+/// # }
+/// ```
+impl FromRequestBody for Body {
+    type Future = std::future::Ready<Result<Self, Response<Body>>>;
+
+    fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
+        std::future::ready(streamed(body, context.body_limit, context.body_timeout))
+    }
+}
+
+/// A body a handler streams itself: refused at once if it declares more
+/// than `limit` bytes, and otherwise cut with an error at `limit` bytes or
+/// when it is not all there within `timeout`.
+pub(crate) fn streamed(
+    body: Body,
+    limit: usize,
+    timeout: Duration,
+) -> Result<Body, Response<Body>> {
+    match declared_too_large(&body, limit) {
+        Some(refused) => Err(refused),
+        None => Ok(Body::new(Streamed {
+            body: Limited::new(body, limit),
+            deadline: Deadline::new(timeout),
+        })),
+    }
+}
+
+/// A body a handler streams, with its limit and its deadline.
+struct Streamed {
+    body: Limited<Body>,
+    deadline: Deadline,
+}
+
+impl http_body::Body for Streamed {
+    type Data = Bytes;
+    type Error = crate::BoxError;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
+        let this = &mut *self;
+        match Pin::new(&mut this.body).poll_frame(cx) {
+            Poll::Pending if this.deadline.poll_passed(cx) => {
+                Poll::Ready(Some(Err(this.deadline.passed().into())))
+            }
+            polled => polled,
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The future of a body extractor: collects the body within the limit
+    /// and converts it. A named type, not a box: a body that is already
+    /// complete is read without allocating for the future.
+    pub struct BodyFuture<T> {
+        #[pin]
+        collect: Option<Collect<Limited<Body>>>,
+        // What the body may take of its connection's and its server's
+        // allowances, given back when the future is dropped.
+        reservation: Option<Reservation>,
+        deadline: Deadline,
+        // Why the body is refused before it is read (a wrong content type,
+        // a declared length over the limit).
+        refused: Option<Response<Body>>,
+        limit: usize,
+        convert: fn(Bytes) -> Result<T, Response<Body>>,
+    }
+}
+
+/// The answer to a body its HTTP/2 connection has no allowance left for.
+#[cold]
+fn connection_busy() -> Response<Body> {
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        "too many request bodies being read on this connection at once",
+    )
+        .into_response()
+}
+
+/// The answer to a body that waited for room on the server until its
+/// deadline.
+#[cold]
+fn server_busy() -> Response<Body> {
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        "too many request bodies being read at once; try again later",
+    )
+        .into_response()
+}
+
+/// The answer to a body over `limit` bytes.
+fn too_large(limit: usize) -> Response<Body> {
+    (
+        StatusCode::PAYLOAD_TOO_LARGE,
+        format!("request body larger than the limit of {limit} bytes"),
+    )
+        .into_response()
+}
+
+/// A body extractor's deadline, armed the second time the body keeps the
+/// extractor waiting.
+///
+/// Not the first: served by hyper, the extractor is first polled before
+/// hyper has passed on the body bytes it read with the head, and polled
+/// again in the same turn of the connection, when a body sent with its
+/// head is complete. A request whose body arrives with it so costs no
+/// timer; one that waits for it costs one (boxed: body futures are
+/// `Unpin`).
+#[cfg(feature = "server")]
+#[derive(Debug)]
+struct Deadline {
+    sleep: Option<Pin<Box<tokio::time::Sleep>>>,
+    timeout: Duration,
+    waited: bool,
+}
+
+#[cfg(feature = "server")]
+impl Deadline {
+    fn new(timeout: Duration) -> Self {
+        Self {
+            sleep: None,
+            timeout,
+            waited: false,
+        }
+    }
+
+    /// Whether the deadline passed, the body not being ready. Outside a
+    /// Tokio runtime there is no timer, and no deadline.
+    fn poll_passed(&mut self, cx: &mut Context<'_>) -> bool {
+        if self.sleep.is_none() {
+            if !std::mem::replace(&mut self.waited, true)
+                || tokio::runtime::Handle::try_current().is_err()
+            {
+                return false;
+            }
+            self.sleep = Some(Box::pin(tokio::time::sleep(self.timeout)));
+        }
+        let sleep = self.sleep.as_mut().expect("armed above");
+        sleep.as_mut().poll(cx).is_ready()
+    }
+
+    /// What a body cut at the deadline fails with.
+    fn passed(&self) -> String {
+        format!("request body not received within {:?}", self.timeout)
+    }
+
+    /// Arms the deadline at the next poll, the first wait included.
+    fn arm(&mut self) -> &mut Self {
+        self.waited = true;
+        self
+    }
+}
+
+/// Without a runtime's timer, no deadline.
+#[cfg(not(feature = "server"))]
+#[derive(Debug)]
+struct Deadline;
+
+#[cfg(not(feature = "server"))]
+impl Deadline {
+    fn new(_: Duration) -> Self {
+        Self
+    }
+
+    fn poll_passed(&mut self, _: &mut Context<'_>) -> bool {
+        false
+    }
+
+    fn passed(&self) -> String {
+        unreachable!("no deadline passes without a timer")
+    }
+
+    fn arm(&mut self) -> &mut Self {
+        self
+    }
+}
+
+impl<T> BodyFuture<T> {
+    fn new(
+        body: Body,
+        context: &RequestContext<'_>,
+        refused: Option<Response<Body>>,
+        convert: fn(Bytes) -> Result<T, Response<Body>>,
+    ) -> Self {
+        let limit = context.body_limit;
+        // A body that says it is longer than the limit (hyper's says what
+        // `content-length` declares) is refused before it is polled: a
+        // client waiting for `100 Continue` is not told to send.
+        let mut refused = refused.or_else(|| declared_too_large(&body, limit));
+        // What the body may take of its connection's allowance (HTTP/2) and
+        // its server's.
+        let mut reservation = None;
+        if let (None, Some(allowance)) = (
+            &refused,
+            context.request.extensions().get::<BodyAllowance>(),
+        ) {
+            let declared = body
+                .size_hint()
+                .exact()
+                .and_then(|n| usize::try_from(n).ok());
+            reservation = allowance.reserve(declared.unwrap_or(limit).min(limit));
+            refused = reservation.is_none().then(connection_busy);
+        }
+        Self {
+            collect: refused
+                .is_none()
+                .then(|| Limited::new(body, limit).collect()),
+            reservation,
+            deadline: Deadline::new(context.body_timeout),
+            refused,
+            limit,
+            convert,
+        }
+    }
+}
+
+impl<T> fmt::Debug for BodyFuture<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BodyFuture")
+            .field("limit", &self.limit)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> Future for BodyFuture<T> {
+    type Output = Result<T, Response<Body>>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let Some(collect) = this.collect.as_pin_mut() else {
+            let refused = this.refused.take().expect("future polled after completion");
+            return Poll::Ready(Err(refused));
+        };
+        if let Some(reservation) = this.reservation {
+            if reservation.poll_room(cx).is_pending() {
+                // Only room given back wakes the wait: the deadline is
+                // armed at once.
+                if this.deadline.arm().poll_passed(cx) {
+                    return Poll::Ready(Err(server_busy()));
+                }
+                return Poll::Pending;
+            }
+        }
+        let collected = match collect.poll(cx) {
+            Poll::Ready(collected) => collected,
+            Poll::Pending if this.deadline.poll_passed(cx) => {
+                return Poll::Ready(Err((
+                    StatusCode::REQUEST_TIMEOUT,
+                    "request body not received within the time allowed",
+                )
+                    .into_response()));
+            }
+            Poll::Pending => return Poll::Pending,
+        };
+        Poll::Ready(match collected {
+            Ok(collected) => (this.convert)(collected.to_bytes()),
+            Err(error) if error.is::<http_body_util::LengthLimitError>() => {
+                Err(too_large(*this.limit))
+            }
+            Err(error) => Err(bad_request(format!(
+                "request body could not be read: {error}"
+            ))),
+        })
+    }
+}
+
+macro_rules! body_extractor {
+    ($ty:ty, $convert:expr) => {
+        impl FromRequestBody for $ty {
+            type Future = BodyFuture<Self>;
+
+            fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
+                BodyFuture::new(body, context, None, $convert)
+            }
+        }
+    };
+}
+
+body_extractor!(Bytes, Ok);
+body_extractor!(String, |bytes: Bytes| {
+    String::from_utf8(bytes.to_vec())
+        .map_err(|error| bad_request(format!("request body is not UTF-8: {error}")))
+});
+
+/// Whether the request declares a JSON body (`application/json` or
+/// `application/*+json`).
+#[cfg(feature = "json")]
+fn is_json(headers: &HeaderMap) -> bool {
+    let Some((kind, subtype)) =
+        media_type(headers).and_then(|essence| essence.split_at_checked(12))
+    else {
+        return false;
+    };
+    kind.eq_ignore_ascii_case(b"application/")
+        && (subtype.eq_ignore_ascii_case(b"json")
+            || subtype.len() > 5 && subtype[subtype.len() - 5..].eq_ignore_ascii_case(b"+json"))
+}
+
+/// A JSON request body or response (feature `json`).
+///
+/// As an extractor (a handler's last argument) it reads the body within
+/// the router's [body limit](crate::Router::body_limit) and answers 413
+/// over it, 415 when the content type is not JSON (`application/json` or
+/// `application/*+json`), 400 with the parser's message when the body is
+/// not JSON, and 422 when it is JSON but not the value expected (a field
+/// missing, a string for a number), as axum answers. As an answer it
+/// serialises its value with `content-type: application/json`.
+///
+/// ```
+/// use http::{Request, StatusCode, header};
+/// use http_body_util::BodyExt;
+/// use pronghorn::{Router, handler::Json};
+/// use serde::{Deserialize, Serialize};
+/// use tower::ServiceExt;
+///
+/// #[derive(Deserialize, Serialize)]
+/// struct Point { x: i32, y: i32 }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .post("/flip", |Json(p): Json<Point>| Json(Point { x: p.y, y: p.x }))
+///     .compile()
+///     .unwrap();
+/// let post = |content_type: &str, body: &str| {
+///     Request::post("/flip")
+///         .header(header::CONTENT_TYPE, content_type)
+///         .body(body.to_owned())
+///         .unwrap()
+/// };
+///
+/// let response = router.clone().oneshot(post("application/json", r#"{"x":1,"y":2}"#)).await.unwrap();
+/// assert_eq!(response.headers()[header::CONTENT_TYPE], "application/json");
+/// let body = response.into_body().collect().await.unwrap().to_bytes();
+/// assert_eq!(body, r#"{"x":2,"y":1}"#);
+///
+/// let response = router.clone().oneshot(post("application/json", r#"{"x":1"#)).await.unwrap();
+/// assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+/// let response = router.clone().oneshot(post("application/json", r#"{"x":1}"#)).await.unwrap();
+/// assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
+/// let response = router.oneshot(post("text/plain", r#"{"x":1,"y":2}"#)).await.unwrap();
+/// assert_eq!(response.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+/// # }
+/// ```
+#[cfg(feature = "json")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Json<T>(pub T);
+
+#[cfg(feature = "json")]
+impl<T> FromRequestBody for Json<T>
+where
+    T: serde::de::DeserializeOwned + Send + 'static,
+{
+    type Future = BodyFuture<Self>;
+
+    fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
+        let refused = (!is_json(context.headers())).then(|| {
+            (
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "expected a request with `content-type: application/json`",
+            )
+                .into_response()
+        });
+        BodyFuture::new(body, context, refused, |bytes| {
+            serde_json::from_slice(&bytes).map(Json).map_err(|error| {
+                // As axum: well-formed JSON of the wrong shape is 422.
+                let status = match error.classify() {
+                    serde_json::error::Category::Data => StatusCode::UNPROCESSABLE_ENTITY,
+                    _ => StatusCode::BAD_REQUEST,
+                };
+                (status, format!("invalid JSON body: {error}")).into_response()
+            })
+        })
+    }
+}
+
+#[cfg(feature = "json")]
+impl<T: serde::Serialize> IntoResponse for Json<T> {
+    fn into_response(self) -> Response<Body> {
+        match serde_json::to_vec(&self.0) {
+            Ok(bytes) => {
+                let mut response = Response::new(Body::from(bytes));
+                response
+                    .headers_mut()
+                    .insert(http::header::CONTENT_TYPE, crate::handler::response::JSON);
+                response
+            }
+            Err(error) => {
+                error_limited!(%error, "pronghorn: a JSON response could not be serialised");
+                internal_error()
+            }
+        }
+    }
+}

@@ -1,0 +1,404 @@
+//! Extractors of the request's head: its method, URI and headers, the
+//! route's parameters (`Path`, `RouteParams`), the query (`Query`), one
+//! header (`Header`), the router's state (`State`), and `Option` of any.
+
+// A rejection is the response that answers the request: see `super`.
+#![allow(clippy::result_large_err)]
+
+use std::{borrow::Cow, marker::PhantomData};
+
+use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, Uri};
+
+use super::{FromRequestHead, Needs, PathNeeds, RequestContext, bad_request, state_type};
+use crate::{
+    Body,
+    handler::{de, response::internal_error},
+    params::Params,
+};
+
+impl FromRequestHead for Method {
+    #[inline]
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        Ok(context.method().clone())
+    }
+}
+
+impl FromRequestHead for Uri {
+    #[inline]
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        Ok(context.uri().clone())
+    }
+}
+
+impl FromRequestHead for HeaderMap {
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        Ok(context.headers().clone())
+    }
+}
+
+/// Route parameters by name, decoded and owned. Allocates; prefer
+/// [`Path`] for typed values. A value that does not decode (`%FF`, not
+/// UTF-8) answers 400 naming the parameter.
+///
+/// ```
+/// use http::{Request, StatusCode};
+/// use http_body_util::BodyExt;
+/// use pronghorn::{Router, handler::RouteParams};
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .get("/{owner}/{repo}", |params: RouteParams| {
+///         format!("{} by {}", params.get("repo").unwrap_or("?"), params.get("owner").unwrap_or("?"))
+///     })
+///     .compile()
+///     .unwrap();
+///
+/// let request = Request::get("/ada/my%20engine").body(String::new()).unwrap();
+/// let response = router.clone().oneshot(request).await.unwrap();
+/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "my engine by ada");
+///
+/// let request = Request::get("/ada/%FF").body(String::new()).unwrap();
+/// assert_eq!(router.oneshot(request).await.unwrap().status(), StatusCode::BAD_REQUEST);
+/// # }
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RouteParams(pub Vec<(String, String)>);
+
+impl RouteParams {
+    /// The decoded value of `name`.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+    }
+}
+
+impl FromRequestHead for RouteParams {
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        let params = context.params;
+        params
+            .iter_raw()
+            .map(|(name, raw)| match crate::params::decode(raw) {
+                Ok(value) => Ok((name.to_owned(), value.into_owned())),
+                Err(error) => Err(bad_request(format!("route parameter `{name}`: {error}"))),
+            })
+            .collect::<Result<_, _>>()
+            .map(RouteParams)
+    }
+}
+
+/// Typed route parameters, deserialized with serde: a struct or map by
+/// name, a tuple in the order of the pattern, `Vec<(String, String)>` for
+/// names and values, or one value for a pattern with one parameter. Values
+/// are percent-decoded (borrowed when nothing is escaped); one that does
+/// not decode or parse answers 400 naming the parameter. A type that cannot
+/// read its route's parameters whatever the path (a tuple of another
+/// length, a struct field no parameter names) is refused by
+/// [`Router::compile`](crate::Router::compile), naming the route.
+///
+/// ```
+/// use pronghorn::{Router, handler::Path};
+///
+/// #[derive(serde::Deserialize)]
+/// struct File {
+///     name: String,
+///     ext: String,
+/// }
+///
+/// let router = Router::new()
+///     .get("/users/{id}", |Path(id): Path<u64>| format!("user {id}"))
+///     .get("/posts/{user}/{post}", |Path((user, post)): Path<(u64, u32)>| format!("{user}/{post}"))
+///     .get("/files/{name}.{ext}", |Path(file): Path<File>| format!("{} {}", file.name, file.ext))
+///     .compile()
+///     .unwrap();
+///
+/// // `/docs/{name}` names no `ext`: every request would fail.
+/// let refused = Router::new().get("/docs/{name}", |Path(file): Path<File>| file.name).compile();
+/// assert!(refused.unwrap_err().to_string().contains("missing field `ext`"));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Path<T>(pub T);
+
+impl<T: serde::de::DeserializeOwned> FromRequestHead for Path<T> {
+    fn needs(needs: &mut Needs) {
+        needs.path = Some(PathNeeds {
+            type_name: std::any::type_name::<T>(),
+            misfit: de::misfit::<T>,
+        });
+    }
+
+    #[inline]
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        Self::deserialize(context.params).map_err(Self::rejection)
+    }
+
+    /// `None` when the route's parameters do not fit `T` (a route without
+    /// them); 400 when a value does not decode or parse.
+    fn from_head_optional(context: &RequestContext<'_>) -> Result<Option<Self>, Response<Body>> {
+        optional(Self::deserialize(context.params), Self::rejection)
+    }
+}
+
+impl<T: serde::de::DeserializeOwned> Path<T> {
+    fn deserialize(params: Params<'_>) -> Result<Self, de::Error> {
+        let pairs = params
+            .iter_raw()
+            .map(|(name, raw)| match crate::params::decode(raw) {
+                Ok(value) => Ok((Cow::Borrowed(name), value)),
+                Err(error) => Err(de::Error::value(format!("`{name}`: {error}"))),
+            });
+        T::deserialize(de::Pairs::new(pairs, params.len())).map(Path)
+    }
+
+    fn rejection(error: de::Error) -> Response<Body> {
+        bad_request(format!("invalid route parameters: {error}"))
+    }
+}
+
+/// An optional extractor's answer: `None` when the keys do not fit the
+/// type, whatever their values; a rejection when a value is malformed.
+fn optional<T>(
+    result: Result<T, de::Error>,
+    rejection: impl FnOnce(de::Error) -> Response<Body>,
+) -> Result<Option<T>, Response<Body>> {
+    match result {
+        Ok(value) => Ok(Some(value)),
+        Err(error) if error.shape => Ok(None),
+        Err(error) => Err(rejection(error)),
+    }
+}
+
+/// The query string, deserialized with serde from `application/x-www-form-urlencoded`
+/// pairs (`+` is a space): a struct or map by key, or `Vec<(String, String)>`
+/// for every pair in order, repeated keys included (a struct's field given
+/// twice answers 400, and a map keeps the last value). A missing query is
+/// an empty one; a value that does not decode or parse answers 400 naming
+/// the key. `Option<Query<T>>` is `None` when the query lacks a field `T`
+/// needs, and still answers 400 for a malformed value.
+///
+/// ```
+/// use pronghorn::{Router, handler::Query};
+///
+/// #[derive(serde::Deserialize)]
+/// struct Page {
+///     page: u32,
+///     per_page: Option<u32>,
+/// }
+///
+/// let router = Router::new()
+///     .get("/items", |Query(page): Query<Page>| format!("{} {:?}", page.page, page.per_page))
+///     .compile()
+///     .unwrap();
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Query<T>(pub T);
+
+/// Decodes one form-encoded component: `+` is a space, then percent-decoding.
+fn form_decode(raw: &str) -> Result<Cow<'_, str>, de::Error> {
+    let spaced = if raw.contains('+') {
+        Cow::Owned(raw.replace('+', " "))
+    } else {
+        Cow::Borrowed(raw)
+    };
+    let decoded = match &spaced {
+        Cow::Borrowed(text) => crate::params::percent_decode(text),
+        Cow::Owned(text) => crate::params::percent_decode(text).map(|v| Cow::Owned(v.into_owned())),
+    };
+    decoded.map_err(|error| de::Error::value(error.to_string()))
+}
+
+impl<T: serde::de::DeserializeOwned> FromRequestHead for Query<T> {
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        Self::deserialize(context).map_err(Self::rejection)
+    }
+
+    /// `None` when the query string lacks what `T` needs, or has keys `T`
+    /// refuses; 400 when a value does not decode or parse.
+    fn from_head_optional(context: &RequestContext<'_>) -> Result<Option<Self>, Response<Body>> {
+        optional(Self::deserialize(context), Self::rejection)
+    }
+}
+
+impl<T: serde::de::DeserializeOwned> Query<T> {
+    fn deserialize(context: &RequestContext<'_>) -> Result<Self, de::Error> {
+        from_pairs(context.uri().query().unwrap_or("")).map(Query)
+    }
+
+    fn rejection(error: de::Error) -> Response<Body> {
+        bad_request(format!("invalid query string: {error}"))
+    }
+}
+
+/// `T` from `key=value&…` text, as a query string or a form writes it.
+pub(super) fn from_pairs<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, de::Error> {
+    let pairs = || text.split('&').filter(|pair| !pair.is_empty());
+    let decoded = pairs().map(|pair| {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        Ok((form_decode(key)?, form_decode(value)?))
+    });
+    T::deserialize(de::Pairs::new(decoded, pairs().count()))
+}
+
+/// `None` when the request does not carry a `T`; see
+/// [`FromRequestHead::from_head_optional`].
+impl<T: FromRequestHead> FromRequestHead for Option<T> {
+    #[inline]
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        T::from_head_optional(context)
+    }
+}
+
+/// A header name known at compile time, for [`Header`].
+///
+/// ```
+/// use http::HeaderName;
+/// use pronghorn::handler::{Header, NamedHeader};
+///
+/// struct RequestId;
+///
+/// impl NamedHeader for RequestId {
+///     const NAME: HeaderName = HeaderName::from_static("x-request-id");
+/// }
+///
+/// fn handler(Header(id, _): Header<RequestId>) -> String {
+///     format!("request {}", id.to_str().unwrap_or("?"))
+/// }
+/// # let _ = handler;
+/// ```
+pub trait NamedHeader {
+    /// The header's name.
+    const NAME: HeaderName;
+}
+
+/// The value of one request header; a missing header answers 400 naming
+/// it. Take `Option<Header<N>>` where it may be absent. Names of common
+/// headers are in [`headers`]; [`NamedHeader`] names one of your own.
+///
+/// ```
+/// use http::{Request, StatusCode};
+/// use http_body_util::BodyExt;
+/// use pronghorn::{Router, handler::{Header, headers::{Authorization, UserAgent}}};
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .get("/", |Header(token, _): Header<Authorization>, agent: Option<Header<UserAgent>>| {
+///         let agent = agent.as_ref().and_then(|Header(value, _)| value.to_str().ok());
+///         format!("{} from {}", token.len(), agent.unwrap_or("someone"))
+///     })
+///     .compile()
+///     .unwrap();
+///
+/// let request = Request::get("/").header("authorization", "secret").body(String::new()).unwrap();
+/// let response = router.clone().oneshot(request).await.unwrap();
+/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "6 from someone");
+///
+/// let response = router.oneshot(Request::get("/").body(String::new()).unwrap()).await.unwrap();
+/// assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+/// let text = response.into_body().collect().await.unwrap().to_bytes();
+/// assert_eq!(text, "missing request header `authorization`");
+/// # }
+/// ```
+#[derive(Clone, Debug)]
+pub struct Header<N>(pub HeaderValue, pub PhantomData<N>);
+
+impl<N: NamedHeader> FromRequestHead for Header<N> {
+    #[inline]
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        match context.headers().get(N::NAME) {
+            Some(value) => Ok(Header(value.clone(), PhantomData)),
+            None => Err(bad_request(format!("missing request header `{}`", N::NAME))),
+        }
+    }
+}
+
+/// Names of common headers, for [`Header`].
+pub mod headers {
+    use http::{HeaderName, header};
+
+    use super::NamedHeader;
+
+    macro_rules! named {
+        ($($(#[$doc:meta])* $ty:ident => $name:expr),*) => {$(
+            $(#[$doc])*
+            #[derive(Clone, Copy, Debug)]
+            pub struct $ty;
+
+            impl NamedHeader for $ty {
+                const NAME: HeaderName = $name;
+            }
+        )*};
+    }
+
+    named! {
+        /// `accept`
+        Accept => header::ACCEPT,
+        /// `authorization`
+        Authorization => header::AUTHORIZATION,
+        /// `content-type`
+        ContentType => header::CONTENT_TYPE,
+        /// `cookie`
+        Cookie => header::COOKIE,
+        /// `host`
+        Host => header::HOST,
+        /// `origin`
+        Origin => header::ORIGIN,
+        /// `user-agent`
+        UserAgent => header::USER_AGENT
+    }
+}
+
+/// Shared state registered with [`Router::state`](crate::Router::state),
+/// cloned for each call (wrap it in an `Arc`).
+///
+/// A route whose handler asks for a state of a type no router holds is
+/// refused by [`Router::compile`](crate::Router::compile), naming the type.
+///
+/// ```
+/// use std::sync::{Arc, atomic::{AtomicU64, Ordering}};
+/// use http::Request;
+/// use pronghorn::{Router, handler::State};
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let hits = Arc::new(AtomicU64::new(0));
+/// let router = Router::new()
+///     .get("/hit", |State(hits): State<Arc<AtomicU64>>| {
+///         format!("hit {}", hits.fetch_add(1, Ordering::Relaxed) + 1)
+///     })
+///     .state(hits.clone())
+///     .compile()
+///     .unwrap();
+///
+/// for _ in 0..3 {
+///     router.clone().oneshot(Request::get("/hit").body(String::new()).unwrap()).await.unwrap();
+/// }
+/// assert_eq!(hits.load(Ordering::Relaxed), 3);
+/// # }
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct State<T>(pub T);
+
+impl<T: Clone + Send + Sync + 'static> FromRequestHead for State<T> {
+    fn needs(needs: &mut Needs) {
+        needs.state.push(state_type::<T>());
+    }
+
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        match context.state::<T>() {
+            Some(state) => Ok(State(state.clone())),
+            None => {
+                error_limited!(
+                    state = std::any::type_name::<T>(),
+                    "pronghorn: a handler asked for state the router was not given"
+                );
+                Err(internal_error())
+            }
+        }
+    }
+}

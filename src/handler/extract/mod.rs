@@ -1,0 +1,342 @@
+//! Extractors: what a handler takes as arguments. Here, what every
+//! extractor is given (the request's context) and the two traits; the
+//! extractors of the request's head in `head.rs`, those that read its body
+//! in `body.rs`.
+
+// A rejection is the response that answers the request. Boxing it would
+// allocate on every rejection; moving it is a copy of a few words.
+#![allow(clippy::result_large_err)]
+
+use std::{future::Future, time::Duration};
+
+use http::{HeaderMap, Method, Request, Response, StatusCode, Uri, request::Parts};
+
+use super::IntoResponse;
+use crate::{Body, params::Params};
+
+mod body;
+mod head;
+
+#[cfg(feature = "json")]
+pub use self::body::Json;
+pub(crate) use self::body::streamed;
+pub use self::{
+    body::{BodyFuture, Form},
+    head::{Header, NamedHeader, Path, Query, RouteParams, State, headers},
+};
+
+/// What the router hands a handler beside the request: the parameters of
+/// the matched route, the router's state and the body limit.
+#[derive(Clone, Copy, Debug)]
+pub struct RouteContext<'a> {
+    pub(crate) pattern: &'a str,
+    pub(crate) params: Params<'a>,
+    pub(crate) state: &'a http::Extensions,
+    pub(crate) body_limit: usize,
+    pub(crate) body_timeout: Duration,
+}
+
+impl<'a> RouteContext<'a> {
+    /// The context extractors read, for the head of `request` (its body is
+    /// not read: the handler takes it apart).
+    pub fn with_request<'p>(&self, request: &'p Request<Body>) -> RequestContext<'p>
+    where
+        'a: 'p,
+    {
+        RequestContext {
+            request,
+            pattern: self.pattern,
+            params: self.params,
+            state: self.state,
+            body_limit: self.body_limit,
+            body_timeout: self.body_timeout,
+        }
+    }
+}
+
+/// What synchronous extractors read: the request head, the route
+/// parameters and the router's shared state.
+#[derive(Debug)]
+pub struct RequestContext<'a> {
+    /// The request, for its head: the handler has its body.
+    pub(crate) request: &'a Request<Body>,
+    pub(crate) pattern: &'a str,
+    pub(crate) params: Params<'a>,
+    pub(crate) state: &'a http::Extensions,
+    pub(crate) body_limit: usize,
+    pub(crate) body_timeout: Duration,
+}
+
+impl<'a> RequestContext<'a> {
+    /// The request method.
+    pub fn method(&self) -> &'a Method {
+        self.request.method()
+    }
+
+    /// The request URI.
+    pub fn uri(&self) -> &'a Uri {
+        self.request.uri()
+    }
+
+    /// The request's HTTP version.
+    pub fn version(&self) -> http::Version {
+        self.request.version()
+    }
+
+    /// The request headers.
+    pub fn headers(&self) -> &'a HeaderMap {
+        self.request.headers()
+    }
+
+    /// The request extensions: what the server and outer layers put there.
+    pub fn extensions(&self) -> &'a http::Extensions {
+        self.request.extensions()
+    }
+
+    /// A copy of the request head, for what must own one (a service
+    /// called in the handler's stead, the whole request as an argument).
+    pub fn head(&self) -> Parts {
+        copy_head(self.request)
+    }
+
+    /// The parameters of the matched route.
+    pub fn params(&self) -> Params<'a> {
+        self.params
+    }
+
+    /// The pattern of the matched route, as registered (nest bases
+    /// included).
+    pub fn pattern(&self) -> &'a str {
+        self.pattern
+    }
+
+    /// The router's state of type `T`, if it has one.
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<&'a T> {
+        self.state.get::<T>()
+    }
+
+    /// The most bytes a body extractor reads
+    /// ([`Router::body_limit`](crate::Router::body_limit); 2 MiB unless
+    /// set): what a [`FromRequestBody`] of your own should hold to.
+    pub fn body_limit(&self) -> usize {
+        self.body_limit
+    }
+
+    /// How long a body extractor waits for the whole body (30 s unless
+    /// set with `Router::body_timeout`, feature `server`).
+    pub fn body_timeout(&self) -> Duration {
+        self.body_timeout
+    }
+}
+
+/// A copy of `request`'s head. The first copy of a URI built from a
+/// string moves its bytes to shared storage; hyper's already are.
+pub(crate) fn copy_head<B>(request: &Request<B>) -> Parts {
+    let mut copy = Request::new(());
+    *copy.method_mut() = request.method().clone();
+    *copy.uri_mut() = request.uri().clone();
+    *copy.version_mut() = request.version();
+    *copy.headers_mut() = request.headers().clone();
+    *copy.extensions_mut() = request.extensions().clone();
+    copy.into_parts().0
+}
+
+/// An extractor that needs only the request head: it runs synchronously.
+///
+/// Implement it for an extractor of your own; answering `Err` ends the
+/// request with that response before the handler runs.
+///
+/// ```
+/// use http::{Request, Response, StatusCode};
+/// use pronghorn::{Body, IntoResponse, Router, handler::{FromRequestHead, RequestContext}};
+/// use tower::ServiceExt;
+///
+/// /// The tenant a request is for, from its `x-tenant` header.
+/// struct Tenant(String);
+///
+/// impl FromRequestHead for Tenant {
+///     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+///         match context.headers().get("x-tenant").map(|v| v.to_str()) {
+///             Some(Ok(name)) => Ok(Tenant(name.to_owned())),
+///             _ => Err((StatusCode::BAD_REQUEST, "which tenant?").into_response()),
+///         }
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .get("/me", |Tenant(name): Tenant| format!("tenant {name}"))
+///     .compile()
+///     .unwrap();
+///
+/// let request = Request::get("/me").header("x-tenant", "acme").body(String::new()).unwrap();
+/// let response = router.clone().oneshot(request).await.unwrap();
+/// assert_eq!(response.status(), StatusCode::OK);
+///
+/// let request = Request::get("/me").body(String::new()).unwrap();
+/// let response = router.oneshot(request).await.unwrap();
+/// assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+/// # }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be extracted from a request's head",
+    label = "not an extractor of pronghorn's",
+    note = "a handler's arguments are pronghorn extractors (`pronghorn::handler::Path`, `Query`, `State`, `Header`, ...), not axum's; only its last argument may read the body (`Json`, `String`, `Bytes`)"
+)]
+pub trait FromRequestHead: Sized {
+    /// Extracts the value, or answers the request with a response.
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>>;
+
+    /// What `Option<Self>` extracts: `None` when the request does not
+    /// carry the value, an answer when it carries one that is not valid.
+    ///
+    /// By default any failure of [`from_head`](Self::from_head) counts as
+    /// absence. [`Query`] and [`Path`] say more: a malformed value answers
+    /// 400 even under `Option`, so that a client's mistake is not silently
+    /// ignored.
+    ///
+    /// ```
+    /// use http::{Request, StatusCode};
+    /// use http_body_util::BodyExt;
+    /// use pronghorn::{Router, handler::Query};
+    /// use tower::ServiceExt;
+    ///
+    /// #[derive(serde::Deserialize)]
+    /// struct Page { page: u32 }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let router = Router::new()
+    ///     .get("/items", |page: Option<Query<Page>>| match page {
+    ///         Some(Query(page)) => format!("page {}", page.page),
+    ///         None => "first page".to_owned(),
+    ///     })
+    ///     .compile()
+    ///     .unwrap();
+    ///
+    /// let answer = |uri: &str| router.clone().oneshot(Request::get(uri).body(String::new()).unwrap());
+    /// let response = answer("/items").await.unwrap();
+    /// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "first page");
+    /// let response = answer("/items?page=2").await.unwrap();
+    /// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "page 2");
+    /// assert_eq!(answer("/items?page=two").await.unwrap().status(), StatusCode::BAD_REQUEST);
+    /// # }
+    /// ```
+    #[inline]
+    fn from_head_optional(context: &RequestContext<'_>) -> Result<Option<Self>, Response<Body>> {
+        Ok(Self::from_head(context).ok())
+    }
+
+    /// Adds what the extractor needs of its router and route, so that
+    /// [`Router::compile`](crate::Router::compile) can refuse a route that
+    /// cannot give it: a state no router holds, parameters a `Path` cannot
+    /// read.
+    #[doc(hidden)]
+    #[inline]
+    fn needs(needs: &mut Needs) {
+        let _ = needs;
+    }
+}
+
+/// A type of router state: its id, and its name for errors.
+#[doc(hidden)]
+pub type StateType = (std::any::TypeId, &'static str);
+
+/// The [`StateType`] of `T`.
+pub(crate) fn state_type<T: 'static>() -> StateType {
+    (std::any::TypeId::of::<T>(), std::any::type_name::<T>())
+}
+
+/// What a handler's extractors need of its router and its route, checked
+/// by [`Router::compile`](crate::Router::compile).
+#[doc(hidden)]
+#[derive(Clone, Debug, Default)]
+pub struct Needs {
+    /// The types of router state read.
+    pub(crate) state: Vec<StateType>,
+    /// What a `Path<T>` reads.
+    pub(crate) path: Option<PathNeeds>,
+}
+
+/// What a `Path<T>` reads of its route's parameters.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PathNeeds {
+    /// The name of `T`.
+    pub(crate) type_name: &'static str,
+    /// Why `T` cannot be read from parameters of these names, whatever
+    /// their values, if it cannot.
+    pub(crate) misfit: fn(&[Box<str>]) -> Option<String>,
+}
+
+/// An extractor that consumes the request body: at most one per handler,
+/// as its last argument.
+///
+/// Implement it for a body extractor of your own. Its future is polled
+/// once where the handler is called (a body already received costs no
+/// suspension); answering `Err` ends the request with that response before
+/// the handler runs. Hold to [`RequestContext::body_limit`].
+///
+/// ```
+/// use std::{future::Future, pin::Pin};
+/// use bytes::Bytes;
+/// use http::{Request, Response, StatusCode};
+/// use http_body_util::{BodyExt, Limited};
+/// use pronghorn::{Body, IntoResponse, Router, handler::{FromRequestBody, RequestContext}};
+/// use tower::ServiceExt;
+///
+/// /// The body's lines that are not empty.
+/// struct Lines(Vec<String>);
+///
+/// impl FromRequestBody for Lines {
+///     type Future = Pin<Box<dyn Future<Output = Result<Self, Response<Body>>> + Send>>;
+///
+///     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
+///         let body = Limited::new(body, context.body_limit());
+///         Box::pin(async move {
+///             let Ok(body) = body.collect().await else {
+///                 return Err((StatusCode::PAYLOAD_TOO_LARGE, "too long").into_response());
+///             };
+///             match String::from_utf8(body.to_bytes().to_vec()) {
+///                 Ok(text) => Ok(Lines(text.lines().filter(|l| !l.is_empty()).map(str::to_owned).collect())),
+///                 Err(_) => Err((StatusCode::BAD_REQUEST, "not UTF-8").into_response()),
+///             }
+///         })
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .post("/lines", |Lines(lines): Lines| format!("{} lines", lines.len()))
+///     .body_limit(64)
+///     .compile()
+///     .unwrap();
+///
+/// let request = Request::post("/lines").body("one\n\ntwo\n".to_owned()).unwrap();
+/// let response = router.clone().oneshot(request).await.unwrap();
+/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "2 lines");
+///
+/// let request = Request::post("/lines").body("x".repeat(65)).unwrap();
+/// let response = router.oneshot(request).await.unwrap();
+/// assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
+/// # }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be extracted from a request's body",
+    label = "not a body extractor of pronghorn's",
+    note = "a handler's last argument may read the body: `Json<T>`, `Form<T>`, `String`, `Bytes`, `Body`, the whole `Request<Body>`, or a type that implements `pronghorn::handler::FromRequestBody`"
+)]
+pub trait FromRequestBody: Sized {
+    /// The future of the value. It is polled once where the handler is
+    /// called: a body that is already complete costs no suspension.
+    type Future: Future<Output = Result<Self, Response<Body>>> + Send + Unpin + 'static;
+
+    /// Starts reading `body`.
+    fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future;
+}
+
+/// A 400 saying what of the request does not read as an extractor needs.
+fn bad_request(message: String) -> Response<Body> {
+    (StatusCode::BAD_REQUEST, message).into_response()
+}
