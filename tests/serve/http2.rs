@@ -262,15 +262,34 @@ async fn an_http2_header_list_over_16_kib_is_431_unless_allowed() {
 
 /// The heads of the HTTP/2 requests being answered share one allowance
 /// for the whole server: past it a request is answered 503 at once, a
-/// smaller head still fits, room comes back with the answer, and HTTP/1
-/// heads do not count.
+/// smaller head still fits, room comes back with the answer or when the
+/// client cancels, and HTTP/1 heads do not count.
 #[tokio::test]
 async fn http2_heads_past_the_server_s_allowance_are_503_until_room_comes_back() {
+    struct OnDrop(mpsc::UnboundedSender<()>);
+    impl Drop for OnDrop {
+        fn drop(&mut self) {
+            let _ = self.0.send(());
+        }
+    }
     let (arrived, mut arrivals) = mpsc::unbounded_channel();
+    let (dropped, mut drops) = mpsc::unbounded_channel();
     let (release, released) = oneshot::channel::<()>();
     let released = Arc::new(Mutex::new(Some(released)));
     let router = Router::new()
         .get("/hello", || "hello")
+        .get("/hold", {
+            let arrived = arrived.clone();
+            move || {
+                arrived.send(()).unwrap();
+                // Tells the test when the request is dropped.
+                let held = OnDrop(dropped.clone());
+                async move {
+                    let _held = held;
+                    std::future::pending::<&str>().await
+                }
+            }
+        })
         .get("/wait", move || {
             arrived.send(()).unwrap();
             let released = released.lock().unwrap().take();
@@ -313,6 +332,20 @@ async fn http2_heads_past_the_server_s_allowance_are_503_until_room_comes_back()
         http2_status_with_header_of(address, "/hello", 6 * 1024).await,
         StatusCode::OK,
         "the answered request's room is back"
+    );
+    // A request its client gives up on gives its room back too.
+    let holding = tokio::spawn(http2_status_with_header_of(address, "/hold", 6 * 1024));
+    arrivals.recv().await.unwrap();
+    assert_eq!(
+        http2_status_with_header_of(address, "/hello", 6 * 1024).await,
+        StatusCode::SERVICE_UNAVAILABLE
+    );
+    holding.abort();
+    drops.recv().await.unwrap();
+    assert_eq!(
+        http2_status_with_header_of(address, "/hello", 6 * 1024).await,
+        StatusCode::OK,
+        "the cancelled request's room is back"
     );
     server.stop().await;
 }
