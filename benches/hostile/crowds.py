@@ -78,7 +78,7 @@ def pipelined_unread(port):
     sockets = [connect(port) for _ in range(100)]
     request = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"
     sent = send_all_nonblocking(sockets, [request * 100_000] * len(sockets), 10)
-    return sockets, f"100 HTTP/1 connections pipeline GETs, read nothing ({sent >> 20} MiB of requests sent)"
+    return sockets, f"100 HTTP/1 connections pipeline GETs, read nothing ({sent >> 20:,} MiB of requests sent)"
 
 
 def unfinished_bodies(port):
@@ -91,7 +91,7 @@ def unfinished_bodies(port):
     body = b'"' + b"x" * (size - 3) + b'"'
     sockets = [connect(port) for _ in range(1000)]
     sent = send_all_nonblocking(sockets, [head + body[: size - 1]] * len(sockets), 25)
-    return sockets, f"1,000 HTTP/1 POSTs of 2 MB, the last byte never sent ({sent >> 20} MiB sent)"
+    return sockets, f"1,000 HTTP/1 POSTs of 2 MB, the last byte never sent ({sent >> 20:,} MiB sent)"
 
 
 def h2_connection(port):
