@@ -528,9 +528,10 @@ impl<S> Serve<S> {
     /// bodies most requests carry cost no reservation.
     ///
     /// WebSocket messages (feature `ws`) count too: once a message being
-    /// read is past 64 KiB, it reserves the largest message a client may
-    /// send (`ws::Limits::max_message_size`) and reads on only with room,
-    /// until its message timeout (`ws::Limits::message_timeout`).
+    /// read is past 64 KiB, it reserves twice the largest message a client
+    /// may send (`ws::Limits::max_message_size`: a message in fragments
+    /// holds about that) and reads on only with room, until its message
+    /// timeout (`ws::Limits::message_timeout`).
     pub fn body_buffer(mut self, bytes: usize) -> Self {
         self.limits.body_buffer = bytes;
         self

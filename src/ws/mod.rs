@@ -106,9 +106,9 @@ pub use self::message::{CloseFrame, Error, Message, Utf8Bytes, close_code};
 /// underway; the message underway, up to 64 KiB, and past that only with
 /// room in the server's allowance for what requests read
 /// ([`Serve::body_buffer`](crate::Serve::body_buffer)): each such message
-/// reserves the largest a client may send, and waits for room while
-/// others hold it. (A message in fragments holds about twice its size
-/// while it is read.) And of the handler's messages: what the client has
+/// reserves twice the largest a client may send (a message in fragments
+/// holds about twice its size while it is read), and waits for room
+/// while others hold it. And of the handler's messages: what the client has
 /// not taken yet, up to the
 /// [write buffer's bound](Limits::max_write_buffer_size) (1 MiB), until
 /// the send timeout. With many connections, these add up: a server with

@@ -75,20 +75,23 @@ pub(super) struct Socket<T> {
     pub(super) progress: Progress,
     /// The server's allowance, when `serve` serves the connection.
     allowance: Option<BodyAllowance>,
-    /// What a message reserves of it: the largest a client may send.
-    message_size: usize,
+    /// What a message reserves of it: twice the largest a client may send,
+    /// for tungstenite may hold the fragments of a message and the frame
+    /// being read at once.
+    reservation: usize,
     /// The message underway's room, once it is past what needs none.
     room: Option<Reservation>,
 }
 
 impl<T> Socket<T> {
+    /// The socket for messages of at most `message_size` bytes.
     pub(super) fn new(io: T, allowance: Option<BodyAllowance>, message_size: usize) -> Self {
         Self {
             io,
             written: 0,
             progress: Progress::default(),
             allowance,
-            message_size,
+            reservation: message_size.saturating_mul(2),
             room: None,
         }
     }
@@ -103,7 +106,7 @@ impl<T: AsyncRead + Unpin> AsyncRead for Socket<T> {
         let this = &mut *self;
         if this.progress.underway() > UNCOUNTED {
             if let (None, Some(allowance)) = (&this.room, &this.allowance) {
-                this.room = allowance.reserve(this.message_size);
+                this.room = allowance.reserve(this.reservation);
             }
             if let Some(room) = &mut this.room {
                 ready!(room.poll_room(cx));

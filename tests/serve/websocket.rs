@@ -452,7 +452,7 @@ async fn a_websocket_message_left_unfinished_past_the_message_timeout_ends_the_r
 #[tokio::test]
 async fn websocket_messages_past_64_kib_wait_for_room_in_the_server_s_allowance() {
     let (router, _) = echo_reporting(pronghorn::ws::Limits::default().max_message_size(256 * 1024));
-    // Room for one message of the largest size.
+    // Room for one large message at a time.
     let server = Server::start(router, |server| server.body_buffer(256 * 1024)).await;
 
     // A message begun past 64 KiB holds the room; the pong answering the
