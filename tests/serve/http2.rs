@@ -303,47 +303,49 @@ async fn http2_heads_past_the_server_s_allowance_are_503_until_room_comes_back()
         .compile()
         .unwrap();
     let server = Server::start(router, |server| server.http2_header_buffer(8 * 1024)).await;
-    let address = server.address;
+    let status =
+        |path: &'static str, bytes| http2_status_with_header_of(server.address, path, bytes);
+    let (large, small) = (6 * 1024, 1024);
     assert_eq!(
-        http2_status_with_header_of(address, "/hello", 12 * 1024).await,
+        status("/hello", 12 * 1024).await,
         StatusCode::OK,
         "a head alone passes, whatever its size"
     );
-    let waiting = tokio::spawn(http2_status_with_header_of(address, "/wait", 6 * 1024));
+    let waiting = tokio::spawn(status("/wait", large));
     arrivals.recv().await.unwrap();
     assert_eq!(
-        http2_status_with_header_of(address, "/hello", 6 * 1024).await,
+        status("/hello", large).await,
         StatusCode::SERVICE_UNAVAILABLE
     );
     assert_eq!(
-        http2_status_with_header_of(address, "/hello", 1024).await,
+        status("/hello", small).await,
         StatusCode::OK,
         "a smaller head fits beside the one held"
     );
-    let mut http1: Sender = common::connect(address).await;
+    let mut http1: Sender = common::connect(server.address).await;
     let large_http1 = request(Method::GET, "/hello")
-        .header("x-large", "x".repeat(6 * 1024))
+        .header("x-large", "x".repeat(large))
         .body(Full::default())
         .unwrap();
     assert_eq!(send(&mut http1, large_http1).await.0.status, StatusCode::OK);
     release.send(()).unwrap();
     assert_eq!(waiting.await.unwrap(), StatusCode::OK);
     assert_eq!(
-        http2_status_with_header_of(address, "/hello", 6 * 1024).await,
+        status("/hello", large).await,
         StatusCode::OK,
         "the answered request's room is back"
     );
     // A request its client gives up on gives its room back too.
-    let holding = tokio::spawn(http2_status_with_header_of(address, "/hold", 6 * 1024));
+    let holding = tokio::spawn(status("/hold", large));
     arrivals.recv().await.unwrap();
     assert_eq!(
-        http2_status_with_header_of(address, "/hello", 6 * 1024).await,
+        status("/hello", large).await,
         StatusCode::SERVICE_UNAVAILABLE
     );
     holding.abort();
     drops.recv().await.unwrap();
     assert_eq!(
-        http2_status_with_header_of(address, "/hello", 6 * 1024).await,
+        status("/hello", large).await,
         StatusCode::OK,
         "the cancelled request's room is back"
     );
