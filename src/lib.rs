@@ -102,6 +102,7 @@
 //! the test sends.
 //!
 //! ```
+//! # #[cfg(feature = "json")] mod json {
 //! use http::{Request, StatusCode};
 //! use http_body_util::BodyExt;
 //! use pronghorn::{CompiledRouter, Router, handler::Json};
@@ -116,7 +117,7 @@
 //! }
 //!
 //! # #[tokio::main(flavor = "current_thread")]
-//! # async fn main() {
+//! # pub async fn main() {
 //! let request = Request::post("/echo")
 //!     .header("content-type", "application/json")
 //!     .body(r#"{"id":7}"#.to_owned())
@@ -125,7 +126,9 @@
 //! assert_eq!(response.status(), StatusCode::OK);
 //! let body = response.into_body().collect().await.unwrap().to_bytes();
 //! assert_eq!(body, r#"{"id":7}"#);
-//! # }
+//! # } }
+//! # #[cfg(feature = "json")] fn main() { json::main() }
+//! # #[cfg(not(feature = "json"))] fn main() {}
 //! ```
 //!
 //! # Logging

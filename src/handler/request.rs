@@ -68,10 +68,11 @@ impl<T: Clone + Send + Sync + 'static> FromRequestHead for Extension<T> {
 /// `Axum<axum::extract::ConnectInfo<SocketAddr>>` (feature `axum`).
 ///
 /// ```no_run
+/// # #[cfg(feature = "server")]
+/// # #[tokio::main] async fn main() -> std::io::Result<()> {
 /// use std::net::SocketAddr;
 /// use pronghorn::{Router, handler::ConnectInfo, serve};
 ///
-/// # #[tokio::main] async fn main() -> std::io::Result<()> {
 /// let router = Router::new()
 ///     .get("/ip", |ConnectInfo(peer): ConnectInfo<SocketAddr>| peer.ip().to_string())
 ///     .compile()
@@ -79,6 +80,7 @@ impl<T: Clone + Send + Sync + 'static> FromRequestHead for Extension<T> {
 /// let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
 /// serve(listener, router).connect_info(true).await
 /// # }
+/// # #[cfg(not(feature = "server"))] fn main() {}
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ConnectInfo<T>(pub T);

@@ -668,6 +668,8 @@ async fn the_whole_request_is_a_last_argument_with_its_matched_path() {
 
 /// A router nested with its own body limit and timeout keeps them for its
 /// routes and its fallback; one without them takes the outer router's.
+/// (The body timeout is a setting of feature `server`.)
+#[cfg(feature = "server")]
 #[tokio::test(start_paused = true)]
 async fn a_nested_router_s_body_limit_and_timeout_hold_for_its_own_routes() {
     use std::time::Duration;
