@@ -137,7 +137,7 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 ///
 /// | held | bound |
 /// | --- | --- |
-/// | request heads | 64 KiB an HTTP/1 connection; HTTP/2 header lists, 64 MiB in all (about twice that in memory) |
+/// | request heads | 64 KiB an HTTP/1 connection; HTTP/2 header lists, 64 MiB in all (two to three times that in memory) |
 /// | request bodies and WebSocket messages being read | 256 MiB in all, beside 64 KiB an HTTP/1 connection or WebSocket |
 /// | HTTP/2 request body bytes sent ahead of the reading | 1 MiB a connection |
 /// | answers held for a pipelining client | 64 KiB a connection |
@@ -549,7 +549,7 @@ impl<S> Serve<S> {
     /// every stream it may and requests that take long, holds
     /// `max_connections` × [`http2_max_streams`](Self::http2_max_streams) ×
     /// [`http2_max_header_size`](Self::http2_max_header_size) of heads,
-    /// and about twice that in memory. An HTTP/1 connection reads one
+    /// and two to three times that in memory. An HTTP/1 connection reads one
     /// request at a time: its head is bounded by
     /// [`max_header_size`](Self::max_header_size) (64 MiB at the default
     /// connection limit, which this default matches).
