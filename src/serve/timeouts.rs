@@ -318,8 +318,9 @@ pin_project! {
     /// response being streamed is not a wait. Apart from these, a
     /// connection that sends nothing of what it has to send for the send
     /// timeout is closed: its socket takes no byte, or (HTTP/2) its
-    /// answers wait for flow-control window and none moves. One Tokio timer per connection,
-    /// re-armed at each tick, replaces hyper's timer per request.
+    /// answers wait for flow-control window and none moves. One Tokio
+    /// timer per connection, re-armed at each tick, replaces hyper's timer
+    /// per request.
     pub(super) struct Watchdog<C> {
         #[pin]
         connection: C,
