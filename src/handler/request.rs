@@ -102,7 +102,9 @@ impl<T: Clone + Send + Sync + 'static> FromRequestHead for ConnectInfo<T> {
 
 /// The pattern of the route the request matched, as registered, with the
 /// bases of the routers it was nested in: `/api/users/{id}` for
-/// `/api/users/7`.
+/// `/api/users/7`. A router mounted as a service with
+/// [`Router::nest_service`](crate::Router::nest_service) counts its base
+/// too.
 ///
 /// ```
 /// use http::Request;
@@ -113,11 +115,12 @@ impl<T: Clone + Send + Sync + 'static> FromRequestHead for ConnectInfo<T> {
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {
 /// let users = Router::new().get("/users/{id}", |path: MatchedPath| path.as_str().to_owned());
-/// let router = Router::new().nest("/api", users).compile().unwrap();
+/// let api = Router::new().nest("/api", users).compile().unwrap();
+/// let router = Router::new().nest_service("/v1", api).compile().unwrap();
 ///
-/// let request = Request::get("/api/users/7").body(String::new()).unwrap();
+/// let request = Request::get("/v1/api/users/7").body(String::new()).unwrap();
 /// let response = router.oneshot(request).await.unwrap();
-/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "/api/users/{id}");
+/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "/v1/api/users/{id}");
 /// # }
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -132,25 +135,48 @@ impl MatchedPath {
 
 impl FromRequestHead for MatchedPath {
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
-        Ok(MatchedPath(context.pattern().to_owned()))
+        Ok(MatchedPath::below(context.extensions(), context.pattern()))
     }
 }
 
+/// The matched path of the service a request went to with
+/// [`Router::nest_service`](crate::Router::nest_service): the base the
+/// router it reaches is mounted at, as its own matched paths start.
+#[derive(Clone, Debug)]
+pub(crate) struct NestedAt(MatchedPath);
+
 impl MatchedPath {
+    /// `pattern`, below the base its router was mounted at as a service,
+    /// if a request with `extensions` went through one.
+    fn below(extensions: &http::Extensions, pattern: &str) -> Self {
+        match extensions.get::<NestedAt>() {
+            Some(NestedAt(MatchedPath(base))) if !pattern.is_empty() => match (&**base, pattern) {
+                ("/", _) => MatchedPath(pattern.to_owned()),
+                (_, "/") => MatchedPath(base.clone()),
+                _ => MatchedPath(format!("{base}{pattern}")),
+            },
+            _ => MatchedPath(pattern.to_owned()),
+        }
+    }
+
     /// The matched path of the route of `pattern`, as the world outside
     /// the route sees it: the base alone for a service nested below it;
     /// `None` for a request no route matched.
-    pub(crate) fn of(pattern: &str) -> Option<Self> {
+    pub(crate) fn of(extensions: &http::Extensions, pattern: &str) -> Option<Self> {
         let pattern = pattern
             .strip_suffix(NESTED_PATTERN_END)
             .map_or(pattern, |base| if base.is_empty() { "/" } else { base });
-        (!pattern.is_empty()).then(|| MatchedPath(pattern.to_owned()))
+        (!pattern.is_empty()).then(|| MatchedPath::below(extensions, pattern))
     }
 
     /// Puts the pattern of the route `request` matched in its extensions,
-    /// for the service or handler it goes on to.
-    pub(crate) fn insert(request: &mut Request<Body>, pattern: &str) {
-        if let Some(matched) = MatchedPath::of(pattern) {
+    /// for the service or handler it goes on to; for a service `nested`
+    /// below it, also the base the service's own routes start from.
+    pub(crate) fn insert(request: &mut Request<Body>, pattern: &str, nested: bool) {
+        if let Some(matched) = MatchedPath::of(request.extensions(), pattern) {
+            if nested {
+                request.extensions_mut().insert(NestedAt(matched.clone()));
+            }
             request.extensions_mut().insert(matched);
         }
     }
@@ -192,7 +218,7 @@ impl FromRequestBody for Request<Body> {
         std::future::ready(
             streamed(body, context.body_limit, context.body_timeout).map(|body| {
                 let mut request = Request::from_parts(context.head(), body);
-                MatchedPath::insert(&mut request, context.pattern());
+                MatchedPath::insert(&mut request, context.pattern(), false);
                 request
             }),
         )

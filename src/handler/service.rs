@@ -52,7 +52,7 @@ where
     ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
         let body = std::mem::take(request.body_mut());
         let mut request = Request::from_parts(copy_head(request), body);
-        MatchedPath::insert(&mut request, route.pattern);
+        MatchedPath::insert(&mut request, route.pattern, self.nested);
         // The path asked for, and the path the service sees.
         let paths = self.nested.then(|| {
             let original = request.uri().path().to_owned();

@@ -862,7 +862,9 @@ impl Router {
     /// layers outside the router, which see the response and not the
     /// route: a tracing layer naming its span, a metrics layer labelling
     /// by route. Handlers, mounted services and monitors have the pattern
-    /// without it.
+    /// without it. A response from a router mounted below this one with
+    /// [`nest_service`](Self::nest_service) keeps the path that router
+    /// put there, if it did.
     ///
     /// ```
     /// use http::{Request, Response};

@@ -457,10 +457,20 @@ fn panicked(step: &'static str, panic: &(dyn Any + Send)) -> Box<Failure> {
 }
 
 /// Puts the route's pattern in the response's extensions, for the layers
-/// outside the router.
+/// outside the router, unless a router mounted below this one put its own.
 #[cold]
-fn expose_matched_path(response: &mut Response<Body>, pattern: Option<&str>) {
-    if let Some(matched) = pattern.and_then(MatchedPath::of) {
+fn expose_matched_path(
+    response: &mut Response<Body>,
+    request: Option<&Request<Body>>,
+    pattern: Option<&str>,
+) {
+    if response.extensions().get::<MatchedPath>().is_some() {
+        return;
+    }
+    // A prefix that took the request and answered leaves none.
+    let none = http::Extensions::new();
+    let extensions = request.map_or(&none, Request::extensions);
+    if let Some(matched) = pattern.and_then(|pattern| MatchedPath::of(extensions, pattern)) {
         response.extensions_mut().insert(matched);
     }
 }
@@ -573,7 +583,7 @@ impl Pipeline {
                 let response = self.response.as_mut().expect("a step answered");
                 finish(response, self.staged.take(), self.head.method());
                 if route.is_some_and(|route| route.matched_path_in_response) {
-                    expose_matched_path(response, pattern);
+                    expose_matched_path(response, self.request.as_ref(), pattern);
                 }
                 #[cfg(feature = "ws")]
                 if self.connection.is_some() {

@@ -356,6 +356,98 @@ async fn a_mounted_service_reads_the_matched_path_from_the_request() {
     assert_eq!(get(&router, "/elsewhere").await.body, "none");
 }
 
+/// A router mounted with `nest_service` reports its routes' matched paths
+/// below its base, however deep, to its handlers, to the services it
+/// mounts and to the layers outside; a router mounted with
+/// `route_service` sees the whole path and adds nothing.
+#[tokio::test]
+async fn a_router_nested_as_a_service_reports_matched_paths_below_its_base() {
+    use pronghorn::handler::MatchedPath;
+
+    let reads = || {
+        tower::service_fn(|request: Request<Body>| async move {
+            let pattern = request.extensions().get::<MatchedPath>();
+            Ok::<_, Infallible>(Response::new(
+                pattern.map_or("none", MatchedPath::as_str).to_owned(),
+            ))
+        })
+    };
+    let inner = Router::new()
+        .get("/", |path: MatchedPath| path.as_str().to_owned())
+        .get("/users/{id}", |path: MatchedPath| path.as_str().to_owned())
+        .post("/echo", |request: Request<Body>| {
+            request
+                .extensions()
+                .get::<MatchedPath>()
+                .unwrap()
+                .as_str()
+                .to_owned()
+        })
+        .route_service("/svc", reads())
+        .nest_service("/deep", reads())
+        .compile()
+        .unwrap();
+    let middle = Router::new()
+        .nest_service("/b", inner.clone())
+        .compile()
+        .unwrap();
+    let router = Router::new()
+        .nest_service("/a", inner)
+        .nest_service("/m", middle)
+        .route_service(
+            "/x/{id}",
+            Router::new()
+                .get("/x/{id}", |path: MatchedPath| path.as_str().to_owned())
+                .compile()
+                .unwrap(),
+        )
+        .compile()
+        .unwrap();
+    let cases = [
+        ("/a", "/a"),
+        ("/a/", "/a"),
+        ("/a/users/7", "/a/users/{id}"),
+        ("/a/svc", "/a/svc"),
+        ("/a/deep/file.css", "/a/deep"),
+        ("/m/b/users/7", "/m/b/users/{id}"),
+        ("/m/b/deep/x", "/m/b/deep"),
+        ("/x/1", "/x/{id}"),
+    ];
+    for (path, expected) in cases {
+        assert_eq!(get(&router, path).await.body, expected, "GET {path}");
+    }
+    assert_eq!(
+        send(&router, Method::POST, "/m/b/echo").await.body,
+        "/m/b/echo"
+    );
+}
+
+/// With `matched_path_in_response`, the layers outside a router see the
+/// matched path of the router nested below it as a service, when that one
+/// gives it.
+#[tokio::test]
+async fn outer_layers_read_the_matched_path_of_a_router_nested_as_a_service() {
+    let inner = |exposed| {
+        Router::new()
+            .get("/users/{id}", || "ada")
+            .matched_path_in_response(exposed)
+            .compile()
+            .unwrap()
+    };
+    let router = Router::new()
+        .nest_service("/exposed", inner(true))
+        .nest_service("/quiet", inner(false))
+        .matched_path_in_response(true)
+        .compile()
+        .unwrap();
+    let route = |path| matched_path_of(&router, path);
+    assert_eq!(
+        route("/exposed/users/7").await.as_deref(),
+        Some("/exposed/users/{id}")
+    );
+    assert_eq!(route("/quiet/users/7").await.as_deref(), Some("/quiet"));
+}
+
 /// Monitors tell the base of a nested service from the paths below it.
 #[tokio::test]
 async fn monitors_see_a_nested_service_s_base_and_the_pattern_below_it() {
