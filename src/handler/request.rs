@@ -4,7 +4,7 @@
 use http::{Request, Response, StatusCode, Uri};
 
 use super::{
-    FromRequestBody, FromRequestHead, IntoResponse, RequestContext, extract::streamed,
+    FromRequestBody, FromRequestHead, IntoResponse, Needs, RequestContext, extract::streamed,
     response::internal_error, service::NESTED_PATTERN_END,
 };
 use crate::Body;
@@ -106,6 +106,11 @@ impl<T: Clone + Send + Sync + 'static> FromRequestHead for ConnectInfo<T> {
 /// [`Router::nest_service`](crate::Router::nest_service) counts its base
 /// too.
 ///
+/// A [fallback](crate::Router::fallback) answers paths no route matches:
+/// there it takes `Option<MatchedPath>`, which is `None`, and
+/// [`compile`](crate::Router::compile) refuses a fallback that takes
+/// `MatchedPath`.
+///
 /// ```
 /// use http::Request;
 /// use http_body_util::BodyExt;
@@ -136,6 +141,18 @@ impl MatchedPath {
 impl FromRequestHead for MatchedPath {
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
         Ok(MatchedPath::below(context.extensions(), context.pattern()))
+    }
+
+    /// `None` in a [fallback](crate::Router::fallback), which answers
+    /// paths no route matches.
+    fn from_head_optional(context: &RequestContext<'_>) -> Result<Option<Self>, Response<Body>> {
+        let pattern = context.pattern();
+        Ok((!pattern.is_empty()).then(|| MatchedPath::below(context.extensions(), pattern)))
+    }
+
+    /// A fallback's handler that takes it is refused by `compile`.
+    fn needs(needs: &mut Needs) {
+        needs.matched_path = true;
     }
 }
 

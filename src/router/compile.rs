@@ -326,6 +326,11 @@ fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
         if let Some(error) = unmet(&spec, &base.names) {
             return Err(error);
         }
+        if spec.needs.matched_path {
+            return Err(RouteError::FallbackMatchedPath {
+                base: base.source.to_string(),
+            });
+        }
         if fallbacks.iter().any(|seen| seen.base.source == base.source) {
             return Err(RouteError::DuplicateFallback {
                 base: base.source.to_string(),

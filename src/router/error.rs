@@ -155,6 +155,13 @@ pub enum RouteError {
         /// The base, `/` for the root.
         base: String,
     },
+    /// A fallback's handler takes [`MatchedPath`](crate::handler::MatchedPath):
+    /// no route matches the paths a fallback answers (`Option<MatchedPath>`
+    /// is `None` there).
+    FallbackMatchedPath {
+        /// The base the fallback answers below, `/` for the root.
+        base: String,
+    },
 }
 
 impl fmt::Display for RouteError {
@@ -255,6 +262,10 @@ impl fmt::Display for RouteError {
             Self::DuplicateFallback { base } => write!(
                 f,
                 "two fallbacks for the paths below `{base}`: keep one (a router nested or merged there has one of its own)"
+            ),
+            Self::FallbackMatchedPath { base } => write!(
+                f,
+                "the fallback below `{base}`: its handler takes `MatchedPath`, and no route matches the paths it answers (take `Option<MatchedPath>`, which is `None` there)"
             ),
             Self::DuplicateRoute {
                 method,

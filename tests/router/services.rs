@@ -356,6 +356,50 @@ async fn a_mounted_service_reads_the_matched_path_from_the_request() {
     assert_eq!(get(&router, "/elsewhere").await.body, "none");
 }
 
+/// A fallback matches no route: `Option<MatchedPath>` is `None` there (and
+/// `Some` in a route sharing the handler), and a fallback taking
+/// `MatchedPath` is refused by `compile`, naming its base.
+#[tokio::test]
+async fn a_fallback_has_no_matched_path() {
+    use pronghorn::handler::MatchedPath;
+
+    let label = |path: Option<MatchedPath>| match path {
+        Some(path) => path.as_str().to_owned(),
+        None => "no route".to_owned(),
+    };
+    let router = Router::new()
+        .get("/users/{id}", label)
+        .fallback(label)
+        .nest("/api", Router::new().fallback(label))
+        .compile()
+        .unwrap();
+    assert_eq!(get(&router, "/users/7").await.body, "/users/{id}");
+    assert_eq!(get(&router, "/elsewhere").await.body, "no route");
+    assert_eq!(get(&router, "/api/elsewhere").await.body, "no route");
+
+    for (router, base) in [
+        (Router::new().fallback(|_: MatchedPath| ""), "/"),
+        (
+            Router::new().nest("/api/{v}", Router::new().fallback(|_: MatchedPath| "")),
+            "/api/{v}",
+        ),
+    ] {
+        let error = router.compile().unwrap_err();
+        assert_eq!(
+            error,
+            RouteError::FallbackMatchedPath {
+                base: base.to_owned()
+            }
+        );
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "the fallback below `{base}`: its handler takes `MatchedPath`, and no route matches the paths it answers (take `Option<MatchedPath>`, which is `None` there)"
+            )
+        );
+    }
+}
+
 /// A router mounted with `nest_service` reports its routes' matched paths
 /// below its base, however deep, to its handlers, to the services it
 /// mounts and to the layers outside; a router mounted with

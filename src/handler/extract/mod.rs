@@ -257,6 +257,8 @@ pub struct Needs {
     pub(crate) state: Vec<StateType>,
     /// What a `Path<T>` reads.
     pub(crate) path: Option<PathNeeds>,
+    /// Whether a `MatchedPath` is read: a fallback has none.
+    pub(crate) matched_path: bool,
 }
 
 /// What a `Path<T>` reads of its route's parameters.
