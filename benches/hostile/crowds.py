@@ -96,23 +96,27 @@ def unfinished_bodies(port):
 
 def h2_connection(port):
     """An HTTP/2 connection (prior knowledge) past the server's SETTINGS and
-    window update."""
+    the window update that may follow: once the server has acknowledged the
+    client's settings, a ping's answer comes after all it had to send."""
     import h2.config
     import h2.connection
+    import h2.events
 
     sock = connect(port)
     conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
     conn.initiate_connection()
     sock.sendall(conn.data_to_send())
-    sock.settimeout(2)
-    try:
-        while conn.outbound_flow_control_window <= 65_535:
-            data = sock.recv(1 << 16)
-            if not data:
-                break
-            conn.receive_data(data)
-    except socket.timeout:
-        pass
+    sock.settimeout(10)
+    while True:
+        data = sock.recv(1 << 16)
+        if not data:
+            break
+        events = conn.receive_data(data)
+        if any(isinstance(event, h2.events.SettingsAcknowledged) for event in events):
+            conn.ping(b"probe---")
+        sock.sendall(conn.data_to_send())
+        if any(isinstance(event, h2.events.PingAckReceived) for event in events):
+            break
     return sock, conn
 
 

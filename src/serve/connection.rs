@@ -1,7 +1,7 @@
 //! tower → hyper: one connection's service, as hyper calls it.
 
 use std::{
-    cell::RefCell,
+    cell::{Cell, RefCell},
     future::Future,
     pin::Pin,
     sync::Arc,
@@ -22,6 +22,7 @@ use super::{
     heads::{HeadAllowance, HeadReservation},
     io,
     timeouts::{ConnectionWatch, StreamGuard},
+    windows::{WindowAllowance, WindowGrant},
 };
 
 /// One connection's service, as hyper calls it: tower's `call(&mut self)`
@@ -55,6 +56,26 @@ pub(super) struct Connection<S> {
     /// What the HTTP/2 requests being answered on all connections may
     /// hold in heads; `None` for no bound.
     heads: Option<HeadAllowance>,
+    /// The connection's HTTP/2 receive window in the server's bound,
+    /// given back when the connection ends, or at its first request if
+    /// that is an HTTP/1 one.
+    window: Cell<Option<WindowGrant>>,
+    receive_window: u32,
+}
+
+/// The server's bounds on what the requests of all its connections hold
+/// at once, which each connection takes its part of; `None` for no bound.
+pub(super) struct ServerBounds {
+    /// Request bodies being read, and WebSocket messages.
+    pub(super) bodies: Option<ServerAllowance>,
+    /// The bytes of bodies one HTTP/2 connection may read at once, past
+    /// the first.
+    pub(super) http2_bodies: usize,
+    /// The heads of the HTTP/2 requests being answered.
+    pub(super) heads: Option<HeadAllowance>,
+    /// The HTTP/2 receive windows granted, and the full window.
+    pub(super) windows: Option<WindowAllowance>,
+    pub(super) window: u32,
 }
 
 impl<S> Connection<S> {
@@ -64,12 +85,11 @@ impl<S> Connection<S> {
         watch: Arc<ConnectionWatch>,
         shutdown: &Arc<Shutdown>,
         peer: Option<std::net::SocketAddr>,
-        bodies: &Option<ServerAllowance>,
-        http2_bodies: usize,
-        heads: &Option<HeadAllowance>,
+        bounds: &ServerBounds,
     ) -> Self {
-        let http1 = BodyAllowance::new(0, bodies.clone());
-        let http2 = BodyAllowance::new(http2_bodies, bodies.clone());
+        let http1 = BodyAllowance::new(0, bounds.bodies.clone());
+        let http2 = BodyAllowance::new(bounds.http2_bodies, bounds.bodies.clone());
+        let window = (bounds.windows.as_ref()).map(|windows| windows.grant(bounds.window));
         Self {
             service: RefCell::new(service),
             watch,
@@ -78,8 +98,16 @@ impl<S> Connection<S> {
             peer,
             http1_allowance: http1.bounds().then_some(http1),
             http2_allowance: http2.bounds().then_some(http2),
-            heads: heads.clone(),
+            heads: bounds.heads.clone(),
+            receive_window: window.as_ref().map_or(bounds.window, WindowGrant::window),
+            window: Cell::new(window),
         }
+    }
+
+    /// The HTTP/2 receive window granted to the connection: its own and
+    /// each stream's.
+    pub(super) fn receive_window(&self) -> u32 {
+        self.receive_window
     }
 }
 
@@ -115,6 +143,10 @@ where
             request.extensions_mut().insert(handle);
         }
         let http2 = request.version() == Version::HTTP_2;
+        if !http2 {
+            // HTTP/1 has no flow-control windows.
+            drop(self.window.take());
+        }
         // A request with a body gets the allowance its extractor reads
         // (over HTTP/1, not a small one); a request for an upgrade, the
         // one its WebSocket's messages read.

@@ -15,6 +15,7 @@ mod io;
 mod timeouts;
 #[cfg(feature = "tls")]
 mod tls;
+mod windows;
 
 #[cfg(feature = "ws")]
 pub(crate) use self::graceful::{ShutdownHandle, ShutdownWatch};
@@ -45,11 +46,12 @@ use tokio::{
 use tower_service::Service;
 
 use self::{
-    connection::Connection,
+    connection::{Connection, ServerBounds},
     graceful::{Graceful, Shutdown},
     heads::HeadAllowance,
     io::{Batched, CoalescingIo},
     timeouts::{ConnectionWatch, HeadTimer, Timeouts, Watchdog},
+    windows::WindowAllowance,
 };
 use crate::{clock::FOREVER, handler::ServerAllowance, log::RateLimit};
 
@@ -100,6 +102,7 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// | HTTP/2 response bytes produced ahead of the socket, per connection, past each body's first chunk | 256 KiB | [`http2_send_buffer`](Serve::http2_send_buffer) |
 /// | HTTP/2 request bodies being read at once by body extractors, per connection, past the first (503 over it) | 4 MiB | [`http2_body_buffer`](Serve::http2_body_buffer) |
 /// | HTTP/2 request body bytes a client may send ahead of what is read, per connection and per stream (the flow-control windows) | 1 MiB | [`http2_receive_window`](Serve::http2_receive_window) |
+/// | those windows, on all connections (past it a new connection is granted what is left, at least HTTP/2's initial 64 KiB) | 256 MiB | [`http2_receive_buffer`](Serve::http2_receive_buffer) |
 /// | request bodies being read at once by body extractors, and WebSocket messages past 64 KiB, on all connections (over it a body waits, 503 at its body timeout; a message waits, until its message timeout) | 256 MiB | [`body_buffer`](Serve::body_buffer) |
 /// | graceful shutdown: time for the connections, and the WebSocket handlers, to finish before the server returns (WebSockets are sent a 1001 close frame at the signal; connections still open are closed) | 30 s | [`shutdown_timeout`](Serve::shutdown_timeout) |
 /// | work for an HTTP/1 client that closed its connection (its request is cancelled at once, unless half-closed connections are answered) | none | [`half_close`](Serve::half_close) |
@@ -123,7 +126,9 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// Body bytes a client sends before they are read wait in its socket over
 /// HTTP/1; over HTTP/2 in its connection, up to the flow-control window
 /// the server grants ([`http2_receive_window`](Serve::http2_receive_window),
-/// 1 MiB a connection: 1 GiB at the default connection limit).
+/// 1 MiB a connection), and those of all connections up to
+/// [`http2_receive_buffer`](Serve::http2_receive_buffer) beyond the 64 KiB
+/// every HTTP/2 connection starts with.
 ///
 /// Request heads are bounded the same way: over HTTP/1 a connection reads
 /// one at a time, of at most [`max_header_size`](Serve::max_header_size);
@@ -139,7 +144,7 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// | --- | --- |
 /// | request heads | 64 KiB an HTTP/1 connection; HTTP/2 header lists, 64 MiB in all (two to three times that in memory) |
 /// | request bodies and WebSocket messages being read | 256 MiB in all, beside 64 KiB an HTTP/1 connection or WebSocket |
-/// | HTTP/2 request body bytes sent ahead of the reading | 1 MiB a connection |
+/// | HTTP/2 request body bytes sent ahead of the reading | 256 MiB in all, beside 64 KiB a connection |
 /// | answers held for a pipelining client | 64 KiB a connection |
 /// | HTTP/2 answers produced ahead of the socket | 256 KiB a connection, past each body's first chunk |
 /// | WebSocket messages a client has not taken | 1 MiB a connection, until the send timeout |
@@ -224,6 +229,7 @@ struct Limits {
     http2_keep_alive: Duration,
     http2_max_streams: u32,
     http2_receive_window: u32,
+    http2_receive_buffer: usize,
     max_connections: usize,
     max_header_size: usize,
     http2_max_header_size: usize,
@@ -249,6 +255,7 @@ impl Default for Limits {
             http2_keep_alive: Duration::from_secs(20),
             http2_max_streams: 100,
             http2_receive_window: 1024 * 1024,
+            http2_receive_buffer: 256 * 1024 * 1024,
             max_connections: 1024,
             max_header_size: 64 * 1024,
             http2_max_header_size: 16 * 1024,
@@ -353,13 +360,35 @@ impl<S> Serve<S> {
     ///
     /// What a client sends ahead waits in the server's memory until the
     /// body is read — also while its extractor waits for room in
-    /// [`body_buffer`](Self::body_buffer) — so all connections may hold
-    /// this times [`max_connections`](Self::max_connections) (1 GiB with
-    /// the defaults). A smaller window holds less, and slows uploads over a
-    /// long round trip: a connection's request bodies arrive at most one
-    /// window per round trip (1 MiB every 100 ms is 10 MB/s).
+    /// [`body_buffer`](Self::body_buffer) — and the windows of all
+    /// connections are bounded by
+    /// [`http2_receive_buffer`](Self::http2_receive_buffer). A smaller
+    /// window holds less, and slows uploads over a long round trip: a
+    /// connection's request bodies arrive at most one window per round
+    /// trip (1 MiB every 100 ms is 10 MB/s).
     pub fn http2_receive_window(mut self, bytes: u32) -> Self {
         self.limits.http2_receive_window = bytes.clamp(65_535, i32::MAX as u32);
+        self
+    }
+
+    /// How many bytes of flow-control windows the server grants HTTP/2
+    /// clients on all connections together, beyond the 65,535 bytes every
+    /// connection starts with (default 256 MiB; 0 for no bound).
+    ///
+    /// A new connection is granted its full
+    /// [`http2_receive_window`](Self::http2_receive_window) while the
+    /// windows of the connections open fit within this bound, and what is
+    /// left of it past that: a client that opens many connections and
+    /// sends each its window holds at most this, and 64 KiB a connection.
+    /// Without it, all connections may hold the window times
+    /// [`max_connections`](Self::max_connections): 1 GiB with the
+    /// defaults. A connection gives its window back when it closes, or at
+    /// its first request if it speaks HTTP/1, which has no windows; one
+    /// that has not sent a request yet holds it meanwhile.
+    ///
+    /// Unlike the other HTTP/2 settings, this one is for the whole server.
+    pub fn http2_receive_buffer(mut self, bytes: usize) -> Self {
+        self.limits.http2_receive_buffer = bytes;
         self
     }
 
@@ -708,8 +737,14 @@ where
     let epoch = Instant::now();
     let shutdown = Arc::new(Shutdown::default());
     let slots = Arc::new(Semaphore::new(limits.max_connections));
-    let bodies = (limits.body_buffer > 0).then(|| ServerAllowance::new(limits.body_buffer));
-    let heads = HeadAllowance::new(limits.http2_header_buffer);
+    let bounds = ServerBounds {
+        bodies: (limits.body_buffer > 0).then(|| ServerAllowance::new(limits.body_buffer)),
+        http2_bodies: limits.http2_body_buffer,
+        heads: HeadAllowance::new(limits.http2_header_buffer),
+        windows: (limits.http2_receive_buffer > 0)
+            .then(|| WindowAllowance::new(limits.http2_receive_buffer)),
+        window: limits.http2_receive_window,
+    };
     let keepalive = keepalive(limits.tcp_keepalive);
     let mut connections = JoinSet::new();
     let mut signal = pin!(signal);
@@ -725,11 +760,25 @@ where
             () = signal.as_mut() => break,
         };
         let watch = Arc::new(ConnectionWatch::new(limits.http2_send_buffer));
-        // The timer goes with this connection's copy of the builder.
+        let peer = connect_info.then_some(peer);
+        let service = Connection::new(
+            service.clone(),
+            Arc::clone(&watch),
+            &shutdown,
+            peer,
+            &bounds,
+        );
+        // The timer and the window go with this connection's copy of the
+        // builder.
         builder.http1().timer(HeadTimer {
             watch: Arc::clone(&watch),
             epoch,
         });
+        let window = service.receive_window();
+        builder
+            .http2()
+            .initial_stream_window_size(window)
+            .initial_connection_window_size(window);
         #[cfg(feature = "tls")]
         let stream = match &tls {
             Some(tls) => tls.accept(stream),
@@ -742,16 +791,6 @@ where
             limits.pipeline_buffer,
             Arc::clone(&watch),
             Some(slot),
-        );
-        let peer = connect_info.then_some(peer);
-        let service = Connection::new(
-            service.clone(),
-            Arc::clone(&watch),
-            &shutdown,
-            peer,
-            &bodies,
-            limits.http2_body_buffer,
-            &heads,
         );
         let connection = builder
             .serve_connection_with_upgrades(TokioIo::new(io), service)
@@ -793,8 +832,6 @@ fn hyper_builder(limits: &Limits, half_close: bool) -> auto::Builder<TokioExecut
         .keep_alive_interval(pings)
         .keep_alive_timeout(limits.http2_keep_alive)
         .max_concurrent_streams(limits.http2_max_streams)
-        .initial_stream_window_size(limits.http2_receive_window)
-        .initial_connection_window_size(limits.http2_receive_window)
         .max_header_list_size(u32::try_from(limits.http2_max_header_size).unwrap_or(u32::MAX));
     builder
 }

@@ -78,14 +78,26 @@ impl Announced {
     }
 }
 
-/// Reads what a server announces to a new HTTP/2 client, up to the
-/// connection's window update (the server opens it past HTTP/2's 65,535
-/// bytes).
+/// Reads what a server announces to a new HTTP/2 client.
 async fn announced(address: SocketAddr) -> Announced {
+    announced_on(address).await.0
+}
+
+/// Reads what a server announces to a new HTTP/2 client, and keeps the
+/// connection open: the settings, then whether it opens the connection's
+/// flow-control window past HTTP/2's 65,535 bytes. Once the server has
+/// acknowledged the client's settings, a ping's answer tells that it sent
+/// all it had to: a window update would have gone out with that
+/// acknowledgement.
+async fn announced_on(address: SocketAddr) -> (Announced, TcpStream) {
+    const SETTINGS: u8 = 4;
+    const PING: u8 = 6;
+    const WINDOW_UPDATE: u8 = 8;
+    const ACK: u8 = 1;
     let mut stream = TcpStream::connect(address).await.unwrap();
     // The preface, then an empty SETTINGS frame.
     let mut hello = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
-    hello.extend_from_slice(&[0, 0, 0, 4, 0, 0, 0, 0, 0]);
+    hello.extend_from_slice(&[0, 0, 0, SETTINGS, 0, 0, 0, 0, 0]);
     stream.write_all(&hello).await.unwrap();
     let mut announced = Announced {
         settings: Vec::new(),
@@ -102,7 +114,7 @@ async fn announced(address: SocketAddr) -> Announced {
             stream.read_exact(&mut payload).await.unwrap();
             let number = |bytes: &[u8]| u32::from_be_bytes(bytes.try_into().unwrap()) & !(1 << 31);
             match kind {
-                4 if flags & 1 == 0 => {
+                SETTINGS if flags & ACK == 0 => {
                     announced.settings = payload
                         .chunks_exact(6)
                         .map(|setting| {
@@ -113,10 +125,14 @@ async fn announced(address: SocketAddr) -> Announced {
                         })
                         .collect();
                 }
-                8 if number(stream_id) == 0 => {
-                    announced.connection_window += number(&payload);
-                    return;
+                SETTINGS => {
+                    let ping = [0, 0, 8, PING, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8];
+                    stream.write_all(&ping).await.unwrap();
                 }
+                WINDOW_UPDATE if number(stream_id) == 0 => {
+                    announced.connection_window += number(&payload);
+                }
+                PING if flags & ACK != 0 => return,
                 _ => {}
             }
         }
@@ -124,7 +140,7 @@ async fn announced(address: SocketAddr) -> Announced {
     tokio::time::timeout(Duration::from_secs(10), read)
         .await
         .expect("the server's settings and window update");
-    announced
+    (announced, stream)
 }
 
 #[tokio::test]
@@ -165,6 +181,62 @@ async fn an_http2_client_may_send_a_receive_window_ahead_per_connection_and_stre
         );
         server.stop().await;
     }
+}
+
+/// The windows of all connections are bounded: past the bound a new
+/// connection gets HTTP/2's initial window, until a connection shows with
+/// its first request that it speaks HTTP/1, or closes.
+#[tokio::test]
+async fn http2_receive_windows_past_the_server_s_bound_are_the_initial_one() {
+    let window = 256 * 1024;
+    // Room for two connections' windows beyond the initial 65,535 bytes.
+    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| {
+        server
+            .http2_receive_window(window)
+            .http2_receive_buffer(2 * (window as usize - 65_535))
+    })
+    .await;
+    let granted = |announced: &Announced| {
+        let setting = announced.setting(Announced::INITIAL_WINDOW_SIZE);
+        (setting.unwrap_or(65_535), announced.connection_window)
+    };
+    let full = (window, window);
+    let initial = (65_535, 65_535);
+
+    let (first, first_held) = announced_on(server.address).await;
+    assert_eq!(granted(&first), full);
+    // An HTTP/1 connection holds a window until its first request.
+    let mut http1 = TcpStream::connect(server.address).await.unwrap();
+    let (past, _) = announced_on(server.address).await;
+    assert_eq!(granted(&past), initial, "past the bound");
+    http1
+        .write_all(b"GET /hello HTTP/1.1\r\nhost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = [0; 12];
+    http1.read_exact(&mut answer).await.unwrap();
+    assert_eq!(&answer, b"HTTP/1.1 200");
+    let (second, second_held) = announced_on(server.address).await;
+    assert_eq!(
+        granted(&second),
+        full,
+        "the HTTP/1 connection's, given back"
+    );
+    let (past, _) = announced_on(server.address).await;
+    assert_eq!(granted(&past), initial, "past the bound");
+
+    // A connection gives its window back when it closes: the next one
+    // after its end gets it.
+    drop(first_held);
+    let started = Instant::now();
+    while granted(&announced(server.address).await) != full {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the closed connection's window is given back"
+        );
+    }
+    drop((second_held, http1));
+    server.stop().await;
 }
 
 #[tokio::test]
