@@ -8,7 +8,7 @@ use std::{
     sync::{Arc, Mutex},
 };
 
-use pronghorn::handler::OriginalUri;
+use pronghorn::handler::{MatchedPath, OriginalUri};
 
 /// A service answering the method and URI it sees, and the original URI
 /// when the router kept one.
@@ -327,26 +327,38 @@ async fn a_nested_router_s_fallback_answers_only_below_its_base() {
     }
 }
 
+/// A service answering the `MatchedPath` it finds among the request's
+/// extensions, or `none`.
+fn matched_path_service() -> impl tower::Service<
+    Request<Body>,
+    Response = Response<String>,
+    Error = Infallible,
+    Future = impl Send,
+> + Clone
++ Send
++ Sync
++ 'static {
+    tower::service_fn(|request: Request<Body>| async move {
+        let pattern = request.extensions().get::<MatchedPath>();
+        Ok::<_, Infallible>(Response::new(
+            pattern.map_or("none", MatchedPath::as_str).to_owned(),
+        ))
+    })
+}
+
 /// A mounted service finds the pattern of its route among the request's
 /// extensions: the pattern for a routed one, the base for a nested one;
 /// a fallback service finds none.
 #[tokio::test]
 async fn a_mounted_service_reads_the_matched_path_from_the_request() {
-    use pronghorn::handler::MatchedPath;
-
-    let pattern = || {
-        tower::service_fn(|request: Request<Body>| async move {
-            let pattern = request.extensions().get::<MatchedPath>();
-            Ok::<_, Infallible>(Response::new(
-                pattern.map_or("none", MatchedPath::as_str).to_owned(),
-            ))
-        })
-    };
     let router = Router::new()
-        .route_service("/svc/{name}", pattern())
-        .nest_service("/static", pattern())
-        .nest("/api", Router::new().nest_service("/v1", pattern()))
-        .fallback_service(pattern())
+        .route_service("/svc/{name}", matched_path_service())
+        .nest_service("/static", matched_path_service())
+        .nest(
+            "/api",
+            Router::new().nest_service("/v1", matched_path_service()),
+        )
+        .fallback_service(matched_path_service())
         .compile()
         .unwrap();
     assert_eq!(get(&router, "/svc/a").await.body, "/svc/{name}");
@@ -361,8 +373,6 @@ async fn a_mounted_service_reads_the_matched_path_from_the_request() {
 /// `MatchedPath` is refused by `compile`, naming its base.
 #[tokio::test]
 async fn a_fallback_has_no_matched_path() {
-    use pronghorn::handler::MatchedPath;
-
     let label = |path: Option<MatchedPath>| match path {
         Some(path) => path.as_str().to_owned(),
         None => "no route".to_owned(),
@@ -406,16 +416,6 @@ async fn a_fallback_has_no_matched_path() {
 /// `route_service` sees the whole path and adds nothing.
 #[tokio::test]
 async fn a_router_nested_as_a_service_reports_matched_paths_below_its_base() {
-    use pronghorn::handler::MatchedPath;
-
-    let reads = || {
-        tower::service_fn(|request: Request<Body>| async move {
-            let pattern = request.extensions().get::<MatchedPath>();
-            Ok::<_, Infallible>(Response::new(
-                pattern.map_or("none", MatchedPath::as_str).to_owned(),
-            ))
-        })
-    };
     let inner = Router::new()
         .get("/", |path: MatchedPath| path.as_str().to_owned())
         .get("/users/{id}", |path: MatchedPath| path.as_str().to_owned())
@@ -427,8 +427,8 @@ async fn a_router_nested_as_a_service_reports_matched_paths_below_its_base() {
                 .as_str()
                 .to_owned()
         })
-        .route_service("/svc", reads())
-        .nest_service("/deep", reads())
+        .route_service("/svc", matched_path_service())
+        .nest_service("/deep", matched_path_service())
         .compile()
         .unwrap();
     let middle = Router::new()
@@ -519,8 +519,6 @@ async fn monitors_see_a_nested_service_s_base_and_the_pattern_below_it() {
 
 /// The `MatchedPath` the response to a GET of `path` carries, if any.
 async fn matched_path_of(router: &CompiledRouter, path: &str) -> Option<String> {
-    use pronghorn::handler::MatchedPath;
-
     let request = Request::get(path).body(String::new()).unwrap();
     let response = router.clone().oneshot(request).await.unwrap();
     (response.extensions().get::<MatchedPath>()).map(|path| path.as_str().to_owned())
