@@ -136,7 +136,10 @@ impl<'a, R, E> Exchange<'a, R, E> {
     /// The pattern of the route that answered, behind the router, or of
     /// the route the path matched for an automatic OPTIONS answer or a 426;
     /// `None` for a 404 or 405 and behind a
-    /// [`MonitorLayer`](crate::MonitorLayer).
+    /// [`MonitorLayer`](crate::MonitorLayer). It is the pattern in the
+    /// monitor's own router: a router mounted in another with
+    /// [`nest_service`](crate::Router::nest_service) does not see the base
+    /// (its handlers' [`MatchedPath`](crate::handler::MatchedPath) does).
     #[inline]
     pub fn pattern(&self) -> Option<&'a str> {
         self.pattern
