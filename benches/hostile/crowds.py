@@ -193,6 +193,46 @@ def ws_unfinished(port):
     return sockets, "1,000 WebSockets, a message begun with a 1 MiB fragment and never finished"
 
 
+def ws_unread(port):
+    """1,000 WebSockets to the echo route, each sending 60 KB messages for as
+    long as the server reads them and reading none of the echoes."""
+    message = ws_frame(0x2, True, 60_000) + b"x" * 60_000
+    sockets = []
+    sent = 0
+    for _ in range(1000):
+        sock = websocket(port)
+        sock.setblocking(False)
+        pending = message * 64
+        try:
+            while pending:
+                written = sock.send(pending)
+                sent += written
+                pending = pending[written:]
+        except BlockingIOError:
+            pass
+        sock.setblocking(True)
+        sockets.append(sock)
+    return sockets, f"1,000 WebSockets send 60 KB messages to echo, read nothing ({sent >> 20:,} MiB sent)"
+
+
+def ws_echoed(port):
+    """1,000 WebSockets, each has a 1 MiB message echoed and reads the echo,
+    then idles."""
+    length = (1 << 20) - 100
+    sockets = []
+    for _ in range(1000):
+        sock = websocket(port)
+        sock.sendall(ws_frame(0x2, True, length) + b"x" * length)
+        echoed = 0
+        while echoed < 10 + length:
+            data = sock.recv(1 << 20)
+            if not data:
+                break
+            echoed += len(data)
+        sockets.append(sock)
+    return sockets, "1,000 WebSockets, each a 1 MiB message echoed, then idle"
+
+
 def ws_idle(port):
     """1,000 WebSockets, one small message each, then idle."""
     sockets = []
@@ -210,6 +250,8 @@ PROBES = {
     "h2-heads": (h2_heads, 35),
     "h2-windows": (h2_windows, 35),
     "ws-unfinished": (ws_unfinished, 35),
+    "ws-unread": (ws_unread, 35),
+    "ws-echoed": (ws_echoed, 0),
     "ws-idle": (ws_idle, 0),
 }
 

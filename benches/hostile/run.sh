@@ -18,7 +18,7 @@ python3 -c 'import h2' 2> /dev/null || python3 -m pip install -q h2
 ulimit -n "$(ulimit -Hn)"
 
 probes=("$@")
-[ ${#probes[@]} -gt 0 ] || probes=(pipelined-unread unfinished-bodies h2-heads h2-windows ws-unfinished ws-idle)
+[ ${#probes[@]} -gt 0 ] || probes=(pipelined-unread unfinished-bodies h2-heads h2-windows ws-unfinished ws-unread ws-echoed ws-idle)
 
 (cd ../.. && cargo build -q --release --example quickstart --example websocket --features ws)
 examples=../../target/release/examples

@@ -28,6 +28,13 @@ pub(super) struct Progress {
     open: bool,
     /// The bytes read since the stream was last between messages.
     since_boundary: u64,
+    /// Whether the current frame, once whole, ends what tungstenite yields
+    /// as one item: a message (its final frame) or a control frame.
+    ends_item: bool,
+    /// How many such items have been read whole.
+    items: u64,
+    /// The largest frame payload since [`Progress::forget_largest`].
+    largest: u64,
 }
 
 impl Progress {
@@ -41,6 +48,22 @@ impl Progress {
     /// the message underway, and of the control frames among its frames.
     pub(super) fn underway(&self) -> u64 {
         self.since_boundary
+    }
+
+    /// How many messages and control frames have been read whole: each is
+    /// one item tungstenite yields.
+    pub(super) fn items(&self) -> u64 {
+        self.items
+    }
+
+    /// The largest frame payload read since the last call to
+    /// [`forget_largest`](Self::forget_largest).
+    pub(super) fn largest(&self) -> u64 {
+        self.largest
+    }
+
+    pub(super) fn forget_largest(&mut self) {
+        self.largest = 0;
     }
 
     /// Follows `bytes`, the next the client sent.
@@ -95,6 +118,8 @@ impl Progress {
         // A control frame may come between the fragments of a message and
         // leaves it as it was; a data frame opens it, or ends it with FIN.
         self.open_after_frame = if control { self.open } else { !fin };
+        self.ends_item = control || fin;
+        self.largest = self.largest.max(self.payload_left);
         // The header is whole: the payload follows, if the frame has one.
         self.header_read = 0;
         if self.payload_left == 0 {
@@ -104,6 +129,7 @@ impl Progress {
 
     fn frame_ended(&mut self) {
         self.open = self.open_after_frame;
+        self.items += u64::from(self.ends_item);
     }
 }
 

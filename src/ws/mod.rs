@@ -54,13 +54,10 @@ use futures_util::{Sink, Stream};
 use http::{HeaderMap, HeaderValue, Request, Response, StatusCode, header};
 use hyper::upgrade::Upgraded;
 use hyper_util::rt::TokioIo;
-use tokio_tungstenite::{
-    WebSocketStream,
-    tungstenite::{
-        self,
-        handshake::derive_accept_key,
-        protocol::{Role, WebSocketConfig, frame::coding::CloseCode},
-    },
+use tokio_tungstenite::tungstenite::{
+    self,
+    handshake::derive_accept_key,
+    protocol::{WebSocketConfig, frame::coding::CloseCode},
 };
 
 use crate::{
@@ -70,11 +67,15 @@ use crate::{
     step::BoxFuture,
 };
 
+mod codec;
 mod frames;
 mod message;
 mod socket;
 
-use self::socket::{Socket, Wait};
+use self::{
+    codec::Codec,
+    socket::{Socket, Wait},
+};
 
 pub use self::message::{CloseFrame, Error, Message, Utf8Bytes, close_code};
 
@@ -113,10 +114,13 @@ pub use self::message::{CloseFrame, Error, Message, Utf8Bytes, close_code};
 /// [write buffer's bound](Limits::max_write_buffer_size) (1 MiB), until
 /// the send timeout. With many connections, these add up: a server with
 /// `max_connections` WebSockets whose clients all stop reading holds that
-/// many write buffers, for the send timeout.
+/// many write buffers, for the send timeout. The buffers that grew for a
+/// message larger than 16 KiB, read or sent, are let go once the
+/// connection is idle again: an idle connection holds about 32 KiB,
+/// whatever it carried before.
 #[derive(Debug)]
 pub struct WebSocket {
-    inner: WebSocketStream<Socket<TokioIo<Upgraded>>>,
+    codec: Codec<TokioIo<Upgraded>>,
     /// How long a send has waited on a client that takes none of it.
     send_wait: Wait,
     /// How long the client's message underway has taken so far.
@@ -169,10 +173,10 @@ impl WebSocket {
             }
             self.going_away = GoingAway::Send;
         }
-        let mut inner = Pin::new(&mut self.inner);
+        let codec = &mut self.codec;
         if self.going_away == GoingAway::Send {
-            ready!(inner.as_mut().poll_ready(cx))?;
-            inner.as_mut().start_send(tungstenite::Message::Close(Some(
+            ready!(codec.poll_ready(cx))?;
+            codec.start_send(tungstenite::Message::Close(Some(
                 tungstenite::protocol::CloseFrame {
                     code: CloseCode::Away,
                     reason: "the server is shutting down".into(),
@@ -181,7 +185,7 @@ impl WebSocket {
             self.going_away = GoingAway::Flush;
         }
         if self.going_away == GoingAway::Flush {
-            ready!(inner.poll_flush(cx))?;
+            ready!(codec.poll_flush(cx))?;
             self.going_away = GoingAway::Sent;
         }
         Poll::Ready(Ok(()))
@@ -200,7 +204,7 @@ impl Stream for WebSocket {
             return Poll::Ready(Some(Err(error.into())));
         }
         loop {
-            let Poll::Ready(read) = Pin::new(&mut this.inner).poll_next(cx) else {
+            let Poll::Ready(read) = this.codec.poll_next(cx) else {
                 return this.poll_message_timeout(cx);
             };
             this.message_wait.end();
@@ -221,25 +225,25 @@ impl Sink<Message> for WebSocket {
 
     fn poll_ready(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
         let this = self.get_mut();
-        let ready = Pin::new(&mut this.inner).poll_ready(cx);
+        let ready = this.codec.poll_ready(cx);
         this.timed(ready, cx)
     }
 
     fn start_send(self: Pin<&mut Self>, message: Message) -> Result<(), Error> {
-        Pin::new(&mut self.get_mut().inner)
+        (self.get_mut().codec)
             .start_send(message.into())
             .map_err(Error::from)
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
         let this = self.get_mut();
-        let flushed = Pin::new(&mut this.inner).poll_flush(cx);
+        let flushed = this.codec.poll_flush(cx);
         this.timed(flushed, cx)
     }
 
     fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
         let this = self.get_mut();
-        let closed = Pin::new(&mut this.inner).poll_close(cx);
+        let closed = this.codec.poll_close(cx);
         this.timed(closed, cx)
     }
 }
@@ -251,7 +255,7 @@ impl WebSocket {
         &mut self,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Message, Error>>> {
-        if self.inner.get_ref().progress.between_messages() {
+        if self.codec.socket().progress.between_messages() {
             self.message_wait.end();
             return Poll::Pending;
         }
@@ -276,7 +280,7 @@ impl WebSocket {
                 Poll::Ready(result.map_err(Error::from))
             }
             Poll::Pending => {
-                let written = self.inner.get_ref().written;
+                let written = self.codec.socket().written;
                 match self.send_wait.poll_expired(written, cx) {
                     true => Poll::Ready(Err(Error::send_timed_out())),
                     false => Poll::Pending,
@@ -541,10 +545,9 @@ pub(crate) fn handshake(
         match upgrade.await {
             Ok(upgraded) => {
                 let io = Socket::new(TokioIo::new(upgraded), allowance, limits.max_message_size);
-                let inner =
-                    WebSocketStream::from_raw_socket(io, Role::Server, Some(limits.config())).await;
+                let codec = Codec::new(io, limits.config()).await;
                 let socket = WebSocket {
-                    inner,
+                    codec,
                     send_wait: Wait::new(limits.send_timeout),
                     message_wait: Wait::new(limits.message_timeout),
                     message_timed_out: false,

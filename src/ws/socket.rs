@@ -81,6 +81,11 @@ pub(super) struct Socket<T> {
     reservation: usize,
     /// The message underway's room, once it is past what needs none.
     room: Option<Reservation>,
+    /// Whether the last write waited on the client.
+    pub(super) write_waits: bool,
+    /// Whether a write waited since [`Socket::forget_waits`]: tungstenite
+    /// then held what it had to send.
+    pub(super) waited: bool,
 }
 
 impl<T> Socket<T> {
@@ -93,7 +98,20 @@ impl<T> Socket<T> {
             allowance,
             reservation: message_size.saturating_mul(2),
             room: None,
+            write_waits: false,
+            waited: false,
         }
+    }
+
+    pub(super) fn forget_waits(&mut self) {
+        self.waited = false;
+    }
+
+    /// Notes whether a write waits.
+    fn wrote<R>(&mut self, poll: Poll<R>) -> Poll<R> {
+        self.write_waits = poll.is_pending();
+        self.waited |= self.write_waits;
+        poll
     }
 }
 
@@ -128,7 +146,8 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Socket<T> {
         cx: &mut Context<'_>,
         data: &[u8],
     ) -> Poll<io::Result<usize>> {
-        let written = ready!(Pin::new(&mut self.io).poll_write(cx, data))?;
+        let poll = Pin::new(&mut self.io).poll_write(cx, data);
+        let written = ready!(self.wrote(poll))?;
         self.written += written as u64;
         Poll::Ready(Ok(written))
     }
@@ -138,7 +157,8 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Socket<T> {
         cx: &mut Context<'_>,
         data: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        let written = ready!(Pin::new(&mut self.io).poll_write_vectored(cx, data))?;
+        let poll = Pin::new(&mut self.io).poll_write_vectored(cx, data);
+        let written = ready!(self.wrote(poll))?;
         self.written += written as u64;
         Poll::Ready(Ok(written))
     }
@@ -148,7 +168,8 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Socket<T> {
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.io).poll_flush(cx)
+        let poll = Pin::new(&mut self.io).poll_flush(cx);
+        self.wrote(poll)
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
