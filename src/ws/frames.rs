@@ -240,8 +240,9 @@ mod tests {
     proptest::proptest! {
         /// However the bytes of any stream of frames are cut, the stream is
         /// between messages exactly where a message, or a control frame
-        /// outside one, has just ended; and what is underway is what came
-        /// since.
+        /// outside one, has just ended; what is underway is what came
+        /// since; the items read whole are the messages and control frames
+        /// ended so far; and the largest frame is the largest sent.
         #[test]
         fn between_messages_exactly_at_the_ends_of_messages(
             frames in proptest::collection::vec(generated(), 1..12),
@@ -249,6 +250,7 @@ mod tests {
         ) {
             let mut bytes = Vec::new();
             let mut boundaries = vec![0];
+            let mut item_ends = Vec::new();
             let mut open = false;
             for generated in &frames {
                 match *generated {
@@ -256,13 +258,23 @@ mod tests {
                         let opcode = if open { CONTINUATION } else { BINARY };
                         bytes.extend(frame(last, opcode, length));
                         open = !last;
+                        if last {
+                            item_ends.push(bytes.len());
+                        }
                     }
-                    Generated::Ping { length } => bytes.extend(frame(true, PING, length)),
+                    Generated::Ping { length } => {
+                        bytes.extend(frame(true, PING, length));
+                        item_ends.push(bytes.len());
+                    }
                 }
                 if !open {
                     boundaries.push(bytes.len());
                 }
             }
+            let largest = frames.iter().map(|generated| match *generated {
+                Generated::Data { length, .. } | Generated::Ping { length } => length as u64,
+            });
+            let largest = largest.max().unwrap();
             let mut progress = Progress::default();
             let (mut at, mut cuts) = (0, cuts.into_iter().cycle());
             while at < bytes.len() {
@@ -272,7 +284,10 @@ mod tests {
                 let last_boundary = *boundaries.iter().rev().find(|&&b| b <= at).unwrap();
                 proptest::prop_assert_eq!(progress.between_messages(), last_boundary == at, "at {}", at);
                 proptest::prop_assert_eq!(progress.underway(), (at - last_boundary) as u64, "at {}", at);
+                let items = item_ends.iter().filter(|&&end| end <= at).count() as u64;
+                proptest::prop_assert_eq!(progress.items(), items, "at {}", at);
             }
+            proptest::prop_assert_eq!(progress.largest(), largest);
         }
     }
 
