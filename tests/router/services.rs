@@ -10,9 +10,10 @@ use std::{
 
 use pronghorn::handler::{MatchedPath, OriginalUri};
 
-/// A service answering the method and URI it sees, and the original URI
-/// when the router kept one.
-fn echo_service() -> impl tower::Service<
+/// A service answering what `answer` reads of each request.
+fn answering(
+    answer: fn(&Request<Body>) -> String,
+) -> impl tower::Service<
     Request<Body>,
     Response = Response<String>,
     Error = Infallible,
@@ -21,25 +22,27 @@ fn echo_service() -> impl tower::Service<
 + Send
 + Sync
 + 'static {
-    tower::service_fn(|request: Request<Body>| async move {
-        let original = request
-            .extensions()
-            .get::<OriginalUri>()
-            .map(|OriginalUri(uri)| format!(" from {uri}"))
-            .unwrap_or_default();
-        Ok::<_, Infallible>(Response::new(format!(
-            "{} {}{original}",
-            request.method(),
-            request.uri()
-        )))
+    tower::service_fn(move |request: Request<Body>| async move {
+        Ok::<_, Infallible>(Response::new(answer(&request)))
     })
+}
+
+/// The method and URI a service sees, and the original URI when the
+/// router kept one.
+fn echo(request: &Request<Body>) -> String {
+    let original = request
+        .extensions()
+        .get::<OriginalUri>()
+        .map(|OriginalUri(uri)| format!(" from {uri}"))
+        .unwrap_or_default();
+    format!("{} {}{original}", request.method(), request.uri())
 }
 
 #[tokio::test]
 async fn a_routed_service_answers_its_pattern_for_any_method_and_hooks_run_around_it() {
     let router = Router::new()
-        .route_service("/svc/{name}", echo_service())
-        .method_service(Method::GET, "/only-get", echo_service())
+        .route_service("/svc/{name}", answering(echo))
+        .method_service(Method::GET, "/only-get", answering(echo))
         .postfix("/svc", |_: &Route<'_>, response: &mut Response<Body>| {
             response
                 .headers_mut()
@@ -58,7 +61,7 @@ async fn a_routed_service_answers_its_pattern_for_any_method_and_hooks_run_aroun
 #[tokio::test]
 async fn a_nested_service_sees_the_path_below_its_base_with_its_trailing_slash_behind_a_prefix() {
     let router = Router::new()
-        .nest_service("/static", echo_service())
+        .nest_service("/static", answering(echo))
         .prefix("/static", |request: &mut Req, _: &mut Route<'_>| {
             if request.headers().contains_key("authorization") {
                 ControlFlow::Continue(())
@@ -213,7 +216,7 @@ async fn a_fallback_answers_unmatched_paths_and_keeps_405_and_options() {
     events.take();
 
     let service = Router::new()
-        .fallback_service(echo_service())
+        .fallback_service(answering(echo))
         .compile()
         .unwrap();
     assert_eq!(get(&service, "/any/where").await.body, "GET /any/where");
@@ -327,23 +330,10 @@ async fn a_nested_router_s_fallback_answers_only_below_its_base() {
     }
 }
 
-/// A service answering the `MatchedPath` it finds among the request's
-/// extensions, or `none`.
-fn matched_path_service() -> impl tower::Service<
-    Request<Body>,
-    Response = Response<String>,
-    Error = Infallible,
-    Future = impl Send,
-> + Clone
-+ Send
-+ Sync
-+ 'static {
-    tower::service_fn(|request: Request<Body>| async move {
-        let pattern = request.extensions().get::<MatchedPath>();
-        Ok::<_, Infallible>(Response::new(
-            pattern.map_or("none", MatchedPath::as_str).to_owned(),
-        ))
-    })
+/// The `MatchedPath` among the request's extensions, or `none`.
+fn matched_path(request: &Request<Body>) -> String {
+    let pattern = request.extensions().get::<MatchedPath>();
+    pattern.map_or("none", MatchedPath::as_str).to_owned()
 }
 
 /// A mounted service finds the pattern of its route among the request's
@@ -352,13 +342,13 @@ fn matched_path_service() -> impl tower::Service<
 #[tokio::test]
 async fn a_mounted_service_reads_the_matched_path_from_the_request() {
     let router = Router::new()
-        .route_service("/svc/{name}", matched_path_service())
-        .nest_service("/static", matched_path_service())
+        .route_service("/svc/{name}", answering(matched_path))
+        .nest_service("/static", answering(matched_path))
         .nest(
             "/api",
-            Router::new().nest_service("/v1", matched_path_service()),
+            Router::new().nest_service("/v1", answering(matched_path)),
         )
-        .fallback_service(matched_path_service())
+        .fallback_service(answering(matched_path))
         .compile()
         .unwrap();
     assert_eq!(get(&router, "/svc/a").await.body, "/svc/{name}");
@@ -427,8 +417,8 @@ async fn a_router_nested_as_a_service_reports_matched_paths_below_its_base() {
                 .as_str()
                 .to_owned()
         })
-        .route_service("/svc", matched_path_service())
-        .nest_service("/deep", matched_path_service())
+        .route_service("/svc", answering(matched_path))
+        .nest_service("/deep", answering(matched_path))
         .compile()
         .unwrap();
     let middle = Router::new()
@@ -498,7 +488,7 @@ async fn monitors_see_a_nested_service_s_base_and_the_pattern_below_it() {
     let patterns = Arc::new(Mutex::new(Vec::new()));
     let seen = patterns.clone();
     let router = Router::new()
-        .nest_service("/static", echo_service())
+        .nest_service("/static", answering(echo))
         .monitor("/", move |exchange: &RouteExchange<'_>| {
             seen.lock()
                 .unwrap()
@@ -530,7 +520,7 @@ async fn matched_path_of(router: &CompiledRouter, path: &str) -> Option<String> 
 async fn outer_layers_read_the_matched_path_from_the_response() {
     let router = Router::new()
         .get("/users/{id}", || "ada")
-        .nest_service("/static", echo_service())
+        .nest_service("/static", answering(echo))
         .matched_path_in_response(true)
         .compile()
         .unwrap();
@@ -560,7 +550,7 @@ async fn outer_layers_read_the_matched_path_from_the_response() {
 fn a_service_nested_below_a_catch_all_is_refused_naming_its_base() {
     for base in ["/files/{*path}", "/files/{*path}/raw"] {
         let error = Router::new()
-            .nest_service(base, echo_service())
+            .nest_service(base, answering(echo))
             .compile()
             .unwrap_err();
         assert_eq!(
