@@ -490,3 +490,60 @@ async fn websocket_messages_past_64_kib_wait_for_room_in_the_server_s_allowance(
     drop((holder, waiting, small));
     server.stop().await;
 }
+
+/// A connection that carried large messages lets their buffers go once
+/// idle: pipelined messages, pings and fragments around large ones all
+/// arrive, in order, whenever that happens.
+#[tokio::test]
+async fn websocket_messages_around_large_ones_all_arrive_in_order() {
+    let (router, _reports) = echo_reporting(pronghorn::ws::Limits::default());
+    let server = Server::start(router, |server| server).await;
+    let (mut client, _) = websocket_connect(server.address, "/echo").await.unwrap();
+    let large = |byte: u8, length: usize| Wire::binary(vec![byte; length]);
+    for round in 0..3 {
+        // Sent together, read by the server as they come.
+        client.feed(large(1, 200 * 1024)).await.unwrap();
+        client
+            .feed(Wire::text(format!("small {round}")))
+            .await
+            .unwrap();
+        client
+            .feed(Wire::Ping("are you there".into()))
+            .await
+            .unwrap();
+        client
+            .feed(fragment(Data::Binary, 40_000, false))
+            .await
+            .unwrap();
+        client.feed(Wire::Ping("between".into())).await.unwrap();
+        client
+            .feed(fragment(Data::Continue, 40_000, true))
+            .await
+            .unwrap();
+        client.feed(large(2, 100 * 1024)).await.unwrap();
+        client.flush().await.unwrap();
+        let expected = [
+            large(1, 200 * 1024),
+            Wire::text(format!("small {round}")),
+            Wire::Pong("are you there".into()),
+            Wire::Pong("between".into()),
+            Wire::binary(vec![b'x'; 80_000]),
+            large(2, 100 * 1024),
+        ];
+        for expected in expected {
+            let received = tokio::time::timeout(Duration::from_secs(10), client.next())
+                .await
+                .expect("every message arrives")
+                .unwrap()
+                .unwrap();
+            assert_eq!(received, expected, "round {round}");
+        }
+        // Idle, then a small message alone.
+        assert_eq!(
+            round_trip(&mut client, Wire::text("alone")).await,
+            Wire::text("alone")
+        );
+    }
+    client.close(None).await.unwrap();
+    server.stop().await;
+}
