@@ -60,7 +60,6 @@ pub(super) struct Connection<S> {
     /// given back when the connection ends, or at its first request if
     /// that is an HTTP/1 one.
     window: Cell<Option<WindowGrant>>,
-    receive_window: u32,
 }
 
 /// The server's bounds on what the requests of all its connections hold
@@ -78,6 +77,18 @@ pub(super) struct ServerBounds {
     pub(super) window: u32,
 }
 
+impl ServerBounds {
+    /// A new connection's HTTP/2 receive window, its own and each
+    /// stream's, and its place in the server's bound if there is one.
+    pub(super) fn grant_window(&self) -> (u32, Option<WindowGrant>) {
+        let grant = (self.windows.as_ref()).map(|windows| windows.grant(self.window));
+        (
+            grant.as_ref().map_or(self.window, WindowGrant::window),
+            grant,
+        )
+    }
+}
+
 impl<S> Connection<S> {
     #[cfg_attr(not(feature = "ws"), allow(unused_variables))]
     pub(super) fn new(
@@ -86,10 +97,10 @@ impl<S> Connection<S> {
         shutdown: &Arc<Shutdown>,
         peer: Option<std::net::SocketAddr>,
         bounds: &ServerBounds,
+        window: Option<WindowGrant>,
     ) -> Self {
         let http1 = BodyAllowance::new(0, bounds.bodies.clone());
         let http2 = BodyAllowance::new(bounds.http2_bodies, bounds.bodies.clone());
-        let window = (bounds.windows.as_ref()).map(|windows| windows.grant(bounds.window));
         Self {
             service: RefCell::new(service),
             watch,
@@ -99,15 +110,8 @@ impl<S> Connection<S> {
             http1_allowance: http1.bounds().then_some(http1),
             http2_allowance: http2.bounds().then_some(http2),
             heads: bounds.heads.clone(),
-            receive_window: window.as_ref().map_or(bounds.window, WindowGrant::window),
             window: Cell::new(window),
         }
-    }
-
-    /// The HTTP/2 receive window granted to the connection: its own and
-    /// each stream's.
-    pub(super) fn receive_window(&self) -> u32 {
-        self.receive_window
     }
 }
 

@@ -51,7 +51,7 @@ use self::{
     heads::HeadAllowance,
     io::{Batched, CoalescingIo},
     timeouts::{ConnectionWatch, HeadTimer, Timeouts, Watchdog},
-    windows::WindowAllowance,
+    windows::{INITIAL_WINDOW, WindowAllowance},
 };
 use crate::{clock::FOREVER, handler::ServerAllowance, log::RateLimit};
 
@@ -367,7 +367,7 @@ impl<S> Serve<S> {
     /// connection's request bodies arrive at most one window per round
     /// trip (1 MiB every 100 ms is 10 MB/s).
     pub fn http2_receive_window(mut self, bytes: u32) -> Self {
-        self.limits.http2_receive_window = bytes.clamp(65_535, i32::MAX as u32);
+        self.limits.http2_receive_window = bytes.clamp(INITIAL_WINDOW, i32::MAX as u32);
         self
     }
 
@@ -760,21 +760,13 @@ where
             () = signal.as_mut() => break,
         };
         let watch = Arc::new(ConnectionWatch::new(limits.http2_send_buffer));
-        let peer = connect_info.then_some(peer);
-        let service = Connection::new(
-            service.clone(),
-            Arc::clone(&watch),
-            &shutdown,
-            peer,
-            &bounds,
-        );
         // The timer and the window go with this connection's copy of the
         // builder.
         builder.http1().timer(HeadTimer {
             watch: Arc::clone(&watch),
             epoch,
         });
-        let window = service.receive_window();
+        let (window, grant) = bounds.grant_window();
         builder
             .http2()
             .initial_stream_window_size(window)
@@ -791,6 +783,15 @@ where
             limits.pipeline_buffer,
             Arc::clone(&watch),
             Some(slot),
+        );
+        let peer = connect_info.then_some(peer);
+        let service = Connection::new(
+            service.clone(),
+            Arc::clone(&watch),
+            &shutdown,
+            peer,
+            &bounds,
+            grant,
         );
         let connection = builder
             .serve_connection_with_upgrades(TokioIo::new(io), service)
