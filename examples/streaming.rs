@@ -1,13 +1,20 @@
-//! Server-sent events: `/ticks` sends an event every 200 ms, five in all,
-//! and a keep-alive comment if the stream is ever quiet for 15 s.
+//! Large and long answers, and an upload: `/ticks` sends an event every
+//! 200 ms, five in all, and a keep-alive comment if the stream is ever
+//! quiet for 15 s; `/report` sends a 4 MiB report kept in memory, shared by
+//! every answer (a `Bytes` clone, no copy; a client that reads slowly
+//! holds none of it); `POST /upload` counts the bytes of a body of up to
+//! 8 MiB.
 //!
 //! ```text
 //! cargo run --example streaming
 //! curl -N http://127.0.0.1:3001/ticks
+//! curl -s http://127.0.0.1:3001/report | wc -c
+//! head -c 100000 /dev/zero | curl --data-binary @- http://127.0.0.1:3001/upload
 //! ```
 
 use std::{convert::Infallible, time::Duration};
 
+use bytes::Bytes;
 use futures_util::{StreamExt, stream};
 use pronghorn::{
     CompiledRouter, Router, serve,
@@ -16,7 +23,11 @@ use pronghorn::{
 
 /// The application: also used by the examples' test.
 pub fn app(interval: Duration) -> CompiledRouter {
+    let report = Bytes::from(vec![b'x'; 4 << 20]);
     Router::new()
+        .get("/report", move || report.clone())
+        .post("/upload", |body: Bytes| format!("{} bytes\n", body.len()))
+        .body_limit(8 << 20)
         .get("/ticks", move || {
             let ticks = stream::unfold(0u32, move |n| async move {
                 if n == 5 {

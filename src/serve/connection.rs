@@ -8,7 +8,7 @@ use std::{
     task::{Context, Poll, Waker, ready},
 };
 
-use bytes::Buf;
+use bytes::{Buf, Bytes};
 use http::{Method, Request, Response, StatusCode, Version};
 use http_body::{Body as HttpBody, Frame, SizeHint};
 use pin_project_lite::pin_project;
@@ -45,6 +45,8 @@ pub(super) struct Connection<S> {
     /// Handed to the requests that ask for an upgrade (WebSocket).
     #[cfg(feature = "ws")]
     shutdown: Arc<Shutdown>,
+    #[cfg(feature = "ws")]
+    upgrades: super::UpgradeSlots,
     /// The client's address, put in each request when
     /// [`Serve::connect_info`](super::Serve::connect_info) asks for it.
     peer: Option<std::net::SocketAddr>,
@@ -65,6 +67,9 @@ pub(super) struct Connection<S> {
 /// The server's bounds on what the requests of all its connections hold
 /// at once, which each connection takes its part of; `None` for no bound.
 pub(super) struct ServerBounds {
+    /// The slots of WebSocket connections.
+    #[cfg(feature = "ws")]
+    pub(super) upgrades: super::UpgradeSlots,
     /// Request bodies being read, and WebSocket messages.
     pub(super) bodies: Option<ServerAllowance>,
     /// The bytes of bodies one HTTP/2 connection may read at once, past
@@ -106,6 +111,8 @@ impl<S> Connection<S> {
             watch,
             #[cfg(feature = "ws")]
             shutdown: Arc::clone(shutdown),
+            #[cfg(feature = "ws")]
+            upgrades: bounds.upgrades.clone(),
             peer,
             http1_allowance: http1.bounds().then_some(http1),
             http2_allowance: http2.bounds().then_some(http2),
@@ -145,6 +152,7 @@ where
         if upgrade_header {
             let handle = super::graceful::ShutdownHandle(Arc::clone(&self.shutdown));
             request.extensions_mut().insert(handle);
+            request.extensions_mut().insert(self.upgrades.clone());
         }
         let http2 = request.version() == Version::HTTP_2;
         if !http2 {
@@ -261,7 +269,7 @@ where
         let stream = this.stream.take();
         // The head is no longer needed, whatever the body still takes.
         this.head.take();
-        response.map(|body| ConnectionBody { body, stream })
+        response.map(|body| ConnectionBody::new(body, stream))
     }
 }
 
@@ -315,16 +323,52 @@ where
     }
 }
 
+/// The largest piece of a response body handed to hyper at once.
+///
+/// hyper copies an HTTP/1 response's body into its write buffer, and
+/// stops asking for more while that holds `max_header_size` (64 KiB by
+/// default) — but a chunk it takes is copied whole, however large. A
+/// client that does not read would make the connection hold a copy of
+/// every large body it asked for (200 clients of a 4 MiB body held 800
+/// MB). Cut into pieces, which share the chunk's memory, a body costs the
+/// connection hyper's bound plus one piece, whatever its size.
+///
+/// (hyper would keep the chunks uncopied if the socket took vectored
+/// writes, but its queue of chunks costs about 5 % more instructions per
+/// request, large body or not.)
+pub(super) const MAX_PIECE: usize = 16 * 1024;
+
 pin_project! {
-    /// A response body as the connection sends it: the service's body,
-    /// which stops writes from being held while it is not ready and, over
-    /// HTTP/2, counts its stream closed when it is dropped; none for an
-    /// answer of the connection's own.
+    /// A response body as the connection sends it: the service's body in
+    /// pieces of at most [`MAX_PIECE`] bytes, which stops writes from
+    /// being held while it is not ready and, over HTTP/2, counts its
+    /// stream closed when it is dropped; none for an answer of the
+    /// connection's own.
     pub(super) struct ConnectionBody<B> {
         #[pin]
         body: Option<B>,
         stream: Option<StreamGuard>,
+        // What is left of a chunk larger than a piece.
+        rest: Bytes,
     }
+}
+
+impl<B> ConnectionBody<B> {
+    fn new(body: Option<B>, stream: Option<StreamGuard>) -> Self {
+        Self {
+            body,
+            stream,
+            rest: Bytes::new(),
+        }
+    }
+}
+
+/// The next piece of `chunk`, the rest left in `rest`.
+fn piece(mut chunk: Bytes, rest: &mut Bytes) -> Bytes {
+    if chunk.len() > MAX_PIECE {
+        *rest = chunk.split_off(MAX_PIECE);
+    }
+    chunk
 }
 
 impl<B> HttpBody for ConnectionBody<B>
@@ -332,7 +376,7 @@ where
     B: HttpBody,
     B::Data: Buf,
 {
-    type Data = B::Data;
+    type Data = Bytes;
     type Error = B::Error;
 
     #[inline]
@@ -341,37 +385,61 @@ where
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
         let this = self.project();
-        let Some(body) = this.body.as_pin_mut() else {
-            return Poll::Ready(None);
-        };
         if let Some(stream) = this.stream.as_mut() {
             ready!(stream.poll_send_room(cx));
         }
-        let frame = body.poll_frame(cx);
-        match (&frame, this.stream) {
-            (Poll::Ready(Some(Ok(frame))), Some(stream)) => {
-                if let Some(data) = frame.data_ref() {
-                    stream.produced(data.remaining());
-                }
+        if !this.rest.is_empty() {
+            let rest = std::mem::take(this.rest);
+            let data = piece(rest, this.rest);
+            if let Some(stream) = this.stream {
+                stream.produced(data.len());
             }
+            return Poll::Ready(Some(Ok(Frame::data(data))));
+        }
+        let Some(body) = this.body.as_pin_mut() else {
+            return Poll::Ready(None);
+        };
+        let Poll::Ready(frame) = body.poll_frame(cx) else {
             // The connection waits on the body: what it wrote so far goes
             // out now.
-            (Poll::Pending, _) => io::stop_holding(),
-            _ => {}
+            io::stop_holding();
+            return Poll::Pending;
+        };
+        let frame = match frame {
+            Some(Ok(frame)) => frame,
+            Some(Err(error)) => return Poll::Ready(Some(Err(error))),
+            None => return Poll::Ready(None),
+        };
+        // A chunk that is `Bytes` already moves as it is.
+        let frame = frame.map_data(|mut data| {
+            let remaining = data.remaining();
+            piece(data.copy_to_bytes(remaining), this.rest)
+        });
+        if let (Some(data), Some(stream)) = (frame.data_ref(), this.stream) {
+            stream.produced(data.len());
         }
-        frame
+        Poll::Ready(Some(Ok(frame)))
     }
 
     #[inline]
     fn is_end_stream(&self) -> bool {
-        self.body.as_ref().is_none_or(HttpBody::is_end_stream)
+        self.rest.is_empty() && self.body.as_ref().is_none_or(HttpBody::is_end_stream)
     }
 
     #[inline]
     fn size_hint(&self) -> SizeHint {
-        self.body
+        let mut hint = self
+            .body
             .as_ref()
-            .map_or_else(|| SizeHint::with_exact(0), HttpBody::size_hint)
+            .map_or_else(|| SizeHint::with_exact(0), HttpBody::size_hint);
+        if !self.rest.is_empty() {
+            let rest = self.rest.len() as u64;
+            hint.set_lower(hint.lower().saturating_add(rest));
+            if let Some(upper) = hint.upper() {
+                hint.set_upper(upper.saturating_add(rest));
+            }
+        }
+        hint
     }
 }
 

@@ -42,12 +42,9 @@ use std::{
 };
 
 use pin_project_lite::pin_project;
-use tokio::{
-    io::{AsyncRead, AsyncWrite, ReadBuf},
-    sync::OwnedSemaphorePermit,
-};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-use super::timeouts::ConnectionWatch;
+use super::{slots::Slot, timeouts::ConnectionWatch};
 
 /// The default bound of [`CoalescingIo`]'s buffer.
 pub(crate) const DEFAULT_PIPELINE_BUFFER: usize = 64 * 1024;
@@ -151,7 +148,7 @@ pub(crate) struct CoalescingIo<T> {
     watch: Arc<ConnectionWatch>,
     /// The connection's place under the server's connection limit, held
     /// as long as the socket is, upgraded or not.
-    _slot: Option<OwnedSemaphorePermit>,
+    _slot: Option<Slot>,
 }
 
 impl<T> CoalescingIo<T> {
@@ -159,7 +156,7 @@ impl<T> CoalescingIo<T> {
         io: T,
         limit: usize,
         watch: Arc<ConnectionWatch>,
-        slot: Option<OwnedSemaphorePermit>,
+        slot: Option<Slot>,
     ) -> Self {
         Self {
             io,
@@ -302,7 +299,7 @@ mod tests {
     #[tokio::test]
     async fn answers_to_pipelined_requests_are_held_past_a_read_that_would_wait() {
         let (client, server) = tokio::io::duplex(1 << 20);
-        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new(0)), None);
+        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new(0, 0)), None);
         let mut cx = Context::from_waker(Waker::noop());
         let (_, held) = in_poll(|| {
             for answer in [&b"one "[..], b"two "] {
@@ -336,7 +333,7 @@ mod tests {
     #[tokio::test]
     async fn a_lone_answer_goes_out_when_a_read_would_wait() {
         let (mut client, server) = tokio::io::duplex(1 << 20);
-        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new(0)), None);
+        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new(0, 0)), None);
         let mut cx = Context::from_waker(Waker::noop());
         let (_, held) = in_poll(|| {
             assert!(Pin::new(&mut io).poll_write(&mut cx, b"one ").is_ready());
@@ -356,7 +353,7 @@ mod tests {
     #[tokio::test]
     async fn a_flush_outside_a_connection_poll_writes() {
         let (mut client, server) = tokio::io::duplex(1 << 20);
-        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new(0)), None);
+        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new(0, 0)), None);
         io.write_all(b"hello").await.unwrap();
         io.flush().await.unwrap();
         assert_eq!(io.buffered(), 0);
@@ -369,7 +366,7 @@ mod tests {
     async fn the_buffer_never_grows_past_its_limit_when_the_peer_does_not_read() {
         // The peer's side takes 4 KiB and reads nothing.
         let (client, server) = tokio::io::duplex(4096);
-        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new(0)), None);
+        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new(0, 0)), None);
         let mut cx = Context::from_waker(Waker::noop());
         let mut accepted = 0;
         in_poll(|| {

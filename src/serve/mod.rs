@@ -12,15 +12,19 @@ mod connection;
 mod graceful;
 mod heads;
 mod io;
+mod slots;
 mod timeouts;
 #[cfg(feature = "tls")]
 mod tls;
 mod windows;
 
-#[cfg(feature = "ws")]
-pub(crate) use self::graceful::{ShutdownHandle, ShutdownWatch};
 #[cfg(feature = "tls")]
 pub use self::tls::Tls;
+#[cfg(feature = "ws")]
+pub(crate) use self::{
+    graceful::{ShutdownHandle, ShutdownWatch},
+    slots::UpgradeSlots,
+};
 
 use std::{
     error::Error as StdError,
@@ -40,7 +44,6 @@ use hyper_util::{
 };
 use tokio::{
     net::{TcpListener, TcpStream},
-    sync::Semaphore,
     task::JoinSet,
 };
 use tower_service::Service;
@@ -50,6 +53,7 @@ use self::{
     graceful::{Graceful, Shutdown},
     heads::HeadAllowance,
     io::{Batched, CoalescingIo},
+    slots::{SHED_RETRY, Slots},
     timeouts::{ConnectionWatch, HeadTimer, Timeouts, Watchdog},
     windows::{INITIAL_WINDOW, WindowAllowance},
 };
@@ -93,7 +97,8 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// | HTTP/2 keep-alive: a ping after this much silence, the connection closed if no answer within the same time | 20 s | [`http2_keep_alive`](Serve::http2_keep_alive) |
 /// | HTTP/2 streams open at once on a connection | 100 | [`http2_max_streams`](Serve::http2_max_streams) |
 /// | a client that vanished without closing its connection: TCP keep-alive probes after this much silence, three unanswered ones close the connection | 60 s | [`tcp_keepalive`](Serve::tcp_keepalive) |
-/// | connections open at once (the server stops accepting at the limit, and starts again as connections close) | 1,024 | [`max_connections`](Serve::max_connections) |
+/// | connections open at once (at the limit, a new client closes the connection idle longest; while none is idle, it waits for one to close) | 1,024 | [`max_connections`](Serve::max_connections) |
+/// | WebSocket connections open at once (503 over it) | half the connection limit | `max_websockets` (feature `ws`) |
 /// | size of an HTTP/1 request's head (431 over it) | 64 KiB | [`max_header_size`](Serve::max_header_size) |
 /// | size of an HTTP/2 request's header list (431 over it) | 16 KiB | [`http2_max_header_size`](Serve::http2_max_header_size) |
 /// | number of a request's headers (431 over it) | 100 | [`max_headers`](Serve::max_headers) |
@@ -231,6 +236,9 @@ struct Limits {
     http2_receive_window: u32,
     http2_receive_buffer: usize,
     max_connections: usize,
+    /// `None`: half of `max_connections`.
+    #[cfg(feature = "ws")]
+    max_websockets: Option<usize>,
     max_header_size: usize,
     http2_max_header_size: usize,
     max_headers: usize,
@@ -257,6 +265,8 @@ impl Default for Limits {
             http2_receive_window: 1024 * 1024,
             http2_receive_buffer: 256 * 1024 * 1024,
             max_connections: 1024,
+            #[cfg(feature = "ws")]
+            max_websockets: None,
             max_header_size: 64 * 1024,
             http2_max_header_size: 16 * 1024,
             max_headers: 100,
@@ -424,15 +434,39 @@ impl<S> Serve<S> {
 
     /// How many connections may be open at once (default 1,024).
     ///
-    /// At the limit the server stops accepting: new clients wait in the
-    /// listener's backlog until a connection closes. An upgraded
-    /// (WebSocket) connection counts until it closes. Keep it below the
+    /// At the limit, a new client makes room: the connection idle longest
+    /// — silent since it was accepted, between two requests, or over
+    /// HTTP/2 with no stream open — is closed, and the new client takes
+    /// its slot, as nginx reuses its keep-alive connections. So a crowd of
+    /// idle connections cannot keep other clients out. A connection in the
+    /// middle of a request is never closed for this: while none is idle,
+    /// the new client waits (the server holds at most this one beyond the
+    /// limit) and the others wait in the listener's backlog, until a
+    /// connection closes. An upgraded (WebSocket) connection counts until
+    /// it closes and is not shed. Keep it below the
     /// process's limit on open files, so that the limit, not a failed
     /// `accept`, is what a flood of connections meets. Values below 1 are
     /// raised to 1; values above `usize::MAX >> 3` (as good as no limit)
     /// are lowered to it.
     pub fn max_connections(mut self, connections: usize) -> Self {
-        self.limits.max_connections = connections.clamp(1, Semaphore::MAX_PERMITS);
+        self.limits.max_connections = connections.clamp(1, tokio::sync::Semaphore::MAX_PERMITS);
+        self
+    }
+
+    /// How many WebSocket connections may be open at once (default: half
+    /// of [`max_connections`](Self::max_connections)).
+    ///
+    /// An upgraded connection holds its slot under the connection limit
+    /// until it closes, and is never shed to make room for a new client:
+    /// without a cap of its own, a crowd of WebSockets that say nothing
+    /// could take every slot. A handshake past this cap is answered
+    /// `503 Service Unavailable`, with no upgrade. Silent clients are let
+    /// go by the WebSockets' liveness check
+    /// ([`ws::Limits::ping_interval`](crate::ws::Limits::ping_interval)).
+    #[cfg(feature = "ws")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "ws")))]
+    pub fn max_websockets(mut self, websockets: usize) -> Self {
+        self.limits.max_websockets = Some(websockets);
         self
     }
 
@@ -735,9 +769,14 @@ where
     // watchdog keeps the time. `epoch` is what those timers answer for
     // the time: any instant does, one read of the clock serves all.
     let epoch = Instant::now();
+    let clock = tokio::time::Instant::from_std(epoch);
     let shutdown = Arc::new(Shutdown::default());
-    let slots = Arc::new(Semaphore::new(limits.max_connections));
+    let slots = Slots::new(limits.max_connections);
     let bounds = ServerBounds {
+        #[cfg(feature = "ws")]
+        upgrades: UpgradeSlots::new(
+            (limits.max_websockets).unwrap_or(limits.max_connections.div_ceil(2)),
+        ),
         bodies: (limits.body_buffer > 0).then(|| ServerAllowance::new(limits.body_buffer)),
         http2_bodies: limits.http2_body_buffer,
         heads: HeadAllowance::new(limits.http2_header_buffer),
@@ -748,18 +787,43 @@ where
     let keepalive = keepalive(limits.tcp_keepalive);
     let mut connections = JoinSet::new();
     let mut signal = pin!(signal);
+    // A client accepted at the limit, waiting for the slot of a connection
+    // shed for it.
+    let mut arrived = None;
     loop {
         while connections.try_join_next().is_some() {}
-        // A free slot first: at the limit, clients wait in the backlog.
-        let slot = tokio::select! {
-            slot = Arc::clone(&slots).acquire_owned() => slot.expect("the semaphore is never closed"),
-            () = signal.as_mut() => break,
+        // A free slot first. At the limit, a new client makes room: the
+        // connection idle longest is shed, and the client waits for its
+        // slot (or, while none is idle, for any).
+        let slot = match slots.try_free() {
+            Some(slot) => slot,
+            None => tokio::select! {
+                slot = slots.free() => slot,
+                accepted = accept(&listener, &keepalive), if arrived.is_none() => {
+                    arrived = Some(accepted);
+                    slots.shed_idle_longest();
+                    continue;
+                }
+                () = tokio::time::sleep(SHED_RETRY), if arrived.is_some() => {
+                    slots.shed_idle_longest();
+                    continue;
+                }
+                () = signal.as_mut() => break,
+            },
         };
-        let (stream, peer) = tokio::select! {
-            accepted = accept(&listener, &keepalive) => accepted,
-            () = signal.as_mut() => break,
+        let (stream, peer) = match arrived.take() {
+            Some(accepted) => accepted,
+            None => tokio::select! {
+                accepted = accept(&listener, &keepalive) => accepted,
+                () = signal.as_mut() => break,
+            },
         };
-        let watch = Arc::new(ConnectionWatch::new(limits.http2_send_buffer));
+        let watch = Arc::new(ConnectionWatch::new(
+            limits.http2_send_buffer,
+            timeouts::millis(epoch.elapsed()),
+        ));
+        let slot = slots.occupy(slot, &watch);
+        let index = slot.index();
         // The timer and the window go with this connection's copy of the
         // builder.
         builder.http1().timer(HeadTimer {
@@ -800,12 +864,13 @@ where
             connection.graceful_shutdown();
         });
         let connection = Batched::new(connection, limits.pipeline_buffer > 0);
-        let connection = Watchdog::new(connection, watch, limits.timeouts);
-        connections.spawn(async move {
+        let connection = Watchdog::new(connection, Arc::clone(&watch), limits.timeouts, clock);
+        let task = connections.spawn(async move {
             if let Err(error) = connection.await {
                 tracing::debug!(error = %error, "pronghorn: connection ended with an error");
             }
         });
+        slots.started(index, &watch, task);
     }
     drop(listener);
     drain(connections, &shutdown, limits.shutdown_timeout).await;

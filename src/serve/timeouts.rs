@@ -60,14 +60,19 @@ pub(super) struct ConnectionWatch {
     stall: AtomicU64,
     waiting: AtomicU64,
     moved: AtomicU64,
+    /// Since when (milliseconds from the server's start) the connection
+    /// has been as its watchdog saw it at its last tick.
+    quiet: AtomicU64,
     pub(super) send: SendBudget,
 }
 
 impl ConnectionWatch {
-    /// A new connection's, its HTTP/2 responses holding at most about
+    /// A new connection's, accepted `accepted` milliseconds after the
+    /// server started, its HTTP/2 responses holding at most about
     /// `send_budget` bytes unsent.
-    pub(super) fn new(send_budget: usize) -> Self {
+    pub(super) fn new(send_budget: usize, accepted: u64) -> Self {
         Self {
+            quiet: AtomicU64::new(accepted),
             state: AtomicU64::new(WAITING),
             opened: AtomicU64::new(0),
             closed: AtomicU64::new(0),
@@ -86,9 +91,15 @@ impl ConnectionWatch {
     // no read-modify-write is needed. (An HTTP/2 response body may end on
     // another task: the stream counters are read-modify-written.)
 
-    /// hyper begins to read a request head: a new wait.
+    /// hyper begins to read a request head: a new wait, unless this is
+    /// the connection's first, which began at the accept (the bytes read
+    /// to tell HTTP/1 from HTTP/2, or a TLS handshake, count in it).
     fn head_awaited(&self) {
-        let next = ((self.state() | WAITING) & !STARTED) + NEXT_WAIT;
+        let state = self.state();
+        if state < NEXT_WAIT && state & WAITING != 0 {
+            return;
+        }
+        let next = ((state | WAITING) & !STARTED) + NEXT_WAIT;
         self.state.store(next, Ordering::Relaxed);
     }
 
@@ -134,6 +145,21 @@ impl ConnectionWatch {
         }
     }
 
+    /// Whether the connection is idle — waiting for a request's first
+    /// byte, or over HTTP/2 with no stream open — and if so since when, as
+    /// its watchdog last saw it (milliseconds from the server's start).
+    pub(super) fn quiet_since(&self) -> Option<u64> {
+        let state = self.state();
+        let idle = match state & WAITING {
+            0 => {
+                let opened = self.opened.load(Ordering::Relaxed);
+                opened > 0 && opened == self.closed.load(Ordering::Relaxed)
+            }
+            _ => state & STARTED == 0,
+        };
+        idle.then(|| self.quiet.load(Ordering::Relaxed))
+    }
+
     /// How sending stands: `None` while nothing waits to be sent, else a
     /// count that changes whenever sending makes progress.
     fn sending(&self) -> Option<u64> {
@@ -146,8 +172,14 @@ impl ConnectionWatch {
 
     /// What the watchdog compares from one tick to the next.
     fn snapshot(&self) -> Snapshot {
+        let state = self.state();
         Snapshot {
-            state: self.state(),
+            // The first wait counts from the accept: its first byte does
+            // not start the count again.
+            state: match state < NEXT_WAIT {
+                true => state & !STARTED,
+                false => state,
+            },
             opened: self.opened.load(Ordering::Relaxed),
             closed: self.closed.load(Ordering::Relaxed),
         }
@@ -339,13 +371,21 @@ pin_project! {
         stalled: Duration,
         // Whether the tick was polled since it was last set.
         polled: bool,
+        // When the server started: the watch's quiet time counts from it.
+        epoch: tokio::time::Instant,
     }
 }
 
 impl<C> Watchdog<C> {
-    pub(super) fn new(connection: C, watch: Arc<ConnectionWatch>, timeouts: Timeouts) -> Self {
+    pub(super) fn new(
+        connection: C,
+        watch: Arc<ConnectionWatch>,
+        timeouts: Timeouts,
+        epoch: tokio::time::Instant,
+    ) -> Self {
         let period = timeouts.period();
         Self {
+            epoch,
             connection,
             tick: tokio::time::sleep(period),
             seen: watch.snapshot(),
@@ -409,6 +449,12 @@ where
                     *this.idle = Duration::ZERO;
                 }
             }
+            // Since when the connection has been as it is now, for the
+            // connection cap to find the one idle longest.
+            let quiet = (this.tick.deadline())
+                .saturating_duration_since(*this.epoch)
+                .saturating_sub(*this.idle);
+            (this.watch.quiet).store(millis(quiet), Ordering::Relaxed);
             let sending = this.watch.sending();
             if sending.is_some() && sending == *this.sending {
                 *this.stalled += *this.period;
@@ -424,6 +470,11 @@ where
             *this.polled = false;
         }
     }
+}
+
+/// `duration` in whole milliseconds, as the connection watch keeps times.
+pub(super) fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// Why the watchdog closed a connection.
@@ -484,13 +535,14 @@ mod tests {
         let started = tokio::time::Instant::now();
         let watchdog = Watchdog::new(
             Greedy { spent: false },
-            Arc::new(ConnectionWatch::new(0)),
+            Arc::new(ConnectionWatch::new(0, 0)),
             Timeouts {
                 header_read: timeout,
                 keep_alive: timeout,
                 http2_idle: timeout,
                 send: timeout,
             },
+            tokio::time::Instant::now(),
         );
         let closed = tokio::time::timeout(timeout * 10, watchdog)
             .await
@@ -508,7 +560,7 @@ mod tests {
     async fn a_socket_that_takes_nothing_for_the_send_timeout_is_closed() {
         let send = Duration::from_secs(1);
         let far = Duration::from_secs(100);
-        let watch = Arc::new(ConnectionWatch::new(0));
+        let watch = Arc::new(ConnectionWatch::new(0, 0));
         let mut watchdog = pin!(Watchdog::new(
             std::future::pending::<Result<(), BoxError>>(),
             Arc::clone(&watch),
@@ -518,6 +570,7 @@ mod tests {
                 http2_idle: far,
                 send,
             },
+            tokio::time::Instant::now(),
         ));
         // The socket takes nothing for most of the timeout, then a few
         // bytes, then nothing again: the count starts over.

@@ -252,6 +252,16 @@ impl Error {
         Self::timed_out("the client did not finish its message within the message timeout")
     }
 
+    /// A client silent through a ping interval and the ping after it.
+    pub(super) fn ping_unanswered() -> Self {
+        Self::timed_out("the client answered no ping within the ping interval")
+    }
+
+    /// No message either way within the idle timeout.
+    pub(super) fn idle_timed_out() -> Self {
+        Self::timed_out("no message either way within the idle timeout")
+    }
+
     fn timed_out(why: &'static str) -> Self {
         Error(tungstenite::Error::Io(std::io::Error::new(
             std::io::ErrorKind::TimedOut,

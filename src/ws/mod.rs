@@ -63,7 +63,7 @@ use tokio_tungstenite::tungstenite::{
 use crate::{
     Body, IntoResponse,
     handler::{BodyAllowance, FromRequestHead, Needs, RequestContext, RouteContext},
-    serve::{ShutdownHandle, ShutdownWatch},
+    serve::{ShutdownHandle, ShutdownWatch, UpgradeSlots},
     step::BoxFuture,
 };
 
@@ -125,14 +125,24 @@ pub struct WebSocket {
     send_wait: Wait,
     /// How long the client's message underway has taken so far.
     message_wait: Wait,
-    /// The client did not finish a message in time: reads are over.
-    message_timed_out: bool,
+    /// How long the client has sent nothing, for the liveness check.
+    silence: Wait,
+    /// Whether the silence brought a ping.
+    pinged: bool,
+    /// How long no message went either way.
+    idle: Wait,
+    /// The messages read and sent: the idle timeout's progress.
+    exchanged: u64,
+    /// A wait outlasted its timeout: reads are over.
+    timed_out: bool,
     /// The server's shutdown, when `serve` serves the connection.
     shutdown: Option<ShutdownWatch>,
     /// The subprotocol the handshake settled on.
     protocol: Option<Box<str>>,
     /// Where the close for a shutdown stands.
     going_away: GoingAway,
+    /// Its slot among the server's WebSockets, when `serve` serves it.
+    _slot: Option<tokio::sync::OwnedSemaphorePermit>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -197,7 +207,7 @@ impl Stream for WebSocket {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
-        if this.message_timed_out {
+        if this.timed_out {
             return Poll::Ready(None);
         }
         if let Err(error) = ready!(this.poll_going_away(cx)) {
@@ -205,9 +215,23 @@ impl Stream for WebSocket {
         }
         loop {
             let Poll::Ready(read) = this.codec.poll_next(cx) else {
-                return this.poll_message_timeout(cx);
+                return this.poll_timeouts(cx);
             };
-            this.message_wait.end();
+            if let Some(Ok(tungstenite::Message::Text(_) | tungstenite::Message::Binary(_))) = read
+            {
+                this.exchanged += 1;
+            }
+            // A data message ends the wait for it; a control frame read
+            // among a message's fragments (a ping every few seconds) is no
+            // progress on the message, and leaves its wait running.
+            if !matches!(
+                read,
+                Some(Ok(
+                    tungstenite::Message::Ping(_) | tungstenite::Message::Pong(_)
+                ))
+            ) {
+                this.message_wait.end();
+            }
             return Poll::Ready(match read {
                 Some(Ok(message)) => match Message::read(message) {
                     Some(message) => Some(Ok(message)),
@@ -230,9 +254,11 @@ impl Sink<Message> for WebSocket {
     }
 
     fn start_send(self: Pin<&mut Self>, message: Message) -> Result<(), Error> {
-        (self.get_mut().codec)
-            .start_send(message.into())
-            .map_err(Error::from)
+        let this = self.get_mut();
+        if matches!(message, Message::Text(_) | Message::Binary(_)) {
+            this.exchanged += 1;
+        }
+        this.codec.start_send(message.into()).map_err(Error::from)
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
@@ -249,22 +275,64 @@ impl Sink<Message> for WebSocket {
 }
 
 impl WebSocket {
-    /// A read waits: once a message is underway, whether it took longer
-    /// than the message timeout. Reads end after one that did.
-    fn poll_message_timeout(
-        &mut self,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Message, Error>>> {
+    /// A read waits: whether a wait outlasted its timeout — the message
+    /// underway, the client's silence after a ping, no message either
+    /// way. Reads end after one that did.
+    fn poll_timeouts(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Message, Error>>> {
+        let error = if self.poll_message_expired(cx) {
+            Error::message_timed_out()
+        } else if self.poll_silence_expired(cx) {
+            Error::ping_unanswered()
+        } else if self.idle.bounded() && self.idle.poll_expired(self.exchanged, cx) {
+            Error::idle_timed_out()
+        } else {
+            return Poll::Pending;
+        };
+        self.timed_out = true;
+        Poll::Ready(Some(Err(error)))
+    }
+
+    /// Once a message is underway, whether it took longer than the
+    /// message timeout.
+    fn poll_message_expired(&mut self, cx: &mut Context<'_>) -> bool {
         if self.codec.socket().progress.between_messages() {
             self.message_wait.end();
-            return Poll::Pending;
+            return false;
         }
         // No progress counts: the whole message has the timeout.
-        if !self.message_wait.poll_expired(0, cx) {
-            return Poll::Pending;
+        self.message_wait.poll_expired(0, cx)
+    }
+
+    /// The liveness check: after a ping interval in which the client sent
+    /// nothing, a ping; whether the client then sent nothing for another.
+    fn poll_silence_expired(&mut self, cx: &mut Context<'_>) -> bool {
+        if !self.silence.bounded() {
+            return false;
         }
-        self.message_timed_out = true;
-        Poll::Ready(Some(Err(Error::message_timed_out())))
+        let read = self.codec.socket().read;
+        if self.silence.progressed(read) {
+            self.pinged = false;
+        }
+        if !self.silence.poll_expired(read, cx) {
+            return false;
+        }
+        if self.pinged {
+            return true;
+        }
+        // A client whose socket takes nothing now gets no ping: the send
+        // timeout is for it, and silence through one more interval too.
+        if self.codec.poll_ready(cx).is_ready()
+            && self
+                .codec
+                .start_send(tungstenite::Message::Ping(bytes::Bytes::new()))
+                .is_ok()
+        {
+            let _ = self.codec.poll_flush(cx);
+        }
+        self.pinged = true;
+        self.silence.end();
+        // Starts the next interval, with the task woken at its end.
+        self.silence.poll_expired(read, cx)
     }
 
     /// A send's progress under the send timeout: a send that waits fails
@@ -297,7 +365,9 @@ impl WebSocket {
 /// frame of at most 1 MiB (a connection that sends a larger one is
 /// closed), at most 1 MiB of messages waiting to be written to a client
 /// that does not read (sending more fails), 30 s for a send the client
-/// takes nothing of, and 30 s for a client to finish a message it began.
+/// takes nothing of, 30 s for a client to finish a message it began, and
+/// a ping after 30 s of silence from the client, which must answer within
+/// 30 s.
 ///
 /// ```
 /// use pronghorn::{Router, ws::{Limits, WebSocket}, handler::RouteParams};
@@ -316,6 +386,8 @@ pub struct Limits {
     max_write_buffer_size: usize,
     send_timeout: Duration,
     message_timeout: Duration,
+    ping_interval: Duration,
+    idle_timeout: Duration,
 }
 
 impl Default for Limits {
@@ -326,6 +398,8 @@ impl Default for Limits {
             max_write_buffer_size: 1 << 20,
             send_timeout: Duration::from_secs(30),
             message_timeout: Duration::from_secs(30),
+            ping_interval: Duration::from_secs(30),
+            idle_timeout: Duration::MAX,
         }
     }
 }
@@ -380,6 +454,31 @@ impl Limits {
     /// as long as its handler reads. `Duration::MAX` waits for ever.
     pub fn message_timeout(mut self, timeout: Duration) -> Self {
         self.message_timeout = timeout;
+        self
+    }
+
+    /// The liveness check (default 30 s): once the client has sent
+    /// nothing for this long, it is sent a ping, and if it sends nothing
+    /// (its pong, or anything else) for as long again, the next read
+    /// yields an error whose [`is_timeout`](Error::is_timeout) is true,
+    /// and the reads after it none. A client that vanished, or that
+    /// holds a connection open without a WebSocket behind it, so lets go
+    /// of it within twice this time. The check runs while the handler
+    /// reads (`next()`), as most do in a loop. `Duration::MAX` sends no
+    /// pings.
+    pub fn ping_interval(mut self, interval: Duration) -> Self {
+        self.ping_interval = interval;
+        self
+    }
+
+    /// How long a connection may carry no message either way (default:
+    /// no limit): then the next read yields an error whose
+    /// [`is_timeout`](Error::is_timeout) is true, and the reads after it
+    /// none. Pings and pongs are not messages: a live client that says
+    /// nothing and is told nothing is let go after this time. The check
+    /// runs while the handler reads.
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout;
         self
     }
 
@@ -537,6 +636,20 @@ pub(crate) fn handshake(
         Ok(connected) => connected,
         Err(refused) => return refused,
     };
+    // A slot among the server's WebSockets, held as long as the socket.
+    let slot = match request.extensions().get::<UpgradeSlots>() {
+        Some(slots) => match slots.try_take() {
+            Some(slot) => Some(slot),
+            None => {
+                return (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "too many WebSocket connections open; try again later",
+                )
+                    .into_response();
+            }
+        },
+        None => None,
+    };
     // Watched from now: a shutdown during the handshake counts too.
     let shutdown = (request.extensions().get::<ShutdownHandle>()).map(ShutdownHandle::watch);
     let allowance = request.extensions().get::<BodyAllowance>().cloned();
@@ -550,10 +663,15 @@ pub(crate) fn handshake(
                     codec,
                     send_wait: Wait::new(limits.send_timeout),
                     message_wait: Wait::new(limits.message_timeout),
-                    message_timed_out: false,
+                    silence: Wait::new(limits.ping_interval),
+                    pinged: false,
+                    idle: Wait::new(limits.idle_timeout),
+                    exchanged: 0,
+                    timed_out: false,
                     shutdown,
                     protocol: chosen,
                     going_away: GoingAway::No,
+                    _slot: slot,
                 };
                 connected(socket).await;
             }

@@ -41,9 +41,19 @@ impl Wait {
         }
     }
 
+    /// Whether the timeout is one a wait can reach.
+    pub(super) fn bounded(&self) -> bool {
+        self.timeout < FOREVER
+    }
+
     /// The wait is over: the next has the whole timeout.
     pub(super) fn end(&mut self) {
         self.waiting = false;
+    }
+
+    /// Whether a wait goes on and `progress` is past where it stood.
+    pub(super) fn progressed(&self, progress: u64) -> bool {
+        self.waiting && progress != self.progress
     }
 
     /// A wait goes on, with `progress` so far: whether there was none for
@@ -72,6 +82,8 @@ impl Wait {
 pub(super) struct Socket<T> {
     io: T,
     pub(super) written: u64,
+    /// The bytes read from the client: any is a sign of life.
+    pub(super) read: u64,
     pub(super) progress: Progress,
     /// The server's allowance, when `serve` serves the connection.
     allowance: Option<BodyAllowance>,
@@ -94,6 +106,7 @@ impl<T> Socket<T> {
         Self {
             io,
             written: 0,
+            read: 0,
             progress: Progress::default(),
             allowance,
             reservation: message_size.saturating_mul(2),
@@ -132,6 +145,7 @@ impl<T: AsyncRead + Unpin> AsyncRead for Socket<T> {
         }
         let filled = buf.filled().len();
         ready!(Pin::new(&mut this.io).poll_read(cx, buf))?;
+        this.read += (buf.filled().len() - filled) as u64;
         this.progress.read(&buf.filled()[filled..]);
         if this.progress.between_messages() {
             this.room = None;

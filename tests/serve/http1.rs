@@ -269,39 +269,76 @@ async fn with_half_close_a_client_that_stops_sending_is_answered() {
     server.stop().await;
 }
 
+/// Reads from `client` until the server closes it, within 10 s.
+async fn closed_by_the_server(client: &mut TcpStream) -> bool {
+    let mut rest = Vec::new();
+    matches!(
+        tokio::time::timeout(Duration::from_secs(10), client.read_to_end(&mut rest)).await,
+        Ok(Ok(_) | Err(_))
+    )
+}
+
 #[tokio::test]
-async fn the_connection_limit_holds_and_recovers() {
-    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| {
+async fn at_the_connection_limit_a_new_client_sheds_the_idle_connection_never_a_busy_one() {
+    let feeds = Feeds::default();
+    let release = feeds.slow();
+    let server = Server::start(app(&feeds, &Events::default()), |server| {
         server.max_connections(2)
     })
     .await;
-    // Two clients take the two places, and keep them.
-    let mut first: Sender = common::connect(server.address).await;
-    let (parts, _) = send_empty(&mut first, Method::GET, "/hello").await;
-    assert_eq!(parts.status, StatusCode::OK);
-    let second = TcpStream::connect(server.address).await.unwrap();
-    // A third connects (the listener's backlog takes it) but is not served
-    // while the others hold their places...
+    // One connection idle after its answer, one waiting on its handler.
+    let mut idle = TcpStream::connect(server.address).await.unwrap();
+    idle.write_all(b"GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    assert!(next_answer(&mut idle).await.starts_with("HTTP/1.1 200"));
+    let mut busy = TcpStream::connect(server.address).await.unwrap();
+    busy.write_all(b"GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    // A third client takes the idle one's place at once.
+    let started = Instant::now();
     let mut third = TcpStream::connect(server.address).await.unwrap();
     third
         .write_all(b"GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
         .await
         .unwrap();
+    assert!(next_answer(&mut third).await.starts_with("HTTP/1.1 200"));
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "served after {:?}",
+        started.elapsed()
+    );
+    assert!(
+        closed_by_the_server(&mut idle).await,
+        "the idle one is shed"
+    );
+
+    // With both places busy (a request underway, a head begun), a fourth
+    // waits...
+    third.write_all(b"GET /hello HTTP/1.1\r\n").await.unwrap();
+    let mut fourth = TcpStream::connect(server.address).await.unwrap();
+    fourth
+        .write_all(b"GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
     let mut answer = [0; 12];
     let waited =
-        tokio::time::timeout(Duration::from_millis(500), third.read_exact(&mut answer)).await;
-    assert!(
-        waited.is_err(),
-        "the third client was served over the limit"
-    );
-    // ...and is, as soon as one leaves.
-    drop(second);
-    tokio::time::timeout(Duration::from_secs(10), third.read_exact(&mut answer))
+        tokio::time::timeout(Duration::from_millis(500), fourth.read_exact(&mut answer)).await;
+    assert!(waited.is_err(), "a busy connection was shed");
+    // ...until one of them is idle: the slow request's connection, once
+    // answered, is shed for it.
+    release.send(()).unwrap();
+    assert!(next_answer(&mut busy).await.ends_with("slow done"));
+    tokio::time::timeout(Duration::from_secs(10), fourth.read_exact(&mut answer))
         .await
-        .expect("served once a place is free")
+        .expect("served once a connection is idle")
         .unwrap();
     assert_eq!(&answer, b"HTTP/1.1 200");
-    drop(first);
+    assert!(closed_by_the_server(&mut busy).await);
+    // The connection with a head underway was left alone.
+    third.write_all(b"Host: x\r\n\r\n").await.unwrap();
+    assert!(next_answer(&mut third).await.starts_with("HTTP/1.1 200"));
     server.stop().await;
 }
 

@@ -85,6 +85,46 @@ async fn a_silent_connection_is_closed_after_the_header_timeout_and_an_idle_one_
 }
 
 #[tokio::test]
+async fn a_first_head_sent_a_byte_at_a_time_is_cut_off_at_the_header_timeout_from_the_accept() {
+    let timeout = Duration::from_millis(800);
+    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| {
+        server.header_read_timeout(timeout)
+    })
+    .await;
+    // One byte at once (the server reads it to choose between HTTP/1 and
+    // HTTP/2), then one byte every half timeout: each byte is progress,
+    // but the head as a whole is late.
+    let started = Instant::now();
+    let mut dribbler = TcpStream::connect(server.address).await.unwrap();
+    let head = b"GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n";
+    let mut closed = None;
+    for byte in head {
+        if dribbler.write_all(&[*byte]).await.is_err() {
+            closed = Some(started.elapsed());
+            break;
+        }
+        let mut buffer = [0; 64];
+        match tokio::time::timeout(timeout / 2, dribbler.read(&mut buffer)).await {
+            Err(_) => {}
+            Ok(Ok(0) | Err(_)) => {
+                closed = Some(started.elapsed());
+                break;
+            }
+            Ok(Ok(_)) => panic!("answered a head that came too late"),
+        }
+    }
+    let closed = closed.expect("the server closes the connection before the head is complete");
+    assert!(closed >= timeout, "closed after {closed:?}");
+    // The watchdog looks four times in a timeout. (Counted from the
+    // second byte, as before, it closed the connection after 1.2 s.)
+    assert!(
+        closed <= timeout + timeout / 4 + timeout / 8,
+        "closed only after {closed:?}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn a_slow_answer_or_a_long_stream_outlives_the_header_timeout() {
     let timeout = Duration::from_millis(200);
     let feeds = Feeds::default();

@@ -547,3 +547,112 @@ async fn websocket_messages_around_large_ones_all_arrive_in_order() {
     client.close(None).await.unwrap();
     server.stop().await;
 }
+
+#[tokio::test]
+async fn pings_among_an_unfinished_message_do_not_extend_its_timeout() {
+    let timeout = Duration::from_millis(400);
+    let (router, mut reports) =
+        echo_reporting(pronghorn::ws::Limits::default().message_timeout(timeout));
+    let server = Server::start(router, |server| server).await;
+    let (mut stalled, _) = websocket_connect(server.address, "/echo").await.unwrap();
+    let started = Instant::now();
+    stalled
+        .send(fragment(Data::Binary, 70_000, false))
+        .await
+        .unwrap();
+    // A ping every quarter of the timeout, for as long as the test runs.
+    let pings = tokio::spawn(async move {
+        while stalled.send(Wire::Ping("alive".into())).await.is_ok() {
+            tokio::time::sleep(timeout / 4).await;
+        }
+    });
+    let report = tokio::time::timeout(Duration::from_secs(10), reports.recv()).await;
+    assert_eq!(report.unwrap().unwrap(), "error, timeout: true");
+    let elapsed = started.elapsed();
+    assert!(
+        elapsed >= timeout && elapsed < timeout * 2,
+        "timed out after {elapsed:?}"
+    );
+    pings.abort();
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_websocket_client_that_answers_no_ping_is_let_go_and_one_that_reads_stays() {
+    let interval = Duration::from_millis(300);
+    let (router, mut reports) =
+        echo_reporting(pronghorn::ws::Limits::default().ping_interval(interval));
+    let server = Server::start(router, |server| server).await;
+    let (mut live, _) = websocket_connect(server.address, "/echo").await.unwrap();
+    // tungstenite answers a ping as it reads: this client never reads.
+    let (silent, _) = websocket_connect(server.address, "/echo").await.unwrap();
+    let started = Instant::now();
+    let reader = tokio::spawn(async move {
+        let mut pings = 0;
+        let quiet = async {
+            while let Some(Ok(message)) = live.next().await {
+                assert!(matches!(message, Wire::Ping(_)), "{message:?}");
+                pings += 1;
+            }
+        };
+        let _ = tokio::time::timeout(interval * 5, quiet).await;
+        (pings, live)
+    });
+    let report = tokio::time::timeout(Duration::from_secs(10), reports.recv()).await;
+    assert_eq!(report.unwrap().unwrap(), "error, timeout: true");
+    let elapsed = started.elapsed();
+    assert!(
+        elapsed >= interval * 2 && elapsed < interval * 4,
+        "let go after {elapsed:?}"
+    );
+    assert_eq!(reports.recv().await.unwrap(), "end");
+    // The client that reads was pinged, answered, and is still served.
+    let (pings, mut live) = reader.await.unwrap();
+    assert!(pings >= 2, "{pings} pings");
+    assert_eq!(
+        round_trip(&mut live, Wire::text("still here")).await,
+        Wire::text("still here")
+    );
+    assert!(
+        tokio::time::timeout(Duration::from_millis(100), reports.recv())
+            .await
+            .is_err(),
+        "the live client was let go too"
+    );
+    drop(silent);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_websocket_handshake_past_the_websocket_cap_is_503_and_other_requests_are_served() {
+    let (router, _reports) = echo_reporting(pronghorn::ws::Limits::default());
+    let server = Server::start(router, |server| server.max_connections(8).max_websockets(2)).await;
+    let (mut first, _) = websocket_connect(server.address, "/echo").await.unwrap();
+    let (second, _) = websocket_connect(server.address, "/echo").await.unwrap();
+    let refused = websocket_connect(server.address, "/echo").await;
+    let Err(tokio_tungstenite::tungstenite::Error::Http(response)) = refused else {
+        panic!("the upgrade must be refused: {refused:?}");
+    };
+    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    // Plain requests still have their slots (a GET of a WebSocket route
+    // without the upgrade is answered 426).
+    let parts = get_on_a_new_connection(server.address, "/echo").await;
+    assert_eq!(parts.status, StatusCode::UPGRADE_REQUIRED);
+    // A WebSocket that closes gives its slot back.
+    drop(second);
+    let again = async {
+        loop {
+            if let Ok((socket, _)) = websocket_connect(server.address, "/echo").await {
+                return socket;
+            }
+            tokio::task::yield_now().await;
+        }
+    };
+    let mut third = tokio::time::timeout(Duration::from_secs(10), again)
+        .await
+        .expect("a slot once one closes");
+    for socket in [&mut first, &mut third] {
+        assert_eq!(round_trip(socket, Wire::text("hi")).await, Wire::text("hi"));
+    }
+    server.stop().await;
+}
