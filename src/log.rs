@@ -20,6 +20,8 @@ const BURST: u32 = 100;
 /// must not fill the disk with it.
 #[derive(Debug)]
 pub(crate) struct RateLimit {
+    /// How many events a second are logged.
+    burst: u32,
     /// The second the counts are for, since the process's first event.
     second: AtomicU64,
     logged: AtomicU32,
@@ -28,7 +30,13 @@ pub(crate) struct RateLimit {
 
 impl RateLimit {
     pub(crate) const fn new() -> Self {
+        Self::per_second(BURST)
+    }
+
+    /// At most `burst` events a second logged, the rest counted.
+    pub(crate) const fn per_second(burst: u32) -> Self {
         Self {
+            burst,
             second: AtomicU64::new(0),
             logged: AtomicU32::new(0),
             suppressed: AtomicU64::new(0),
@@ -49,7 +57,7 @@ impl RateLimit {
         {
             self.logged.store(0, Ordering::Relaxed);
         }
-        if self.logged.fetch_add(1, Ordering::Relaxed) < BURST {
+        if self.logged.fetch_add(1, Ordering::Relaxed) < self.burst {
             Some(self.suppressed.swap(0, Ordering::Relaxed))
         } else {
             self.suppressed.fetch_add(1, Ordering::Relaxed);
@@ -87,5 +95,13 @@ mod tests {
         assert!((BURST..=2 * BURST).contains(&admitted), "{admitted}");
         let unreported = limit.suppressed.load(Ordering::Relaxed);
         assert_eq!(u64::from(admitted) + reported + unreported, 10_000);
+    }
+
+    #[test]
+    fn a_limit_of_one_a_second_logs_one_and_counts_the_rest() {
+        let limit = RateLimit::per_second(1);
+        let admitted = (0..1_000).filter(|_| limit.admit().is_some()).count();
+        // The loop may straddle a second.
+        assert!((1..=2).contains(&admitted), "{admitted}");
     }
 }

@@ -349,8 +349,9 @@ fn router_sync_pipeline_allocates_as_often_as_building_the_response_by_hand() {
 }
 
 /// A body extractor on a body that is already complete: the router answers
-/// on the first poll and allocates as often as a `service_fn` that collects
-/// the body itself (the extractor's future is not boxed).
+/// on the first poll and allocates less often than a `service_fn` that
+/// collects the body itself (the extractor's future is not boxed, and a
+/// body of one frame is not copied).
 #[test]
 fn a_complete_body_is_extracted_without_boxing() {
     use pronghorn::{Body, IntoResponse, Router};
@@ -397,7 +398,9 @@ fn a_complete_body_is_extracted_without_boxing() {
         hand as f64 / ROUNDS as f64
     );
     assert!(hand > 0, "the counter counts");
-    assert_eq!(routed, hand);
+    // One fewer: a body of one frame is that frame, with no list of
+    // frames to collect it in.
+    assert_eq!(routed, hand - ROUNDS);
 }
 
 /// Whether the bytes of the [`Late`] body being read have arrived.

@@ -204,6 +204,23 @@ async fn every_malformed_request_is_answered_with_its_status() {
             200,
         ),
         (
+            "a Host that is not a host",
+            "GET /hello HTTP/1.1\r\nHost: h\u{f6}st.example\r\nConnection: close\r\n\r\n"
+                .as_bytes()
+                .to_vec(),
+            400,
+        ),
+        (
+            "a Host with a path",
+            b"GET /hello HTTP/1.1\r\nHost: example.com/admin\r\nConnection: close\r\n\r\n".to_vec(),
+            400,
+        ),
+        (
+            "a Host with a port and an IPv6 literal",
+            b"GET /hello HTTP/1.1\r\nHost: [::1]:8080\r\nConnection: close\r\n\r\n".to_vec(),
+            200,
+        ),
+        (
             "500 headers",
             format!("GET /hello HTTP/1.1\r\nHost: x\r\n{}\r\n", headers(500)).into_bytes(),
             431,
@@ -534,4 +551,138 @@ async fn a_header_count_limit_past_what_a_head_holds_serves_as_no_limit() {
         "a".repeat(100 * 1024)
     );
     assert_eq!(exchange(address, big.as_bytes()).await.status, Some(431));
+}
+
+// ---- Crowds: many clients that each cost little, and what the others get.
+
+/// A server for the crowds: a greeting, a 4 MiB report shared by every
+/// answer, and an upload counted.
+async fn start_crowded(
+    configure: impl FnOnce(
+        pronghorn::Serve<pronghorn::CompiledRouter>,
+    ) -> pronghorn::Serve<pronghorn::CompiledRouter>,
+) -> SocketAddr {
+    let report = Bytes::from(vec![b'x'; 4 << 20]);
+    let router = Router::new()
+        .get("/hello", || "hello")
+        .get("/report", move || report.clone())
+        .post("/upload", |body: Bytes| format!("{} bytes", body.len()))
+        .body_limit(4 << 20)
+        .compile()
+        .unwrap();
+    common::serve_on_loopback(router, configure).await
+}
+
+/// A new client's GET and 100 KB upload, each answered within its time.
+async fn others_are_served(address: SocketAddr) {
+    let started = std::time::Instant::now();
+    let answer = exchange(address, &get("/hello")).await;
+    assert_eq!(answer.status, Some(200));
+    let waited = started.elapsed();
+    assert!(
+        waited < Duration::from_millis(500),
+        "a GET waited {waited:?}"
+    );
+    let started = std::time::Instant::now();
+    let answer = exchange(
+        address,
+        &post("/upload", "application/octet-stream", &[b'u'; 100_000]),
+    )
+    .await;
+    assert_eq!(
+        (answer.status, answer.body.as_str()),
+        (Some(200), "100000 bytes")
+    );
+    let waited = started.elapsed();
+    assert!(
+        waited < Duration::from_secs(1),
+        "an upload waited {waited:?}"
+    );
+}
+
+/// The server's resident memory, in KiB (the server runs in this process).
+#[cfg(target_os = "linux")]
+fn resident_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status
+        .lines()
+        .find(|line| line.starts_with("VmRSS:"))
+        .unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn clients_that_ask_for_a_large_body_and_never_read_hold_no_copy_of_it() {
+    let address = start_crowded(|server| server).await;
+    let before = resident_kib();
+    let mut crowd = Vec::new();
+    for _ in 0..50 {
+        let client = TcpStream::connect(address).await.unwrap();
+        let socket = socket2::SockRef::from(&client);
+        socket.set_recv_buffer_size(4096).unwrap();
+        let mut client = client;
+        client.write_all(&get("/report")).await.unwrap();
+        // The answer's head, once the server is writing the body.
+        let mut head = [0; 12];
+        client.read_exact(&mut head).await.unwrap();
+        assert_eq!(&head, b"HTTP/1.1 200");
+        crowd.push(client);
+    }
+    others_are_served(address).await;
+    // A copy of the body per client was 200 MiB here.
+    let grown = resident_kib().saturating_sub(before);
+    assert!(grown < 32 * 1024, "the server grew by {grown} KiB");
+    drop(crowd);
+}
+
+#[tokio::test]
+async fn clients_that_reset_mid_body_leave_the_server_serving() {
+    let address = start_crowded(|server| server).await;
+    for _ in 0..50 {
+        let mut client = TcpStream::connect(address).await.unwrap();
+        client.write_all(&get("/report")).await.unwrap();
+        let mut some = vec![0; 64 * 1024];
+        client.read_exact(&mut some).await.unwrap();
+        client.set_zero_linger().unwrap();
+        drop(client);
+    }
+    others_are_served(address).await;
+}
+
+#[tokio::test]
+async fn idle_connections_past_the_connection_limit_do_not_keep_new_clients_out() {
+    let address = start_crowded(|server| server.max_connections(32)).await;
+    // Twice as many silent connections as there are slots.
+    let mut crowd = Vec::new();
+    for _ in 0..64 {
+        crowd.push(TcpStream::connect(address).await.unwrap());
+    }
+    others_are_served(address).await;
+    drop(crowd);
+}
+
+#[tokio::test]
+async fn heads_that_declare_large_bodies_and_send_none_do_not_hold_up_uploads() {
+    // Room for 2 MiB of bodies being read; each head declares 2 MiB.
+    let address = start_crowded(|server| server.body_buffer(2 << 20)).await;
+    let mut crowd = Vec::new();
+    for _ in 0..24 {
+        let mut client = TcpStream::connect(address).await.unwrap();
+        client
+            .write_all(b"POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 2097152\r\nExpect: 100-continue\r\n\r\n")
+            .await
+            .unwrap();
+        // Told to send: the body's extractor is waiting for it, with its
+        // room in the allowance.
+        let mut continued = [0; 25];
+        tokio::time::timeout(Duration::from_secs(5), client.read_exact(&mut continued))
+            .await
+            .expect("each head is told to send its body")
+            .unwrap();
+        assert_eq!(&continued, b"HTTP/1.1 100 Continue\r\n\r\n");
+        crowd.push(client);
+    }
+    others_are_served(address).await;
+    drop(crowd);
 }

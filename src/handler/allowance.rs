@@ -8,18 +8,23 @@
 //! every connection (1,000 connections held 1.6 GB).
 //!
 //! `serve` gives each request with a body a [`BodyAllowance`], and a body
-//! extractor reserves what the body may take (its declared length, else
-//! the limit) before reading it:
+//! extractor reserves room in it:
 //!
-//! - from its HTTP/2 connection's allowance. The first body a connection
-//!   reads is always let through, whatever its size; another is let
-//!   through while the reservations fit, and is answered 503 otherwise —
-//!   not made to wait: a stream waiting unread would hold the connection's
-//!   flow-control window, and the streams being read could stall behind it;
-//! - from the server's allowance, shared by every connection. A body that
-//!   does not fit waits for room, in the order the bodies came, until its
-//!   body timeout (503 then): the client is not told to send meanwhile
-//!   (`100 Continue`), and what it sends waits in its socket, not here.
+//! - in its HTTP/2 connection's allowance, what the body may take (its
+//!   declared length, else the limit) before reading it. The first body a
+//!   connection reads is always let through, whatever its size; another
+//!   is let through while the reservations fit, and is answered 503
+//!   otherwise — not made to wait: a stream waiting unread would hold the
+//!   connection's flow-control window, and the streams being read could
+//!   stall behind it;
+//! - in the server's allowance, shared by every connection, as the body
+//!   arrives: what it has read and one step ahead ([`STEP`]), never what
+//!   its head declares. A head alone holds one step, so a crowd of heads
+//!   that declare large bodies and send none cannot take the allowance
+//!   from the bodies that do arrive. A body with no room for its next
+//!   step waits, in the order the waits began, until its body timeout
+//!   (503 then); what its client sends meanwhile waits in its socket, not
+//!   here.
 
 #[cfg(feature = "server")]
 use std::{future::Future, pin::Pin};
@@ -38,6 +43,10 @@ use tokio::sync::{AcquireError, OwnedSemaphorePermit, Semaphore};
 /// ones most requests carry cost no reservation.
 #[cfg(feature = "server")]
 pub(crate) const UNCOUNTED: u64 = 64 * 1024;
+
+/// How far ahead of what a body has read its room in the server's
+/// allowance is taken: about what one read brings.
+pub(crate) const STEP: usize = 64 * 1024;
 
 /// What the body extractor of one request may take: of its HTTP/2
 /// connection's allowance, and of the server's.
@@ -120,10 +129,11 @@ impl BodyAllowance {
         self.connection.is_some() || self.server.is_some()
     }
 
-    /// Reserves `bytes` for a body about to be read: `None` when other
-    /// bodies are being read on its connection and this one would take
-    /// the connection past its allowance. The reservation may still have
-    /// to wait for room on the server ([`Reservation::poll_room`]).
+    /// Reserves `bytes` for a body about to be read on its connection:
+    /// `None` when other bodies are being read on its connection and this
+    /// one would take the connection past its allowance. Room on the
+    /// server is reserved as the body arrives
+    /// ([`Reservation::poll_room`]).
     pub(crate) fn reserve(&self, bytes: usize) -> Option<Reservation> {
         let connection = match &self.connection {
             Some(shared) => {
@@ -144,18 +154,7 @@ impl BodyAllowance {
             connection,
             bytes,
             #[cfg(feature = "server")]
-            server: match &self.server {
-                Some(server) => {
-                    let permits = server.permits(bytes);
-                    match Arc::clone(&server.kib).try_acquire_many_owned(permits) {
-                        Ok(permit) => Room::Held(permit),
-                        Err(_) => Room::Waiting(Box::pin(
-                            Arc::clone(&server.kib).acquire_many_owned(permits),
-                        )),
-                    }
-                }
-                None => Room::Unbounded,
-            },
+            server: self.server.clone().map(Room::new),
         })
     }
 }
@@ -166,40 +165,100 @@ pub(crate) struct Reservation {
     connection: Option<Arc<Shared>>,
     bytes: usize,
     #[cfg(feature = "server")]
-    server: Room,
+    server: Option<Room>,
 }
 
-/// A body's room in the server's allowance.
+/// A body's room in the server's allowance, taken as the body arrives.
 #[cfg(feature = "server")]
-enum Room {
-    Unbounded,
-    Held(#[allow(dead_code, reason = "given back when dropped")] OwnedSemaphorePermit),
-    Waiting(Pin<Box<dyn Future<Output = Result<OwnedSemaphorePermit, AcquireError>> + Send>>),
+struct Room {
+    allowance: ServerAllowance,
+    /// The permits held so far (KiB), and the permit holding them.
+    held: u32,
+    permit: Option<OwnedSemaphorePermit>,
+    /// More permits being waited for: how many, and the wait.
+    waiting: Option<(u32, Acquire)>,
 }
+
+#[cfg(feature = "server")]
+type Acquire = Pin<Box<dyn Future<Output = Result<OwnedSemaphorePermit, AcquireError>> + Send>>;
 
 #[cfg(feature = "server")]
 impl std::fmt::Debug for Room {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Self::Unbounded => "Unbounded",
-            Self::Held(_) => "Held",
-            Self::Waiting(_) => "Waiting",
-        })
+        f.debug_struct("Room")
+            .field("held", &self.held)
+            .field(
+                "waiting",
+                &self.waiting.as_ref().map(|(permits, _)| permits),
+            )
+            .finish()
+    }
+}
+
+#[cfg(feature = "server")]
+impl Room {
+    fn new(allowance: ServerAllowance) -> Self {
+        Self {
+            allowance,
+            held: 0,
+            permit: None,
+            waiting: None,
+        }
+    }
+
+    /// Ready once `bytes` are held; more are waited for in the order the
+    /// waits began.
+    fn poll_hold(&mut self, cx: &mut Context<'_>, bytes: usize) -> Poll<()> {
+        let needed = self.allowance.permits(bytes);
+        while self.held < needed {
+            let (permits, wait) = match &mut self.waiting {
+                Some((permits, wait)) => (*permits, wait),
+                None => {
+                    let more = needed - self.held;
+                    let semaphore = Arc::clone(&self.allowance.kib);
+                    match Arc::clone(&semaphore).try_acquire_many_owned(more) {
+                        Ok(permit) => {
+                            self.add(more, Ok(permit));
+                            continue;
+                        }
+                        Err(_) => {
+                            let wait = Box::pin(semaphore.acquire_many_owned(more));
+                            let (permits, wait) = self.waiting.insert((more, wait));
+                            (*permits, wait)
+                        }
+                    }
+                }
+            };
+            let acquired = std::task::ready!(wait.as_mut().poll(cx));
+            self.waiting = None;
+            self.add(permits, acquired);
+        }
+        Poll::Ready(())
+    }
+
+    fn add(&mut self, permits: u32, acquired: Result<OwnedSemaphorePermit, AcquireError>) {
+        // The semaphore is never closed; were it, the body would go on
+        // without a bound rather than wait for ever.
+        self.held += permits;
+        if let Ok(acquired) = acquired {
+            match &mut self.permit {
+                Some(permit) => permit.merge(acquired),
+                None => self.permit = Some(acquired),
+            }
+        }
     }
 }
 
 impl Reservation {
-    /// Ready once the server has room for the body (at once, but when
-    /// other bodies hold the server's allowance).
+    /// Ready once the server's allowance holds `bytes` for the body: what
+    /// it has read, and a step ahead of it. At once, but when other
+    /// bodies hold the allowance; a body larger than the whole allowance
+    /// waits for all of it, and is then read alone.
     #[cfg_attr(not(feature = "server"), allow(unused_variables))]
-    pub(crate) fn poll_room(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+    pub(crate) fn poll_room(&mut self, cx: &mut Context<'_>, bytes: usize) -> Poll<()> {
         #[cfg(feature = "server")]
-        if let Room::Waiting(wait) = &mut self.server {
-            self.server = match std::task::ready!(wait.as_mut().poll(cx)) {
-                Ok(permit) => Room::Held(permit),
-                // The semaphore is never closed.
-                Err(_) => Room::Unbounded,
-            };
+        if let Some(room) = &mut self.server {
+            return room.poll_hold(cx, bytes);
         }
         Poll::Ready(())
     }
@@ -247,23 +306,45 @@ mod tests {
         );
         let mut cx = Context::from_waker(Waker::noop());
         let mut first = one.reserve(2 * 1024).unwrap();
-        assert!(first.poll_room(&mut cx).is_ready());
+        assert!(first.poll_room(&mut cx, 2 * 1024).is_ready());
         // Larger than what is left: waits, and one that would fit waits
         // behind it.
         let mut second = two.reserve(2 * 1024).unwrap();
-        assert!(second.poll_room(&mut cx).is_pending());
+        assert!(second.poll_room(&mut cx, 2 * 1024).is_pending());
         let mut third = one.reserve(1).unwrap();
-        assert!(third.poll_room(&mut cx).is_pending(), "jumped the queue");
+        assert!(third.poll_room(&mut cx, 1).is_pending(), "jumped the queue");
         drop(first);
-        assert!(second.poll_room(&mut cx).is_ready());
-        assert!(third.poll_room(&mut cx).is_ready());
+        assert!(second.poll_room(&mut cx, 2 * 1024).is_ready());
+        assert!(third.poll_room(&mut cx, 1).is_ready());
         // A body larger than the whole allowance is read alone.
         drop((second, third));
         let mut huge = two.reserve(1 << 30).unwrap();
-        assert!(huge.poll_room(&mut cx).is_ready());
+        assert!(huge.poll_room(&mut cx, 1 << 30).is_ready());
         let mut small = one.reserve(1).unwrap();
-        assert!(small.poll_room(&mut cx).is_pending());
+        assert!(small.poll_room(&mut cx, 1).is_pending());
         drop(huge);
-        assert!(small.poll_room(&mut cx).is_ready());
+        assert!(small.poll_room(&mut cx, 1).is_ready());
+    }
+
+    #[test]
+    fn a_body_holds_room_for_what_it_read_not_for_what_it_declared() {
+        let server = ServerAllowance::new(100 * 1024);
+        let allowance = BodyAllowance::new(0, Some(server.clone()));
+        let mut cx = Context::from_waker(Waker::noop());
+        // Bodies that declare 1 MiB each, of which 10 KiB came: they
+        // hold 10 KiB each, and ten of them fit.
+        let mut bodies: Vec<_> = (0..10)
+            .map(|_| allowance.reserve(1 << 20).unwrap())
+            .collect();
+        for body in &mut bodies {
+            assert!(body.poll_room(&mut cx, 10 * 1024).is_ready());
+        }
+        assert_eq!(server.kib.available_permits(), 0);
+        // One grows as its bytes arrive, once another leaves room.
+        assert!(bodies[0].poll_room(&mut cx, 20 * 1024).is_pending());
+        bodies.truncate(9);
+        assert!(bodies[0].poll_room(&mut cx, 20 * 1024).is_ready());
+        drop(bodies);
+        assert_eq!(server.kib.available_permits(), 100, "all given back");
     }
 }

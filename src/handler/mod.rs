@@ -51,7 +51,7 @@ use http::{Request, Response};
 #[cfg(feature = "ws")]
 pub(crate) use self::allowance::Reservation;
 #[cfg(feature = "server")]
-pub(crate) use self::allowance::{BodyAllowance, ServerAllowance, UNCOUNTED};
+pub(crate) use self::allowance::{BodyAllowance, STEP, ServerAllowance, UNCOUNTED};
 #[cfg(feature = "axum")]
 pub use self::axum::Axum;
 #[cfg(feature = "json")]

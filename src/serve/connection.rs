@@ -444,14 +444,28 @@ where
 }
 
 /// Whether a request's `Host` is as HTTP/1 requires (RFC 9112, 3.2): one
-/// line, and present in HTTP/1.1. Two could be read two ways, by a proxy
-/// in front and by the service; none leaves the service to guess. HTTP/2
-/// names its authority in the request line.
+/// line, present in HTTP/1.1, and a host with an optional port. Two could
+/// be read two ways, by a proxy in front and by the service; none leaves
+/// the service to guess. HTTP/2 names its authority in the request line.
 fn host_is_sound<B>(request: &Request<B>) -> bool {
     let mut hosts = request.headers().get_all(http::header::HOST).iter();
-    match request.version() {
-        Version::HTTP_11 => hosts.next().is_some() && hosts.next().is_none(),
-        Version::HTTP_10 | Version::HTTP_09 => hosts.nth(1).is_none(),
-        _ => true,
-    }
+    let host = match request.version() {
+        Version::HTTP_11 => match (hosts.next(), hosts.next()) {
+            (Some(host), None) => Some(host),
+            _ => return false,
+        },
+        Version::HTTP_10 | Version::HTTP_09 => match (hosts.next(), hosts.next()) {
+            (host, None) => host,
+            _ => return false,
+        },
+        _ => hosts.next(),
+    };
+    host.is_none_or(|host| host.as_bytes().iter().all(|&byte| is_host_byte(byte)))
+}
+
+/// Whether `byte` may be part of a `Host` (RFC 3986, 3.2.2 and 3.2.3): a
+/// registered name's (letters, digits, `-._~`, sub-delimiters, percent
+/// escapes), an IP literal's (`[`, `]`, `:`), a port's.
+fn is_host_byte(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || b"-._~%!$&'()*+,;=:[]".contains(&byte)
 }

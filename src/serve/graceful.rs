@@ -164,3 +164,13 @@ impl<C: Future> Future for Graceful<C> {
         this.connection.poll(cx)
     }
 }
+
+impl<C> super::timeouts::CloseGracefully for Graceful<C> {
+    fn close_gracefully(self: Pin<&mut Self>) {
+        let this = self.project();
+        if !*this.told {
+            *this.told = true;
+            (this.shut_down)(this.connection);
+        }
+    }
+}

@@ -130,6 +130,12 @@ impl<C: Future> Future for Batched<C> {
     }
 }
 
+impl<C: super::timeouts::CloseGracefully> super::timeouts::CloseGracefully for Batched<C> {
+    fn close_gracefully(self: Pin<&mut Self>) {
+        self.project().connection.close_gracefully();
+    }
+}
+
 /// A socket whose flushes may be held while the connection has more to
 /// do, up to `limit` buffered bytes (see the module's documentation).
 #[derive(Debug)]

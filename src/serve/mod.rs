@@ -93,7 +93,7 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// | time to send a request's head, from its first byte (and a new connection's first request, from the accept) | 10 s | [`header_read_timeout`](Serve::header_read_timeout) |
 /// | HTTP/1 idle time between requests | 10 s | [`keep_alive_timeout`](Serve::keep_alive_timeout) |
 /// | time a connection may send nothing of what it has to send: its client stopped reading, or (HTTP/2) grants no flow-control window | 30 s | [`send_timeout`](Serve::send_timeout) |
-/// | HTTP/2 idle time with no stream open | 60 s | [`http2_idle_timeout`](Serve::http2_idle_timeout) |
+/// | HTTP/2 idle time with no stream open (then a GOAWAY, and the close) | 60 s | [`http2_idle_timeout`](Serve::http2_idle_timeout) |
 /// | HTTP/2 keep-alive: a ping after this much silence, the connection closed if no answer within the same time | 20 s | [`http2_keep_alive`](Serve::http2_keep_alive) |
 /// | HTTP/2 streams open at once on a connection | 100 | [`http2_max_streams`](Serve::http2_max_streams) |
 /// | a client that vanished without closing its connection: TCP keep-alive probes after this much silence, three unanswered ones close the connection | 60 s | [`tcp_keepalive`](Serve::tcp_keepalive) |
@@ -108,7 +108,7 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// | HTTP/2 request bodies being read at once by body extractors, per connection, past the first (503 over it) | 4 MiB | [`http2_body_buffer`](Serve::http2_body_buffer) |
 /// | HTTP/2 request body bytes a client may send ahead of what is read, per connection and per stream (the flow-control windows) | 1 MiB | [`http2_receive_window`](Serve::http2_receive_window) |
 /// | those windows, on all connections (past it a new connection is granted what is left, at least HTTP/2's initial 64 KiB) | 256 MiB | [`http2_receive_buffer`](Serve::http2_receive_buffer) |
-/// | request bodies being read at once by body extractors, and WebSocket messages past 64 KiB, on all connections (over it a body waits, 503 at its body timeout; a message waits, until its message timeout) | 256 MiB | [`body_buffer`](Serve::body_buffer) |
+/// | request bodies being read at once by body extractors, and WebSocket messages past 64 KiB, on all connections, counted as they arrive (over it a body waits, 503 at its body timeout; a message waits, until its message timeout) | 256 MiB | [`body_buffer`](Serve::body_buffer) |
 /// | graceful shutdown: time for the connections, and the WebSocket handlers, to finish before the server returns (WebSockets are sent a 1001 close frame at the signal; connections still open are closed) | 30 s | [`shutdown_timeout`](Serve::shutdown_timeout) |
 /// | work for an HTTP/1 client that closed its connection (its request is cancelled at once, unless half-closed connections are answered) | none | [`half_close`](Serve::half_close) |
 ///
@@ -345,6 +345,9 @@ impl<S> Serve<S> {
     /// is closed (default 60 s). A stream counts until its response body
     /// ends: a long server-sent event stream keeps its connection.
     /// `Duration::ZERO` closes a connection as soon as its streams end.
+    /// The client is sent a GOAWAY frame first, and the connection is
+    /// closed a quarter of the shortest timeout later at most (sooner if
+    /// the client closes it, as clients do on a GOAWAY).
     pub fn http2_idle_timeout(mut self, timeout: Duration) -> Self {
         self.limits.timeouts.http2_idle = timeout.min(FOREVER);
         self
@@ -575,15 +578,20 @@ impl<S> Serve<S> {
     /// `Bytes`, `String`, `Form`) of all connections may be reading at once
     /// (default 256 MiB; 0 for no bound).
     ///
-    /// Each body counts what it may take — its declared length, else the
-    /// route's body limit — from when its extractor starts until it is
-    /// done. A body that would take the server past this bound waits for
-    /// room, in the order the bodies came, until its body timeout, and is
-    /// answered 503 then; the client is not told to send it meanwhile
-    /// (`100 Continue`). Without it, a client that opens many connections
-    /// and starts a body on each, ending none, holds a body limit's worth
-    /// of memory per connection. A body larger than the bound is read
-    /// alone.
+    /// Each body counts what has arrived of it and a step of 64 KiB ahead,
+    /// never more than it declares (or the route's body limit), from when
+    /// its extractor starts until it is done: a head alone counts one step,
+    /// so a crowd of heads that declare large bodies and send none takes
+    /// little of the bound. A body with no room for its next step waits,
+    /// in the order the waits began, until its body timeout, and is
+    /// answered 503 then; a body that has no room for its first step is
+    /// not told to send meanwhile (`100 Continue`). Without the bound, a
+    /// client that opens many connections and starts a body on each,
+    /// ending none, holds a body limit's worth of memory per connection.
+    /// A body larger than the bound is read alone. When bodies that
+    /// arrive hold all of it, they wait for each other, and those not
+    /// done by their body timeout are answered 503: size it for the
+    /// uploads you expect at once.
     ///
     /// An HTTP/1 body that declares at most 64 KiB does not count: a
     /// connection reads one body at a time, so these hold at most 64 KiB a
@@ -591,10 +599,11 @@ impl<S> Serve<S> {
     /// bodies most requests carry cost no reservation.
     ///
     /// WebSocket messages (feature `ws`) count too: once a message being
-    /// read is past 64 KiB, it reserves twice the largest message a client
-    /// may send (`ws::Limits::max_message_size`: a message in fragments
-    /// holds about that) and reads on only with room, until its message
-    /// timeout (`ws::Limits::message_timeout`).
+    /// read is past 64 KiB, it counts twice what has arrived of it (a
+    /// message in fragments holds about that) and a step ahead, up to
+    /// twice the largest message a client may send
+    /// (`ws::Limits::max_message_size`), and reads on only with room,
+    /// until its message timeout (`ws::Limits::message_timeout`).
     pub fn body_buffer(mut self, bytes: usize) -> Self {
         self.limits.body_buffer = bytes;
         self
@@ -927,13 +936,14 @@ fn keepalive(idle: Duration) -> Option<socket2::TcpKeepalive> {
 
 /// The next client, with `TCP_NODELAY` and `keepalive` set. A failed
 /// `accept` (out of descriptors, a connection reset before it was taken)
-/// leaves the listener fine: it is logged at a bounded rate and the next
-/// one tried, after a pause when resources ran out.
+/// leaves the listener fine: it is logged at most once a second, with the
+/// count of those not logged, and the next one tried, after a pause when
+/// resources ran out.
 async fn accept(
     listener: &TcpListener,
     keepalive: &Option<socket2::TcpKeepalive>,
 ) -> (TcpStream, SocketAddr) {
-    static ACCEPT_FAILED: RateLimit = RateLimit::new();
+    static ACCEPT_FAILED: RateLimit = RateLimit::per_second(1);
     loop {
         match listener.accept().await {
             Ok((stream, peer)) => {

@@ -371,6 +371,9 @@ pin_project! {
         stalled: Duration,
         // Whether the tick was polled since it was last set.
         polled: bool,
+        // Whether an idle HTTP/2 connection was told to close, at the last
+        // tick: it is dropped at the next.
+        closing: bool,
         // When the server started: the watch's quiet time counts from it.
         epoch: tokio::time::Instant,
     }
@@ -393,6 +396,7 @@ impl<C> Watchdog<C> {
             timeouts,
             period,
             idle: Duration::ZERO,
+            closing: false,
             sending: None,
             stalled: Duration::ZERO,
             polled: false,
@@ -400,16 +404,22 @@ impl<C> Watchdog<C> {
     }
 }
 
+/// A connection that can be told to close once its requests are done:
+/// over HTTP/2, with a GOAWAY frame.
+pub(super) trait CloseGracefully {
+    fn close_gracefully(self: Pin<&mut Self>);
+}
+
 impl<C, E> Future for Watchdog<C>
 where
-    C: Future<Output = Result<(), E>>,
+    C: Future<Output = Result<(), E>> + CloseGracefully,
     E: Into<BoxError>,
 {
     type Output = Result<(), BoxError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();
-        if let Poll::Ready(result) = this.connection.poll(cx) {
+        if let Poll::Ready(result) = this.connection.as_mut().poll(cx) {
             return Poll::Ready(result.map_err(Into::into));
         }
         loop {
@@ -437,11 +447,19 @@ where
                 Some(limit) if now == *this.seen => {
                     *this.idle += *this.period;
                     if *this.idle >= limit {
-                        let wait = match now.state & WAITING {
-                            0 => TimedOut::Http2Idle,
-                            _ => TimedOut::Request,
-                        };
-                        return Poll::Ready(Err(wait.into()));
+                        if now.state & WAITING != 0 {
+                            return Poll::Ready(Err(TimedOut::Request.into()));
+                        }
+                        // An idle HTTP/2 connection is told why it closes
+                        // (GOAWAY), and has one tick to take it.
+                        if *this.closing {
+                            return Poll::Ready(Err(TimedOut::Http2Idle.into()));
+                        }
+                        *this.closing = true;
+                        this.connection.as_mut().close_gracefully();
+                        if let Poll::Ready(result) = this.connection.as_mut().poll(cx) {
+                            return Poll::Ready(result.map_err(Into::into));
+                        }
                     }
                 }
                 _ => {
@@ -527,6 +545,14 @@ mod tests {
             }
             Poll::Pending
         }
+    }
+
+    impl CloseGracefully for Greedy {
+        fn close_gracefully(self: Pin<&mut Self>) {}
+    }
+
+    impl<T> CloseGracefully for std::future::Pending<T> {
+        fn close_gracefully(self: Pin<&mut Self>) {}
     }
 
     #[tokio::test(start_paused = true)]

@@ -100,16 +100,25 @@ pub use self::message::{CloseFrame, Error, Message, Utf8Bytes, close_code};
 /// full, until the [send timeout](Limits::send_timeout) (30 s): the send
 /// then fails, and the handler had best end. A client that begins a
 /// message and does not finish it within the
-/// [message timeout](Limits::message_timeout) (30 s) makes `next()` yield
-/// an error, then end.
+/// [message timeout](Limits::message_timeout) (30 s), whatever control
+/// frames it sends meanwhile, makes `next()` yield an error, then end. A
+/// client that sends nothing for the
+/// [ping interval](Limits::ping_interval) (30 s) is pinged, and if it
+/// then sends nothing for as long again, `next()` yields an error, then
+/// ends: a crowd of sockets opened and left silent does not stay. An
+/// [idle timeout](Limits::idle_timeout) (none by default) ends a
+/// connection on which no message goes either way. Under `serve`, at most
+/// [`Serve::max_websockets`](crate::Serve::max_websockets) WebSockets are
+/// open at once (half the connection limit); a handshake past it is
+/// answered 503.
 ///
 /// What a connection holds of the client's messages: 16 KiB while none is
 /// underway; the message underway, up to 64 KiB, and past that only with
 /// room in the server's allowance for what requests read
 /// ([`Serve::body_buffer`](crate::Serve::body_buffer)): each such message
-/// reserves twice the largest a client may send (a message in fragments
-/// holds about twice its size while it is read), and waits for room
-/// while others hold it. And of the handler's messages: what the client has
+/// reserves twice what has arrived of it and a step ahead (a message in
+/// fragments holds about twice its size while it is read), and waits for
+/// room while others hold it. And of the handler's messages: what the client has
 /// not taken yet, up to the
 /// [write buffer's bound](Limits::max_write_buffer_size) (1 MiB), until
 /// the send timeout. With many connections, these add up: a server with

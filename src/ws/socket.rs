@@ -14,7 +14,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use super::frames::Progress;
 use crate::{
     clock::FOREVER,
-    handler::{BodyAllowance, Reservation, UNCOUNTED},
+    handler::{BodyAllowance, Reservation, STEP, UNCOUNTED},
 };
 
 /// How long a wait has gone on with no progress: a send with the client
@@ -87,9 +87,9 @@ pub(super) struct Socket<T> {
     pub(super) progress: Progress,
     /// The server's allowance, when `serve` serves the connection.
     allowance: Option<BodyAllowance>,
-    /// What a message reserves of it: twice the largest a client may send,
-    /// for tungstenite may hold the fragments of a message and the frame
-    /// being read at once.
+    /// The most a message reserves of it, as it arrives: twice the largest
+    /// a client may send, for tungstenite may hold the fragments of a
+    /// message and the frame being read at once.
     reservation: usize,
     /// The message underway's room, once it is past what needs none.
     room: Option<Reservation>,
@@ -135,12 +135,16 @@ impl<T: AsyncRead + Unpin> AsyncRead for Socket<T> {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let this = &mut *self;
-        if this.progress.underway() > UNCOUNTED {
+        let underway = usize::try_from(this.progress.underway()).unwrap_or(usize::MAX);
+        if underway as u64 > UNCOUNTED {
             if let (None, Some(allowance)) = (&this.room, &this.allowance) {
                 this.room = allowance.reserve(this.reservation);
             }
             if let Some(room) = &mut this.room {
-                ready!(room.poll_room(cx));
+                // Room as the message arrives: twice what came (fragments
+                // and the frame being read), and a step ahead.
+                let ahead = underway.saturating_mul(2).saturating_add(STEP);
+                ready!(room.poll_room(cx, ahead.min(this.reservation)));
             }
         }
         let filled = buf.filled().len();

@@ -106,8 +106,8 @@ async fn post_expecting_continue(address: SocketAddr, path: &str, length: usize)
 }
 
 #[tokio::test]
-async fn bodies_past_the_server_s_allowance_wait_their_turn_or_get_503_at_their_deadline() {
-    // HTTP/1 bodies longer than 64 KiB, two of which do not fit.
+async fn bodies_take_the_server_s_allowance_as_they_arrive_and_wait_for_room_or_get_503() {
+    // HTTP/1 bodies longer than 64 KiB; room for four steps of 64 KiB.
     const LENGTH: usize = 200_000;
     let text = |text: String| format!("{} bytes", text.len());
     let patient = Router::new()
@@ -121,27 +121,29 @@ async fn bodies_past_the_server_s_allowance_wait_their_turn_or_get_503_at_their_
         .compile()
         .unwrap();
     let server = Server::start(router, |server| server.body_buffer(256 * 1024)).await;
+    let continued = |mut client: TcpStream| async move {
+        assert_eq!(
+            next_answer(&mut client).await,
+            "HTTP/1.1 100 Continue\r\n\r\n"
+        );
+        client
+    };
 
-    // A body that takes most of the allowance: told to send once its
-    // extractor has room, it sends part and holds.
-    let mut holder = post_expecting_continue(server.address, "/patient/text", LENGTH).await;
-    assert_eq!(
-        next_answer(&mut holder).await,
-        "HTTP/1.1 100 Continue\r\n\r\n"
-    );
-    holder.write_all(&[b'a'; 1000]).await.unwrap();
-    // Another, on another connection, is not told to send while it waits...
+    // Heads that declare more than the allowance in all, and send nothing:
+    // each holds one step, not what it declares, and is told to send.
+    let mut heads = Vec::new();
+    for _ in 0..4 {
+        let head = post_expecting_continue(server.address, "/patient/text", LENGTH).await;
+        heads.push(continued(head).await);
+    }
+    // A fifth finds no room: it is not told to send while it waits...
     let mut waiting = post_expecting_continue(server.address, "/patient/text", LENGTH).await;
     let mut answer = [0; 64];
     let waited = tokio::time::timeout(Duration::from_millis(300), waiting.read(&mut answer)).await;
     assert!(waited.is_err(), "told to send past the allowance");
-    // ...and is, once the first is read.
-    holder.write_all(&[b'a'; LENGTH - 1000]).await.unwrap();
-    assert!(next_answer(&mut holder).await.ends_with("200000 bytes"));
-    assert_eq!(
-        next_answer(&mut waiting).await,
-        "HTTP/1.1 100 Continue\r\n\r\n"
-    );
+    // ...and is, once one of them leaves.
+    drop(heads.pop());
+    let mut waiting = continued(waiting).await;
 
     // One that waits past its body timeout is told why.
     let mut late = post_expecting_continue(server.address, "/text", LENGTH).await;
@@ -155,13 +157,12 @@ async fn bodies_past_the_server_s_allowance_wait_their_turn_or_get_503_at_their_
         started.elapsed()
     );
     // A small body (64 KiB at most) does not count, and is read at once.
-    let mut small = post_expecting_continue(server.address, "/text", 100).await;
-    assert_eq!(
-        next_answer(&mut small).await,
-        "HTTP/1.1 100 Continue\r\n\r\n"
-    );
+    let mut small = continued(post_expecting_continue(server.address, "/text", 100).await).await;
     small.write_all(&[b'a'; 100]).await.unwrap();
     assert!(next_answer(&mut small).await.ends_with("100 bytes"));
+    // A body that arrives takes room as it does: once the heads are gone,
+    // all it needs.
+    drop(heads);
     waiting.write_all(&[b'a'; LENGTH]).await.unwrap();
     assert!(next_answer(&mut waiting).await.ends_with("200000 bytes"));
     server.stop().await;

@@ -264,6 +264,73 @@ async fn an_idle_http2_connection_is_closed_after_the_http2_idle_timeout() {
     server.stop().await;
 }
 
+/// The types of the HTTP/2 frames a server sends on `stream` until it
+/// closes it (within 10 s), its SETTINGS acknowledged.
+async fn frames_until_closed(stream: &mut TcpStream) -> Vec<u8> {
+    const SETTINGS: u8 = 4;
+    let mut types = Vec::new();
+    let mut received = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(10), async {
+        let mut buffer = [0; 16 * 1024];
+        while let Ok(read @ 1..) = stream.read(&mut buffer).await {
+            received.extend_from_slice(&buffer[..read]);
+            while received.len() >= 9 {
+                let length = usize::from(received[0]) << 16
+                    | usize::from(received[1]) << 8
+                    | usize::from(received[2]);
+                if received.len() < 9 + length {
+                    break;
+                }
+                let (kind, flags) = (received[3], received[4]);
+                if kind == SETTINGS && flags & 1 == 0 {
+                    let ack = [0, 0, 0, SETTINGS, 1, 0, 0, 0, 0];
+                    let _ = stream.write_all(&ack).await;
+                }
+                types.push(kind);
+                received.drain(..9 + length);
+            }
+        }
+    })
+    .await;
+    assert!(read.is_ok(), "the server closes the connection");
+    types
+}
+
+#[tokio::test]
+async fn an_idle_http2_connection_is_sent_goaway_before_it_is_closed() {
+    const GOAWAY: u8 = 7;
+    let timeout = Duration::from_millis(300);
+    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| {
+        server.http2_idle_timeout(timeout)
+    })
+    .await;
+    let mut stream = TcpStream::connect(server.address).await.unwrap();
+    let mut hello = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    // An empty SETTINGS frame, then a GET of `/hello` on stream 1: the
+    // header block in HPACK's static table, `:authority` a literal.
+    hello.extend_from_slice(&[0, 0, 0, 4, 0, 0, 0, 0, 0]);
+    let mut block = vec![0x82, 0x86, 0x04, 6];
+    block.extend_from_slice(b"/hello");
+    block.extend_from_slice(&[0x41, 9]);
+    block.extend_from_slice(b"localhost");
+    hello.extend_from_slice(&[0, 0, block.len() as u8, 1, 0x05, 0, 0, 0, 1]);
+    hello.extend_from_slice(&block);
+    stream.write_all(&hello).await.unwrap();
+    let started = Instant::now();
+    let types = frames_until_closed(&mut stream).await;
+    assert!(types.contains(&1), "the answer's HEADERS: {types:?}");
+    assert!(
+        types.contains(&GOAWAY),
+        "no GOAWAY before the close: {types:?}"
+    );
+    assert!(
+        started.elapsed() >= timeout,
+        "closed after {:?}",
+        started.elapsed()
+    );
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn an_http2_stream_that_lasts_keeps_its_connection_past_the_idle_timeout() {
     let timeout = Duration::from_millis(200);

@@ -16,7 +16,7 @@ use std::{
 use bytes::Bytes;
 use http::{HeaderMap, Response, StatusCode};
 use http_body::Body as _;
-use http_body_util::{BodyExt, Limited, combinators::Collect};
+use http_body_util::Limited;
 
 use super::{FromRequestBody, RequestContext, bad_request, head::from_pairs};
 #[cfg(feature = "json")]
@@ -25,7 +25,7 @@ use crate::{
     Body,
     handler::{
         IntoResponse,
-        allowance::{BodyAllowance, Reservation},
+        allowance::{BodyAllowance, Reservation, STEP},
     },
 };
 
@@ -195,22 +195,54 @@ impl http_body::Body for Streamed {
     }
 }
 
-pin_project_lite::pin_project! {
-    /// The future of a body extractor: collects the body within the limit
-    /// and converts it. A named type, not a box: a body that is already
-    /// complete is read without allocating for the future.
-    pub struct BodyFuture<T> {
-        #[pin]
-        collect: Option<Collect<Limited<Body>>>,
-        // What the body may take of its connection's and its server's
-        // allowances, given back when the future is dropped.
-        reservation: Option<Reservation>,
-        deadline: Deadline,
-        // Why the body is refused before it is read (a wrong content type,
-        // a declared length over the limit).
-        refused: Option<Response<Body>>,
-        limit: usize,
-        convert: fn(Bytes) -> Result<T, Response<Body>>,
+/// The future of a body extractor: collects the body within the limit
+/// and converts it. A named type, not a box: a body that is already
+/// complete is read without allocating for the future.
+pub struct BodyFuture<T> {
+    body: Option<Limited<Body>>,
+    gathered: Gathered,
+    // What the body may take of its connection's and its server's
+    // allowances, given back when the future is dropped; and the most the
+    // body may bring (its declared length, else the limit).
+    reservation: Option<Reservation>,
+    most: usize,
+    deadline: Deadline,
+    // Why the body is refused before it is read (a wrong content type, a
+    // declared length over the limit).
+    refused: Option<Response<Body>>,
+    limit: usize,
+    convert: fn(Bytes) -> Result<T, Response<Body>>,
+}
+
+/// A body's bytes as they arrive. A body that comes in one frame, as a
+/// small one mostly does, is that frame: no copy.
+#[derive(Debug, Default)]
+struct Gathered {
+    first: Bytes,
+    rest: Vec<Bytes>,
+    len: usize,
+}
+
+impl Gathered {
+    fn push(&mut self, data: Bytes) {
+        self.len += data.len();
+        if self.first.is_empty() {
+            self.first = data;
+        } else if !data.is_empty() {
+            self.rest.push(data);
+        }
+    }
+
+    fn into_bytes(self) -> Bytes {
+        if self.rest.is_empty() {
+            return self.first;
+        }
+        let mut whole = bytes::BytesMut::with_capacity(self.len);
+        whole.extend_from_slice(&self.first);
+        for data in &self.rest {
+            whole.extend_from_slice(data);
+        }
+        whole.freeze()
     }
 }
 
@@ -334,6 +366,12 @@ impl<T> BodyFuture<T> {
         // `content-length` declares) is refused before it is polled: a
         // client waiting for `100 Continue` is not told to send.
         let mut refused = refused.or_else(|| declared_too_large(&body, limit));
+        let most = body
+            .size_hint()
+            .exact()
+            .and_then(|n| usize::try_from(n).ok())
+            .unwrap_or(limit)
+            .min(limit);
         // What the body may take of its connection's allowance (HTTP/2) and
         // its server's.
         let mut reservation = None;
@@ -341,18 +379,14 @@ impl<T> BodyFuture<T> {
             &refused,
             context.request.extensions().get::<BodyAllowance>(),
         ) {
-            let declared = body
-                .size_hint()
-                .exact()
-                .and_then(|n| usize::try_from(n).ok());
-            reservation = allowance.reserve(declared.unwrap_or(limit).min(limit));
+            reservation = allowance.reserve(most);
             refused = reservation.is_none().then(connection_busy);
         }
         Self {
-            collect: refused
-                .is_none()
-                .then(|| Limited::new(body, limit).collect()),
+            body: refused.is_none().then(|| Limited::new(body, limit)),
+            gathered: Gathered::default(),
             reservation,
+            most,
             deadline: Deadline::new(context.body_timeout),
             refused,
             limit,
@@ -372,42 +406,53 @@ impl<T> fmt::Debug for BodyFuture<T> {
 impl<T> Future for BodyFuture<T> {
     type Output = Result<T, Response<Body>>;
 
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.project();
-        let Some(collect) = this.collect.as_pin_mut() else {
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = &mut *self;
+        let Some(body) = &mut this.body else {
             let refused = this.refused.take().expect("future polled after completion");
             return Poll::Ready(Err(refused));
         };
-        if let Some(reservation) = this.reservation {
-            if reservation.poll_room(cx).is_pending() {
-                // Only room given back wakes the wait: the deadline is
-                // armed at once.
-                if this.deadline.arm().poll_passed(cx) {
-                    return Poll::Ready(Err(server_busy()));
+        loop {
+            if let Some(reservation) = &mut this.reservation {
+                // Room for what came and a step ahead, as the body arrives.
+                let ahead = (this.gathered.len.saturating_add(STEP)).min(this.most);
+                if reservation.poll_room(cx, ahead).is_pending() {
+                    // Only room given back wakes the wait: the deadline is
+                    // armed at once.
+                    if this.deadline.arm().poll_passed(cx) {
+                        return Poll::Ready(Err(server_busy()));
+                    }
+                    return Poll::Pending;
                 }
-                return Poll::Pending;
+            }
+            match Pin::new(&mut *body).poll_frame(cx) {
+                Poll::Ready(Some(Ok(frame))) => {
+                    if let Ok(data) = frame.into_data() {
+                        this.gathered.push(data);
+                    }
+                }
+                Poll::Ready(Some(Err(error))) => {
+                    return Poll::Ready(Err(if error.is::<http_body_util::LengthLimitError>() {
+                        too_large(this.limit)
+                    } else {
+                        bad_request(format!("request body could not be read: {error}"))
+                    }));
+                }
+                Poll::Ready(None) => {
+                    this.body = None;
+                    let gathered = std::mem::take(&mut this.gathered);
+                    return Poll::Ready((this.convert)(gathered.into_bytes()));
+                }
+                Poll::Pending if this.deadline.poll_passed(cx) => {
+                    return Poll::Ready(Err((
+                        StatusCode::REQUEST_TIMEOUT,
+                        "request body not received within the time allowed",
+                    )
+                        .into_response()));
+                }
+                Poll::Pending => return Poll::Pending,
             }
         }
-        let collected = match collect.poll(cx) {
-            Poll::Ready(collected) => collected,
-            Poll::Pending if this.deadline.poll_passed(cx) => {
-                return Poll::Ready(Err((
-                    StatusCode::REQUEST_TIMEOUT,
-                    "request body not received within the time allowed",
-                )
-                    .into_response()));
-            }
-            Poll::Pending => return Poll::Pending,
-        };
-        Poll::Ready(match collected {
-            Ok(collected) => (this.convert)(collected.to_bytes()),
-            Err(error) if error.is::<http_body_util::LengthLimitError>() => {
-                Err(too_large(*this.limit))
-            }
-            Err(error) => Err(bad_request(format!(
-                "request body could not be read: {error}"
-            ))),
-        })
     }
 }
 
