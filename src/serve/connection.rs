@@ -1,6 +1,7 @@
 //! tower → hyper: one connection's service, as hyper calls it.
 
 use std::{
+    any::Any,
     cell::{Cell, RefCell},
     future::Future,
     pin::Pin,
@@ -339,17 +340,18 @@ where
 pub(super) const MAX_PIECE: usize = 16 * 1024;
 
 pin_project! {
-    /// A response body as the connection sends it: the service's body in
-    /// pieces of at most [`MAX_PIECE`] bytes, which stops writes from
-    /// being held while it is not ready and, over HTTP/2, counts its
-    /// stream closed when it is dropped; none for an answer of the
-    /// connection's own.
+    /// A response body as the connection sends it: the service's body,
+    /// its `Bytes` chunks in pieces of at most [`MAX_PIECE`] bytes, which
+    /// stops writes from being held while it is not ready and, over
+    /// HTTP/2, counts its stream closed when it is dropped; none for an
+    /// answer of the connection's own.
     pub(super) struct ConnectionBody<B> {
         #[pin]
         body: Option<B>,
         stream: Option<StreamGuard>,
-        // What is left of a chunk larger than a piece.
-        rest: Bytes,
+        // What is left of a chunk larger than a piece (boxed: most bodies
+        // have none, and the body is moved about with every response).
+        rest: Option<Box<Bytes>>,
     }
 }
 
@@ -358,25 +360,17 @@ impl<B> ConnectionBody<B> {
         Self {
             body,
             stream,
-            rest: Bytes::new(),
+            rest: None,
         }
     }
-}
-
-/// The next piece of `chunk`, the rest left in `rest`.
-fn piece(mut chunk: Bytes, rest: &mut Bytes) -> Bytes {
-    if chunk.len() > MAX_PIECE {
-        *rest = chunk.split_off(MAX_PIECE);
-    }
-    chunk
 }
 
 impl<B> HttpBody for ConnectionBody<B>
 where
     B: HttpBody,
-    B::Data: Buf,
+    B::Data: Buf + 'static,
 {
-    type Data = Bytes;
+    type Data = B::Data;
     type Error = B::Error;
 
     #[inline]
@@ -388,42 +382,49 @@ where
         if let Some(stream) = this.stream.as_mut() {
             ready!(stream.poll_send_room(cx));
         }
-        if !this.rest.is_empty() {
-            let rest = std::mem::take(this.rest);
-            let data = piece(rest, this.rest);
-            if let Some(stream) = this.stream {
-                stream.produced(data.len());
+        if let Some(rest) = this.rest.take() {
+            let mut rest = *rest;
+            if rest.len() > MAX_PIECE {
+                *this.rest = Some(Box::new(rest.split_off(MAX_PIECE)));
             }
-            return Poll::Ready(Some(Ok(Frame::data(data))));
+            // Only a body of `Bytes` is cut: its data is `Bytes`.
+            let mut piece = None::<B::Data>;
+            if let Some(slot) = (&mut piece as &mut dyn Any).downcast_mut::<Option<Bytes>>() {
+                *slot = Some(rest);
+            }
+            if let (Some(stream), Some(piece)) = (this.stream, &piece) {
+                stream.produced(piece.remaining());
+            }
+            return Poll::Ready(piece.map(|piece| Ok(Frame::data(piece))));
         }
         let Some(body) = this.body.as_pin_mut() else {
             return Poll::Ready(None);
         };
-        let Poll::Ready(frame) = body.poll_frame(cx) else {
+        let mut frame = body.poll_frame(cx);
+        match &mut frame {
+            Poll::Ready(Some(Ok(frame))) => {
+                if let Some(data) = frame.data_mut() {
+                    if let Some(chunk) = (data as &mut dyn Any).downcast_mut::<Bytes>() {
+                        if chunk.len() > MAX_PIECE {
+                            *this.rest = Some(Box::new(chunk.split_off(MAX_PIECE)));
+                        }
+                    }
+                    if let Some(stream) = this.stream {
+                        stream.produced(data.remaining());
+                    }
+                }
+            }
             // The connection waits on the body: what it wrote so far goes
             // out now.
-            io::stop_holding();
-            return Poll::Pending;
-        };
-        let frame = match frame {
-            Some(Ok(frame)) => frame,
-            Some(Err(error)) => return Poll::Ready(Some(Err(error))),
-            None => return Poll::Ready(None),
-        };
-        // A chunk that is `Bytes` already moves as it is.
-        let frame = frame.map_data(|mut data| {
-            let remaining = data.remaining();
-            piece(data.copy_to_bytes(remaining), this.rest)
-        });
-        if let (Some(data), Some(stream)) = (frame.data_ref(), this.stream) {
-            stream.produced(data.len());
+            Poll::Pending => io::stop_holding(),
+            _ => {}
         }
-        Poll::Ready(Some(Ok(frame)))
+        frame
     }
 
     #[inline]
     fn is_end_stream(&self) -> bool {
-        self.rest.is_empty() && self.body.as_ref().is_none_or(HttpBody::is_end_stream)
+        self.rest.is_none() && self.body.as_ref().is_none_or(HttpBody::is_end_stream)
     }
 
     #[inline]
@@ -432,8 +433,8 @@ where
             .body
             .as_ref()
             .map_or_else(|| SizeHint::with_exact(0), HttpBody::size_hint);
-        if !self.rest.is_empty() {
-            let rest = self.rest.len() as u64;
+        if let Some(rest) = &self.rest {
+            let rest = rest.len() as u64;
             hint.set_lower(hint.lower().saturating_add(rest));
             if let Some(upper) = hint.upper() {
                 hint.set_upper(upper.saturating_add(rest));
@@ -465,7 +466,23 @@ fn host_is_sound<B>(request: &Request<B>) -> bool {
 
 /// Whether `byte` may be part of a `Host` (RFC 3986, 3.2.2 and 3.2.3): a
 /// registered name's (letters, digits, `-._~`, sub-delimiters, percent
-/// escapes), an IP literal's (`[`, `]`, `:`), a port's.
+/// escapes), an IP literal's (`[`, `]`, `:`), a port's. One lookup a byte:
+/// this runs on every HTTP/1 request.
 fn is_host_byte(byte: u8) -> bool {
-    byte.is_ascii_alphanumeric() || b"-._~%!$&'()*+,;=:[]".contains(&byte)
+    static HOST_BYTES: [bool; 256] = {
+        let mut set = [false; 256];
+        let mut byte = 0;
+        while byte < 128 {
+            set[byte] = (byte as u8).is_ascii_alphanumeric();
+            byte += 1;
+        }
+        let others = b"-._~%!$&'()*+,;=:[]";
+        let mut i = 0;
+        while i < others.len() {
+            set[others[i] as usize] = true;
+            i += 1;
+        }
+        set
+    };
+    HOST_BYTES[usize::from(byte)]
 }
