@@ -47,15 +47,6 @@ fn quiet_storm_panics() {
 /// clients and servers would count in it.
 static MEASURING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-fn resident_kib() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let line = status
-        .lines()
-        .find(|line| line.starts_with("VmRSS:"))
-        .unwrap();
-    line.split_whitespace().nth(1).unwrap().parse().unwrap()
-}
-
 type Sender = hyper::client::conn::http1::SendRequest<Empty<Bytes>>;
 
 async fn get(sender: &mut Sender, path: &str) -> (StatusCode, Bytes) {
@@ -153,10 +144,10 @@ async fn a_panic_storm_answers_every_request_and_keeps_memory_stable() {
     };
 
     assert_eq!(storm(1_000).await, 1_000);
-    let before = resident_kib();
+    let before = common::resident_kib();
     let started = Instant::now();
     assert_eq!(storm(10_000).await, 10_000);
-    let after = resident_kib();
+    let after = common::resident_kib();
     println!(
         "panic storm: 10000 requests in {:?}; resident memory {before} KiB before, {after} KiB after",
         started.elapsed()
@@ -290,7 +281,7 @@ async fn a_pipelining_client_that_never_reads_holds_bounded_memory_and_gets_ever
 
     let router = Router::new().get("/", || "ok").compile().unwrap();
     let address = common::serve_on_loopback(router, |server| server).await;
-    let before = resident_kib();
+    let before = common::resident_kib();
 
     let client = tokio::task::spawn_blocking(move || {
         const REQUEST: &[u8] = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n";
@@ -314,7 +305,7 @@ async fn a_pipelining_client_that_never_reads_holds_bounded_memory_and_gets_ever
                 Err(error) => panic!("{error}"),
             }
         }
-        let grown = resident_kib().saturating_sub(before);
+        let grown = common::resident_kib().saturating_sub(before);
         // Now read: every request sent gets its answer. The client keeps
         // its side open (one that closes it is gone, to the server) and
         // stops reading once it has counted as many answers as requests.
@@ -470,7 +461,7 @@ async fn an_http2_client_that_never_reads_holds_bounded_memory_and_gets_every_bo
         .compile()
         .unwrap();
     let address = common::serve_on_loopback(router, |server| server).await;
-    let before = resident_kib();
+    let before = common::resident_kib();
 
     let paused = Arc::new(std::sync::atomic::AtomicBool::new(true));
     let mut wakers = Vec::new();
@@ -519,7 +510,7 @@ async fn an_http2_client_that_never_reads_holds_bounded_memory_and_gets_every_bo
     }
     // Each stream's first chunk (1,200 of 16 KiB), and 256 KiB more per
     // connection; without the bound, 187 MB.
-    let grown = resident_kib().saturating_sub(before);
+    let grown = common::resident_kib().saturating_sub(before);
     assert!(
         grown < 48 * 1024,
         "the server grew by {grown} KiB for {CONNECTIONS} HTTP/2 clients that do not read"
@@ -560,7 +551,7 @@ async fn an_http2_client_that_starts_bodies_and_never_ends_them_holds_bounded_me
         .compile()
         .unwrap();
     let address = common::serve_on_loopback(router, |server| server).await;
-    let before = resident_kib();
+    let before = common::resident_kib();
 
     let (answered, mut answers) = tokio::sync::mpsc::unbounded_channel();
     let (sent_all, mut bodies_sent) = tokio::sync::mpsc::unbounded_channel();
@@ -611,7 +602,7 @@ async fn an_http2_client_that_starts_bodies_and_never_ends_them_holds_bounded_me
             .await
             .expect("the bodies being read are read");
     }
-    let grown = resident_kib().saturating_sub(before);
+    let grown = common::resident_kib().saturating_sub(before);
     assert!(
         grown < 32 * 1024,
         "the server grew by {grown} KiB for {CONNECTIONS} clients with unfinished bodies"

@@ -600,22 +600,11 @@ async fn others_are_served(address: SocketAddr) {
     );
 }
 
-/// The server's resident memory, in KiB (the server runs in this process).
-#[cfg(target_os = "linux")]
-fn resident_kib() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let line = status
-        .lines()
-        .find(|line| line.starts_with("VmRSS:"))
-        .unwrap();
-    line.split_whitespace().nth(1).unwrap().parse().unwrap()
-}
-
 #[cfg(target_os = "linux")]
 #[tokio::test]
 async fn clients_that_ask_for_a_large_body_and_never_read_hold_no_copy_of_it() {
     let address = start_crowded(|server| server).await;
-    let before = resident_kib();
+    let before = common::resident_kib();
     let mut crowd = Vec::new();
     for _ in 0..50 {
         let client = TcpStream::connect(address).await.unwrap();
@@ -631,7 +620,7 @@ async fn clients_that_ask_for_a_large_body_and_never_read_hold_no_copy_of_it() {
     }
     others_are_served(address).await;
     // A copy of the body per client was 200 MiB here.
-    let grown = resident_kib().saturating_sub(before);
+    let grown = common::resident_kib().saturating_sub(before);
     assert!(grown < 32 * 1024, "the server grew by {grown} KiB");
     drop(crowd);
 }

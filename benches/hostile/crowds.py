@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """Crowds of hostile clients against a running example server, over
-loopback, and the memory the server holds because of them.
+loopback: the memory the server holds because of them, and what a new
+client gets meanwhile.
 
-Each probe opens many connections that each hold a little — an unread
-answer, an unfinished body, a header list, an unfinished WebSocket message —
-and prints one markdown row: the server's RSS before, with the crowd
-connected, and once the server's timeouts had their time; and how many of
-the crowd's connections the server closed by then.
+Each probe opens many connections that each cost the attacker little — an
+unread answer, an unfinished body, a bare head, a silent socket, an
+unfinished WebSocket message — and prints one markdown row: the server's
+RSS before, with the crowd connected, and once the server's timeouts had
+their time; how many of the crowd's connections the server closed by
+then; the RSS 10 s after the crowd left; and, for the crowds that aim at
+other clients, how long a new client's GET and 100 KB upload (or 100 KB
+WebSocket message) took while the crowd was there.
 
 Usage: crowds.py PROBE PID PORT   (benches/hostile/run.sh starts the servers)
 Needs the `h2` package for the HTTP/2 probes.
@@ -14,8 +18,11 @@ Needs the `h2` package for the HTTP/2 probes.
 
 import base64
 import os
+import select
 import socket
+import struct
 import sys
+import threading
 import time
 
 
@@ -170,10 +177,30 @@ def websocket(port):
         f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
     ).encode())
     answer = b""
-    while b"\r\n\r\n" not in answer:
-        answer += sock.recv(4096)
-    assert b" 101 " in answer, answer
+    sock.settimeout(10)
+    try:
+        while b"\r\n\r\n" not in answer:
+            data = sock.recv(4096)
+            if not data:
+                break
+            answer += data
+    except socket.timeout:
+        answer = b"no answer within 10 s"
+    sock.settimeout(None)
+    if b" 101 " not in answer:
+        sock.close()
+        raise ConnectionRefusedError(answer.split(b"\r\n")[0].decode())
     return sock
+
+
+def websockets(port, count):
+    """Up to `count` WebSockets: those the server upgrades (past its cap
+    on WebSockets, it answers 503)."""
+    for _ in range(count):
+        try:
+            yield websocket(port)
+        except ConnectionRefusedError:
+            pass
 
 
 def ws_frame(opcode, fin, length):
@@ -186,11 +213,10 @@ def ws_unfinished(port):
     and no more."""
     length = (1 << 20) - 1
     sockets = []
-    for _ in range(1000):
-        sock = websocket(port)
+    for sock in websockets(port, 1000):
         sock.sendall(ws_frame(0x2, False, length) + b"x" * length)
         sockets.append(sock)
-    return sockets, "1,000 WebSockets, a message begun with a 1 MiB fragment and never finished"
+    return sockets, f"1,000 WebSockets ({len(sockets):,} upgraded), a message begun with a 1 MiB fragment and never finished"
 
 
 def ws_unread(port):
@@ -199,8 +225,7 @@ def ws_unread(port):
     message = ws_frame(0x2, True, 60_000) + b"x" * 60_000
     sockets = []
     sent = 0
-    for _ in range(1000):
-        sock = websocket(port)
+    for sock in websockets(port, 1000):
         sock.setblocking(False)
         pending = message * 64
         try:
@@ -212,7 +237,7 @@ def ws_unread(port):
             pass
         sock.setblocking(True)
         sockets.append(sock)
-    return sockets, f"1,000 WebSockets send 60 KB messages to echo, read nothing ({sent >> 20:,} MiB sent)"
+    return sockets, f"1,000 WebSockets ({len(sockets):,} upgraded) send 60 KB messages to echo, read nothing ({sent >> 20:,} MiB sent)"
 
 
 def ws_echoed(port):
@@ -220,8 +245,7 @@ def ws_echoed(port):
     then idles."""
     length = (1 << 20) - 100
     sockets = []
-    for _ in range(1000):
-        sock = websocket(port)
+    for sock in websockets(port, 1000):
         sock.sendall(ws_frame(0x2, True, length) + b"x" * length)
         echoed = 0
         while echoed < 10 + length:
@@ -230,17 +254,176 @@ def ws_echoed(port):
                 break
             echoed += len(data)
         sockets.append(sock)
-    return sockets, "1,000 WebSockets, each a 1 MiB message echoed, then idle"
+    return sockets, f"1,000 WebSockets ({len(sockets):,} upgraded), each a 1 MiB message echoed, then idle"
 
 
 def ws_idle(port):
     """1,000 WebSockets, one small message each, then idle."""
     sockets = []
-    for _ in range(1000):
-        sock = websocket(port)
+    for sock in websockets(port, 1000):
         sock.sendall(bytes([0x82, 0x80 | 5]) + b"\0\0\0\0" + b"hello")
         sockets.append(sock)
-    return sockets, "1,000 idle WebSockets"
+    return sockets, f"1,000 idle WebSockets ({len(sockets):,} upgraded)"
+
+
+def get_report(port, receive_buffer=None):
+    sock = connect(port)
+    if receive_buffer:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+    sock.sendall(b"GET /report HTTP/1.1\r\nHost: x\r\n\r\n")
+    return sock
+
+
+def slow_readers(port):
+    """200 clients ask for the 4 MiB report and read nothing."""
+    sockets = [get_report(port, receive_buffer=4096) for _ in range(200)]
+    return sockets, "200 clients GET a 4 MiB answer and never read"
+
+
+def resets(port):
+    """1,000 clients ask for the 4 MiB report, read 64 KiB, and reset."""
+    for _ in range(1000):
+        sock = get_report(port)
+        read = 0
+        while read < 64 * 1024:
+            data = sock.recv(64 * 1024 - read)
+            if not data:
+                break
+            read += len(data)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        sock.close()
+    return [], "1,000 clients GET a 4 MiB answer, read 64 KiB, reset"
+
+
+def idle_sockets(port):
+    """2,000 connections that send nothing, all begun at once (one by one,
+    those past the listener's backlog take seconds each, and the first
+    ones time out before the crowd is whole)."""
+    sockets = []
+    for _ in range(2000):
+        sock = socket.socket()
+        sock.setblocking(False)
+        sock.connect_ex(("127.0.0.1", port))
+        sockets.append(sock)
+    poll = select.poll()
+    pending = {sock.fileno(): sock for sock in sockets}
+    for fd in pending:
+        poll.register(fd, select.POLLOUT)
+    deadline = time.time() + 8
+    connected = 0
+    while pending and time.time() < deadline:
+        for fd, _ in poll.poll(100):
+            poll.unregister(fd)
+            sock = pending.pop(fd)
+            connected += sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0
+    return sockets, f"2,000 idle TCP connections ({connected:,} connected)"
+
+
+def bare_heads(port):
+    """130 connections send a POST's head declaring 2 MiB, and no body."""
+    sockets = []
+    for _ in range(130):
+        sock = connect(port)
+        sock.sendall(b"POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 2097152\r\n\r\n")
+        sockets.append(sock)
+    return sockets, "130 POST heads declare 2 MiB, send no body"
+
+
+def ws_silent(port):
+    """1,024 WebSocket handshakes, then silence."""
+    sockets = list(websockets(port, 1024))
+    return sockets, f"1,024 WebSocket handshakes, then silence ({len(sockets):,} upgraded)"
+
+
+def ws_pings(port):
+    """130 WebSockets begin a 70 KB message and send a ping every 10 s."""
+    sockets = []
+    for sock in websockets(port, 130):
+        sock.sendall(ws_frame(0x2, False, 70_000) + b"x" * 70_000)
+        sockets.append(sock)
+
+    def ping():
+        while True:
+            time.sleep(10)
+            for sock in sockets:
+                try:
+                    sock.sendall(bytes([0x89, 0x80]) + b"\0\0\0\0")
+                except OSError:
+                    pass
+
+    threading.Thread(target=ping, daemon=True).start()
+    return sockets, "130 WebSockets begin a 70 KB message, ping every 10 s"
+
+
+def dribble(port):
+    """One connection sends `G`, then a byte every 9 s: when it is closed."""
+    sock = connect(port)
+    started = time.time()
+    head = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+    sock.settimeout(9)
+    for byte in head:
+        try:
+            sock.sendall(bytes([byte]))
+            if not sock.recv(1):
+                break
+        except socket.timeout:
+            continue
+        except OSError:
+            break
+    return [], f"a first head sent a byte every 9 s (closed after {time.time() - started:.1f} s)"
+
+
+def timed(answer):
+    """Seconds `answer()` took, and what it said."""
+    started = time.time()
+    try:
+        said = answer()
+    except OSError as error:
+        said = type(error).__name__
+    return f"{time.time() - started:.2f} s ({said})"
+
+
+def http_status(sock):
+    sock.settimeout(60)
+    data = b""
+    while b"\r\n" not in data:
+        chunk = sock.recv(4096)
+        if not chunk:
+            return "closed"
+        data += chunk
+    return data.split(b" ")[1].decode()
+
+
+def new_get(port):
+    def answer():
+        sock = connect(port)
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        return http_status(sock)
+    return timed(answer)
+
+
+def new_upload(port):
+    def answer():
+        sock = connect(port)
+        sock.sendall(b"POST /upload HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                     b"Content-Length: 100000\r\n\r\n" + b"u" * 100_000)
+        return http_status(sock)
+    return timed(answer)
+
+
+def new_ws_message(port):
+    def answer():
+        sock = websocket(port)
+        sock.sendall(ws_frame(0x2, True, 100_000) + b"m" * 100_000)
+        sock.settimeout(60)
+        echoed = 0
+        while echoed < 100_000:
+            data = sock.recv(1 << 20)
+            if not data:
+                return "closed"
+            echoed += len(data)
+        return "echoed"
+    return timed(answer)
 
 
 PROBES = {
@@ -253,6 +436,24 @@ PROBES = {
     "ws-unread": (ws_unread, 35),
     "ws-echoed": (ws_echoed, 0),
     "ws-idle": (ws_idle, 0),
+    "slow-readers": (slow_readers, 0),
+    "resets": (resets, 0),
+    "idle-sockets": (idle_sockets, 0),
+    "bare-heads": (bare_heads, 0),
+    "ws-silent": (ws_silent, 0),
+    "ws-pings": (ws_pings, 35),
+    "dribble": (dribble, 0),
+}
+
+# What a new client tries while the crowd is there: the second is a
+# 100 KB upload, or over a WebSocket a 100 KB message echoed.
+OTHERS = {
+    "slow-readers": (new_get, new_upload),
+    "resets": (new_get, new_upload),
+    "idle-sockets": (new_get, new_upload),
+    "bare-heads": (new_get, new_upload),
+    "ws-silent": (new_get, new_ws_message),
+    "ws-pings": (new_get, new_ws_message),
 }
 
 
@@ -263,14 +464,17 @@ def main():
     sockets, what = probe(port)
     time.sleep(3)
     during = rss_mb(pid)
+    get, upload = (f(port) for f in OTHERS.get(name, ())) if name in OTHERS else ("—", "—")
     if wait:
         time.sleep(wait)
         after, closed = f"{rss_mb(pid)} MB", f"{closed_by_server(sockets):,} of {len(sockets):,}"
     else:
         after, closed = "—", "—"
-    print(f"| {what} | {before} MB | {during} MB | {after} | {closed} |")
     for sock in sockets:
         sock.close()
+    time.sleep(10)
+    left = rss_mb(pid)
+    print(f"| {what} | {before} MB | {during} MB | {after} | {closed} | {left} MB | {get} | {upload} |")
 
 
 if __name__ == "__main__":

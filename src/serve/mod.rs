@@ -114,7 +114,9 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 ///
 /// The body of a request is limited by the service: the router's
 /// [body limit](crate::Router::body_limit) (413 over it, also before
-/// `100 Continue` when a client announces a longer body) and
+/// `100 Continue` when a client announces a longer body; hyper itself
+/// answers 431 to the two `Content-Length` values it cannot count,
+/// 2⁶⁴ − 2 and 2⁶⁴ − 1, before any service sees the request) and
 /// [body timeout](crate::Router::body_timeout) (408 when the body is not
 /// all there in time; a body the handler streams fails with an error at
 /// the same deadline).

@@ -271,3 +271,14 @@ pub async fn serve_on_loopback(
     tokio::spawn(configure(pronghorn::serve(listener, router)).into_future());
     address
 }
+
+/// This process's resident memory, in KiB: a server on a task of the test
+/// runs in it (Linux).
+pub fn resident_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status
+        .lines()
+        .find(|line| line.starts_with("VmRSS:"))
+        .unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
