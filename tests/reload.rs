@@ -323,3 +323,61 @@ async fn a_request_in_flight_finishes_on_the_table_it_started_with() {
         "old table"
     );
 }
+
+#[test]
+fn an_update_makes_all_its_changes_live_at_once_or_none() {
+    let app = Reloadable::new(Router::new().get("/", || "home")).unwrap();
+    app.register("a", Router::new().get("/a", || "a")).unwrap();
+    app.register("b", Router::new().get("/b", || "b")).unwrap();
+    let live = |path: &str| app.current().at(&Method::GET, path).is_some();
+
+    // Several changes, one new table.
+    let replaced = app
+        .update(|modules| {
+            modules.register("c", Router::new().get("/c", || "c"));
+            let replaced = modules.replace("a", Router::new().get("/a2", || "a2"));
+            assert!(modules.unregister("b"));
+            assert_eq!(
+                modules.ids(),
+                ["a", "c"],
+                "the replaced module keeps its place"
+            );
+            Ok::<_, pronghorn::router::RouteError>(replaced)
+        })
+        .unwrap();
+    assert!(replaced);
+    assert_eq!(app.modules(), ["a", "c"]);
+    assert!(live("/a2") && live("/c"));
+    assert!(!live("/a") && !live("/b"));
+
+    // A conflict anywhere in an update refuses all of it, and so does the
+    // caller's own error, before anything is compiled.
+    #[derive(Debug)]
+    enum Refused {
+        ByCaller,
+        Route(pronghorn::router::RouteError),
+    }
+    impl From<pronghorn::router::RouteError> for Refused {
+        fn from(error: pronghorn::router::RouteError) -> Self {
+            Refused::Route(error)
+        }
+    }
+    let refused = app.update(|modules| {
+        modules.unregister("c");
+        modules.register("d", Router::new().get("/d", || "d"));
+        modules.register("clash", Router::new().get("/a2", || "again"));
+        Ok::<_, Refused>(())
+    });
+    let Err(Refused::Route(error)) = refused else {
+        panic!("the conflict must refuse the update: {refused:?}");
+    };
+    assert!(error.to_string().contains("/a2"), "{error}");
+    assert_eq!(app.modules(), ["a", "c"]);
+    assert!(live("/c") && !live("/d"));
+    let refused = app.update(|modules| {
+        modules.unregister("a");
+        Err::<(), _>(Refused::ByCaller)
+    });
+    assert!(matches!(refused, Err(Refused::ByCaller)));
+    assert!(live("/a2"));
+}

@@ -148,7 +148,7 @@ pub use self::{
         RoutePrefix, Staged,
     },
     pipeline::ResponseFuture,
-    reload::Reloadable,
+    reload::{Modules, Reloadable},
     route::Route,
     scope::{Priority, Scope},
     service::Match,

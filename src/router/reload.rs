@@ -29,6 +29,11 @@ use crate::Body;
 /// the request path; a registration that does not compile returns its
 /// [`RouteError`] and leaves the live table as it was.
 ///
+/// Each change compiles the whole table, the base and every module: its
+/// cost grows with the application, not with the change. To load many
+/// modules, or make several changes, use [`update`](Self::update): one
+/// compile for all of them, made live at once.
+///
 /// Cloning shares the table: every clone serves, and changes, the same one.
 ///
 /// ```
@@ -67,20 +72,74 @@ struct Sources {
 impl Sources {
     /// Compiles the base with `modules`, changing nothing: a change to the
     /// sources is made once the table it gives has compiled.
-    fn compile<'a>(
-        &self,
-        modules: impl Iterator<Item = &'a Router>,
-    ) -> Result<CompiledRouter, RouteError> {
+    fn compile(&self, modules: &[(String, Router)]) -> Result<CompiledRouter, RouteError> {
         modules
-            .fold(self.base.clone(), |router, module| {
+            .iter()
+            .fold(self.base.clone(), |router, (_, module)| {
                 router.merge(module.clone())
             })
             .compile()
     }
+}
 
-    fn modules(&self) -> impl Iterator<Item = &Router> {
-        self.modules.iter().map(|(_, module)| module)
+/// The modules of a [`Reloadable`] being changed by
+/// [`Reloadable::update`]: registrations, replacements and removals,
+/// staged here and made live together, in one table compiled once.
+///
+/// Each change keeps the rules of the `Reloadable` method of its name
+/// (registration order, a replaced module's place); nothing is compiled
+/// until the update ends, so a conflict shows then, as the update's error.
+#[derive(Debug)]
+pub struct Modules {
+    modules: Vec<(String, Router)>,
+}
+
+impl Modules {
+    /// Stages `module` under `id`, as [`Reloadable::register`] adds it.
+    pub fn register(&mut self, id: impl Into<String>, module: Router) -> &mut Self {
+        self.modules.push((id.into(), module));
+        self
     }
+
+    /// Stages the removal of everything under `id`, as
+    /// [`Reloadable::unregister`] removes it. Returns whether anything was
+    /// under it.
+    pub fn unregister(&mut self, id: &str) -> bool {
+        let before = self.modules.len();
+        self.modules.retain(|(known, _)| known != id);
+        self.modules.len() != before
+    }
+
+    /// Stages `module` in place of everything under `id`, as
+    /// [`Reloadable::replace`] puts it: at the place of the id's first
+    /// registration, or last. Returns whether anything was under `id`.
+    pub fn replace(&mut self, id: impl Into<String>, module: Router) -> bool {
+        let id = id.into();
+        let Some(place) = self.modules.iter().position(|(known, _)| *known == id) else {
+            self.modules.push((id, module));
+            return false;
+        };
+        self.modules[place].1 = module;
+        // The first registration under `id`, now `module`, stays.
+        let mut first = true;
+        self.modules
+            .retain(|(known, _)| *known != id || std::mem::take(&mut first));
+        true
+    }
+
+    /// The ids staged, in registration order (repeated ids once).
+    pub fn ids(&self) -> Vec<String> {
+        ids(&self.modules)
+    }
+}
+
+/// The ids of `modules`, in order, each once.
+fn ids(modules: &[(String, Router)]) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    (modules.iter())
+        .filter(|(id, _)| seen.insert(id.as_str()))
+        .map(|(id, _)| id.clone())
+        .collect()
 }
 
 impl Clone for Reloadable {
@@ -179,11 +238,10 @@ impl Reloadable {
     /// The [`RouteError`] the new table would have, for example a route
     /// that conflicts with one already live; nothing changes then.
     pub fn register(&self, id: impl Into<String>, module: Router) -> Result<(), RouteError> {
-        let mut sources = self.lock();
-        let compiled = sources.compile(sources.modules().chain([&module]))?;
-        sources.modules.push((id.into(), module));
-        self.shared.live.store(compiled.inner);
-        Ok(())
+        self.update(|modules| {
+            modules.register(id, module);
+            Ok(())
+        })
     }
 
     /// Removes everything registered under `id` and makes the new table
@@ -195,15 +253,10 @@ impl Reloadable {
     /// the rebuilt table is returned rather than assumed away; nothing
     /// changes then.
     pub fn unregister(&self, id: &str) -> Result<bool, RouteError> {
-        let mut sources = self.lock();
-        if !sources.modules.iter().any(|(known, _)| known == id) {
+        if !self.lock().modules.iter().any(|(known, _)| known == id) {
             return Ok(false);
         }
-        let kept = sources.modules.iter().filter(|(known, _)| known != id);
-        let compiled = sources.compile(kept.map(|(_, module)| module))?;
-        sources.modules.retain(|(known, _)| known != id);
-        self.shared.live.store(compiled.inner);
-        Ok(true)
+        self.update(|modules| Ok(modules.unregister(id)))
     }
 
     /// Replaces everything registered under `id` with `module`, in one
@@ -229,46 +282,64 @@ impl Reloadable {
     ///
     /// The [`RouteError`] the new table would have; nothing changes then.
     pub fn replace(&self, id: impl Into<String>, module: Router) -> Result<bool, RouteError> {
-        let id = id.into();
+        self.update(|modules| Ok(modules.replace(id, module)))
+    }
+
+    /// Makes several changes live at once: `change` stages registrations,
+    /// replacements and removals on the [`Modules`], and when it returns
+    /// `Ok` the result is compiled once and swapped in whole. No request
+    /// sees part of the changes; loading many modules costs one compile,
+    /// not one per module. Returns what `change` returned.
+    ///
+    /// ```
+    /// use http::Method;
+    /// use pronghorn::{Router, router::Reloadable};
+    ///
+    /// let app = Reloadable::new(Router::new()).unwrap();
+    /// app.register("old", Router::new().get("/old", || "old")).unwrap();
+    /// app.update(|modules| {
+    ///     for n in 0..10 {
+    ///         modules.register(format!("shop-{n}"), Router::new().get(&format!("/shop/{n}"), || "shop"));
+    ///     }
+    ///     modules.unregister("old");
+    ///     Ok::<_, pronghorn::router::RouteError>(())
+    /// })
+    /// .unwrap();
+    /// assert!(app.current().at(&Method::GET, "/shop/9").is_some());
+    /// assert!(app.current().at(&Method::GET, "/old").is_none());
+    ///
+    /// // One conflict refuses the whole update: nothing of it is live.
+    /// let refused = app.update(|modules| {
+    ///     modules.register("blog", Router::new().get("/blog", || "posts"));
+    ///     modules.register("clash", Router::new().get("/shop/1", || "again"));
+    ///     Ok::<_, pronghorn::router::RouteError>(())
+    /// });
+    /// assert!(refused.is_err());
+    /// assert!(app.current().at(&Method::GET, "/blog").is_none());
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The error `change` returned, or the [`RouteError`] of the table the
+    /// changes would make (converted with `From`); nothing changes then.
+    pub fn update<T, E>(&self, change: impl FnOnce(&mut Modules) -> Result<T, E>) -> Result<T, E>
+    where
+        E: From<RouteError>,
+    {
         let mut sources = self.lock();
-        let place = sources.modules.iter().position(|(known, _)| *known == id);
-        let modules = sources
-            .modules
-            .iter()
-            .enumerate()
-            .filter_map(|(index, (known, kept))| {
-                if Some(index) == place {
-                    Some(&module)
-                } else {
-                    (*known != id).then_some(kept)
-                }
-            });
-        let compiled = sources.compile(modules.chain(place.is_none().then_some(&module)))?;
-        match place {
-            Some(place) => {
-                sources.modules[place].1 = module;
-                // The first registration under `id`, now `module`, stays.
-                let mut first = true;
-                sources
-                    .modules
-                    .retain(|(known, _)| *known != id || std::mem::take(&mut first));
-            }
-            None => sources.modules.push((id, module)),
-        }
+        let mut staged = Modules {
+            modules: sources.modules.clone(),
+        };
+        let answer = change(&mut staged)?;
+        let compiled = sources.compile(&staged.modules)?;
+        sources.modules = staged.modules;
         self.shared.live.store(compiled.inner);
-        Ok(place.is_some())
+        Ok(answer)
     }
 
     /// The ids registered, in registration order (repeated ids once).
     pub fn modules(&self) -> Vec<String> {
-        let sources = self.lock();
-        let mut ids: Vec<String> = Vec::new();
-        for (id, _) in &sources.modules {
-            if !ids.contains(id) {
-                ids.push(id.clone());
-            }
-        }
-        ids
+        ids(&self.lock().modules)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Sources> {
