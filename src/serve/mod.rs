@@ -441,16 +441,17 @@ impl<S> Serve<S> {
     ///
     /// At the limit, a new client makes room: the connection idle longest
     /// — silent since it was accepted, between two requests, or over
-    /// HTTP/2 with no stream open — is closed, and the new client takes
-    /// its slot, as nginx reuses its keep-alive connections. So a crowd of
-    /// idle connections cannot keep other clients out. A connection in the
-    /// middle of a request is never closed for this: while none is idle,
+    /// HTTP/2 with no stream open, with nothing left to send — is closed,
+    /// and the new client takes its slot, as nginx reuses its keep-alive
+    /// connections. So a crowd of idle connections cannot keep other
+    /// clients out. A connection in the middle of a request, or still
+    /// sending an answer, is never closed for this: while none is idle,
     /// the new client waits (the server holds at most this one beyond the
     /// limit) and the others wait in the listener's backlog, until a
     /// connection closes. An upgraded (WebSocket) connection counts until
-    /// it closes and is not shed. Keep it below the
-    /// process's limit on open files, so that the limit, not a failed
-    /// `accept`, is what a flood of connections meets. Values below 1 are
+    /// it closes and is not shed. Keep it below the process's limit on
+    /// open files, so that the limit, not a failed `accept`, is what a
+    /// flood of connections meets. Values below 1 are
     /// raised to 1; values above `usize::MAX >> 3` (as good as no limit)
     /// are lowered to it.
     pub fn max_connections(mut self, connections: usize) -> Self {

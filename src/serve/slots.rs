@@ -8,9 +8,10 @@
 //! out. As nginx reuses keep-alive connections, [`Slots`] sheds instead:
 //! when a new client arrives at the cap, the connection idle longest
 //! (between two requests, before its first byte, or over HTTP/2 with no
-//! stream open) is closed and the new client takes its slot. A connection
-//! in the middle of a request is never shed; while none is idle, the new
-//! client waits for a slot, as before.
+//! stream open, and with nothing left to send) is closed and the new
+//! client takes its slot. A connection in the middle of a request, or
+//! still sending an answer, is never shed; while none is idle, the new
+//! client waits for a slot.
 //!
 //! How long a connection has been idle is what its watchdog saw at its
 //! last tick ([`ConnectionWatch::quiet_since`]): no clock is read per
@@ -206,11 +207,14 @@ mod tests {
             held.push(slot);
         }
         assert!(slots.try_free().is_none(), "every slot is taken");
-        // The third has been quiet longest, but it is answering a request.
+        // The third has been quiet longest, but it is answering a request;
+        // then it waits for its next one with its answer not all sent.
         watches[2].head_received();
         assert!(slots.shed_idle_longest());
         let shed = tasks.remove(1);
         assert!(shed.await.unwrap_err().is_cancelled(), "the second is shed");
+        watches[2].head_awaited();
+        let _ = watches[2].writing(std::task::Poll::<()>::Pending);
         assert!(slots.shed_idle_longest());
         let shed = tasks.remove(0);
         assert!(shed.await.unwrap_err().is_cancelled(), "then the first");

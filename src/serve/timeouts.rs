@@ -94,7 +94,7 @@ impl ConnectionWatch {
     /// hyper begins to read a request head: a new wait, unless this is
     /// the connection's first, which began at the accept (the bytes read
     /// to tell HTTP/1 from HTTP/2, or a TLS handshake, count in it).
-    fn head_awaited(&self) {
+    pub(super) fn head_awaited(&self) {
         let state = self.state();
         if state < NEXT_WAIT && state & WAITING != 0 {
             return;
@@ -146,9 +146,14 @@ impl ConnectionWatch {
     }
 
     /// Whether the connection is idle — waiting for a request's first
-    /// byte, or over HTTP/2 with no stream open — and if so since when, as
-    /// its watchdog last saw it (milliseconds from the server's start).
+    /// byte, or over HTTP/2 with no stream open, with nothing waiting to
+    /// be sent (hyper may read the next head before the last answer is
+    /// all out) — and if so since when, as its watchdog last saw it
+    /// (milliseconds from the server's start).
     pub(super) fn quiet_since(&self) -> Option<u64> {
+        if self.sending().is_some() {
+            return None;
+        }
         let state = self.state();
         let idle = match state & WAITING {
             0 => {
