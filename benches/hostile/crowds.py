@@ -378,6 +378,8 @@ def timed(answer):
     started = time.time()
     try:
         said = answer()
+    except ConnectionRefusedError as error:
+        said = f"refused: {error}"
     except OSError as error:
         said = type(error).__name__
     return f"{time.time() - started:.2f} s ({said})"
