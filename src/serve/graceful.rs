@@ -14,6 +14,8 @@ use std::{
 use pin_project_lite::pin_project;
 use tokio::sync::{Notify, futures::OwnedNotified};
 
+use super::timeouts::CloseGracefully;
+
 /// The graceful shutdown signal, shared by the accept loop and its
 /// connections.
 #[derive(Debug, Default)]
@@ -165,7 +167,9 @@ impl<C: Future> Future for Graceful<C> {
     }
 }
 
-impl<C> super::timeouts::CloseGracefully for Graceful<C> {
+/// Tells the connection to shut down, once: on the server's signal, or
+/// when its watchdog closes it.
+impl<C> CloseGracefully for Graceful<C> {
     fn close_gracefully(self: Pin<&mut Self>) {
         let this = self.project();
         if !*this.told {

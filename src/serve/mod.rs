@@ -832,7 +832,7 @@ where
         };
         let watch = Arc::new(ConnectionWatch::new(
             limits.http2_send_buffer,
-            timeouts::millis(epoch.elapsed()),
+            timeouts::millis(clock.elapsed()),
         ));
         let slot = slots.occupy(slot, &watch);
         let index = slot.index();

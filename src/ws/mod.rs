@@ -226,20 +226,16 @@ impl Stream for WebSocket {
             let Poll::Ready(read) = this.codec.poll_next(cx) else {
                 return this.poll_timeouts(cx);
             };
-            if let Some(Ok(tungstenite::Message::Text(_) | tungstenite::Message::Binary(_))) = read
-            {
-                this.exchanged += 1;
-            }
             // A data message ends the wait for it; a control frame read
             // among a message's fragments (a ping every few seconds) is no
             // progress on the message, and leaves its wait running.
-            if !matches!(
-                read,
-                Some(Ok(
-                    tungstenite::Message::Ping(_) | tungstenite::Message::Pong(_)
-                ))
-            ) {
-                this.message_wait.end();
+            match &read {
+                Some(Ok(tungstenite::Message::Ping(_) | tungstenite::Message::Pong(_))) => {}
+                Some(Ok(tungstenite::Message::Text(_) | tungstenite::Message::Binary(_))) => {
+                    this.exchanged += 1;
+                    this.message_wait.end();
+                }
+                _ => this.message_wait.end(),
             }
             return Poll::Ready(match read {
                 Some(Ok(message)) => match Message::read(message) {
@@ -292,7 +288,7 @@ impl WebSocket {
             Error::message_timed_out()
         } else if self.poll_silence_expired(cx) {
             Error::ping_unanswered()
-        } else if self.idle.bounded() && self.idle.poll_expired(self.exchanged, cx) {
+        } else if self.idle.poll_expired(self.exchanged, cx) {
             Error::idle_timed_out()
         } else {
             return Poll::Pending;
@@ -315,9 +311,6 @@ impl WebSocket {
     /// The liveness check: after a ping interval in which the client sent
     /// nothing, a ping; whether the client then sent nothing for another.
     fn poll_silence_expired(&mut self, cx: &mut Context<'_>) -> bool {
-        if !self.silence.bounded() {
-            return false;
-        }
         let read = self.codec.socket().read;
         if self.silence.progressed(read) {
             self.pinged = false;

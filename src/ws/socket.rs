@@ -41,11 +41,6 @@ impl Wait {
         }
     }
 
-    /// Whether the timeout is one a wait can reach.
-    pub(super) fn bounded(&self) -> bool {
-        self.timeout < FOREVER
-    }
-
     /// The wait is over: the next has the whole timeout.
     pub(super) fn end(&mut self) {
         self.waiting = false;
@@ -57,8 +52,12 @@ impl Wait {
     }
 
     /// A wait goes on, with `progress` so far: whether there was none for
-    /// the timeout.
+    /// the timeout. A wait with no timeout (`Duration::MAX`) never ends
+    /// so, and arms no timer.
     pub(super) fn poll_expired(&mut self, progress: u64, cx: &mut Context<'_>) -> bool {
+        if self.timeout >= FOREVER {
+            return false;
+        }
         if !self.waiting || progress != self.progress {
             (self.waiting, self.progress) = (true, progress);
             let deadline = tokio::time::Instant::now() + self.timeout;
