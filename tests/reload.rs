@@ -381,3 +381,56 @@ fn an_update_makes_all_its_changes_live_at_once_or_none() {
     assert!(matches!(refused, Err(Refused::ByCaller)));
     assert!(live("/a2"));
 }
+
+#[tokio::test]
+async fn state_one_module_gives_serves_the_others_until_it_goes() {
+    use pronghorn::{handler::State, router::RouteError};
+
+    #[derive(Clone)]
+    struct Db(&'static str);
+    let reader = || Router::new().get("/read", |State(db): State<Db>| db.0);
+    let app = Reloadable::new(Router::new()).unwrap();
+
+    // Alone, the reader lacks its state; beside its giver in one update,
+    // it has it, whichever comes first.
+    let alone = app.register("reader", reader()).unwrap_err();
+    assert!(matches!(alone, RouteError::MissingState { .. }), "{alone}");
+    app.update(|modules| {
+        modules.register("reader", reader());
+        modules.register("db", Router::new().state(Db("rows")));
+        Ok::<_, RouteError>(())
+    })
+    .unwrap();
+    let answer = |app: &Reloadable| {
+        let request = Request::get("/read").body(String::new()).unwrap();
+        let served = app.clone().oneshot(request);
+        async move {
+            let body = served.await.unwrap().into_body().collect().await;
+            body.unwrap().to_bytes()
+        }
+    };
+    assert_eq!(answer(&app).await, "rows");
+
+    // Its giver cannot go while it reads the state, nor give it twice; a
+    // replacement that gives it again may.
+    let gone = app.unregister("db").unwrap_err();
+    assert!(gone.to_string().contains("/read"), "{gone}");
+    let twice = app
+        .register("again", Router::new().state(Db("copy")))
+        .unwrap_err();
+    assert!(
+        matches!(twice, RouteError::DuplicateState { .. }),
+        "{twice}"
+    );
+    assert_eq!(app.modules(), ["reader", "db"]);
+    app.replace("db", Router::new().state(Db("new rows")))
+        .unwrap();
+    assert_eq!(answer(&app).await, "new rows");
+    app.update(|modules| {
+        modules.unregister("db");
+        modules.unregister("reader");
+        Ok::<_, RouteError>(())
+    })
+    .unwrap();
+    assert!(app.modules().is_empty());
+}

@@ -50,8 +50,10 @@ use http::{Request, Response};
 
 #[cfg(feature = "ws")]
 pub(crate) use self::allowance::Reservation;
+#[cfg(feature = "ws")]
+pub(crate) use self::allowance::STEP;
 #[cfg(feature = "server")]
-pub(crate) use self::allowance::{BodyAllowance, STEP, ServerAllowance, UNCOUNTED};
+pub(crate) use self::allowance::{BodyAllowance, ServerAllowance, UNCOUNTED};
 #[cfg(feature = "axum")]
 pub use self::axum::Axum;
 #[cfg(feature = "json")]

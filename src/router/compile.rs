@@ -17,7 +17,8 @@ use super::{
     hooks::{ErasedMonitor, ErasedPostfix, ErasedPrefix},
     pattern::{Pattern, Segment, match_parts},
     scope::Priority,
-    table::Table,
+    slab::Slab,
+    table::{Key, RouteId, Table},
 };
 
 /// A compiled, immutable router: a tower `Service` that is always ready,
@@ -75,11 +76,31 @@ pub(super) struct Hook<H: ?Sized> {
     pub(super) hook: Arc<H>,
     /// A monitor called again when the response body ends.
     pub(super) body_end: bool,
+    /// Its place in registration order: its module's, then its own among
+    /// the module's hooks of its kind.
+    pub(super) key: Key,
 }
+
+impl<H: ?Sized> Hook<H> {
+    /// Its place in running order: priority, a hook for a method before a
+    /// hook for any, the shallower scope first, registration order.
+    pub(super) fn order(&self) -> (Priority, bool, usize, Key) {
+        (
+            self.priority,
+            self.method.is_none(),
+            self.pattern.segments.len(),
+            self.key,
+        )
+    }
+}
+
+/// The hooks of one kind, by id.
+pub(super) type Hooks<H> = Slab<Hook<H>>;
 
 /// A hook that may apply to a route, in running order.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Applied {
+    /// Its id in the router's hooks of its kind.
     pub(super) hook: u32,
     /// Whether the hook's method and pattern must be checked at request
     /// time: it may not apply, or it has parameters to bind.
@@ -88,36 +109,91 @@ pub(super) struct Applied {
 
 /// A route as compiled: its pattern, what answers it, and the hooks of each
 /// kind that may apply to it, in running order.
+#[derive(Clone)]
 pub(super) struct CompiledRoute {
     pub(super) pattern: Pattern,
-    pub(super) endpoint: Endpoint,
+    pub(super) method: Option<Method>,
+    /// Its place in registration order.
+    pub(super) key: Key,
+    pub(super) answer: Answer,
     pub(super) body: BodyLimits,
     /// Whether its responses carry their `MatchedPath`.
     pub(super) matched_path_in_response: bool,
-    #[cfg(feature = "ws")]
-    pub(super) websocket_limits: crate::ws::Limits,
-    #[cfg(feature = "ws")]
-    pub(super) websocket_protocols: Arc<[Box<str>]>,
     pub(super) prefixes: Box<[Applied]>,
     pub(super) postfixes: Box<[Applied]>,
     pub(super) monitors: Box<[Applied]>,
 }
 
+/// What answers a compiled route.
+#[derive(Clone)]
+pub(super) enum Answer {
+    Http(Arc<dyn ErasedHandler>),
+    /// A WebSocket handler, with its settings: boxed, so that the many
+    /// HTTP routes do not carry them.
+    #[cfg(feature = "ws")]
+    WebSocket(Box<WebSocketRoute>),
+}
+
+/// A WebSocket route's handler and settings.
+#[cfg(feature = "ws")]
+#[derive(Clone)]
+pub(super) struct WebSocketRoute {
+    pub(super) handler: Arc<crate::ws::ErasedWebSocket>,
+    pub(super) limits: crate::ws::Limits,
+    pub(super) protocols: Arc<[Box<str>]>,
+}
+
+impl CompiledRoute {
+    fn is_websocket(&self) -> bool {
+        !matches!(self.answer, Answer::Http(_))
+    }
+}
+
 /// The compiled router's tables, shared by its clones and by the requests
 /// in flight on them.
+///
+/// Every part is persistent (see [`Table`] and [`Slab`]): a clone shares
+/// all of it, and a change to the clone copies only what it changes. A
+/// [`Reloadable`](super::Reloadable) changes a clone of the live tables and
+/// makes it live.
+#[derive(Clone, Default)]
 pub(super) struct Inner {
     pub(super) table: Table,
     /// WebSocket routes, found like GET routes among themselves.
     pub(super) websockets: Table,
-    pub(super) routes: Vec<CompiledRoute>,
-    pub(super) prefixes: Vec<Hook<dyn ErasedPrefix>>,
-    pub(super) postfixes: Vec<Hook<dyn ErasedPostfix>>,
-    pub(super) monitors: Vec<Hook<dyn ErasedMonitor>>,
-    pub(super) state: http::Extensions,
+    pub(super) routes: Slab<CompiledRoute>,
+    pub(super) prefixes: Hooks<dyn ErasedPrefix>,
+    pub(super) postfixes: Hooks<dyn ErasedPostfix>,
+    pub(super) monitors: Hooks<dyn ErasedMonitor>,
+    /// The state of every module, in one map.
+    pub(super) state: Arc<http::Extensions>,
     /// What answers a path no route matches, in 404's stead: the fallback
     /// of the deepest base that covers the path, the first registered among
     /// bases of one depth.
-    pub(super) fallbacks: Box<[Fallback]>,
+    pub(super) fallbacks: Vec<Arc<Fallback>>,
+    /// The state each module gave, by module place: what `state` is made
+    /// of again when a module goes.
+    states: Vec<(u32, Arc<ModuleState>)>,
+}
+
+/// The state one module gave.
+struct ModuleState {
+    types: Vec<StateType>,
+    values: http::Extensions,
+}
+
+/// What one module added to the tables: what removing it takes away.
+#[derive(Debug)]
+pub(super) struct Added {
+    place: u32,
+    /// Its routes, HTTP and WebSocket.
+    routes: Vec<RouteId>,
+    /// Whether it added hooks, state or fallbacks.
+    hooks: bool,
+    state: bool,
+    fallbacks: bool,
+    /// The state its handlers read, with the pattern of one that does.
+    needs: Vec<(Arc<str>, StateType)>,
 }
 
 /// A fallback as compiled: the base it answers below, and its handler.
@@ -125,6 +201,7 @@ pub(super) struct Fallback {
     pub(super) base: Pattern,
     pub(super) handler: Arc<dyn ErasedHandler>,
     pub(super) body: BodyLimits,
+    key: Key,
 }
 
 /// What a handler's body extractors hold to, for one route.
@@ -181,38 +258,67 @@ fn relation(hook: &[Segment], route: &[Segment]) -> Relation {
     result
 }
 
-fn compile_hooks<H: ?Sized>(specs: Vec<HookSpec<H>>) -> Result<Vec<Hook<H>>, RouteError> {
-    specs
-        .into_iter()
-        .map(|spec| {
+/// Parses `specs` into hooks of the module at `place`.
+fn compile_hooks<H: ?Sized>(
+    specs: Vec<HookSpec<H>>,
+    place: u32,
+) -> Result<Vec<Hook<H>>, RouteError> {
+    (specs.into_iter().enumerate())
+        .map(|(index, spec)| {
             Ok(Hook {
                 pattern: Pattern::parse(&spec.scope.pattern)?,
                 method: spec.scope.method,
                 priority: spec.scope.priority,
                 hook: spec.hook,
                 body_end: spec.body_end,
+                key: key(place, index),
             })
         })
         .collect()
 }
 
+/// The key of the `index`th route or hook of the module at `place`.
+fn key(place: u32, index: usize) -> Key {
+    u64::from(place) << 32 | index as u64
+}
+
+/// The place of the module that registered what has `key`.
+fn place_of(key: Key) -> u32 {
+    (key >> 32) as u32
+}
+
+/// The static bytes a pattern starts with: `/` and its static segments up
+/// to the first that is not, without the `/` before that one; empty for
+/// `/`. Every route a hook may apply to is among those the table finds
+/// for its scope's bytes (see [`Table::visit_covering`]).
+fn static_start(pattern: &Pattern) -> String {
+    let mut text = String::new();
+    for segment in &pattern.segments {
+        let Segment::Static(static_text) = segment else {
+            break;
+        };
+        text.push('/');
+        text.push_str(static_text);
+    }
+    text
+}
+
 /// The hooks of `hooks` that may apply to a route on `method` (`None`: any)
 /// and `pattern`, in running order.
 fn applied<H: ?Sized>(
-    hooks: &[Hook<H>],
+    hooks: &Hooks<H>,
     method: Option<&Method>,
     pattern: &Pattern,
 ) -> Box<[Applied]> {
-    let mut applied: Vec<(usize, Applied)> = hooks
+    let mut applied: Vec<(&Hook<H>, Applied)> = hooks
         .iter()
-        .enumerate()
         .filter(|(_, hook)| match (&hook.method, method) {
             (None, _) | (_, None) => true,
             (Some(theirs), Some(ours)) => {
                 theirs == ours || (*ours == Method::GET && *theirs == Method::HEAD)
             }
         })
-        .filter_map(|(index, hook)| {
+        .filter_map(|(id, hook)| {
             let check = match relation(&hook.pattern.segments, &pattern.segments) {
                 Relation::Never => return None,
                 Relation::Maybe => true,
@@ -222,26 +328,331 @@ fn applied<H: ?Sized>(
             // the route answers (a GET route also answers HEAD, which a
             // GET hook sees too); any other method is checked per request.
             let check = check || hook.method.is_some() && hook.method.as_ref() != method;
+            let hook_id = u32::try_from(id).expect("fewer than 2^32 hooks");
             Some((
-                index,
+                hook,
                 Applied {
-                    hook: index as u32,
+                    hook: hook_id,
                     check,
                 },
             ))
         })
         .collect();
-    applied.sort_by_key(|&(index, _)| order_key(&hooks[index], index));
+    applied.sort_by_key(|&(hook, _)| hook.order());
     applied.into_iter().map(|(_, applied)| applied).collect()
 }
 
-pub(super) fn order_key<H: ?Sized>(hook: &Hook<H>, index: usize) -> (Priority, bool, usize, usize) {
-    (
-        hook.priority,
-        hook.method.is_none(),
-        hook.pattern.segments.len(),
-        index,
-    )
+/// The hooks of each kind that may apply to `route`: for an HTTP route
+/// prefixes, postfixes and monitors, for a WebSocket route (whose
+/// response is the handshake's) prefixes and monitors.
+fn hook_lists(inner: &Inner, route: &mut CompiledRoute) {
+    let (method, pattern) = (route.method.as_ref(), &route.pattern);
+    route.prefixes = applied(&inner.prefixes, method, pattern);
+    route.monitors = applied(&inner.monitors, method, pattern);
+    if !route.is_websocket() {
+        route.postfixes = applied(&inner.postfixes, method, pattern);
+    }
+}
+
+impl Inner {
+    /// Adds `router`'s routes, hooks, state and fallbacks, as the module at
+    /// `place` in registration order (the base is at 0): its routes take
+    /// `outer`'s settings where neither they nor `router` set one, and may
+    /// read state of the types `also_held` besides what the tables hold.
+    ///
+    /// Costs what the module holds: each route is laid into the tables
+    /// along its path, and checked against every hook; each hook against
+    /// the routes under its scope. On an error, `self` may be left
+    /// part-changed: the caller drops it.
+    pub(super) fn add(
+        &mut self,
+        router: Router,
+        place: u32,
+        outer: &RouteSettings,
+        also_held: &[StateType],
+    ) -> Result<Added, RouteError> {
+        let Router {
+            routes: specs,
+            prefixes,
+            postfixes,
+            monitors,
+            state,
+            state_types,
+            settings,
+            fallback,
+            nested_fallbacks,
+        } = router;
+        let settings = settings.or(outer);
+        let prefixes = compile_hooks(prefixes, place)?;
+        let postfixes = compile_hooks(postfixes, place)?;
+        let monitors = compile_hooks(monitors, place)?;
+        for (index, (id, name)) in state_types.iter().enumerate() {
+            if state_types[..index].iter().any(|(seen, _)| seen == id) || self.holds(id) {
+                return Err(RouteError::DuplicateState { name });
+            }
+        }
+        let mut added = Added {
+            place,
+            routes: Vec::with_capacity(specs.len()),
+            hooks: !(prefixes.is_empty() && postfixes.is_empty() && monitors.is_empty()),
+            state: !state_types.is_empty(),
+            fallbacks: fallback.is_some() || !nested_fallbacks.is_empty(),
+            needs: Vec::new(),
+        };
+        if added.state {
+            let given = ModuleState {
+                types: state_types,
+                values: state,
+            };
+            self.states.push((place, Arc::new(given)));
+            self.states.sort_by_key(|&(place, _)| place);
+            self.merge_states();
+        }
+        let held = |inner: &Inner, (id, _): &StateType| {
+            inner.holds(id) || also_held.iter().any(|(held, _)| held == id)
+        };
+        // What a handler's extractors need that the tables, or its route
+        // with parameters of these names, do not give.
+        let unmet = |inner: &Inner, added: &mut Added, spec: &RouteSpec, names: &[Box<str>]| {
+            for needed in &spec.needs.state {
+                if !held(inner, needed) {
+                    return Some(RouteError::MissingState {
+                        pattern: spec.pattern.clone(),
+                        name: needed.1,
+                    });
+                }
+                if !added.needs.iter().any(|(_, (id, _))| *id == needed.0) {
+                    added.needs.push((spec.pattern.as_str().into(), *needed));
+                }
+            }
+            let path = spec.needs.path?;
+            // The check runs the type's `Deserialize`: one that panics on
+            // the value it is given settles nothing (and fails at request
+            // time with a 500, as it would have).
+            let reason = std::panic::catch_unwind(|| (path.misfit)(names)).ok()??;
+            Some(RouteError::PathParameters {
+                pattern: spec.pattern.clone(),
+                type_name: path.type_name,
+                reason,
+            })
+        };
+        let own = fallback.map(|spec| ("/".to_owned(), spec));
+        for (index, (base, spec)) in own.into_iter().chain(nested_fallbacks).enumerate() {
+            let base = Pattern::parse(&base)?;
+            // A fallback takes the parameters of its base.
+            if let Some(error) = unmet(self, &mut added, &spec, &base.names) {
+                return Err(error);
+            }
+            if spec.needs.matched_path {
+                return Err(RouteError::FallbackMatchedPath {
+                    base: base.source.to_string(),
+                });
+            }
+            if self
+                .fallbacks
+                .iter()
+                .any(|seen| seen.base.source == base.source)
+            {
+                return Err(RouteError::DuplicateFallback {
+                    base: base.source.to_string(),
+                });
+            }
+            match spec.endpoint {
+                Endpoint::Http(handler) => self.fallbacks.push(Arc::new(Fallback {
+                    base,
+                    handler,
+                    body: BodyLimits::of(&spec.settings.or(&settings)),
+                    key: key(place, index),
+                })),
+                #[cfg(feature = "ws")]
+                Endpoint::WebSocket(_) => {}
+            }
+        }
+        // Deepest first, then in registration order.
+        (self.fallbacks).sort_by_key(|f| (std::cmp::Reverse(f.base.segments.len()), f.key));
+        // The hooks, and those of the routes already in that they apply
+        // to: before this module's routes, which are checked against every
+        // hook as they come in.
+        let scopes: Vec<String> = (prefixes.iter().map(|h| static_start(&h.pattern)))
+            .chain(postfixes.iter().map(|h| static_start(&h.pattern)))
+            .chain(monitors.iter().map(|h| static_start(&h.pattern)))
+            .collect();
+        for hook in prefixes {
+            self.prefixes.insert(Arc::new(hook));
+        }
+        for hook in postfixes {
+            self.postfixes.insert(Arc::new(hook));
+        }
+        for hook in monitors {
+            self.monitors.insert(Arc::new(hook));
+        }
+        self.rehook(&scopes);
+        let mut statics: Vec<(bool, String)> = Vec::new();
+        let mut texts = std::collections::HashSet::new();
+        for (index, spec) in specs.into_iter().enumerate() {
+            let mut pattern = Pattern::parse(&spec.pattern).map_err(|error| match spec.nested {
+                true => nested(&spec.pattern, error),
+                false => error,
+            })?;
+            pattern.intern(&mut texts);
+            if let Some(error) = unmet(self, &mut added, &spec, &pattern.names) {
+                return Err(error);
+            }
+            let route_settings = spec.settings.or(&settings);
+            let mut route = CompiledRoute {
+                method: spec.method,
+                key: key(place, index),
+                answer: match spec.endpoint {
+                    Endpoint::Http(handler) => Answer::Http(handler),
+                    #[cfg(feature = "ws")]
+                    Endpoint::WebSocket(handler) => Answer::WebSocket(Box::new(WebSocketRoute {
+                        handler,
+                        limits: route_settings.websocket_limits.unwrap_or_default(),
+                        protocols: (route_settings.websocket_protocols.clone())
+                            .unwrap_or_else(|| Arc::new([])),
+                    })),
+                },
+                body: BodyLimits::of(&route_settings),
+                matched_path_in_response: (route_settings.matched_path_in_response)
+                    .unwrap_or(false),
+                prefixes: Box::default(),
+                postfixes: Box::default(),
+                monitors: Box::default(),
+                pattern,
+            };
+            hook_lists(self, &mut route);
+            let route = Arc::new(route);
+            let id = self.routes.insert(route.clone());
+            added.routes.push(id);
+            let websocket = route.is_websocket();
+            let target = match websocket {
+                false => &mut self.table,
+                true => &mut self.websockets,
+            };
+            if let Err(first) = target.insert(&route.pattern, route.method.as_ref(), id, route.key)
+            {
+                return Err(RouteError::DuplicateRoute {
+                    method: route.method.as_ref().map_or("*", Method::as_str).to_owned(),
+                    first: self.routes[first].pattern.source.to_string(),
+                    second: spec.pattern,
+                });
+            }
+            if let Some(path) = route.pattern.static_path() {
+                statics.push((websocket, path));
+            }
+        }
+        self.table.settle(
+            statics
+                .iter()
+                .filter(|(ws, _)| !ws)
+                .map(|(_, path)| path.as_str()),
+        );
+        self.websockets.settle(
+            statics
+                .iter()
+                .filter(|(ws, _)| *ws)
+                .map(|(_, path)| path.as_str()),
+        );
+        Ok(added)
+    }
+
+    /// Takes away what `added` added. Costs what the module held, and for
+    /// its hooks the routes under their scopes.
+    pub(super) fn remove(&mut self, added: &Added) {
+        for &id in &added.routes {
+            let Some(route) = self.routes.remove(id) else {
+                continue;
+            };
+            let table = match route.is_websocket() {
+                false => &mut self.table,
+                true => &mut self.websockets,
+            };
+            let removed = table.remove(&route.pattern, route.method.as_ref(), id, route.key);
+            debug_assert!(removed, "a module's route is in the table");
+        }
+        if added.hooks {
+            let mut scopes = Vec::new();
+            remove_hooks(&mut self.prefixes, added.place, &mut scopes);
+            remove_hooks(&mut self.postfixes, added.place, &mut scopes);
+            remove_hooks(&mut self.monitors, added.place, &mut scopes);
+            self.rehook(&scopes);
+        }
+        if added.state {
+            self.states.retain(|&(place, _)| place != added.place);
+            self.merge_states();
+        }
+        if added.fallbacks {
+            (self.fallbacks).retain(|fallback| place_of(fallback.key) != added.place);
+        }
+    }
+
+    /// Finds again the hooks of the routes that hooks of `scopes` (their
+    /// static starts) may apply to.
+    fn rehook(&mut self, scopes: &[String]) {
+        let mut covered = Vec::new();
+        for scope in scopes {
+            self.table.visit_covering(scope, |id| covered.push(id));
+            self.websockets.visit_covering(scope, |id| covered.push(id));
+        }
+        covered.sort_unstable();
+        covered.dedup();
+        for id in covered {
+            let mut route = CompiledRoute::clone(&self.routes[id]);
+            hook_lists(self, &mut route);
+            self.routes.set(id, Arc::new(route));
+        }
+    }
+
+    /// Whether a module gave state of type `id`.
+    fn holds(&self, id: &std::any::TypeId) -> bool {
+        (self.states.iter()).any(|(_, given)| given.types.iter().any(|(held, _)| held == id))
+    }
+
+    /// Makes the state map again, from every module's.
+    fn merge_states(&mut self) {
+        let mut state = http::Extensions::new();
+        for (_, given) in &self.states {
+            state.extend(given.values.clone());
+        }
+        self.state = Arc::new(state);
+    }
+
+    /// The first state that a handler of `added` reads and no module
+    /// gives any more, as the error it is.
+    pub(super) fn unmet_state(&self, added: &Added) -> Option<RouteError> {
+        let (pattern, (_, name)) = (added.needs.iter()).find(|(_, (id, _))| !self.holds(id))?;
+        Some(RouteError::MissingState {
+            pattern: pattern.to_string(),
+            name,
+        })
+    }
+}
+
+impl Added {
+    /// The module's place in registration order.
+    pub(super) fn place(&self) -> u32 {
+        self.place
+    }
+
+    /// Whether the module gave state: removing it may leave a handler
+    /// without the state it reads.
+    pub(super) fn gave_state(&self) -> bool {
+        self.state
+    }
+}
+
+/// Removes the hooks of the module at `place`, adding their scopes'
+/// static starts to `scopes`.
+fn remove_hooks<H: ?Sized>(hooks: &mut Hooks<H>, place: u32, scopes: &mut Vec<String>) {
+    let gone: Vec<usize> = (hooks.iter())
+        .filter(|(_, hook)| place_of(hook.key) == place)
+        .map(|(id, _)| id)
+        .collect();
+    for id in gone {
+        if let Some(hook) = hooks.remove(id) {
+            scopes.push(static_start(&hook.pattern));
+        }
+    }
 }
 
 impl Router {
@@ -283,124 +694,10 @@ impl Router {
 }
 
 fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
-    let prefixes = compile_hooks(router.prefixes)?;
-    let postfixes = compile_hooks(router.postfixes)?;
-    let monitors = compile_hooks(router.monitors)?;
-    let mut table = Table::default();
-    #[cfg_attr(not(feature = "ws"), allow(unused_mut))]
-    let mut websockets = Table::default();
-    for (index, (id, name)) in router.state_types.iter().enumerate() {
-        if router.state_types[..index]
-            .iter()
-            .any(|(seen, _)| seen == id)
-        {
-            return Err(RouteError::DuplicateState { name });
-        }
-    }
-    let held = |(id, _): &StateType| router.state_types.iter().any(|(held, _)| held == id);
-    // What a handler's extractors need that its router or its route, with
-    // parameters of these names, does not give.
-    let unmet = |spec: &RouteSpec, names: &[Box<str>]| {
-        if let Some(&(_, name)) = spec.needs.state.iter().find(|&needed| !held(needed)) {
-            return Some(RouteError::MissingState {
-                pattern: spec.pattern.clone(),
-                name,
-            });
-        }
-        let path = spec.needs.path?;
-        // The check runs the type's `Deserialize`: one that panics on the
-        // value it is given settles nothing (and fails at request time
-        // with a 500, as it would have).
-        let reason = std::panic::catch_unwind(|| (path.misfit)(names)).ok()??;
-        Some(RouteError::PathParameters {
-            pattern: spec.pattern.clone(),
-            type_name: path.type_name,
-            reason,
-        })
-    };
-    let mut fallbacks: Vec<Fallback> = Vec::new();
-    let own = router.fallback.map(|spec| ("/".to_owned(), spec));
-    for (base, spec) in own.into_iter().chain(router.nested_fallbacks) {
-        let base = Pattern::parse(&base)?;
-        // A fallback takes the parameters of its base.
-        if let Some(error) = unmet(&spec, &base.names) {
-            return Err(error);
-        }
-        if spec.needs.matched_path {
-            return Err(RouteError::FallbackMatchedPath {
-                base: base.source.to_string(),
-            });
-        }
-        if fallbacks.iter().any(|seen| seen.base.source == base.source) {
-            return Err(RouteError::DuplicateFallback {
-                base: base.source.to_string(),
-            });
-        }
-        match spec.endpoint {
-            Endpoint::Http(handler) => fallbacks.push(Fallback {
-                base,
-                handler,
-                body: BodyLimits::of(&spec.settings.or(&router.settings)),
-            }),
-            #[cfg(feature = "ws")]
-            Endpoint::WebSocket(_) => {}
-        }
-    }
-    // Deepest first; a stable sort keeps the order of registration.
-    fallbacks.sort_by_key(|fallback| std::cmp::Reverse(fallback.base.segments.len()));
-    let mut routes: Vec<CompiledRoute> = Vec::with_capacity(router.routes.len());
-    for spec in router.routes {
-        let pattern = Pattern::parse(&spec.pattern).map_err(|error| match spec.nested {
-            true => nested(&spec.pattern, error),
-            false => error,
-        })?;
-        if let Some(error) = unmet(&spec, &pattern.names) {
-            return Err(error);
-        }
-        let id = routes.len();
-        let (target, postfixes) = match spec.endpoint {
-            Endpoint::Http(_) => (
-                &mut table,
-                applied(&postfixes, spec.method.as_ref(), &pattern),
-            ),
-            #[cfg(feature = "ws")]
-            Endpoint::WebSocket(_) => (&mut websockets, Box::default()),
-        };
-        if let Err(first) = target.insert(&pattern, spec.method.as_ref(), id) {
-            return Err(RouteError::DuplicateRoute {
-                method: spec.method.as_ref().map_or("*", Method::as_str).to_owned(),
-                first: routes[first].pattern.source.to_string(),
-                second: spec.pattern,
-            });
-        }
-        let settings = spec.settings.or(&router.settings);
-        routes.push(CompiledRoute {
-            prefixes: applied(&prefixes, spec.method.as_ref(), &pattern),
-            postfixes,
-            monitors: applied(&monitors, spec.method.as_ref(), &pattern),
-            pattern,
-            endpoint: spec.endpoint,
-            body: BodyLimits::of(&settings),
-            matched_path_in_response: settings.matched_path_in_response.unwrap_or(false),
-            #[cfg(feature = "ws")]
-            websocket_limits: settings.websocket_limits.unwrap_or_default(),
-            #[cfg(feature = "ws")]
-            websocket_protocols: settings.websocket_protocols.unwrap_or_else(|| Arc::new([])),
-        });
-    }
-    table.finish();
-    websockets.finish();
+    let mut inner = Inner::default();
+    inner.add(router, 0, &RouteSettings::default(), &[])?;
     Ok(CompiledRouter {
-        inner: Arc::new(Inner {
-            table,
-            websockets,
-            routes,
-            prefixes,
-            postfixes,
-            monitors,
-            state: router.state,
-            fallbacks: fallbacks.into(),
-        }),
+        inner: Arc::new(inner),
     })
 }
 

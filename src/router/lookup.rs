@@ -5,7 +5,7 @@
 use http::{HeaderValue, Method};
 
 use super::{
-    compile::{Applied, Hook, Inner, order_key},
+    compile::{Applied, Hook, Hooks, Inner},
     pattern::{Pattern, Segment, match_parts},
     table::{Methods, RouteId, catch_all_end, next_segment},
 };
@@ -181,7 +181,7 @@ fn method_applies(head: &RequestHead, target: &Target, method: Option<&Method>) 
 /// `head`, with its position in the list and its parameters bound in
 /// `captures`.
 pub(super) fn next_hook<'r, H: ?Sized>(
-    hooks: &'r [Hook<H>],
+    hooks: &'r Hooks<H>,
     list: &[Applied],
     from: usize,
     head: &RequestHead,
@@ -273,23 +273,22 @@ fn match_hook(pattern: &Pattern, path: &str, captures: &mut Captures) -> bool {
 /// Every hook of `hooks` whose scope takes `methods` and `path`, in running
 /// order: for answers that no route gives (404, 405, automatic OPTIONS).
 pub(super) fn applied_at<H: ?Sized>(
-    hooks: &[Hook<H>],
+    hooks: &Hooks<H>,
     methods: &[&Method],
     path: &str,
 ) -> Box<[Applied]> {
     let mut captures = Captures::new();
-    let mut found: Vec<usize> = (0..hooks.len())
-        .filter(|&index| {
-            let hook = &hooks[index];
+    let mut found: Vec<(usize, &Hook<H>)> = (hooks.iter())
+        .filter(|(_, hook)| {
             hook.method.as_ref().is_none_or(|m| methods.contains(&m))
                 && match_hook(&hook.pattern, path, &mut captures)
         })
         .collect();
-    found.sort_by_key(|&index| order_key(&hooks[index], index));
+    found.sort_by_key(|(_, hook)| hook.order());
     found
         .into_iter()
-        .map(|index| Applied {
-            hook: index as u32,
+        .map(|(id, _)| Applied {
+            hook: id as u32,
             check: true,
         })
         .collect()

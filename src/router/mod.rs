@@ -137,6 +137,7 @@ mod reload;
 mod route;
 mod scope;
 mod service;
+mod slab;
 mod table;
 
 pub use self::{

@@ -17,7 +17,9 @@ pub(crate) enum Part {
 /// equal segments.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Segment {
-    Static(Box<str>),
+    /// Shared by the routes of one compile that have it (see
+    /// [`Pattern::intern`]).
+    Static(Arc<str>),
     /// Literal text and parameters, never two parameters in a row.
     Dynamic(Box<[Part]>),
     CatchAll,
@@ -27,7 +29,7 @@ pub(crate) enum Segment {
 #[derive(Clone, Debug)]
 pub(crate) struct Pattern {
     pub(crate) source: Arc<str>,
-    pub(crate) segments: Vec<Segment>,
+    pub(crate) segments: Box<[Segment]>,
     /// Parameter names in capture order.
     pub(crate) names: Arc<[Box<str>]>,
 }
@@ -81,9 +83,26 @@ impl Pattern {
         }
         Ok(Self {
             source: source.into(),
-            segments,
+            segments: segments.into(),
             names: names.into(),
         })
+    }
+
+    /// Shares its static segments' text with equal text in `seen`, and adds
+    /// what is new there: most routes of a table repeat most of their
+    /// segments (`api`, `v1`, `items`), and one allocation each is a good
+    /// part of what a route costs.
+    pub(crate) fn intern(&mut self, seen: &mut std::collections::HashSet<Arc<str>>) {
+        for segment in &mut self.segments {
+            if let Segment::Static(text) = segment {
+                match seen.get(text) {
+                    Some(shared) => *text = shared.clone(),
+                    None => {
+                        seen.insert(text.clone());
+                    }
+                }
+            }
+        }
     }
 
     /// The path this pattern matches if it has no parameters, normalised

@@ -21,8 +21,7 @@ use std::{
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
 
 use super::{
-    builder::Endpoint,
-    compile::{Applied, BodyLimits, CompiledRoute, Hook, Inner},
+    compile::{Answer, Applied, BodyLimits, CompiledRoute, Hook, Hooks, Inner},
     error::Failure,
     hooks::{
         Done, ErasedMonitor, ErasedPostfix, ErasedPrefix, PostfixFlow, PrefixFlow, take_staged,
@@ -616,7 +615,7 @@ impl Pipeline {
     #[inline(always)]
     fn hooks<H: ?Sized>(
         &mut self,
-        hooks: &[Hook<H>],
+        hooks: &Hooks<H>,
         route: Option<&CompiledRoute>,
         kind: HookKind,
         mut from: usize,
@@ -639,7 +638,7 @@ impl Pipeline {
     #[inline(always)]
     fn next<'r, H: ?Sized>(
         &mut self,
-        hooks: &'r [Hook<H>],
+        hooks: &'r Hooks<H>,
         route: Option<&CompiledRoute>,
         kind: HookKind,
         from: usize,
@@ -842,10 +841,10 @@ impl Pipeline {
         let (pattern, names) = (&*route.pattern.source, &*route.pattern.names);
         // Without the `ws` feature the match has one arm.
         #[cfg_attr(not(feature = "ws"), allow(clippy::infallible_destructuring_match))]
-        let handler = match &route.endpoint {
-            Endpoint::Http(handler) => handler,
+        let handler = match &route.answer {
+            Answer::Http(handler) => handler,
             #[cfg(feature = "ws")]
-            Endpoint::WebSocket(handler) => {
+            Answer::WebSocket(websocket) => {
                 let context = route_context(
                     router,
                     &self.head,
@@ -859,9 +858,9 @@ impl Pipeline {
                 self.response = Some(crate::ws::handshake(
                     request,
                     context,
-                    &**handler,
-                    route.websocket_limits,
-                    &route.websocket_protocols,
+                    &*websocket.handler,
+                    websocket.limits,
+                    &websocket.protocols,
                     &mut self.connection,
                 ));
                 return Poll::Ready(());

@@ -2,6 +2,7 @@
 //! serves.
 
 use std::{
+    collections::{HashMap, HashSet},
     convert::Infallible,
     fmt,
     sync::{Arc, Mutex, PoisonError},
@@ -13,10 +14,13 @@ use http::{Request, Response};
 use tower_service::Service;
 
 use super::{
-    builder::Router, compile::CompiledRouter, compile::Inner, error::RouteError,
+    builder::{RouteSettings, Router},
+    compile::{Added, CompiledRouter, Inner},
+    error::RouteError,
     pipeline::ResponseFuture,
 };
 use crate::Body;
+use crate::handler::StateType;
 
 /// A router whose table can be swapped, or changed by registering and
 /// unregistering modules by id, while it serves.
@@ -29,10 +33,19 @@ use crate::Body;
 /// the request path; a registration that does not compile returns its
 /// [`RouteError`] and leaves the live table as it was.
 ///
-/// Each change compiles the whole table, the base and every module: its
-/// cost grows with the application, not with the change. To load many
-/// modules, or make several changes, use [`update`](Self::update): one
-/// compile for all of them, made live at once.
+/// A change costs what it changes, not what the table holds: each module
+/// is compiled once, when it is registered, and the live table is
+/// persistent — a change copies the nodes of the routes it adds or removes
+/// and shares the rest with the table before it, so requests in flight
+/// keep theirs. Registering or removing a module of `m` routes costs about
+/// `m` walks of the tree, whatever the number of routes live; a hook
+/// costs in proportion to the routes under its scope (a hook on `/`, all
+/// of them). To make several changes live at once, use
+/// [`update`](Self::update).
+///
+/// One persistent table rather than a table per module, searched in turn:
+/// a request's lookup stays one walk of one tree, whatever the number of
+/// modules, and costs what it costs on a [`CompiledRouter`].
 ///
 /// Cloning shares the table: every clone serves, and changes, the same one.
 ///
@@ -59,45 +72,69 @@ pub struct Reloadable {
 
 struct Shared {
     live: Arc<ArcSwap<Inner>>,
-    /// The base router and the modules by id, in registration order: what
-    /// the live table was compiled from.
-    sources: Mutex<Sources>,
+    /// What the live table's modules added to it: what taking one away
+    /// takes.
+    registry: Mutex<Registry>,
 }
 
-struct Sources {
-    base: Router,
-    modules: Vec<(String, Router)>,
+struct Registry {
+    /// The base's settings for routes, which a module's routes take where
+    /// neither they nor their module set one.
+    settings: RouteSettings,
+    /// The modules, in registration order.
+    modules: Vec<Module>,
+    /// The place in registration order of the next new module (the base
+    /// is at 0).
+    next_place: u32,
 }
 
-impl Sources {
-    /// Compiles the base with `modules`, changing nothing: a change to the
-    /// sources is made once the table it gives has compiled.
-    fn compile(&self, modules: &[(String, Router)]) -> Result<CompiledRouter, RouteError> {
-        modules
-            .iter()
-            .fold(self.base.clone(), |router, (_, module)| {
-                router.merge(module.clone())
-            })
-            .compile()
+struct Module {
+    id: String,
+    added: Added,
+}
+
+impl Registry {
+    fn new(settings: RouteSettings) -> Self {
+        Self {
+            settings,
+            modules: Vec::new(),
+            next_place: 1,
+        }
     }
 }
 
 /// The modules of a [`Reloadable`] being changed by
 /// [`Reloadable::update`]: registrations, replacements and removals,
-/// staged here and made live together, in one table compiled once.
+/// staged here and made live together.
 ///
 /// Each change keeps the rules of the `Reloadable` method of its name
 /// (registration order, a replaced module's place); nothing is compiled
 /// until the update ends, so a conflict shows then, as the update's error.
 #[derive(Debug)]
 pub struct Modules {
-    modules: Vec<(String, Router)>,
+    modules: Vec<(String, Staged)>,
+}
+
+#[derive(Debug)]
+enum Staged {
+    /// A module live now, at this place.
+    Live(u32),
+    /// A module to add: at the place of the one it replaces, or at a new
+    /// place after every other.
+    New {
+        router: Box<Router>,
+        place: Option<u32>,
+    },
 }
 
 impl Modules {
     /// Stages `module` under `id`, as [`Reloadable::register`] adds it.
     pub fn register(&mut self, id: impl Into<String>, module: Router) -> &mut Self {
-        self.modules.push((id.into(), module));
+        let staged = Staged::New {
+            router: Box::new(module),
+            place: None,
+        };
+        self.modules.push((id.into(), staged));
         self
     }
 
@@ -115,11 +152,18 @@ impl Modules {
     /// registration, or last. Returns whether anything was under `id`.
     pub fn replace(&mut self, id: impl Into<String>, module: Router) -> bool {
         let id = id.into();
-        let Some(place) = self.modules.iter().position(|(known, _)| *known == id) else {
-            self.modules.push((id, module));
+        let Some(position) = self.modules.iter().position(|(known, _)| *known == id) else {
+            self.register(id, module);
             return false;
         };
-        self.modules[place].1 = module;
+        let place = match self.modules[position].1 {
+            Staged::Live(place) => Some(place),
+            Staged::New { place, .. } => place,
+        };
+        self.modules[position].1 = Staged::New {
+            router: Box::new(module),
+            place,
+        };
         // The first registration under `id`, now `module`, stays.
         let mut first = true;
         self.modules
@@ -129,16 +173,19 @@ impl Modules {
 
     /// The ids staged, in registration order (repeated ids once).
     pub fn ids(&self) -> Vec<String> {
-        ids(&self.modules)
+        ids(self.modules.iter().map(|(id, _)| id.as_str()))
     }
 }
 
+/// The modules a change made live, by id in registration order: what each
+/// new one added, or the place of one kept.
+type Applied = Vec<(String, Result<Added, u32>)>;
+
 /// The ids of `modules`, in order, each once.
-fn ids(modules: &[(String, Router)]) -> Vec<String> {
+fn ids<'a>(modules: impl Iterator<Item = &'a str>) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
-    (modules.iter())
-        .filter(|(id, _)| seen.insert(id.as_str()))
-        .map(|(id, _)| id.clone())
+    (modules.filter(|id| seen.insert(*id)))
+        .map(str::to_owned)
         .collect()
 }
 
@@ -153,12 +200,8 @@ impl Clone for Reloadable {
 
 impl fmt::Debug for Reloadable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let sources = self
-            .shared
-            .sources
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let modules: Vec<&str> = sources.modules.iter().map(|(id, _)| id.as_str()).collect();
+        let registry = self.lock();
+        let modules: Vec<&str> = registry.modules.iter().map(|m| m.id.as_str()).collect();
         f.debug_struct("Reloadable")
             .field("modules", &modules)
             .finish()
@@ -167,23 +210,20 @@ impl fmt::Debug for Reloadable {
 
 impl Reloadable {
     /// Compiles `base`, the router that modules are added to, and serves
-    /// it. The reloadable router keeps `base` and every module, to compile
-    /// the table again when they change.
+    /// it.
     ///
     /// # Errors
     ///
     /// The [`RouteError`] of compiling `base`.
     pub fn new(base: Router) -> Result<Self, RouteError> {
-        let table = base.clone().compile()?;
+        let settings = base.settings.clone();
+        let table = base.compile()?;
         let live = Arc::new(ArcSwap::new(table.inner));
         Ok(Self {
             live: Cache::new(live.clone()),
             shared: Arc::new(Shared {
                 live,
-                sources: Mutex::new(Sources {
-                    base,
-                    modules: Vec::new(),
-                }),
+                registry: Mutex::new(Registry::new(settings)),
             }),
         })
     }
@@ -222,10 +262,10 @@ impl Reloadable {
     /// # }
     /// ```
     pub fn swap(&self, base: Router) -> Result<(), RouteError> {
-        let table = base.clone().compile()?;
-        let mut sources = self.lock();
-        sources.base = base;
-        sources.modules.clear();
+        let settings = base.settings.clone();
+        let table = base.compile()?;
+        let mut registry = self.lock();
+        *registry = Registry::new(settings);
         self.shared.live.store(table.inner);
         Ok(())
     }
@@ -253,7 +293,7 @@ impl Reloadable {
     /// the rebuilt table is returned rather than assumed away; nothing
     /// changes then.
     pub fn unregister(&self, id: &str) -> Result<bool, RouteError> {
-        if !self.lock().modules.iter().any(|(known, _)| known == id) {
+        if !self.lock().modules.iter().any(|module| module.id == id) {
             return Ok(false);
         }
         self.update(|modules| Ok(modules.unregister(id)))
@@ -326,27 +366,88 @@ impl Reloadable {
     where
         E: From<RouteError>,
     {
-        let mut sources = self.lock();
+        let mut registry = self.lock();
         let mut staged = Modules {
-            modules: sources.modules.clone(),
+            modules: (registry.modules.iter())
+                .map(|module| (module.id.clone(), Staged::Live(module.added.place())))
+                .collect(),
         };
         let answer = change(&mut staged)?;
-        let compiled = sources.compile(&staged.modules)?;
-        sources.modules = staged.modules;
-        self.shared.live.store(compiled.inner);
+        let (live, next_place) = self.apply(&registry, staged)?;
+        // Made live: the registry follows.
+        let mut before: HashMap<u32, Module> = (registry.modules.drain(..))
+            .map(|module| (module.added.place(), module))
+            .collect();
+        registry.modules = (live.into_iter())
+            .map(|(id, module)| match module {
+                Ok(added) => Module { id, added },
+                Err(place) => before.remove(&place).expect("a live module"),
+            })
+            .collect();
+        registry.next_place = next_place;
         Ok(answer)
+    }
+
+    /// Builds the table that `staged` makes of the live one and makes it
+    /// live: what each module added (`Err` with its place for a module
+    /// kept), and the place of the next new module.
+    fn apply(&self, registry: &Registry, staged: Modules) -> Result<(Applied, u32), RouteError> {
+        let kept: HashSet<u32> = (staged.modules.iter())
+            .filter_map(|(_, staged)| match staged {
+                Staged::Live(place) => Some(*place),
+                Staged::New { .. } => None,
+            })
+            .collect();
+        let (gone, remaining): (Vec<&Module>, Vec<&Module>) =
+            (registry.modules.iter()).partition(|module| !kept.contains(&module.added.place()));
+        // A clone of the live table shares all of it: what follows copies
+        // only what the changes change.
+        let mut next = Inner::clone(&self.shared.live.load());
+        for module in &gone {
+            next.remove(&module.added);
+        }
+        // State given by any module of the change may be read by all.
+        let also_held: Vec<StateType> = (staged.modules.iter())
+            .flat_map(|(_, staged)| match staged {
+                Staged::New { router, .. } => router.state_types.as_slice(),
+                Staged::Live(_) => &[],
+            })
+            .copied()
+            .collect();
+        let mut next_place = registry.next_place;
+        let mut live = Vec::with_capacity(staged.modules.len());
+        for (id, staged) in staged.modules {
+            let module = match staged {
+                Staged::Live(place) => Err(place),
+                Staged::New { router, place } => {
+                    let place = place.unwrap_or_else(|| {
+                        next_place += 1;
+                        next_place - 1
+                    });
+                    Ok(next.add(*router, place, &registry.settings, &also_held)?)
+                }
+            };
+            live.push((id, module));
+        }
+        if gone.iter().any(|module| module.added.gave_state()) {
+            if let Some(error) = remaining.iter().find_map(|m| next.unmet_state(&m.added)) {
+                return Err(error);
+            }
+        }
+        self.shared.live.store(Arc::new(next));
+        Ok((live, next_place))
     }
 
     /// The ids registered, in registration order (repeated ids once).
     pub fn modules(&self) -> Vec<String> {
-        ids(&self.lock().modules)
+        ids(self.lock().modules.iter().map(|module| module.id.as_str()))
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Sources> {
-        // A panic while holding the lock left the sources as they were
-        // before the failed change: each is made once its table compiled.
+    fn lock(&self) -> std::sync::MutexGuard<'_, Registry> {
+        // A panic while holding the lock left the registry as it was
+        // before the failed change: it follows a table once it is live.
         self.shared
-            .sources
+            .registry
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
     }

@@ -27,7 +27,7 @@ impl fmt::Debug for CompiledRouter {
             .inner
             .routes
             .iter()
-            .map(|r| &*r.pattern.source)
+            .map(|(_, r)| &*r.pattern.source)
             .collect();
         f.debug_struct("CompiledRouter")
             .field("routes", &routes)

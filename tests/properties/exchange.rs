@@ -41,7 +41,7 @@ use http::{HeaderName, HeaderValue, Method, Request, Response, StatusCode, heade
 use http_body_util::BodyExt;
 use pronghorn::{
     Body, Router,
-    router::{CompiledRouter, Failure, Priority, Route, RouteExchange, Scope},
+    router::{CompiledRouter, Failure, Priority, Reloadable, Route, RouteExchange, Scope},
 };
 use tower_service::Service;
 
@@ -420,6 +420,116 @@ impl Built {
     }
 }
 
+/// `router` with `route` added: it answers `"{method} {pattern}"`.
+fn add_route(router: Router, route: &RouteSpec) -> Router {
+    let pattern = pattern(&route.pattern);
+    let answer = match route.verb {
+        Some(verb) => format!("{} {pattern}", verb.method()),
+        None => format!("* {pattern}"),
+    };
+    let planned = route.panics;
+    match (route.verb, route.suspends) {
+        (Some(verb), false) => router.route(verb.method(), &pattern, move || {
+            fail(planned);
+            answer.clone()
+        }),
+        (None, false) => router.any(&pattern, move || {
+            fail(planned);
+            answer.clone()
+        }),
+        (verb, true) => {
+            let handler = move || {
+                let answer = answer.clone();
+                async move {
+                    Suspension::default().await;
+                    fail(planned);
+                    answer
+                }
+            };
+            match verb {
+                Some(verb) => router.route(verb.method(), &pattern, handler),
+                None => router.any(&pattern, handler),
+            }
+        }
+    }
+}
+
+/// `router` with `hook`, the `index`th of its table, added: it notes that
+/// it ran.
+fn add_hook(router: Router, index: usize, hook: &HookSpec) -> Router {
+    let mut scope = Scope::new(pattern(&hook.pattern)).priority(priority(hook.priority));
+    if let Some(verb) = hook.verb {
+        scope = scope.method(verb.method());
+    }
+    let with = router;
+    let answers = hook.answers;
+    let planned = hook.panics;
+    match (hook.kind, hook.suspends) {
+        (Kind::Prefix, false) => with.prefix(
+            scope,
+            move |_: &mut Request<Body>, route: &mut Route<'_>| {
+                ran_prefix(index, route);
+                fail(planned);
+                match answers {
+                    true => ControlFlow::Break(early(Kind::Prefix, index)),
+                    false => ControlFlow::Continue(()),
+                }
+            },
+        ),
+        (Kind::Prefix, true) => with.prefix(
+            scope,
+            move |request: Request<Body>, route: &mut Route<'_>| {
+                ran_prefix(index, route);
+                async move {
+                    Suspension::default().await;
+                    fail(planned);
+                    if answers {
+                        Err(early(Kind::Prefix, index))
+                    } else {
+                        Ok(request)
+                    }
+                }
+            },
+        ),
+        (Kind::Postfix, false) if !answers => {
+            with.postfix(scope, move |_: &Route<'_>, _: &mut Response<Body>| {
+                ran(index);
+                fail(planned);
+            })
+        }
+        (Kind::Postfix, false) => with.postfix(scope, move |_: &Route<'_>, _: Response<Body>| {
+            ran(index);
+            fail(planned);
+            Err::<Response<Body>, _>(early(Kind::Postfix, index))
+        }),
+        (Kind::Postfix, true) => {
+            with.postfix(scope, move |_: &Route<'_>, response: Response<Body>| {
+                ran(index);
+                async move {
+                    Suspension::default().await;
+                    fail(planned);
+                    if answers {
+                        Err(early(Kind::Postfix, index))
+                    } else {
+                        Ok(response)
+                    }
+                }
+            })
+        }
+        (Kind::Monitor, false) => with.monitor(scope, move |exchange: &RouteExchange<'_>| {
+            seen(index, exchange);
+            fail(planned);
+        }),
+        (Kind::Monitor, true) => with.monitor(scope, move |exchange: &RouteExchange<'_>| {
+            seen(index, exchange);
+            async move {
+                Suspension::default().await;
+                fail(planned);
+            }
+        }),
+    }
+}
+
 /// The router of `table`, less the routes and hooks it refuses (a bad
 /// pattern, a route registered twice), each tried in turn.
 fn router(table: &Table) -> Built {
@@ -428,118 +538,17 @@ fn router(table: &Table) -> Built {
     websocket_routes(&mut router, &mut websockets, &table.websockets);
     let mut handlers = Vec::new();
     for route in &table.routes {
-        let pattern = pattern(&route.pattern);
-        let answer = match route.verb {
-            Some(verb) => format!("{} {pattern}", verb.method()),
-            None => format!("* {pattern}"),
-        };
-        let planned = route.panics;
-        let with = match (route.verb, route.suspends) {
-            (Some(verb), false) => router.clone().route(verb.method(), &pattern, move || {
-                fail(planned);
-                answer.clone()
-            }),
-            (None, false) => router.clone().any(&pattern, move || {
-                fail(planned);
-                answer.clone()
-            }),
-            (verb, true) => {
-                let handler = move || {
-                    let answer = answer.clone();
-                    async move {
-                        Suspension::default().await;
-                        fail(planned);
-                        answer
-                    }
-                };
-                match verb {
-                    Some(verb) => router.clone().route(verb.method(), &pattern, handler),
-                    None => router.clone().any(&pattern, handler),
-                }
-            }
-        };
+        let with = add_route(router.clone(), route);
         if keep(&mut router, with) {
             handlers.push(Handler {
                 method: route.verb.map(Verb::method),
-                pattern,
+                pattern: pattern(&route.pattern),
                 panics: route.panics,
             });
         }
     }
     for (index, hook) in table.hooks.iter().enumerate() {
-        let mut scope = Scope::new(pattern(&hook.pattern)).priority(priority(hook.priority));
-        if let Some(verb) = hook.verb {
-            scope = scope.method(verb.method());
-        }
-        let with = router.clone();
-        let answers = hook.answers;
-        let planned = hook.panics;
-        let with = match (hook.kind, hook.suspends) {
-            (Kind::Prefix, false) => with.prefix(
-                scope,
-                move |_: &mut Request<Body>, route: &mut Route<'_>| {
-                    ran_prefix(index, route);
-                    fail(planned);
-                    match answers {
-                        true => ControlFlow::Break(early(Kind::Prefix, index)),
-                        false => ControlFlow::Continue(()),
-                    }
-                },
-            ),
-            (Kind::Prefix, true) => with.prefix(
-                scope,
-                move |request: Request<Body>, route: &mut Route<'_>| {
-                    ran_prefix(index, route);
-                    async move {
-                        Suspension::default().await;
-                        fail(planned);
-                        if answers {
-                            Err(early(Kind::Prefix, index))
-                        } else {
-                            Ok(request)
-                        }
-                    }
-                },
-            ),
-            (Kind::Postfix, false) if !answers => {
-                with.postfix(scope, move |_: &Route<'_>, _: &mut Response<Body>| {
-                    ran(index);
-                    fail(planned);
-                })
-            }
-            (Kind::Postfix, false) => {
-                with.postfix(scope, move |_: &Route<'_>, _: Response<Body>| {
-                    ran(index);
-                    fail(planned);
-                    Err::<Response<Body>, _>(early(Kind::Postfix, index))
-                })
-            }
-            (Kind::Postfix, true) => {
-                with.postfix(scope, move |_: &Route<'_>, response: Response<Body>| {
-                    ran(index);
-                    async move {
-                        Suspension::default().await;
-                        fail(planned);
-                        if answers {
-                            Err(early(Kind::Postfix, index))
-                        } else {
-                            Ok(response)
-                        }
-                    }
-                })
-            }
-            (Kind::Monitor, false) => with.monitor(scope, move |exchange: &RouteExchange<'_>| {
-                seen(index, exchange);
-                fail(planned);
-            }),
-            (Kind::Monitor, true) => with.monitor(scope, move |exchange: &RouteExchange<'_>| {
-                seen(index, exchange);
-                async move {
-                    Suspension::default().await;
-                    fail(planned);
-                }
-            }),
-        };
+        let with = add_hook(router.clone(), index, hook);
         keep(&mut router, with);
     }
     Built {
@@ -549,7 +558,136 @@ fn router(table: &Table) -> Built {
     }
 }
 
+/// A change of a [`Reloadable`]'s modules.
+#[cfg_attr(fuzzing, derive(arbitrary::Arbitrary))]
+#[derive(Clone, Copy, Debug)]
+pub enum Change {
+    Register(u8),
+    Unregister(u8),
+    /// The module of the first id replaced by the second module.
+    Replace(u8, u8),
+}
+
+/// How many modules the table's routes and hooks are dealt to.
+const MODULES: usize = 3;
+
+/// Checks that a [`Reloadable`] changed module by module, `changes` in
+/// turn, serves every request as the router compiled at once from its
+/// modules in registration order does, and refuses the changes that
+/// router would not compile. The table's routes, WebSocket routes and
+/// hooks are dealt to modules in turn from `deal`.
+pub fn check_reload(table: &Table, changes: &[Change], deal: u8) {
+    quiet_planned_panics();
+    let mut modules = vec![Router::new(); MODULES];
+    let mut dealt = usize::from(deal);
+    let mut next = || {
+        dealt += 1;
+        dealt % MODULES
+    };
+    for route in &table.routes {
+        if add_route(Router::new(), route).compile().is_ok() {
+            let module = next();
+            modules[module] = add_route(std::mem::take(&mut modules[module]), route);
+        }
+    }
+    #[cfg(feature = "ws")]
+    for pattern in table.websockets.iter().map(|pieces| pattern(pieces)) {
+        let alone = Router::new().websocket(&pattern, |_: pronghorn::ws::WebSocket| async {});
+        if alone.compile().is_ok() {
+            let module = next();
+            modules[module] = std::mem::take(&mut modules[module])
+                .websocket(&pattern, |_: pronghorn::ws::WebSocket| async {});
+        }
+    }
+    for (index, hook) in table.hooks.iter().enumerate() {
+        if add_hook(Router::new(), index, hook).compile().is_ok() {
+            let module = next();
+            modules[module] = add_hook(std::mem::take(&mut modules[module]), index, hook);
+        }
+    }
+    let app = Reloadable::new(Router::new()).expect("an empty base compiles");
+    // The modules live, in registration order, as the reference sees them.
+    let mut live: Vec<(String, usize)> = Vec::new();
+    for &change in changes {
+        let id = |n: u8| format!("m{}", usize::from(n) % MODULES);
+        let module = |n: u8| usize::from(n) % MODULES;
+        let mut staged = live.clone();
+        let done = match change {
+            Change::Register(n) => {
+                staged.push((id(n), module(n)));
+                app.register(id(n), modules[module(n)].clone()).map(|_| ())
+            }
+            Change::Unregister(n) => {
+                staged.retain(|(known, _)| *known != id(n));
+                app.unregister(&id(n)).map(|_| ())
+            }
+            Change::Replace(n, with) => {
+                match staged.iter().position(|(known, _)| *known == id(n)) {
+                    Some(at) => {
+                        staged[at].1 = module(with);
+                        let mut first = true;
+                        staged.retain(|(known, _)| *known != id(n) || std::mem::take(&mut first));
+                    }
+                    None => staged.push((id(n), module(with))),
+                }
+                app.replace(id(n), modules[module(with)].clone())
+                    .map(|_| ())
+            }
+        };
+        let merged = (staged.iter()).fold(Router::new(), |router, &(_, m)| {
+            router.merge(modules[m].clone())
+        });
+        let reference = merged.compile();
+        assert_eq!(
+            done.is_ok(),
+            reference.is_ok(),
+            "{change:?} after {live:?}: {done:?} where a compile says {:?}",
+            reference.as_ref().err()
+        );
+        let Ok(mut reference) = reference else {
+            continue;
+        };
+        live = staged;
+        let ids: Vec<String> =
+            live.iter()
+                .map(|(id, _)| id.clone())
+                .fold(Vec::new(), |mut ids, id| {
+                    if !ids.contains(&id) {
+                        ids.push(id);
+                    }
+                    ids
+                });
+        assert_eq!(app.modules(), ids);
+        let mut current = app.current();
+        let requests = table.requests.iter().map(|spec| (spec.verb, uri(spec)));
+        let own = (table.routes.iter())
+            .flat_map(|route| Verb::ALL.iter().map(|&verb| (verb, filled(&route.pattern))));
+        for (verb, uri) in requests.chain(own) {
+            let request = |uri: &str| {
+                Request::builder()
+                    .method(verb.method())
+                    .uri(uri)
+                    .body(Body::empty())
+                    .ok()
+            };
+            let (Some(ours), Some(theirs)) = (request(&uri), request(&uri)) else {
+                continue;
+            };
+            let ours = exchange(&mut current, ours);
+            let theirs = exchange(&mut reference, theirs);
+            assert_eq!(
+                ours,
+                theirs,
+                "{} {uri} after {change:?}, modules {live:?}, hooks {:?}",
+                verb.method(),
+                table.hooks
+            );
+        }
+    }
+}
+
 /// What came back for one request.
+#[derive(Debug, PartialEq)]
 struct Outcome {
     status: StatusCode,
     allow: Option<BTreeSet<String>>,

@@ -32,6 +32,15 @@ fn verb() -> impl Strategy<Value = exchange::Verb> {
     prop::sample::select(exchange::Verb::ALL.to_vec())
 }
 
+fn change() -> impl Strategy<Value = exchange::Change> {
+    use exchange::Change;
+    prop_oneof![
+        4 => any::<u8>().prop_map(Change::Register),
+        2 => any::<u8>().prop_map(Change::Unregister),
+        2 => (any::<u8>(), any::<u8>()).prop_map(|(n, with)| Change::Replace(n, with)),
+    ]
+}
+
 fn table() -> impl Strategy<Value = exchange::Table> {
     use exchange::{HookSpec, Kind, RequestSpec, RouteSpec, Step, Table};
     let pattern = || prop::collection::vec(piece(), 0..4);
@@ -112,6 +121,18 @@ proptest! {
     #[test]
     fn exchanges_agree_with_the_lookup(table in table()) {
         exchange::check(&table);
+    }
+
+    /// Modules registered, replaced and removed one by one serve what
+    /// the router compiled at once from them serves, and refuse what it
+    /// would refuse (see `exchange::check_reload`).
+    #[test]
+    fn a_reloadable_changed_by_module_serves_what_a_compile_of_its_modules_does(
+        table in table(),
+        changes in prop::collection::vec(change(), 1..8),
+        deal in any::<u8>(),
+    ) {
+        exchange::check_reload(&table, &changes, deal);
     }
 }
 

@@ -1,5 +1,5 @@
-//! The compiled route table: an exact index of static paths, and a radix
-//! tree for the rest, searched depth first with backtracking.
+//! The compiled route table: an index of static paths, and a radix tree for
+//! the rest, searched depth first with backtracking.
 //!
 //! The tree is byte-level for static text, as matchit's is: a node holds
 //! the bytes it matches and its static children are told apart by their
@@ -8,97 +8,84 @@
 //! hang off the node where their segment starts (its bytes so far end with
 //! `/`), in registration order, and are tried only after every static
 //! branch there has failed.
+//!
+//! The table is persistent: its nodes (and the static index's, see
+//! [`index`]) sit behind `Arc`s, and a change copies only the nodes on the
+//! way to what it changes, sharing the rest with the table it was cloned
+//! from. A [`Reloadable`](crate::router::Reloadable) clones the live table,
+//! changes the clone and makes it live: a change of `m` routes costs the
+//! `m` paths through the tree, not the table.
 
-use std::{
-    collections::HashMap,
-    hash::{BuildHasherDefault, Hasher},
-};
+mod index;
+
+use std::sync::Arc;
 
 use http::Method;
 
 use crate::params::{Captures, MAX_PATH};
 
+use self::index::Index;
 use super::pattern::{Part, Pattern, Segment, match_parts};
-
-/// The multiply-rotate hash of rustc's `FxHasher`, for the static index.
-///
-/// Written here rather than taken from a crate: it is a dozen lines, and the
-/// default SipHash costs more than the rest of a static lookup. The tables
-/// it indexes hold only the application's own routes, fixed at compile
-/// time; a request can choose what it looks up, not what is stored, so it
-/// cannot lengthen a probe sequence beyond what the routes already make.
-#[derive(Clone, Copy, Default)]
-pub(crate) struct FxHasher(u64);
-
-impl FxHasher {
-    #[inline]
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl Hasher for FxHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            self.add(u64::from_le_bytes(
-                chunk.try_into().expect("chunks of eight"),
-            ));
-        }
-        if !chunks.remainder().is_empty() {
-            self.add(tail_word(bytes));
-        }
-    }
-
-    #[inline]
-    fn write_u8(&mut self, byte: u8) {
-        self.add(u64::from(byte));
-    }
-
-    #[inline]
-    fn write_usize(&mut self, value: usize) {
-        self.add(value as u64);
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
 /// Index of a route in the compiled router's route list.
 pub(crate) type RouteId = usize;
 
+/// A route's place in the order of registration: its module's place, then
+/// the route's within the module. Dynamic segments, catch-alls and the
+/// methods at one place are kept in this order whatever the order of the
+/// changes that put them there.
+pub(crate) type Key = u64;
+
 /// The routes that end at one place of the tree, by method.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Methods {
-    entries: Vec<(Method, RouteId)>,
-    any: Option<RouteId>,
+    /// In the order of their keys.
+    entries: Vec<(Method, RouteId, Key)>,
+    any: Option<(RouteId, Key)>,
 }
 
 impl Methods {
     /// Registers `route` for `method` (`None`: any method), or returns the
     /// route already there.
-    fn insert(&mut self, method: Option<&Method>, route: RouteId) -> Result<(), RouteId> {
-        let slot = match method {
-            None => &mut self.any,
-            Some(method) => match self.entries.iter_mut().find(|(m, _)| m == method) {
-                Some((_, existing)) => return Err(*existing),
-                None => {
-                    self.entries.push((method.clone(), route));
-                    return Ok(());
-                }
-            },
-        };
-        match slot {
-            Some(existing) => Err(*existing),
-            None => {
-                *slot = Some(route);
-                Ok(())
+    fn insert(&mut self, method: Option<&Method>, route: RouteId, key: Key) -> Result<(), RouteId> {
+        let Some(method) = method else {
+            if let Some((existing, _)) = self.any {
+                return Err(existing);
             }
+            self.any = Some((route, key));
+            return Ok(());
+        };
+        if let Some(existing) = self.get(method) {
+            return Err(existing);
+        }
+        let at = self.entries.partition_point(|&(_, _, k)| k < key);
+        self.entries.insert(at, (method.clone(), route, key));
+        Ok(())
+    }
+
+    /// Removes `route`, registered for `method`; whether it was here.
+    fn remove(&mut self, method: Option<&Method>, route: RouteId) -> bool {
+        match method {
+            None if self.any.is_some_and(|(id, _)| id == route) => {
+                self.any = None;
+                true
+            }
+            None => false,
+            Some(method) => {
+                let before = self.entries.len();
+                self.entries
+                    .retain(|(m, id, _)| !(m == method && *id == route));
+                self.entries.len() != before
+            }
+        }
+    }
+
+    /// The key of the first route registered here.
+    fn min_key(&self) -> Option<Key> {
+        let first = self.entries.iter().map(|&(_, _, key)| key).min();
+        match (first, self.any) {
+            (Some(a), Some((_, b))) => Some(a.min(b)),
+            (a, b) => a.or(b.map(|(_, key)| key)),
         }
     }
 
@@ -106,23 +93,31 @@ impl Methods {
     pub(crate) fn get(&self, method: &Method) -> Option<RouteId> {
         self.entries
             .iter()
-            .find(|(m, _)| m == method)
-            .map(|&(_, route)| route)
+            .find(|(m, _, _)| m == method)
+            .map(|&(_, route, _)| route)
     }
 
     #[inline]
     pub(crate) fn any(&self) -> Option<RouteId> {
-        self.any
+        self.any.map(|(route, _)| route)
     }
 
     /// The first route registered here for a method, else the any-method
     /// one.
     pub(crate) fn first(&self) -> Option<RouteId> {
-        self.entries.first().map(|&(_, route)| route).or(self.any)
+        self.entries
+            .first()
+            .map(|&(_, route, _)| route)
+            .or(self.any())
     }
 
     pub(crate) fn methods(&self) -> impl Iterator<Item = &Method> {
-        self.entries.iter().map(|(method, _)| method)
+        self.entries.iter().map(|(method, _, _)| method)
+    }
+
+    /// Every route here.
+    fn routes(&self) -> impl Iterator<Item = RouteId> + '_ {
+        (self.entries.iter().map(|&(_, route, _)| route)).chain(self.any())
     }
 
     fn is_empty(&self) -> bool {
@@ -132,21 +127,40 @@ impl Methods {
 
 /// A node of the tree: the bytes it matches after its parent's, and what
 /// may follow them.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Node {
     prefix: Box<[u8]>,
     /// The first byte of each static child, in `children`'s order.
     indices: Vec<u8>,
-    children: Vec<Node>,
+    children: Vec<Arc<Node>>,
     /// Dynamic segments starting here, in registration order; each child
     /// starts where the segment ends.
-    dynamics: Vec<(Box<[Part]>, Node)>,
+    dynamics: Vec<Dynamic>,
+    /// Catch-alls starting here, in registration order.
     catch_alls: Vec<CatchAll>,
     /// The routes whose path ends here.
     methods: Methods,
     /// Whether dynamic segments or catch-alls start here: the walk comes
     /// back to such a node when its static branch fails.
     fork: bool,
+}
+
+/// A dynamic segment and what follows it.
+#[derive(Clone, Debug)]
+struct Dynamic {
+    parts: Box<[Part]>,
+    node: Arc<Node>,
+    /// The first key of the routes below: the segment's place among the
+    /// others of its node.
+    key: Key,
+}
+
+/// A catch-all and the static segments after it.
+#[derive(Clone, Debug)]
+struct CatchAll {
+    suffix: Box<[Box<str>]>,
+    methods: Methods,
+    key: Key,
 }
 
 impl Node {
@@ -158,17 +172,18 @@ impl Node {
     }
 
     /// The node for the static bytes `text` below this one, made as needed:
-    /// the radix insertion, splitting a child where `text` leaves it.
+    /// the radix insertion, splitting a child where `text` leaves it. Nodes
+    /// shared with another table are copied on the way.
     fn descend(&mut self, text: &[u8]) -> &mut Node {
         if text.is_empty() {
             return self;
         }
         let Some(index) = self.indices.iter().position(|&b| b == text[0]) else {
             self.indices.push(text[0]);
-            self.children.push(Node::leaf(text));
-            return self.children.last_mut().expect("just pushed");
+            self.children.push(Arc::new(Node::leaf(text)));
+            return Arc::make_mut(self.children.last_mut().expect("just pushed"));
         };
-        let child = &mut self.children[index];
+        let child = Arc::make_mut(&mut self.children[index]);
         let common = child
             .prefix
             .iter()
@@ -182,10 +197,102 @@ impl Node {
             let mut lower = std::mem::take(child);
             lower.prefix = lower.prefix[common..].into();
             upper.indices.push(lower.prefix[0]);
-            upper.children.push(lower);
+            upper.children.push(Arc::new(lower));
             *child = upper;
         }
         child.descend(&text[common..])
+    }
+
+    /// The node the static bytes `text` below this one end at exactly.
+    fn find(&self, text: &[u8]) -> Option<&Node> {
+        if text.is_empty() {
+            return Some(self);
+        }
+        let child = self.child(text[0])?;
+        let rest = text.strip_prefix(&*child.prefix)?;
+        child.find(rest)
+    }
+
+    /// Whether nothing is left here or below.
+    fn is_vacant(&self) -> bool {
+        self.methods.is_empty()
+            && self.children.is_empty()
+            && self.dynamics.is_empty()
+            && self.catch_alls.is_empty()
+    }
+
+    /// The first key of the routes here and below.
+    fn min_key(&self) -> Option<Key> {
+        let below = (self.children.iter().filter_map(|child| child.min_key()))
+            .chain(self.dynamics.iter().map(|dynamic| dynamic.key))
+            .chain(self.catch_alls.iter().map(|catch_all| catch_all.key));
+        below.chain(self.methods.min_key()).min()
+    }
+
+    /// Calls `visit` with every route here and below.
+    fn visit_routes(&self, visit: &mut impl FnMut(RouteId)) {
+        self.methods.routes().for_each(&mut *visit);
+        for child in &self.children {
+            child.visit_routes(visit);
+        }
+        for dynamic in &self.dynamics {
+            dynamic.node.visit_routes(visit);
+        }
+        for catch_all in &self.catch_alls {
+            catch_all.methods.routes().for_each(&mut *visit);
+        }
+    }
+
+    /// Calls `visit` with every route that may match a path starting with
+    /// the static bytes `text` below this node: those below where `text`
+    /// ends, and those of the dynamic segments and catch-alls on the way.
+    fn visit_covering(&self, text: &[u8], visit: &mut impl FnMut(RouteId)) {
+        if text.is_empty() {
+            return self.visit_routes(visit);
+        }
+        for dynamic in &self.dynamics {
+            dynamic.node.visit_routes(visit);
+        }
+        for catch_all in &self.catch_alls {
+            catch_all.methods.routes().for_each(&mut *visit);
+        }
+        let Some(child) = self.child(text[0]) else {
+            return;
+        };
+        if child.prefix.starts_with(text) {
+            return child.visit_routes(visit);
+        }
+        if let Some(rest) = text.strip_prefix(&*child.prefix) {
+            child.visit_covering(rest, visit);
+        }
+    }
+
+    /// Keeps the dynamic segments and catch-alls in the order of their
+    /// keys, and `fork` true while there are any.
+    fn reorder(&mut self) {
+        self.dynamics.sort_by_key(|dynamic| dynamic.key);
+        self.catch_alls.sort_by_key(|catch_all| catch_all.key);
+        self.fork = !self.dynamics.is_empty() || !self.catch_alls.is_empty();
+    }
+
+    /// A node that holds nothing but one static child (and is not where a
+    /// dynamic segment ends, or the root: those match no bytes) takes the
+    /// child's place, its bytes joined to the child's: the tree a compile
+    /// of the remaining routes would build.
+    fn absorb_only_child(&mut self) {
+        if self.prefix.is_empty()
+            || self.children.len() != 1
+            || !self.methods.is_empty()
+            || self.fork
+        {
+            return;
+        }
+        let child = self.children.pop().expect("one child");
+        let mut child = Arc::unwrap_or_clone(child);
+        let mut prefix = std::mem::take(&mut self.prefix).into_vec();
+        prefix.extend_from_slice(&child.prefix);
+        child.prefix = prefix.into();
+        *self = child;
     }
 
     /// What the walk of `path` (static, in normal form) costs from this
@@ -210,15 +317,128 @@ impl Node {
         self.indices
             .iter()
             .position(|&b| b == byte)
-            .map(|index| &self.children[index])
+            .map(|index| &*self.children[index])
     }
 }
 
-/// A catch-all and the static segments after it.
-#[derive(Debug)]
-struct CatchAll {
-    suffix: Box<[Box<str>]>,
-    methods: Methods,
+/// A pattern as the tree lays it out: runs of static bytes, and the
+/// dynamic segments and catch-all between them.
+enum Step<'p> {
+    Static(String),
+    Dynamic(&'p [Part]),
+    /// A catch-all, with the static segments after it; always last.
+    CatchAll(Box<[Box<str>]>),
+}
+
+/// The steps of `pattern`, from the root.
+fn steps(pattern: &Pattern) -> Vec<Step<'_>> {
+    let mut steps = Vec::new();
+    // Static bytes not yet laid out: `/` and each static segment, up to the
+    // next dynamic segment or catch-all.
+    let mut text = String::new();
+    let mut segments = pattern.segments.iter();
+    while let Some(segment) = segments.next() {
+        text.push('/');
+        match segment {
+            Segment::Static(static_text) => text.push_str(static_text),
+            Segment::Dynamic(parts) => {
+                steps.push(Step::Static(std::mem::take(&mut text)));
+                steps.push(Step::Dynamic(parts));
+            }
+            Segment::CatchAll => {
+                steps.push(Step::Static(std::mem::take(&mut text)));
+                let suffix = segments
+                    .map(|segment| match segment {
+                        Segment::Static(text) => (**text).into(),
+                        _ => unreachable!("validated: only static segments follow a catch-all"),
+                    })
+                    .collect();
+                steps.push(Step::CatchAll(suffix));
+                return steps;
+            }
+        }
+    }
+    if pattern.segments.is_empty() {
+        text.push('/');
+    }
+    steps.push(Step::Static(text));
+    steps
+}
+
+/// Removes `route` (registered for `method` with `key`) from below `node`
+/// along `steps`, whose first static run has `text` left; whether it was
+/// there. Nodes left empty go, and a node left with one child takes it in.
+fn remove(
+    node: &mut Node,
+    text: &[u8],
+    steps: &[Step<'_>],
+    method: Option<&Method>,
+    (route, key): (RouteId, Key),
+) -> bool {
+    if !text.is_empty() {
+        let Some(index) = node.indices.iter().position(|&b| b == text[0]) else {
+            return false;
+        };
+        let Some(rest) = text.strip_prefix(&*node.children[index].prefix) else {
+            return false;
+        };
+        let child = Arc::make_mut(&mut node.children[index]);
+        if !remove(child, rest, steps, method, (route, key)) {
+            return false;
+        }
+        if child.is_vacant() {
+            node.children.remove(index);
+            node.indices.remove(index);
+        } else {
+            child.absorb_only_child();
+        }
+        return true;
+    }
+    let removed = match steps.split_first() {
+        None => node.methods.remove(method, route),
+        Some((Step::Static(text), rest)) => {
+            remove(node, text.as_bytes(), rest, method, (route, key))
+        }
+        Some((Step::Dynamic(parts), rest)) => {
+            let Some(index) = node.dynamics.iter().position(|d| *d.parts == **parts) else {
+                return false;
+            };
+            let dynamic = &mut node.dynamics[index];
+            if !remove(
+                Arc::make_mut(&mut dynamic.node),
+                b"",
+                rest,
+                method,
+                (route, key),
+            ) {
+                return false;
+            }
+            if dynamic.node.is_vacant() {
+                node.dynamics.remove(index);
+            } else if dynamic.key == key {
+                // Only the first route's removal moves the segment: the
+                // walk for the next first is as long as what is below.
+                dynamic.key = dynamic.node.min_key().expect("not vacant");
+            }
+            true
+        }
+        Some((Step::CatchAll(suffix), _)) => {
+            let Some(index) = node.catch_alls.iter().position(|c| c.suffix == *suffix) else {
+                return false;
+            };
+            let catch_all = &mut node.catch_alls[index];
+            if !catch_all.methods.remove(method, route) {
+                return false;
+            }
+            match catch_all.methods.min_key() {
+                None => drop(node.catch_alls.remove(index)),
+                Some(first) => catch_all.key = first,
+            }
+            true
+        }
+    };
+    node.reorder();
+    removed
 }
 
 /// The next segment of `path` at or after `from`: `(start, end)`, skipping
@@ -372,24 +592,27 @@ fn normalize(path: &str) -> String {
 }
 
 /// The compiled table.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Table {
-    statics: FxHashMap<Box<str>, Methods>,
+    /// Static paths whose walk costs more than a search of the index, with
+    /// their routes (a copy of the methods where their walk ends).
+    statics: Index,
     /// Bit `n % 64` set when a static path of `n` bytes is indexed: most
     /// dynamic paths skip the hash (one word: a shift of 128 bits costs
-    /// more than the rare false positive). Set by [`Table::finish`]: until
-    /// then the index is not searched.
+    /// more than the rare false positive).
     static_lengths: u64,
-    /// Whether a route takes any method: only then is a path that no
-    /// route takes with its method searched again.
-    any_method: bool,
+    /// How many indexed paths set each bit of `static_lengths`.
+    length_counts: Vec<u32>,
+    /// How many routes take any method: only while some do is a path that
+    /// no route takes with its method searched again.
+    any_method: usize,
     root: Node,
 }
 
 /// The cost of a search of the static index, in the units of
 /// `Node::walk_cost`: a step of a child search costs one, a node eight
-/// (measured with callgrind: a hash lookup costs about what the walk
-/// through five nodes does).
+/// (measured with callgrind: a search of the index costs about what the
+/// walk through five nodes does).
 const INDEX_COST: usize = 40;
 const NODE_COST: usize = 8;
 
@@ -400,73 +623,146 @@ fn length_bit(length: usize) -> u64 {
 }
 
 impl Table {
-    /// Adds `pattern` for `method` (`None`: any method). On a conflict,
-    /// answers the route already there.
+    /// Adds `pattern` for `method` (`None`: any method) as `route`, whose
+    /// place in registration order is `key`. On a conflict, answers the
+    /// route already there, and the table may be left part-changed: the
+    /// caller drops it.
+    ///
+    /// A static path is not indexed here: [`settle`](Self::settle) decides,
+    /// once the routes of a change are in.
     pub(crate) fn insert(
         &mut self,
         pattern: &Pattern,
         method: Option<&Method>,
         route: RouteId,
+        key: Key,
     ) -> Result<(), RouteId> {
-        self.any_method |= method.is_none();
         let mut node = &mut self.root;
-        // Static bytes not yet laid into the tree: `/` and each static
-        // segment, up to the next dynamic segment or catch-all.
-        let mut text = String::new();
-        let mut segments = pattern.segments.iter();
-        while let Some(segment) = segments.next() {
-            text.push('/');
-            match segment {
-                Segment::Static(static_text) => text.push_str(static_text),
-                Segment::Dynamic(parts) => {
-                    node = node.descend(std::mem::take(&mut text).as_bytes());
-                    let index = match node.dynamics.iter().position(|(p, _)| p == parts) {
+        for step in steps(pattern) {
+            match step {
+                Step::Static(text) => node = node.descend(text.as_bytes()),
+                Step::Dynamic(parts) => {
+                    let index = match node.dynamics.iter().position(|d| *d.parts == *parts) {
                         Some(index) => index,
                         None => {
-                            node.dynamics.push((parts.clone(), Node::default()));
-                            node.fork = true;
+                            node.dynamics.push(Dynamic {
+                                parts: parts.into(),
+                                node: Arc::default(),
+                                key,
+                            });
                             node.dynamics.len() - 1
                         }
                     };
-                    node = &mut node.dynamics[index].1;
+                    let first = node.dynamics[index].key.min(key);
+                    node.dynamics[index].key = first;
+                    node.reorder();
+                    let index = (node.dynamics.iter())
+                        .position(|d| *d.parts == *parts)
+                        .expect("still there");
+                    node = Arc::make_mut(&mut node.dynamics[index].node);
                 }
-                Segment::CatchAll => {
-                    node = node.descend(text.as_bytes());
-                    let suffix: Box<[Box<str>]> = segments
-                        .map(|segment| match segment {
-                            Segment::Static(text) => text.clone(),
-                            _ => unreachable!("validated: only static segments follow a catch-all"),
-                        })
-                        .collect();
+                Step::CatchAll(suffix) => {
                     let index = match node.catch_alls.iter().position(|c| c.suffix == suffix) {
                         Some(index) => index,
                         None => {
-                            node.fork = true;
                             node.catch_alls.push(CatchAll {
                                 suffix,
                                 methods: Methods::default(),
+                                key,
                             });
                             node.catch_alls.len() - 1
                         }
                     };
-                    return node.catch_alls[index].methods.insert(method, route);
+                    let catch_all = &mut node.catch_alls[index];
+                    catch_all.methods.insert(method, route, key)?;
+                    catch_all.key = catch_all.key.min(key);
+                    node.reorder();
+                    self.any_method += usize::from(method.is_none());
+                    return Ok(());
                 }
             }
         }
-        if pattern.segments.is_empty() {
-            text.push('/');
-        }
-        node.descend(text.as_bytes())
-            .methods
-            .insert(method, route)?;
+        node.methods.insert(method, route, key)?;
+        self.any_method += usize::from(method.is_none());
         if let Some(path) = pattern.static_path() {
-            let _ = self
-                .statics
-                .entry(path.into())
-                .or_default()
-                .insert(method, route);
+            if self.statics.contains(&path) {
+                self.statics.insert(&path, node.methods.clone());
+            }
         }
         Ok(())
+    }
+
+    /// Removes `route`, added for `pattern` and `method` with `key`;
+    /// whether it was there.
+    pub(crate) fn remove(
+        &mut self,
+        pattern: &Pattern,
+        method: Option<&Method>,
+        route: RouteId,
+        key: Key,
+    ) -> bool {
+        if !remove(&mut self.root, b"", &steps(pattern), method, (route, key)) {
+            return false;
+        }
+        self.any_method -= usize::from(method.is_none());
+        if let Some(path) = pattern.static_path() {
+            if self.statics.contains(&path) {
+                match self.static_methods(&path) {
+                    Some(methods) => self.statics.insert(&path, methods.clone()),
+                    None => self.unindex(&path),
+                }
+            }
+        }
+        true
+    }
+
+    /// The routes at the static `path`, found by the walk.
+    fn static_methods(&self, path: &str) -> Option<&Methods> {
+        let methods = &self.root.find(path.as_bytes())?.methods;
+        (!methods.is_empty()).then_some(methods)
+    }
+
+    fn unindex(&mut self, path: &str) {
+        if self.statics.remove(path) {
+            let count = &mut self.length_counts[path.len() % 64];
+            *count -= 1;
+            if *count == 0 {
+                self.static_lengths &= !length_bit(path.len());
+            }
+        }
+    }
+
+    /// Indexes those of the static `paths` that the walk finds for more
+    /// than a search of the index costs, and no longer those it finds for
+    /// less: the few routes of a small table are found fastest by the walk,
+    /// the deep fan-outs of a large one (`/items/0` to `/items/999`) by the
+    /// index, whose cost does not grow with the table.
+    pub(crate) fn settle<'p>(&mut self, paths: impl IntoIterator<Item = &'p str>) {
+        for path in paths {
+            let cost = (self.root.child(b'/'))
+                .and_then(|child| child.walk_cost(path.as_bytes()))
+                .filter(|_| self.static_methods(path).is_some());
+            match cost {
+                Some(cost) if cost > INDEX_COST => {
+                    if !self.statics.contains(path) {
+                        self.length_counts.resize(64, 0);
+                        let count = &mut self.length_counts[path.len() % 64];
+                        *count += 1;
+                        self.static_lengths |= length_bit(path.len());
+                    }
+                    let methods = self.static_methods(path).expect("found").clone();
+                    self.statics.insert(path, methods);
+                }
+                _ => self.unindex(path),
+            }
+        }
+    }
+
+    /// Calls `visit` with every route that may match a path starting with
+    /// the static `text` (`/` and static segments, or empty for every
+    /// route).
+    pub(crate) fn visit_covering(&self, text: &str, mut visit: impl FnMut(RouteId)) {
+        self.root.visit_covering(text.as_bytes(), &mut visit);
     }
 
     /// Whether the table has no route.
@@ -478,26 +774,7 @@ impl Table {
     /// Whether a route of the table takes any method.
     #[inline]
     pub(crate) fn any_method(&self) -> bool {
-        self.any_method
-    }
-
-    /// Completes the table once every route is in: keeps in the static
-    /// index only the paths that the walk finds for more than a search of
-    /// the index costs — the few routes of a small table are found fastest
-    /// by the walk, the deep fan-outs of a large one (`/items/0` to
-    /// `/items/999`) by the hash, whose cost does not grow with the table
-    /// — and turns the index on.
-    pub(crate) fn finish(&mut self) {
-        let root = &self.root;
-        self.statics.retain(|path, _| {
-            root.child(b'/')
-                .and_then(|child| child.walk_cost(path.as_bytes()))
-                .is_none_or(|cost| cost > INDEX_COST)
-        });
-        self.static_lengths = self
-            .statics
-            .keys()
-            .fold(0, |lengths, path| lengths | length_bit(path.len()));
+        self.any_method != 0
     }
 
     /// The route for `path` that `accept` takes from the methods found,
@@ -680,7 +957,10 @@ impl<const NORMALIZED: bool> Walk<'_, NORMALIZED> {
             let rest = &self.path.as_bytes()[start..];
             let end = start + rest.iter().position(|&b| b == b'/').unwrap_or(rest.len());
             let segment = &self.path[start..end];
-            for (parts, child) in &node.dynamics {
+            for Dynamic {
+                parts, node: child, ..
+            } in &node.dynamics
+            {
                 if match_parts(parts, segment, start, |a, b| captures.push(a, b)) {
                     if let Some(found) = self.node(child, end, captures, accept) {
                         return Some(found);
@@ -733,10 +1013,21 @@ mod tests {
         let mut table = Table::default();
         for (id, route) in routes.iter().enumerate() {
             table
-                .insert(&Pattern::parse(route).unwrap(), Some(&Method::GET), id)
+                .insert(
+                    &Pattern::parse(route).unwrap(),
+                    Some(&Method::GET),
+                    id,
+                    id as Key,
+                )
                 .unwrap();
         }
         table
+    }
+
+    /// Indexes what a compile indexes: the static paths that the walk
+    /// finds for more than the index costs.
+    fn finish(table: &mut Table, routes: &[&str]) {
+        table.settle(routes.iter().copied().filter(|r| !r.contains('{')));
     }
 
     fn lookup(table: &Table, path: &str) -> Option<(RouteId, Vec<String>)> {
@@ -752,11 +1043,12 @@ mod tests {
     #[test]
     fn the_static_index_keeps_deep_fan_outs_and_answers_as_the_walk_does() {
         let small = {
-            let mut t = table(&["/users/42", "/users/{id}", "/health"]);
-            t.finish();
+            let routes = ["/users/42", "/users/{id}", "/health"];
+            let mut t = table(&routes);
+            finish(&mut t, &routes);
             t
         };
-        assert!(small.statics.is_empty(), "a small table is walked");
+        assert!(small.statics.len() == 0, "a small table is walked");
         assert_eq!(lookup(&small, "/users/42"), Some((0, vec![])));
 
         let mut routes: Vec<String> = (0..1000).map(|n| format!("/items/{n}")).collect();
@@ -767,8 +1059,8 @@ mod tests {
         let walked = table(&routes);
         assert_eq!(walked.static_lengths, 0);
         let mut indexed = table(&routes);
-        indexed.finish();
-        assert!(indexed.statics.contains_key("/items/999"));
+        finish(&mut indexed, &routes);
+        assert!(indexed.statics.contains("/items/999"));
         assert!(indexed.statics.len() < 1000, "shallow paths are walked");
         for path in [
             "/items/0",
@@ -856,5 +1148,74 @@ mod tests {
         assert_eq!(lookup(&t, "/files/a/b/"), Some((1, vec!["a/b".into()])));
         assert_eq!(lookup(&t, "/files"), None);
         assert_eq!(lookup(&t, "//a///b/"), Some((2, vec![])));
+    }
+
+    #[test]
+    fn removing_routes_leaves_the_table_a_compile_of_the_rest_would_build() {
+        let kept = ["/a/{x}", "/a/b/c", "/items/{id}", "/c/{*rest}", "/users/42"];
+        let gone = [
+            "/a/{y}.json",
+            "/a/b",
+            "/a/bcd",
+            "/items/7",
+            "/c/{*rest}/edit",
+            "/z",
+        ];
+        let mut mixed = Table::default();
+        let mut routes = Vec::new();
+        for (id, route) in gone.iter().chain(&kept).enumerate() {
+            let pattern = Pattern::parse(route).unwrap();
+            mixed
+                .insert(&pattern, Some(&Method::GET), id, id as Key)
+                .unwrap();
+            routes.push(pattern);
+        }
+        let all: Vec<&str> = gone.iter().chain(&kept).copied().collect();
+        finish(&mut mixed, &all);
+        let before = mixed.clone();
+        for (id, pattern) in routes.iter().enumerate().take(gone.len()) {
+            assert!(mixed.remove(pattern, Some(&Method::GET), id, id as Key));
+            assert!(!mixed.remove(pattern, Some(&Method::GET), id, id as Key));
+        }
+        // The routes left, under the ids they had.
+        let mut alone = Table::default();
+        for (id, pattern) in routes.iter().enumerate().skip(gone.len()) {
+            alone
+                .insert(pattern, Some(&Method::GET), id, id as Key)
+                .unwrap();
+        }
+        for path in [
+            "/a/q",
+            "/a/q.json",
+            "/a/b",
+            "/a/b/c",
+            "/a/bcd",
+            "/items/7",
+            "/items/8",
+        ]
+        .into_iter()
+        .chain(["/c/x/edit", "/c/x", "/users/42", "/z", "/"])
+        {
+            assert_eq!(lookup(&mixed, path), lookup(&alone, path), "{path}");
+        }
+        assert_eq!(format!("{:?}", mixed.root), format!("{:?}", alone.root));
+        // The clone taken before is untouched.
+        assert_eq!(lookup(&before, "/a/q.json").map(|(id, _)| id), Some(0));
+        assert_eq!(lookup(&before, "/z").map(|(id, _)| id), Some(5));
+    }
+
+    #[test]
+    fn dynamic_segments_keep_registration_order_whatever_the_order_of_changes() {
+        let first = Pattern::parse("/a/{x}.json").unwrap();
+        let second = Pattern::parse("/a/{y}").unwrap();
+        let mut table = Table::default();
+        // The later route is inserted first: its key puts it second.
+        table.insert(&second, Some(&Method::GET), 1, 20).unwrap();
+        table.insert(&first, Some(&Method::GET), 0, 10).unwrap();
+        assert_eq!(lookup(&table, "/a/q.json").map(|(id, _)| id), Some(0));
+        assert!(table.remove(&first, Some(&Method::GET), 0, 10));
+        assert_eq!(lookup(&table, "/a/q.json").map(|(id, _)| id), Some(1));
+        table.insert(&first, Some(&Method::GET), 2, 10).unwrap();
+        assert_eq!(lookup(&table, "/a/q.json").map(|(id, _)| id), Some(2));
     }
 }
