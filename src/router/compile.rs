@@ -18,7 +18,7 @@ use super::{
     pattern::{Pattern, Segment, match_parts},
     scope::Priority,
     slab::Slab,
-    table::{Key, RouteId, Table},
+    table::{FxHasher, Key, RouteId, Table},
 };
 
 /// A compiled, immutable router: a tower `Service` that is always ready,
@@ -488,7 +488,10 @@ impl Inner {
         }
         self.rehook(&scopes);
         let mut statics: Vec<(bool, String)> = Vec::new();
-        let mut texts = std::collections::HashSet::new();
+        let mut texts = std::collections::HashSet::with_capacity_and_hasher(
+            specs.len(),
+            std::hash::BuildHasherDefault::<FxHasher>::default(),
+        );
         for (index, spec) in specs.into_iter().enumerate() {
             let mut pattern = Pattern::parse(&spec.pattern).map_err(|error| match spec.nested {
                 true => nested(&spec.pattern, error),

@@ -92,7 +92,10 @@ impl Pattern {
     /// what is new there: most routes of a table repeat most of their
     /// segments (`api`, `v1`, `items`), and one allocation each is a good
     /// part of what a route costs.
-    pub(crate) fn intern(&mut self, seen: &mut std::collections::HashSet<Arc<str>>) {
+    pub(crate) fn intern<S: std::hash::BuildHasher>(
+        &mut self,
+        seen: &mut std::collections::HashSet<Arc<str>, S>,
+    ) {
         for segment in &mut self.segments {
             if let Segment::Static(text) = segment {
                 match seen.get(text) {

@@ -2,7 +2,6 @@
 //! serves.
 
 use std::{
-    collections::{HashMap, HashSet},
     convert::Infallible,
     fmt,
     sync::{Arc, Mutex, PoisonError},
@@ -89,7 +88,7 @@ struct Registry {
 }
 
 struct Module {
-    id: String,
+    id: Arc<str>,
     added: Added,
 }
 
@@ -112,7 +111,7 @@ impl Registry {
 /// until the update ends, so a conflict shows then, as the update's error.
 #[derive(Debug)]
 pub struct Modules {
-    modules: Vec<(String, Staged)>,
+    modules: Vec<(Arc<str>, Staged)>,
 }
 
 #[derive(Debug)]
@@ -134,7 +133,7 @@ impl Modules {
             router: Box::new(module),
             place: None,
         };
-        self.modules.push((id.into(), staged));
+        self.modules.push((id.into().into(), staged));
         self
     }
 
@@ -143,7 +142,7 @@ impl Modules {
     /// under it.
     pub fn unregister(&mut self, id: &str) -> bool {
         let before = self.modules.len();
-        self.modules.retain(|(known, _)| known != id);
+        self.modules.retain(|(known, _)| **known != *id);
         self.modules.len() != before
     }
 
@@ -151,9 +150,9 @@ impl Modules {
     /// [`Reloadable::replace`] puts it: at the place of the id's first
     /// registration, or last. Returns whether anything was under `id`.
     pub fn replace(&mut self, id: impl Into<String>, module: Router) -> bool {
-        let id = id.into();
+        let id: Arc<str> = id.into().into();
         let Some(position) = self.modules.iter().position(|(known, _)| *known == id) else {
-            self.register(id, module);
+            self.register(&*id, module);
             return false;
         };
         let place = match self.modules[position].1 {
@@ -173,13 +172,9 @@ impl Modules {
 
     /// The ids staged, in registration order (repeated ids once).
     pub fn ids(&self) -> Vec<String> {
-        ids(self.modules.iter().map(|(id, _)| id.as_str()))
+        ids(self.modules.iter().map(|(id, _)| &**id))
     }
 }
-
-/// The modules a change made live, by id in registration order: what each
-/// new one added, or the place of one kept.
-type Applied = Vec<(String, Result<Added, u32>)>;
 
 /// The ids of `modules`, in order, each once.
 fn ids<'a>(modules: impl Iterator<Item = &'a str>) -> Vec<String> {
@@ -201,7 +196,7 @@ impl Clone for Reloadable {
 impl fmt::Debug for Reloadable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let registry = self.lock();
-        let modules: Vec<&str> = registry.modules.iter().map(|m| m.id.as_str()).collect();
+        let modules: Vec<&str> = registry.modules.iter().map(|m| &*m.id).collect();
         f.debug_struct("Reloadable")
             .field("modules", &modules)
             .finish()
@@ -293,7 +288,7 @@ impl Reloadable {
     /// the rebuilt table is returned rather than assumed away; nothing
     /// changes then.
     pub fn unregister(&self, id: &str) -> Result<bool, RouteError> {
-        if !self.lock().modules.iter().any(|module| module.id == id) {
+        if !self.lock().modules.iter().any(|module| *module.id == *id) {
             return Ok(false);
         }
         self.update(|modules| Ok(modules.unregister(id)))
@@ -373,37 +368,41 @@ impl Reloadable {
                 .collect(),
         };
         let answer = change(&mut staged)?;
-        let (live, next_place) = self.apply(&registry, staged)?;
-        // Made live: the registry follows.
-        let mut before: HashMap<u32, Module> = (registry.modules.drain(..))
-            .map(|module| (module.added.place(), module))
-            .collect();
-        registry.modules = (live.into_iter())
-            .map(|(id, module)| match module {
-                Ok(added) => Module { id, added },
-                Err(place) => before.remove(&place).expect("a live module"),
-            })
-            .collect();
+        let (kept, added, next_place) = self.apply(&registry, staged)?;
+        // Made live: the registry follows, in registration order (the
+        // order of places).
+        (registry.modules).retain(|module| kept.binary_search(&module.added.place()).is_ok());
+        for module in added {
+            let place = module.added.place();
+            let at = (registry.modules).partition_point(|m| m.added.place() < place);
+            registry.modules.insert(at, module);
+        }
         registry.next_place = next_place;
         Ok(answer)
     }
 
     /// Builds the table that `staged` makes of the live one and makes it
-    /// live: what each module added (`Err` with its place for a module
-    /// kept), and the place of the next new module.
-    fn apply(&self, registry: &Registry, staged: Modules) -> Result<(Applied, u32), RouteError> {
-        let kept: HashSet<u32> = (staged.modules.iter())
+    /// live. Returns the places of the modules kept, in order, the modules
+    /// added, and the place of the next new module.
+    fn apply(
+        &self,
+        registry: &Registry,
+        staged: Modules,
+    ) -> Result<(Vec<u32>, Vec<Module>, u32), RouteError> {
+        let mut kept: Vec<u32> = (staged.modules.iter())
             .filter_map(|(_, staged)| match staged {
                 Staged::Live(place) => Some(*place),
                 Staged::New { .. } => None,
             })
             .collect();
-        let (gone, remaining): (Vec<&Module>, Vec<&Module>) =
-            (registry.modules.iter()).partition(|module| !kept.contains(&module.added.place()));
+        kept.sort_unstable();
+        let is_kept = |module: &&Module| kept.binary_search(&module.added.place()).is_ok();
         // A clone of the live table shares all of it: what follows copies
         // only what the changes change.
         let mut next = Inner::clone(&self.shared.live.load());
-        for module in &gone {
+        let mut gave_state = false;
+        for module in registry.modules.iter().filter(|module| !is_kept(module)) {
+            gave_state |= module.added.gave_state();
             next.remove(&module.added);
         }
         // State given by any module of the change may be read by all.
@@ -415,32 +414,31 @@ impl Reloadable {
             .copied()
             .collect();
         let mut next_place = registry.next_place;
-        let mut live = Vec::with_capacity(staged.modules.len());
+        let mut added = Vec::new();
         for (id, staged) in staged.modules {
-            let module = match staged {
-                Staged::Live(place) => Err(place),
-                Staged::New { router, place } => {
-                    let place = place.unwrap_or_else(|| {
-                        next_place += 1;
-                        next_place - 1
-                    });
-                    Ok(next.add(*router, place, &registry.settings, &also_held)?)
-                }
+            let Staged::New { router, place } = staged else {
+                continue;
             };
-            live.push((id, module));
+            let place = place.unwrap_or_else(|| {
+                next_place += 1;
+                next_place - 1
+            });
+            let module = next.add(*router, place, &registry.settings, &also_held)?;
+            added.push(Module { id, added: module });
         }
-        if gone.iter().any(|module| module.added.gave_state()) {
-            if let Some(error) = remaining.iter().find_map(|m| next.unmet_state(&m.added)) {
+        if gave_state {
+            let kept = registry.modules.iter().filter(is_kept);
+            if let Some(error) = kept.chain(&added).find_map(|m| next.unmet_state(&m.added)) {
                 return Err(error);
             }
         }
         self.shared.live.store(Arc::new(next));
-        Ok((live, next_place))
+        Ok((kept, added, next_place))
     }
 
     /// The ids registered, in registration order (repeated ids once).
     pub fn modules(&self) -> Vec<String> {
-        ids(self.lock().modules.iter().map(|module| module.id.as_str()))
+        ids(self.lock().modules.iter().map(|module| &*module.id))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Registry> {

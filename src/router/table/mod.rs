@@ -24,6 +24,7 @@ use http::Method;
 
 use crate::params::{Captures, MAX_PATH};
 
+pub(crate) use self::index::FxHasher;
 use self::index::Index;
 use super::pattern::{Part, Pattern, Segment, match_parts};
 
