@@ -212,7 +212,7 @@ pub mod ws;
 #[cfg(feature = "tls")]
 pub use self::serve::Tls;
 #[cfg(feature = "server")]
-pub use self::serve::{Serve, WithGracefulShutdown, serve};
+pub use self::serve::{Serve, Served, WithGracefulShutdown, serve};
 pub use self::{
     body::{Body, BoxError},
     handler::IntoResponse,

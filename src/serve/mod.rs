@@ -183,7 +183,7 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// ```
 pub fn serve<S, B>(listener: TcpListener, service: S) -> Serve<S>
 where
-    S: Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
+    S: Served<B>,
 {
     Serve {
         listener,
@@ -194,6 +194,36 @@ where
         #[cfg(feature = "tls")]
         tls: None,
     }
+}
+
+/// A tower service that [`serve`] can run: hyper's requests in, responses
+/// out, cloned for each connection. Every such service is one: the trait
+/// is there for the compiler's message about a value that is not — most
+/// often a [`Router`](crate::Router) not yet compiled.
+///
+/// ```compile_fail
+/// # async fn run(listener: tokio::net::TcpListener) {
+/// let router = pronghorn::Router::new().get("/", || "hello");
+/// // error: `Router` is not a service `serve` can run
+/// // note: a `Router` is served compiled: `serve(listener, router.compile()?)`
+/// pronghorn::serve(listener, router);
+/// # }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a service `serve` can run",
+    label = "not a `Service<Request<Incoming>>` that is `Clone + Send + 'static`",
+    note = "a `Router` is served compiled: `serve(listener, router.compile()?)`, or behind `Reloadable::new(router)?` to change it while it serves",
+    note = "`serve` runs a tower `Service` of hyper's `Request<Incoming>` that answers a `Response` and is `Clone + Send + 'static`"
+)]
+pub trait Served<B>:
+    Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static
+{
+}
+
+#[diagnostic::do_not_recommend]
+impl<S, B> Served<B> for S where
+    S: Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static
+{
 }
 
 /// A server about to run: `.await` it. Returned by [`serve`]; its settings
