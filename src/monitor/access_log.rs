@@ -25,6 +25,8 @@ use crate::{
 /// [`Router::monitor_body`](crate::Router::monitor_body), it writes when
 /// the body has ended: the duration is the time to the last byte, the
 /// bytes are those sent, and a body that failed or was cut off says so.
+/// Paired the other way round it still writes each request once: at the
+/// head.
 /// Behind a [`MonitorLayer`](crate::MonitorLayer) there is no pattern and
 /// no request header to log.
 ///
@@ -113,7 +115,7 @@ impl AccessLog {
         exchange: &Exchange<'_, Response<B>, E>,
         request_headers: Option<&HeaderMap>,
     ) {
-        if exchange.before_body_end(self.at_body_end) {
+        if exchange.skips(self.at_body_end) {
             return;
         }
         let end = exchange.body_end();

@@ -73,6 +73,9 @@ pub struct Exchange<'a, R, E> {
     request_headers: Option<&'a HeaderMap>,
     /// How the response body ended, in the call that reports it.
     body_end: Option<&'a BodyEnd>,
+    /// Whether the monitor is called again when the body ends: a monitor
+    /// registered to hear of it, in the call at the head of a response.
+    end_follows: bool,
     cancelled: bool,
     clock: &'a Clock,
 }
@@ -99,6 +102,7 @@ impl<'a, R, E> Exchange<'a, R, E> {
             captures: &Captures::NONE,
             request_headers: None,
             body_end: None,
+            end_follows: false,
             cancelled: outcome.is_none(),
             clock,
         }
@@ -128,6 +132,7 @@ impl<'a, R, E> Exchange<'a, R, E> {
             captures,
             request_headers,
             body_end,
+            end_follows: false,
             cancelled: response.is_none(),
             clock,
         }
@@ -169,6 +174,13 @@ impl<'a, R, E> Exchange<'a, R, E> {
     /// sees it then.
     pub(crate) fn with_body_end(mut self, end: Option<&'a BodyEnd>) -> Self {
         self.body_end = end;
+        self
+    }
+
+    /// The exchange at the head of a response whose body's end the
+    /// monitor hears of too, in a second call.
+    pub(crate) fn with_end_to_follow(mut self, follows: bool) -> Self {
+        self.end_follows = follows;
         self
     }
 
@@ -265,11 +277,19 @@ impl<'a, B, E> Exchange<'a, Response<B>, E> {
 
 /// What the ready-made monitors report, measured one way for all.
 impl<B: http_body::Body, E> Exchange<'_, Response<B>, E> {
-    /// Whether a monitor that reports at the body's end (`at_body_end`)
-    /// skips this call: the one at the head of a request that was not
-    /// cancelled.
-    pub(crate) fn before_body_end(&self, at_body_end: bool) -> bool {
-        at_body_end && self.body_end.is_none() && !self.cancelled
+    /// Whether a ready-made monitor skips this call, so that it reports
+    /// each request once however it was registered. One that reports at
+    /// the body's end (`at_body_end`) skips the call at the head when the
+    /// body's end is to follow (else it reports at the head: with
+    /// [`Router::monitor`](crate::Router::monitor) no end follows); one
+    /// that reports at the head skips the call at the body's end (made
+    /// when it was registered with
+    /// [`Router::monitor_body`](crate::Router::monitor_body)).
+    pub(crate) fn skips(&self, at_body_end: bool) -> bool {
+        match at_body_end {
+            true => self.body_end.is_none() && self.end_follows,
+            false => self.body_end.is_some(),
+        }
     }
 
     /// The request's duration: to the body's last byte once it ended, to

@@ -53,7 +53,8 @@ pub const ACTIVE_REQUESTS: &str = "http.server.active_requests";
 /// it). Made with [`at_body_end`](Metrics::at_body_end) and registered
 /// with [`Router::monitor_body`](crate::Router::monitor_body), it records
 /// when the body has ended: the duration to the last byte and the bytes
-/// sent — what a stream of server-sent events needs.
+/// sent — what a stream of server-sent events needs. Paired the other way
+/// round it still records each request once: at the head.
 ///
 /// ```
 /// use http::Request;
@@ -132,7 +133,7 @@ impl Metrics {
     }
 
     fn record(&self, exchange: &RouteExchange<'_>) {
-        if exchange.before_body_end(self.at_body_end) {
+        if exchange.skips(self.at_body_end) {
             return;
         }
         let (duration, body_size) = (exchange.duration(), exchange.body_bytes());

@@ -212,7 +212,8 @@ where
         let outcome = ready!(this.inner.poll(cx)).map(|response| response.map(Body::new));
         let (mut hook, head, clock) = this.state.take().expect("future polled after completion");
         observe_unawaited(&mut hook, |hook| {
-            hook.call(&Exchange::new(&head, Some(outcome.as_ref()), &clock))
+            let exchange = Exchange::new(&head, Some(outcome.as_ref()), &clock);
+            hook.call(&exchange.with_end_to_follow(outcome.is_ok()))
         });
         let Ok(mut response) = outcome else {
             return Poll::Ready(outcome);

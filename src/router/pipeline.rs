@@ -963,6 +963,13 @@ impl Pipeline {
             }
             self.watch_body = true;
         }
+        // The body's end follows the head of a response with a body (not
+        // a WebSocket's 101, whose monitors run once, at the connection's
+        // end).
+        let end_follows = hook.body_end
+            && self.body_end.is_none()
+            && (self.response.as_ref())
+                .is_some_and(|response| response.status() != StatusCode::SWITCHING_PROTOCOLS);
         let exchange = Exchange::routed(
             &self.head,
             self.request.as_ref().map(Request::headers),
@@ -975,7 +982,8 @@ impl Pipeline {
             self.clock
                 .as_ref()
                 .expect("a request with monitors has a clock"),
-        );
+        )
+        .with_end_to_follow(end_follows);
         match catch_unwind(AssertUnwindSafe(|| hook.hook.call(&exchange))) {
             Ok(Step::Ready(())) => {}
             Ok(Step::Pending(future)) => {

@@ -239,8 +239,14 @@ async fn the_access_log_writes_one_event_per_request() {
         "/nowhere",
     )
     .await;
+    // Paired the other way round, each still writes once: at the head
+    // when no body's end is to follow, at the head alone when one is.
+    ask(router(AccessLog::new().at_body_end(), false), "/users/8").await;
+    ask(router(AccessLog::new(), true), "/users/9").await;
     let lines = log.take();
-    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert_eq!(lines.len(), 5, "{lines:?}");
+    assert!(lines[3].contains("path=\"/users/8\"") && !lines[3].contains("body="));
+    assert!(lines[4].contains("path=\"/users/9\"") && !lines[4].contains("body="));
     for (line, expected) in lines.iter().zip([
         &[
             "method=GET",
@@ -324,6 +330,45 @@ fn metrics_are_labelled_by_route_status_and_error() {
         assert!(text.contains(expected), "{expected} in:\n{text}");
     }
     assert!(!text.contains("/users/7"), "never the raw path");
+}
+
+/// The metrics monitor records each request once however it is paired:
+/// made for the body's end but registered with `monitor`, it records at
+/// the head; made for the head but registered with `monitor_body`, it
+/// records at the head only.
+#[cfg(feature = "metrics")]
+#[test]
+fn metrics_record_each_request_once_whatever_the_registration() {
+    use metrics_exporter_prometheus::PrometheusBuilder;
+    use pronghorn::monitor::Metrics;
+
+    let recorder = PrometheusBuilder::new().build_recorder();
+    let handle = recorder.handle();
+    let router = Router::new()
+        .get("/head", || "a")
+        .get("/end", || "b")
+        .monitor("/head", Metrics::new().at_body_end())
+        .monitor_body("/end", Metrics::new())
+        .compile()
+        .unwrap();
+    metrics::with_local_recorder(&recorder, || {
+        for path in ["/head", "/end"] {
+            let request = Request::get(path).body(String::new()).unwrap();
+            let Poll::Ready(Ok(response)) = poll_once(pin!(router.clone().oneshot(request))) else {
+                panic!("a synchronous request answers at once");
+            };
+            let Poll::Ready(Ok(_)) = poll_once(pin!(response.into_body().collect())) else {
+                panic!("a full body is read at once");
+            };
+        }
+    });
+    let text = handle.render();
+    for route in ["/head", "/end"] {
+        let expected = format!(
+            r#"http_server_request_duration_count{{http_request_method="GET",http_route="{route}",http_response_status_code="200"}} 1"#
+        );
+        assert!(text.contains(&expected), "{expected} in:\n{text}");
+    }
 }
 
 /// The active requests gauge counts a request from its call until its
