@@ -160,11 +160,13 @@ impl<'a, R, E> Exchange<'a, R, E> {
 
     /// The request's headers as the handler received them, behind the
     /// router (kept, not copied, while the handler borrowed them), or as
-    /// they were when a prefix answered. `None` behind a
+    /// they were when a prefix answered; for an asynchronous prefix, which
+    /// takes the request, as they were before it ran (a copy is kept while
+    /// monitors are to run). `None` behind a
     /// [`MonitorLayer`](crate::MonitorLayer), whose inner service took the
-    /// request, and after an early answer from a prefix that took the
-    /// request by value (and dropped it): a prefix that only looks at the
-    /// request takes it as `&mut Request<Body>`.
+    /// request, and after an early answer from a synchronous prefix that
+    /// took the request by value: one that only looks at the request takes
+    /// it as `&mut Request<Body>`.
     #[inline]
     pub fn request_headers(&self) -> Option<&'a HeaderMap> {
         self.request_headers

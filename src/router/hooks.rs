@@ -260,6 +260,13 @@ pub trait RoutePrefix<M>: Send + Sync + 'static {
         let _ = (request, route);
         None
     }
+
+    /// Whether the hook may answer a future: one that takes the request
+    /// holds it there, and the router copies its headers first, for the
+    /// monitors. A synchronous hook is not worth the copy to the requests
+    /// it lets through.
+    #[doc(hidden)]
+    const MAY_SUSPEND: bool = false;
 }
 
 impl<F, R> RoutePrefix<FnEdit> for F
@@ -308,6 +315,8 @@ where
     Fut: Future + Send + 'static,
     Fut::Output: PrefixOutput + 'static,
 {
+    const MAY_SUSPEND: bool = true;
+
     #[inline]
     fn call(
         &self,
@@ -324,6 +333,8 @@ where
     O: PrefixOutput + 'static,
     Fut: Future<Output = O> + Send + 'static,
 {
+    const MAY_SUSPEND: bool = true;
+
     #[inline]
     fn call(
         &self,
@@ -588,6 +599,12 @@ impl<H: RoutePrefix<M>, M: 'static> ErasedPrefix for Erased<H, M> {
         let flow = match self.hook.inspect(present, route) {
             Some(flow) => flow,
             None => {
+                // The monitors see the headers of a request the prefix's
+                // future may never give back.
+                if let Some(kept) = route.kept.as_deref_mut().filter(|_| H::MAY_SUSPEND) {
+                    let headers = request.as_ref().map(Request::headers);
+                    *kept = headers.map(|headers| Box::new(headers.clone()));
+                }
                 let taken = request
                     .take()
                     .expect("the request is present until the handler runs");

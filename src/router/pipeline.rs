@@ -278,6 +278,10 @@ pub(super) struct Pipeline {
     /// How the response body ended, once it has: only the monitors that
     /// asked run then.
     body_end: Option<Box<BodyEnd>>,
+    /// A copy of the request's headers, made for the monitors when an
+    /// asynchronous prefix took the request: they see them even if its
+    /// future never gives the request back.
+    kept_headers: Option<Box<HeaderMap>>,
     /// The WebSocket connection a handshake accepted, to spawn once the
     /// 101 is out of the router's hands; the monitors run when it ends.
     #[cfg(feature = "ws")]
@@ -338,6 +342,7 @@ impl Pipeline {
             clock: None,
             watch_body: false,
             body_end: None,
+            kept_headers: None,
             #[cfg(feature = "ws")]
             connection: None,
         };
@@ -809,6 +814,7 @@ impl Pipeline {
             captures: &self.hook_captures,
             headers: None,
             staged: Some(&mut self.staged),
+            kept: self.clock.is_some().then_some(&mut self.kept_headers),
         };
         match hook
             .hook
@@ -940,6 +946,7 @@ impl Pipeline {
             captures: &self.hook_captures,
             headers: self.request.as_ref().map(Request::headers),
             staged: None,
+            kept: None,
         };
         match hook.hook.call(&route, &mut self.response) {
             Step::Ready(Done::Continue) => return true,
@@ -970,9 +977,11 @@ impl Pipeline {
             && self.body_end.is_none()
             && (self.response.as_ref())
                 .is_some_and(|response| response.status() != StatusCode::SWITCHING_PROTOCOLS);
+        let request_headers =
+            (self.request.as_ref().map(Request::headers)).or(self.kept_headers.as_deref());
         let exchange = Exchange::routed(
             &self.head,
-            self.request.as_ref().map(Request::headers),
+            request_headers,
             self.response.as_ref(),
             self.failure.as_deref(),
             pattern,

@@ -55,6 +55,10 @@ pub struct Route<'a> {
     pub(crate) headers: Option<&'a HeaderMap>,
     /// Where a prefix stages headers; `None` for other hooks.
     pub(crate) staged: Option<&'a mut Option<Box<HeaderMap>>>,
+    /// Where an asynchronous prefix, which takes the request, keeps a copy
+    /// of its headers for the monitors, should its future answer in the
+    /// handler's stead; `None` for other hooks, and when no monitor runs.
+    pub(crate) kept: Option<&'a mut Option<Box<HeaderMap>>>,
 }
 
 impl<'a> Route<'a> {

@@ -206,6 +206,53 @@ async fn postfixes_and_monitors_read_the_request_headers_and_monitors_their_para
     );
 }
 
+/// A prefix that takes the request by value and answers in its stead, or
+/// is cancelled holding it, does not hide the request's headers from the
+/// monitors.
+#[tokio::test]
+async fn monitors_see_the_headers_of_a_request_a_prefix_took_and_kept() {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = seen.clone();
+    let router = Router::new()
+        .get("/", || "home")
+        .prefix(
+            "/",
+            |request: Request<Body>, _: &mut Route<'_>| async move {
+                if request.headers().contains_key("x-deny") {
+                    return Err(StatusCode::FORBIDDEN);
+                }
+                Ok(request)
+            },
+        )
+        .monitor("/", move |x: &RouteExchange<'_>| {
+            let agent = (x.request_headers())
+                .and_then(|headers| headers.get(header::USER_AGENT))
+                .map(|agent| agent.to_str().unwrap().to_owned());
+            record
+                .lock()
+                .unwrap()
+                .push((x.status().map(|s| s.as_u16()), agent));
+        })
+        .compile()
+        .unwrap();
+    for deny in [false, true] {
+        let mut request = Request::get("/").header(header::USER_AGENT, "curl/8");
+        if deny {
+            request = request.header("x-deny", "1");
+        }
+        router
+            .clone()
+            .oneshot(request.body(String::new()).unwrap())
+            .await
+            .unwrap();
+    }
+    let agent = Some("curl/8".to_owned());
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [(Some(200), agent.clone()), (Some(403), agent)]
+    );
+}
+
 /// The access log writes one event per request: at the head with what it
 /// knows then, or at the body's end with the bytes sent and how it ended;
 /// its fields can be left out.
