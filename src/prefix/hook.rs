@@ -191,11 +191,19 @@ where
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not what a prefix answers in front of a service that answers `{R}`",
     label = "not a prefix's answer here",
-    note = "a prefix that takes `&mut Request<B>` answers `ControlFlow<R>` with `R` the inner service's response type, here `{R}`, or `Result<(), E>` with `E: IntoResponse` when the inner service answers `Response<RB>` with `RB: From<pronghorn::Body>`"
+    note = "a prefix that takes `&mut Request<B>` answers `()` (it lets every request through), `ControlFlow<R>` with `R` the inner service's response type, here `{R}`, or `Result<(), E>` with `E: IntoResponse` when the inner service answers `Response<RB>` with `RB: From<pronghorn::Body>`"
 )]
 pub trait Verdict<R> {
     /// Lets the request through (`Continue`) or answers it (`Break`).
     fn into_flow(self) -> ControlFlow<R>;
+}
+
+/// Lets every request through: a prefix that only looks, or edits.
+impl<R> Verdict<R> for () {
+    #[inline]
+    fn into_flow(self) -> ControlFlow<R> {
+        ControlFlow::Continue(())
+    }
 }
 
 impl<R> Verdict<R> for ControlFlow<R> {

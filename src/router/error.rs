@@ -239,7 +239,8 @@ impl fmt::Display for RouteError {
             Self::MissingState { pattern, name } => write!(
                 f,
                 "{}: its handler takes `State<{name}>`, and no router holds a `{name}` (give one with `Router::state`)",
-                Subject(pattern)
+                Subject(pattern),
+                name = ShortType(name),
             ),
             Self::PathParameters {
                 pattern,
@@ -248,11 +249,13 @@ impl fmt::Display for RouteError {
             } => write!(
                 f,
                 "{}: its handler takes `Path<{type_name}>`, which cannot read its route's parameters: {reason} (a tuple takes them in order, a struct by name, `RouteParams` any)",
-                Subject(pattern)
+                Subject(pattern),
+                type_name = ShortType(type_name),
             ),
             Self::DuplicateState { name } => write!(
                 f,
-                "two states of type `{name}`: give each a type of its own (a newtype), so that handlers can tell them apart"
+                "two states of type `{name}`: give each a type of its own (a newtype), so that handlers can tell them apart",
+                name = ShortType(name),
             ),
             Self::TooManyParameters { pattern } => write!(
                 f,
@@ -397,3 +400,30 @@ impl fmt::Display for Failure {
 }
 
 impl std::error::Error for Failure {}
+
+/// A type's name as `std::any::type_name` gives it, written without the
+/// paths of its types: `Arc<RwLock<Db>>` for
+/// `alloc::sync::Arc<std::sync::poison::rwlock::RwLock<app::Db>>`.
+struct ShortType<'a>(&'a str);
+
+impl fmt::Display for ShortType<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut short = String::with_capacity(self.0.len());
+        // Where the path that is being written began.
+        let mut path = 0;
+        let mut rest = self.0;
+        while let Some(c) = rest.chars().next() {
+            if let Some(after) = rest.strip_prefix("::") {
+                short.truncate(path);
+                rest = after;
+                continue;
+            }
+            short.push(c);
+            if !(c.is_alphanumeric() || c == '_') {
+                path = short.len();
+            }
+            rest = &rest[c.len_utf8()..];
+        }
+        f.write_str(&short)
+    }
+}

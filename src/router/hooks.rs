@@ -229,14 +229,14 @@ pub(crate) type PostfixFlow = ControlFlow<Response<Body>, Response<Body>>;
 
 /// A prefix hook for the router: `Fn(Request<Body>, &mut Route<'_>) -> X`
 /// where `X` is a [`PrefixOutput`], a future of one, or a [`Step`] of one;
-/// or `Fn(&mut Request<Body>, &mut Route<'_>) -> ControlFlow<R>` with `R`
-/// an [`IntoResponse`], which looks at (or edits) the request where it lies
-/// and answers `Continue(())` to let it through (synchronous, and the
-/// request is not moved in and out).
+/// or `Fn(&mut Request<Body>, &mut Route<'_>) -> V` with `V` a
+/// [`RouteVerdict`] (`()`, `ControlFlow<R>`, `Result<(), E>`), which looks
+/// at (or edits) the request where it lies (synchronous, and the request is
+/// not moved in and out).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a prefix hook for the router",
     label = "not a prefix hook",
-    note = "a router prefix is `Fn(Request<Body>, &mut Route<'_>)` answering a `PrefixOutput` (the request, `ControlFlow<R, Request<Body>>`, a `Result`), a future or a `Step` of one; or `Fn(&mut Request<Body>, &mut Route<'_>) -> ControlFlow<R>`, with `R: IntoResponse`",
+    note = "a router prefix is `Fn(Request<Body>, &mut Route<'_>)` answering a `PrefixOutput` (the request, `ControlFlow<R, Request<Body>>`, a `Result`), a future or a `Step` of one; or `Fn(&mut Request<Body>, &mut Route<'_>)` answering `()`, `ControlFlow<R>` or `Result<(), E>`, with `R`, `E: IntoResponse`",
     note = "the request's body is pronghorn's `Body`, whatever body the server received"
 )]
 pub trait RoutePrefix<M>: Send + Sync + 'static {
@@ -269,10 +269,67 @@ pub trait RoutePrefix<M>: Send + Sync + 'static {
     const MAY_SUSPEND: bool = false;
 }
 
-impl<F, R> RoutePrefix<FnEdit> for F
+/// What a router prefix that looks at the request where it lies answers:
+/// `()` (it lets the request through), `ControlFlow<R>` (`Continue(())`
+/// lets it through, `Break(answer)` answers), or `Result<(), E>`, with
+/// `R` and `E` any [`IntoResponse`].
+///
+/// ```
+/// use http::{HeaderValue, Request, StatusCode};
+/// use pronghorn::{Body, Router, router::Route};
+///
+/// let router = Router::new()
+///     .get("/", || "home")
+///     // Only ever lets the request through: no answer type to name.
+///     .prefix("/", |request: &mut Request<Body>, _: &mut Route<'_>| {
+///         request.headers_mut().insert("x-seen", HeaderValue::from_static("1"));
+///     })
+///     .prefix("/admin", |request: &mut Request<Body>, _: &mut Route<'_>| {
+///         match request.headers().contains_key("x-admin") {
+///             true => Ok(()),
+///             false => Err(StatusCode::FORBIDDEN),
+///         }
+///     });
+/// # router.compile().unwrap();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not what a router prefix that takes `&mut Request<Body>` answers",
+    label = "not a prefix's answer",
+    note = "it answers `()`, `ControlFlow<R>` or `Result<(), E>`, with `R` and `E` any `IntoResponse`"
+)]
+pub trait RouteVerdict {
+    /// Lets the request through (`Continue`) or answers it (`Break`).
+    fn into_flow(self) -> ControlFlow<Response<Body>>;
+}
+
+impl RouteVerdict for () {
+    #[inline]
+    fn into_flow(self) -> ControlFlow<Response<Body>> {
+        ControlFlow::Continue(())
+    }
+}
+
+impl<R: IntoResponse> RouteVerdict for ControlFlow<R> {
+    #[inline]
+    fn into_flow(self) -> ControlFlow<Response<Body>> {
+        self.map_break(IntoResponse::into_response)
+    }
+}
+
+impl<E: IntoResponse> RouteVerdict for Result<(), E> {
+    #[inline]
+    fn into_flow(self) -> ControlFlow<Response<Body>> {
+        match self {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(answer) => ControlFlow::Break(answer.into_response()),
+        }
+    }
+}
+
+impl<F, V> RoutePrefix<FnEdit> for F
 where
-    F: Fn(&mut Request<Body>, &mut Route<'_>) -> ControlFlow<R> + Send + Sync + 'static,
-    R: IntoResponse,
+    F: Fn(&mut Request<Body>, &mut Route<'_>) -> V + Send + Sync + 'static,
+    V: RouteVerdict,
 {
     #[inline]
     fn call(
@@ -280,7 +337,7 @@ where
         mut request: Request<Body>,
         route: &mut Route<'_>,
     ) -> Step<PrefixFlow, BoxFuture<PrefixFlow>> {
-        let flow = self(&mut request, route).map_break(IntoResponse::into_response);
+        let flow = self(&mut request, route).into_flow();
         Step::Ready(flow.map_continue(|()| request))
     }
 
@@ -290,7 +347,7 @@ where
         request: &mut Request<Body>,
         route: &mut Route<'_>,
     ) -> Option<ControlFlow<Response<Body>>> {
-        Some(self(request, route).map_break(IntoResponse::into_response))
+        Some(self(request, route).into_flow())
     }
 }
 

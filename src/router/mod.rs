@@ -49,6 +49,26 @@
 //! hooks certainly apply and which need a check at request time; a route
 //! that no hook can apply to calls its handler directly.
 //!
+//! Which hooks see which answers:
+//!
+//! | the answer | prefixes | postfixes | monitors |
+//! | --- | --- | --- | --- |
+//! | the handler's, its extractors' rejections included | all, before it | all | all |
+//! | a 500 for a handler that panicked | all | none | all |
+//! | a prefix's, in the handler's stead | those before it | none | all |
+//! | a postfix's, replacing the response | all | those before it | all |
+//! | a [fallback](Router::fallback)'s, for a path no route matches | all | all | all |
+//! | the automatic 204 to OPTIONS (and an OPTIONS 404) | all: one may answer a preflight | none | all |
+//! | the router's own 404, 405 and 426 | none | none | all |
+//!
+//! A header on every answer: a prefix on `/` stages it with
+//! [`Route::stage_header`], and it goes out with whatever answers after the
+//! prefix ran — the handler's, another prefix's, a postfix's, a 500. The
+//! router's own 404, 405 and 426 run no prefix: give the router a
+//! [fallback](Router::fallback) for 404s, or put a tower layer (tower-http's
+//! `SetResponseHeaderLayer`) around the compiled router, which every answer
+//! passes through.
+//!
 //! # Tower middleware on some routes
 //!
 //! A tower layer goes around the whole compiled router as around any
@@ -146,7 +166,7 @@ pub use self::{
     error::{Failure, RouteError},
     hooks::{
         PostfixOutput, PrefixOutput, Replace, RouteExchange, RouteMonitor, RoutePostfix,
-        RoutePrefix, Staged,
+        RoutePrefix, RouteVerdict, Staged,
     },
     pipeline::ResponseFuture,
     reload::{Modules, Reloadable},

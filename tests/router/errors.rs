@@ -584,3 +584,40 @@ fn a_path_extractor_that_cannot_read_its_route_s_parameters_is_a_compile_error()
         ));
     }
 }
+
+/// Errors name types as they are written in code, without the paths of
+/// their modules (`Arc<RwLock<Db>>`, not
+/// `alloc::sync::Arc<std::sync::poison::rwlock::RwLock<…>>`).
+#[test]
+fn errors_name_types_without_their_module_paths() {
+    use pronghorn::handler::{Path, State};
+    use std::sync::{Arc, RwLock};
+
+    #[derive(Clone)]
+    struct Db;
+    let missing = Router::new()
+        .get("/users", |_: State<Arc<RwLock<Db>>>| "all")
+        .compile()
+        .unwrap_err()
+        .to_string();
+    assert!(missing.contains("`State<Arc<RwLock<Db>>>`"), "{missing}");
+    let twice = Router::new()
+        .state(Arc::new(RwLock::new(Db)))
+        .state(Arc::new(RwLock::new(Db)))
+        .compile()
+        .unwrap_err()
+        .to_string();
+    assert!(twice.contains("`Arc<RwLock<Db>>`"), "{twice}");
+    let path = Router::new()
+        .get("/users/{id}", |_: Path<(u32, String)>| "one")
+        .compile()
+        .unwrap_err()
+        .to_string();
+    assert!(path.contains("`Path<(u32, String)>`"), "{path}");
+    for message in [missing, twice, path] {
+        assert!(
+            !message.contains("alloc::") && !message.contains("std::"),
+            "{message}"
+        );
+    }
+}

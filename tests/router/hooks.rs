@@ -446,3 +446,40 @@ async fn an_asynchronous_prefix_stages_headers_after_its_await() {
     assert_eq!(denied.headers["x-staged"], "other");
     assert_eq!(get(&router, "/sync").await.headers["x-staged"], "sync");
 }
+
+/// A prefix that looks at the request where it lies answers `()` to let
+/// it through, or a `Result` whose error answers in the handler's stead.
+#[tokio::test]
+async fn a_prefix_in_place_answers_unit_or_a_result() {
+    let router = Router::new()
+        .get("/admin", |headers: http::HeaderMap| {
+            headers["x-seen"].to_str().unwrap().to_owned()
+        })
+        .prefix("/", |request: &mut Request<Body>, _: &mut Route<'_>| {
+            (request.headers_mut()).insert("x-seen", http::HeaderValue::from_static("yes"));
+        })
+        .prefix(
+            "/admin",
+            |request: &mut Request<Body>, _: &mut Route<'_>| match request
+                .headers()
+                .contains_key("x-admin")
+            {
+                true => Ok(()),
+                false => Err(StatusCode::FORBIDDEN),
+            },
+        )
+        .compile()
+        .unwrap();
+    let ask = |admin: bool| {
+        let mut request = Request::get("/admin");
+        if admin {
+            request = request.header("x-admin", "1");
+        }
+        router.clone().oneshot(request.body(String::new()).unwrap())
+    };
+    let allowed = ask(true).await.unwrap();
+    assert_eq!(allowed.status(), StatusCode::OK);
+    let body = allowed.into_body().collect().await.unwrap().to_bytes();
+    assert_eq!(body, "yes");
+    assert_eq!(ask(false).await.unwrap().status(), StatusCode::FORBIDDEN);
+}

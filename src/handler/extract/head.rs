@@ -7,7 +7,7 @@
 
 use std::{borrow::Cow, marker::PhantomData};
 
-use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, Uri};
+use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, Uri, Version};
 
 use super::{FromRequestHead, Needs, PathNeeds, RequestContext, bad_request, state_type};
 use crate::{
@@ -20,6 +20,32 @@ impl FromRequestHead for Method {
     #[inline]
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
         Ok(context.method().clone())
+    }
+}
+
+/// The request's HTTP version.
+///
+/// ```
+/// use http::{Request, Version};
+/// use pronghorn::Router;
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .get("/", |version: Version| format!("{version:?}"))
+///     .compile()
+///     .unwrap();
+/// let request = Request::get("/").version(Version::HTTP_2).body(String::new()).unwrap();
+/// let response = router.oneshot(request).await.unwrap();
+/// # use http_body_util::BodyExt;
+/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "HTTP/2.0");
+/// # }
+/// ```
+impl FromRequestHead for Version {
+    #[inline]
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        Ok(context.version())
     }
 }
 
