@@ -29,6 +29,14 @@
 //! the body timeout), and over HTTP/2 answers 503 at once when its
 //! connection is (`Serve::http2_body_buffer`): clients cannot hold a body
 //! limit's worth of memory on every connection and every stream.
+//!
+//! An extractor that refuses a request answers it with a [`Rejection`]:
+//! its status (400, 413, 415, 422, …) and a plain-text message. A handler
+//! answers a rejection itself by taking `Result<E, ERejection>`
+//! (`Result<Json<T>, JsonRejection>`, [`PathRejection`],
+//! [`QueryRejection`], [`HeaderRejection`], [`FormRejection`],
+//! [`BodyRejection`] for `String` and `Bytes`); a router answers all of its
+//! own in one shape with [`Router::rejection`](crate::Router::rejection).
 
 mod allowance;
 #[cfg(feature = "axum")]
@@ -57,19 +65,20 @@ pub(crate) use self::allowance::{BodyAllowance, ServerAllowance, UNCOUNTED};
 #[cfg(feature = "axum")]
 pub use self::axum::Axum;
 #[cfg(feature = "json")]
-pub use self::extract::Json;
-pub(crate) use self::{
-    extract::state_type,
-    response::{ErrorValue, error_response, internal_error},
-    service::{Mounted, NESTED_PATTERN_END},
-};
+pub use self::extract::{Json, JsonRejection};
 pub use self::{
     extract::{
-        BodyFuture, Form, FromRequestBody, FromRequestHead, Header, NamedHeader, Needs, Path,
-        Query, RequestContext, RouteContext, RouteParams, State, StateType, headers,
+        BodyFuture, BodyRejection, Form, FormRejection, FromRequestBody, FromRequestHead, Header,
+        HeaderRejection, NamedHeader, Needs, Path, PathRejection, Query, QueryRejection, Rejection,
+        RequestContext, RouteContext, RouteParams, State, StateType, headers,
     },
     request::{ConnectInfo, Extension, Html, MatchedPath, OriginalUri, Redirect},
     response::IntoResponse,
+};
+pub(crate) use self::{
+    extract::{Shape, state_type},
+    response::{ErrorValue, error_response, internal_error},
+    service::{Mounted, NESTED_PATTERN_END},
 };
 
 use crate::{

@@ -232,13 +232,15 @@ impl FromRequestBody for Request<Body> {
     /// The head is the router's, kept for the steps after the handler: the
     /// request a handler owns has a copy of it.
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
-        std::future::ready(
-            streamed(body, context.body_limit, context.body_timeout).map(|body| {
+        let streamed = streamed(body, context.body_limit, context.body_timeout);
+        std::future::ready(match streamed {
+            Ok(body) => {
                 let mut request = Request::from_parts(context.head(), body);
                 MatchedPath::insert(&mut request, context.pattern(), false);
-                request
-            }),
-        )
+                Ok(request)
+            }
+            Err(rejection) => Err(context.reject(rejection)),
+        })
     }
 }
 

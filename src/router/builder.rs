@@ -16,8 +16,8 @@ use tower_service::Service;
 use crate::{
     Body, BoxError,
     handler::{
-        Erased as ErasedFn, ErasedHandler, Handler, Mounted, NESTED_PATTERN_END, Needs, StateType,
-        state_type,
+        Erased as ErasedFn, ErasedHandler, Handler, Mounted, NESTED_PATTERN_END, Needs, Rejection,
+        Shape, StateType, state_type,
     },
 };
 
@@ -40,6 +40,8 @@ pub(crate) struct RouteSettings {
     /// The subprotocols WebSocket routes speak, preferred first.
     #[cfg(feature = "ws")]
     pub(crate) websocket_protocols: Option<Arc<[Box<str>]>>,
+    /// How the extractors' rejections are answered.
+    pub(crate) rejection: Option<Shape>,
 }
 
 impl RouteSettings {
@@ -55,6 +57,7 @@ impl RouteSettings {
             #[cfg(feature = "ws")]
             websocket_protocols: (self.websocket_protocols)
                 .or_else(|| outer.websocket_protocols.clone()),
+            rejection: self.rejection.or_else(|| outer.rejection.clone()),
         }
     }
 }
@@ -174,6 +177,10 @@ pub struct Router {
     /// The fallbacks of routers nested or merged into this one, with the
     /// base each answers below.
     pub(crate) nested_fallbacks: Vec<(String, RouteSpec)>,
+    /// What answers a path that routes take for other methods, in 405's
+    /// stead: this router's and those of routers nested or merged into it
+    /// (more than one is an error of `compile`).
+    pub(crate) method_not_allowed: Vec<RouteSpec>,
 }
 
 impl RouteSpec {
@@ -217,6 +224,7 @@ impl Clone for Router {
             state_types: self.state_types.clone(),
             settings: self.settings.clone(),
             fallback: self.fallback.clone(),
+            method_not_allowed: self.method_not_allowed.clone(),
             nested_fallbacks: self.nested_fallbacks.clone(),
         }
     }
@@ -277,6 +285,7 @@ impl Router {
             settings: RouteSettings::default(),
             fallback: None,
             nested_fallbacks: Vec::new(),
+            method_not_allowed: Vec::new(),
         }
     }
 
@@ -508,6 +517,47 @@ impl Router {
         M: 'static,
     {
         self.fallback = Some(RouteSpec::http(None, "", handler));
+        self
+    }
+
+    /// Answers requests for paths that routes take only for other methods
+    /// with `handler`, in the 405's stead: its response goes out with the
+    /// router's `Allow`. OPTIONS there keeps its automatic answer, and
+    /// hooks scoped over the path run around the handler, as around a
+    /// [fallback](Self::fallback). One router of those
+    /// [nested](Self::nest) or merged together may set it, once; two are
+    /// an error of [`compile`](Self::compile).
+    ///
+    /// ```
+    /// use http::{Request, StatusCode, header};
+    /// use http_body_util::BodyExt;
+    /// use pronghorn::{Router, handler::Json};
+    /// use tower::ServiceExt;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let router = Router::new()
+    ///     .get("/items", || "items")
+    ///     .method_not_allowed(|| {
+    ///         let body = serde_json::json!({ "error": "method not allowed" });
+    ///         (StatusCode::METHOD_NOT_ALLOWED, Json(body))
+    ///     })
+    ///     .compile()
+    ///     .unwrap();
+    /// let request = Request::delete("/items").body(String::new()).unwrap();
+    /// let response = router.oneshot(request).await.unwrap();
+    /// assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
+    /// assert_eq!(response.headers()[header::ALLOW], "GET, HEAD");
+    /// let body = response.into_body().collect().await.unwrap().to_bytes();
+    /// assert_eq!(body, r#"{"error":"method not allowed"}"#);
+    /// # }
+    /// ```
+    pub fn method_not_allowed<H, M>(mut self, handler: H) -> Self
+    where
+        H: Handler<M>,
+        M: 'static,
+    {
+        (self.method_not_allowed).push(RouteSpec::http(None, "", handler));
         self
     }
 
@@ -893,6 +943,52 @@ impl Router {
         self
     }
 
+    /// Answers every rejection of this router's extractors — a `Json`
+    /// body that does not parse, a `Query` or `Path` that does not read,
+    /// a missing `Header`, a body over the limit — with `shape`: for
+    /// example as JSON, for a whole API at once. Set on a router
+    /// [nested](Self::nest) in another, it holds for the nested router's
+    /// routes; elsewhere the outer router's holds. A handler that takes a
+    /// rejection into its own hands (`Result<Json<T>, JsonRejection>`)
+    /// answers it itself.
+    ///
+    /// ```
+    /// use http::{Request, StatusCode, header};
+    /// use http_body_util::BodyExt;
+    /// use pronghorn::{Router, handler::{Json, Rejection}};
+    /// use tower::ServiceExt;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let router = Router::new()
+    ///     .post("/points", |Json(point): Json<(i32, i32)>| format!("{point:?}"))
+    ///     .rejection(|rejection: Rejection| {
+    ///         let body = serde_json::json!({ "error": rejection.message() });
+    ///         (rejection.status(), Json(body))
+    ///     })
+    ///     .compile()
+    ///     .unwrap();
+    /// let request = Request::post("/points")
+    ///     .header(header::CONTENT_TYPE, "application/json")
+    ///     .body("[1,".to_owned())
+    ///     .unwrap();
+    /// let response = router.oneshot(request).await.unwrap();
+    /// assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    /// assert_eq!(response.headers()[header::CONTENT_TYPE], "application/json");
+    /// let body = response.into_body().collect().await.unwrap().to_bytes();
+    /// assert!(body.starts_with(br#"{"error":"invalid JSON body"#));
+    /// # }
+    /// ```
+    pub fn rejection<F, R>(mut self, shape: F) -> Self
+    where
+        F: Fn(Rejection) -> R + Send + Sync + 'static,
+        R: crate::IntoResponse,
+    {
+        let shape = move |rejection: Rejection| shape(rejection).into_response();
+        self.settings.rejection = Some(Shape(Arc::new(shape)));
+        self
+    }
+
     /// The largest request body an extractor reads (default 2 MiB); a
     /// larger one is answered with 413 — at once when the request declares
     /// a longer `content-length`, before a client that asked for
@@ -1034,6 +1130,12 @@ impl Router {
             }));
         self.state.extend(other.state);
         self.state_types.extend(other.state_types);
+        (self.method_not_allowed).extend(other.method_not_allowed.into_iter().map(|spec| {
+            RouteSpec {
+                settings: spec.settings.or(&settings),
+                ..spec
+            }
+        }));
         self.nested_fallbacks.extend(
             (other.fallback.map(|spec| (String::new(), spec)).into_iter())
                 .chain(other.nested_fallbacks)

@@ -6,7 +6,7 @@ use std::{sync::Arc, time::Duration};
 
 use http::Method;
 
-use crate::handler::{ErasedHandler, NESTED_PATTERN_END, StateType};
+use crate::handler::{ErasedHandler, NESTED_PATTERN_END, Shape, StateType};
 
 use super::{
     builder::{
@@ -171,6 +171,9 @@ pub(super) struct Inner {
     /// of the deepest base that covers the path, the first registered among
     /// bases of one depth.
     pub(super) fallbacks: Vec<Arc<Fallback>>,
+    /// What answers in 405's stead, if a module said, and the module's
+    /// place.
+    pub(super) method_not_allowed: Option<(u32, Arc<Fallback>)>,
     /// The state each module gave, by module place: what `state` is made
     /// of again when a module goes.
     states: Vec<(u32, Arc<ModuleState>)>,
@@ -204,11 +207,13 @@ pub(super) struct Fallback {
     key: Key,
 }
 
-/// What a handler's body extractors hold to, for one route.
-#[derive(Clone, Copy, Debug)]
+/// What a handler's extractors hold to, for one route: the body's limit
+/// and timeout, and the shape of their rejections.
+#[derive(Clone, Debug)]
 pub(super) struct BodyLimits {
     pub(super) limit: usize,
     pub(super) timeout: Duration,
+    pub(super) rejection: Option<Shape>,
 }
 
 impl BodyLimits {
@@ -217,6 +222,7 @@ impl BodyLimits {
         Self {
             limit: settings.body_limit.unwrap_or(DEFAULT_BODY_LIMIT),
             timeout: settings.body_timeout.unwrap_or(DEFAULT_BODY_TIMEOUT),
+            rejection: settings.rejection.clone(),
         }
     }
 }
@@ -381,6 +387,7 @@ impl Inner {
             settings,
             fallback,
             nested_fallbacks,
+            method_not_allowed,
         } = router;
         let settings = settings.or(outer);
         let prefixes = compile_hooks(prefixes, place)?;
@@ -464,6 +471,27 @@ impl Inner {
                     body: BodyLimits::of(&spec.settings.or(&settings)),
                     key: key(place, index),
                 })),
+                #[cfg(feature = "ws")]
+                Endpoint::WebSocket(_) => {}
+            }
+        }
+        for spec in method_not_allowed {
+            if self.method_not_allowed.is_some() {
+                return Err(RouteError::DuplicateMethodNotAllowed);
+            }
+            if let Some(error) = unmet(self, &mut added, &spec, &[]) {
+                return Err(error);
+            }
+            match spec.endpoint {
+                Endpoint::Http(handler) => {
+                    let fallback = Fallback {
+                        base: Pattern::parse("/")?,
+                        handler,
+                        body: BodyLimits::of(&spec.settings.or(&settings)),
+                        key: key(place, 0),
+                    };
+                    self.method_not_allowed = Some((place, Arc::new(fallback)));
+                }
                 #[cfg(feature = "ws")]
                 Endpoint::WebSocket(_) => {}
             }
@@ -586,6 +614,12 @@ impl Inner {
         }
         if added.fallbacks {
             (self.fallbacks).retain(|fallback| place_of(fallback.key) != added.place);
+        }
+        if (self.method_not_allowed)
+            .as_ref()
+            .is_some_and(|(place, _)| *place == added.place)
+        {
+            self.method_not_allowed = None;
         }
     }
 

@@ -155,6 +155,10 @@ pub enum RouteError {
         /// The base, `/` for the root.
         base: String,
     },
+    /// Two answers for 405 ([`Router::method_not_allowed`](crate::Router::method_not_allowed)):
+    /// set twice, or by two routers nested or merged together (or by two
+    /// modules of a [`Reloadable`](crate::router::Reloadable)).
+    DuplicateMethodNotAllowed,
     /// A fallback's handler takes [`MatchedPath`](crate::handler::MatchedPath):
     /// no route matches the paths a fallback answers (`Option<MatchedPath>`
     /// is `None` there).
@@ -265,6 +269,10 @@ impl fmt::Display for RouteError {
             Self::DuplicateFallback { base } => write!(
                 f,
                 "two fallbacks for the paths below `{base}`: keep one (a router nested or merged there has one of its own)"
+            ),
+            Self::DuplicateMethodNotAllowed => write!(
+                f,
+                "two answers for 405 (`method_not_allowed`): keep one (a router nested or merged has one of its own)"
             ),
             Self::FallbackMatchedPath { base } => write!(
                 f,

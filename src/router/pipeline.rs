@@ -384,6 +384,20 @@ impl Pipeline {
                         applied_at(&router.prefixes, &methods, head.path()),
                         applied_at(&router.postfixes, &methods, head.path()),
                     ),
+                    // A 405 that a handler answers, as a fallback, with the
+                    // router's `Allow`.
+                    Target::Elsewhere {
+                        options: false,
+                        allow,
+                        ..
+                    } if router.method_not_allowed.is_some() => {
+                        let staged = self.staged.get_or_insert_with(Box::default);
+                        staged.insert(header::ALLOW, allow.clone());
+                        (
+                            applied_at(&router.prefixes, &methods, head.path()),
+                            applied_at(&router.postfixes, &methods, head.path()),
+                        )
+                    }
                     // OPTIONS runs the prefixes over its path, routed or
                     // not: one may answer a preflight.
                     Target::Elsewhere { options: true, .. } | Target::NotFound
@@ -422,7 +436,7 @@ fn route_context<'a>(
     captures: &'a Captures,
     pattern: &'a str,
     names: &'a [Box<str>],
-    body: BodyLimits,
+    body: &'a BodyLimits,
 ) -> RouteContext<'a> {
     RouteContext {
         pattern,
@@ -430,6 +444,7 @@ fn route_context<'a>(
         state: &router.state,
         body_limit: body.limit,
         body_timeout: body.timeout,
+        rejection: body.rejection.as_ref(),
     }
 }
 
@@ -857,7 +872,7 @@ impl Pipeline {
                     &self.captures,
                     pattern,
                     names,
-                    route.body,
+                    &route.body,
                 );
                 let request =
                     (self.request.as_mut()).expect("the request is present until the handler runs");
@@ -872,7 +887,7 @@ impl Pipeline {
                 return Poll::Ready(());
             }
         };
-        self.call(router, handler, pattern, names, route.body, cx)
+        self.call(router, handler, pattern, names, &route.body, cx)
     }
 
     /// The answer to a request no route matched that reached the handler's
@@ -883,7 +898,12 @@ impl Pipeline {
             &Target::Fallback { id } => {
                 let fallback = &router.fallbacks[id];
                 let names = &*fallback.base.names;
-                self.call(router, &fallback.handler, "", names, fallback.body, cx)
+                self.call(router, &fallback.handler, "", names, &fallback.body, cx)
+            }
+            Target::Elsewhere { options: false, .. } => {
+                let (_, answer) = (router.method_not_allowed.as_ref())
+                    .expect("a 405 reaches the handler's stage with its handler");
+                self.call(router, &answer.handler, "", &[], &answer.body, cx)
             }
             Target::Elsewhere { allow, .. } => {
                 // An automatic OPTIONS answer: no prefix answered it.
@@ -909,7 +929,7 @@ impl Pipeline {
         handler: &Arc<dyn ErasedHandler>,
         pattern: &str,
         names: &[Box<str>],
-        body: BodyLimits,
+        body: &BodyLimits,
         cx: &mut Context<'_>,
     ) -> Poll<()> {
         let context = route_context(router, &self.head, &self.captures, pattern, names, body);

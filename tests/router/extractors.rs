@@ -925,3 +925,188 @@ async fn text_bytes_bodies_and_header_maps_are_answers() {
         assert_eq!(got, body, "{case}");
     }
 }
+
+/// A handler that takes `Result<E, ERejection>` answers the rejection
+/// itself: it sees the status the extractor would answer and its message.
+#[tokio::test]
+async fn a_result_argument_hands_the_rejection_to_the_handler() {
+    use pronghorn::handler::{
+        BodyRejection, HeaderRejection, JsonRejection, PathRejection, QueryRejection,
+    };
+
+    #[derive(serde::Deserialize)]
+    struct Page {
+        page: u32,
+    }
+    let told = |status: StatusCode, message: &str| format!("handled {} {message}", status.as_u16());
+    let router = Router::new()
+        .post(
+            "/items",
+            move |item: Result<Json<Item>, JsonRejection>| match item {
+                Ok(Json(item)) => format!("item {}", item.id),
+                Err(rejection) => told(rejection.status(), rejection.message()),
+            },
+        )
+        .get(
+            "/pages",
+            move |page: Result<Query<Page>, QueryRejection>| match page {
+                Ok(Query(page)) => format!("page {}", page.page),
+                Err(rejection) => told(rejection.status(), rejection.message()),
+            },
+        )
+        .get(
+            "/items/{id}",
+            move |id: Result<Path<u32>, PathRejection>| match id {
+                Ok(Path(id)) => format!("id {id}"),
+                Err(rejection) => told(rejection.status(), rejection.message()),
+            },
+        )
+        .get(
+            "/auth",
+            move |auth: Result<Header<Authorization>, HeaderRejection>| match auth {
+                Ok(_) => "authorized".to_owned(),
+                Err(rejection) => told(rejection.status(), rejection.message()),
+            },
+        )
+        .post(
+            "/notes",
+            move |note: Result<String, BodyRejection>| match note {
+                Ok(note) => format!("{} bytes", note.len()),
+                Err(rejection) => told(rejection.status(), rejection.message()),
+            },
+        )
+        .body_limit(32)
+        .compile()
+        .unwrap();
+
+    let json = Some("application/json");
+    let answer = send_body(&router, "/items", json, r#"{"id":7,"name":"x"}"#).await;
+    assert_eq!(answer.body, "item 7");
+    let answer = send_body(&router, "/items", json, r#"{"id":"7"}"#).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert!(
+        answer.body.starts_with("handled 422 invalid JSON body"),
+        "{}",
+        answer.body
+    );
+    let answer = send_body(&router, "/items", Some("text/plain"), "{}").await;
+    assert!(
+        answer.body.starts_with("handled 415 expected"),
+        "{}",
+        answer.body
+    );
+    let answer = send_body(&router, "/items", json, &"x".repeat(33)).await;
+    assert!(answer.body.starts_with("handled 413"), "{}", answer.body);
+
+    assert_eq!(get(&router, "/pages?page=2").await.body, "page 2");
+    let answer = get(&router, "/pages?page=two").await;
+    assert!(
+        answer.body.starts_with("handled 400 invalid query string"),
+        "{}",
+        answer.body
+    );
+    assert_eq!(get(&router, "/items/9").await.body, "id 9");
+    let answer = get(&router, "/items/nine").await;
+    assert!(
+        answer
+            .body
+            .starts_with("handled 400 invalid route parameters"),
+        "{}",
+        answer.body
+    );
+    let answer = get(&router, "/auth").await;
+    assert_eq!(
+        answer.body,
+        "handled 400 missing request header `authorization`"
+    );
+    let answer = send_body(&router, "/notes", None, "\u{fffd}").await;
+    assert_eq!(answer.body, "3 bytes");
+    let answer = send_body(&router, "/notes", None, &"x".repeat(33)).await;
+    assert!(answer.body.starts_with("handled 413"), "{}", answer.body);
+}
+
+/// `Router::rejection` answers every rejection of the router's extractors
+/// in one shape — a custom extractor's too, through `RequestContext::reject`
+/// — and a nested router keeps it unless it sets its own.
+#[tokio::test]
+async fn a_router_shapes_every_rejection_and_nested_routers_inherit_it() {
+    use pronghorn::handler::{FromRequestHead, Rejection, RequestContext};
+
+    struct Tenant;
+    impl FromRequestHead for Tenant {
+        fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+            match context.headers().contains_key("x-tenant") {
+                true => Ok(Tenant),
+                false => Err(context.reject(Rejection::new(
+                    "Tenant",
+                    StatusCode::BAD_REQUEST,
+                    "missing header `x-tenant`",
+                ))),
+            }
+        }
+    }
+    let as_json = |rejection: Rejection| {
+        let body = serde_json::json!({
+            "error": rejection.message(),
+            "extractor": rejection.extractor(),
+        });
+        (rejection.status(), Json(body))
+    };
+    let api = Router::new()
+        .post("/items", |Json(item): Json<Item>| item.name)
+        .get("/items/{id}", |Path(id): Path<u32>| format!("{id}"))
+        .get("/tenant", |_: Tenant| "tenant");
+    let plain = Router::new()
+        .get("/items/{id}", |Path(id): Path<u32>| format!("{id}"))
+        .rejection(|rejection: Rejection| (rejection.status(), "plain"));
+    let router = Router::new()
+        .get("/pages", |Query(_): Query<Vec<(u32, u32)>>| "pages")
+        .post("/notes", |note: String| note)
+        .body_limit(8)
+        .nest("/api", api)
+        .nest("/plain", plain)
+        .rejection(as_json)
+        .compile()
+        .unwrap();
+
+    let shaped = |answer: &Answer, status: StatusCode, extractor: &str| {
+        assert_eq!(answer.status, status, "{}", answer.body);
+        assert_eq!(answer.headers[header::CONTENT_TYPE], "application/json");
+        let body: serde_json::Value = serde_json::from_str(&answer.body).unwrap();
+        assert_eq!(body["extractor"], extractor, "{body}");
+        assert!(
+            body["error"].as_str().is_some_and(|e| !e.is_empty()),
+            "{body}"
+        );
+    };
+    let json = Some("application/json");
+    let answer = send_body(&router, "/api/items", json, "{").await;
+    shaped(&answer, StatusCode::BAD_REQUEST, "Json");
+    let answer = send_body(&router, "/api/items", None, "{}").await;
+    shaped(&answer, StatusCode::UNSUPPORTED_MEDIA_TYPE, "Json");
+    shaped(
+        &get(&router, "/api/items/x").await,
+        StatusCode::BAD_REQUEST,
+        "Path",
+    );
+    shaped(
+        &get(&router, "/api/tenant").await,
+        StatusCode::BAD_REQUEST,
+        "Tenant",
+    );
+    shaped(
+        &get(&router, "/pages?a=b").await,
+        StatusCode::BAD_REQUEST,
+        "Query",
+    );
+    let answer = send_body(&router, "/notes", None, "123456789").await;
+    shaped(&answer, StatusCode::PAYLOAD_TOO_LARGE, "body");
+    // The nested router's own shape wins for its routes.
+    let answer = get(&router, "/plain/items/x").await;
+    assert_eq!(
+        (answer.status, answer.body.as_str()),
+        (StatusCode::BAD_REQUEST, "plain")
+    );
+    // A request that reads is not touched.
+    assert_eq!(get(&router, "/api/items/3").await.body, "3");
+}

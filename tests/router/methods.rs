@@ -234,3 +234,56 @@ async fn a_request_target_that_is_not_a_path_matches_no_route() {
     let answer = send(&answering, Method::OPTIONS, "*").await;
     assert_eq!(answer.status, StatusCode::NO_CONTENT);
 }
+
+/// `method_not_allowed` answers in the 405's stead, with the router's
+/// `Allow` and the hooks over the path around it; OPTIONS keeps its
+/// automatic answer; two are an error, in one router or in a
+/// `Reloadable`'s modules.
+#[tokio::test]
+async fn a_method_not_allowed_handler_answers_the_405s() {
+    use pronghorn::router::Reloadable;
+    let answer = || (StatusCode::METHOD_NOT_ALLOWED, "try another method");
+    let router = Router::new()
+        .get("/items", || "items")
+        .method_not_allowed(answer)
+        .prefix("/", |_: &mut Request<Body>, route: &mut Route<'_>| {
+            route.stage_header(
+                http::HeaderName::from_static("x-seen"),
+                HeaderValue::from_static("1"),
+            );
+        })
+        .compile()
+        .unwrap();
+    let refused = send(&router, Method::DELETE, "/items").await;
+    assert_eq!(refused.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(refused.body, "try another method");
+    assert_eq!(refused.headers[header::ALLOW], "GET, HEAD");
+    assert_eq!(refused.headers["x-seen"], "1");
+    let options = send(&router, Method::OPTIONS, "/items").await;
+    assert_eq!(options.status, StatusCode::NO_CONTENT);
+    assert_eq!(get(&router, "/nowhere").await.status, StatusCode::NOT_FOUND);
+
+    let twice = Router::new()
+        .method_not_allowed(answer)
+        .merge(Router::new().method_not_allowed(answer))
+        .compile()
+        .unwrap_err();
+    assert!(
+        matches!(twice, RouteError::DuplicateMethodNotAllowed),
+        "{twice}"
+    );
+
+    let app = Reloadable::new(Router::new().get("/items", || "items")).unwrap();
+    app.register("405", Router::new().method_not_allowed(answer))
+        .unwrap();
+    let again = app.register("other", Router::new().method_not_allowed(answer));
+    assert!(matches!(again, Err(RouteError::DuplicateMethodNotAllowed)));
+    let live = app.current();
+    assert_eq!(
+        send(&live, Method::DELETE, "/items").await.body,
+        "try another method"
+    );
+    app.unregister("405").unwrap();
+    let fixed = send(&app.current(), Method::DELETE, "/items").await;
+    assert_eq!(fixed.body, "Method Not Allowed");
+}

@@ -18,15 +18,15 @@ use http::{HeaderMap, Response, StatusCode};
 use http_body::Body as _;
 use http_body_util::Limited;
 
-use super::{FromRequestBody, RequestContext, bad_request, head::from_pairs};
+use super::{
+    BodyRejection, FormRejection, FromRequestBody, Rejection, RequestContext, Shape,
+    head::from_pairs, rejection,
+};
 #[cfg(feature = "json")]
-use crate::handler::response::internal_error;
+use crate::handler::{IntoResponse, response::internal_error};
 use crate::{
     Body,
-    handler::{
-        IntoResponse,
-        allowance::{BodyAllowance, Reservation, STEP},
-    },
+    handler::allowance::{BodyAllowance, Reservation, STEP},
 };
 
 /// A form sent as the body (`application/x-www-form-urlencoded`),
@@ -71,23 +71,53 @@ where
     type Future = BodyFuture<Self>;
 
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
+        let refused = Self::refused(context);
+        BodyFuture::new(body, context, refused, |bytes| bytes.and_then(Self::parse))
+    }
+}
+
+/// The form, or why the body does not read as one, for the handler to
+/// answer itself.
+impl<T> FromRequestBody for Result<Form<T>, FormRejection>
+where
+    T: serde::de::DeserializeOwned + Send + 'static,
+{
+    type Future = BodyFuture<Self>;
+
+    fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
+        let refused = Form::<T>::refused(context);
+        BodyFuture::new(body, context, refused, |bytes| {
+            Ok(bytes.and_then(Form::parse).map_err(FormRejection))
+        })
+    }
+}
+
+impl<T: serde::de::DeserializeOwned> Form<T> {
+    /// Why a request is refused before its body is read: its content type.
+    fn refused(context: &RequestContext<'_>) -> Option<Rejection> {
         let form = media_type(context.headers()).is_some_and(|essence| {
             essence.eq_ignore_ascii_case(b"application/x-www-form-urlencoded")
         });
-        let refused = (!form).then(|| {
-            (
+        (!form).then(|| {
+            Rejection::new(
+                "Form",
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 "expected a request with `content-type: application/x-www-form-urlencoded`",
             )
-                .into_response()
-        });
-        BodyFuture::new(body, context, refused, |bytes| {
-            let text = std::str::from_utf8(&bytes)
-                .map_err(|error| bad_request(format!("form body is not UTF-8: {error}")))?;
-            from_pairs(text).map(Form).map_err(|error| {
-                let message = format!("invalid form body: {error}");
-                (StatusCode::UNPROCESSABLE_ENTITY, message).into_response()
-            })
+        })
+    }
+
+    fn parse(bytes: Bytes) -> Result<Self, Rejection> {
+        let text = std::str::from_utf8(&bytes).map_err(|error| {
+            Rejection::new(
+                "Form",
+                StatusCode::BAD_REQUEST,
+                format!("form body is not UTF-8: {error}"),
+            )
+        })?;
+        from_pairs(text).map(Form).map_err(|error| {
+            let message = format!("invalid form body: {error}");
+            Rejection::new("Form", StatusCode::UNPROCESSABLE_ENTITY, message)
         })
     }
 }
@@ -104,7 +134,7 @@ fn media_type(headers: &HeaderMap) -> Option<&[u8]> {
 /// The answer to a body that declares more than `limit` bytes (hyper's
 /// declares what `content-length` says), before a byte of it is read: a
 /// client waiting for `100 Continue` is not told to send.
-pub(super) fn declared_too_large(body: &Body, limit: usize) -> Option<Response<Body>> {
+pub(super) fn declared_too_large(body: &Body, limit: usize) -> Option<Rejection> {
     (body.size_hint().lower() > limit as u64).then(|| too_large(limit))
 }
 
@@ -142,18 +172,15 @@ impl FromRequestBody for Body {
     type Future = std::future::Ready<Result<Self, Response<Body>>>;
 
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
-        std::future::ready(streamed(body, context.body_limit, context.body_timeout))
+        let streamed = streamed(body, context.body_limit, context.body_timeout);
+        std::future::ready(streamed.map_err(|rejection| context.reject(rejection)))
     }
 }
 
 /// A body a handler streams itself: refused at once if it declares more
 /// than `limit` bytes, and otherwise cut with an error at `limit` bytes or
 /// when it is not all there within `timeout`.
-pub(crate) fn streamed(
-    body: Body,
-    limit: usize,
-    timeout: Duration,
-) -> Result<Body, Response<Body>> {
+pub(crate) fn streamed(body: Body, limit: usize, timeout: Duration) -> Result<Body, Rejection> {
     match declared_too_large(&body, limit) {
         Some(refused) => Err(refused),
         None => Ok(Body::new(Streamed {
@@ -209,9 +236,12 @@ pub struct BodyFuture<T> {
     deadline: Deadline,
     // Why the body is refused before it is read (a wrong content type, a
     // declared length over the limit).
-    refused: Option<Response<Body>>,
+    refused: Option<Rejection>,
     limit: usize,
-    convert: fn(Bytes) -> Result<T, Response<Body>>,
+    /// The value of the body, or of why it could not be read.
+    convert: fn(Result<Bytes, Rejection>) -> Result<T, Rejection>,
+    /// How the route's router answers a rejection, if it says.
+    shape: Option<Shape>,
 }
 
 /// A body's bytes as they arrive. A body that comes in one frame, as a
@@ -248,32 +278,32 @@ impl Gathered {
 
 /// The answer to a body its HTTP/2 connection has no allowance left for.
 #[cold]
-fn connection_busy() -> Response<Body> {
-    (
+fn connection_busy() -> Rejection {
+    Rejection::new(
+        "body",
         StatusCode::SERVICE_UNAVAILABLE,
         "too many request bodies being read on this connection at once",
     )
-        .into_response()
 }
 
 /// The answer to a body that waited for room on the server until its
 /// deadline.
 #[cold]
-fn server_busy() -> Response<Body> {
-    (
+fn server_busy() -> Rejection {
+    Rejection::new(
+        "body",
         StatusCode::SERVICE_UNAVAILABLE,
         "too many request bodies being read at once; try again later",
     )
-        .into_response()
 }
 
 /// The answer to a body over `limit` bytes.
-fn too_large(limit: usize) -> Response<Body> {
-    (
+fn too_large(limit: usize) -> Rejection {
+    Rejection::new(
+        "body",
         StatusCode::PAYLOAD_TOO_LARGE,
         format!("request body larger than the limit of {limit} bytes"),
     )
-        .into_response()
 }
 
 /// A body extractor's deadline, armed the second time the body keeps the
@@ -358,8 +388,8 @@ impl<T> BodyFuture<T> {
     fn new(
         body: Body,
         context: &RequestContext<'_>,
-        refused: Option<Response<Body>>,
-        convert: fn(Bytes) -> Result<T, Response<Body>>,
+        refused: Option<Rejection>,
+        convert: fn(Result<Bytes, Rejection>) -> Result<T, Rejection>,
     ) -> Self {
         let limit = context.body_limit;
         // A body that says it is longer than the limit (hyper's says what
@@ -391,7 +421,14 @@ impl<T> BodyFuture<T> {
             refused,
             limit,
             convert,
+            shape: context.rejection.cloned(),
         }
+    }
+
+    /// The answer to the body as read, or as refused.
+    fn finish(&mut self, bytes: Result<Bytes, Rejection>) -> Poll<Result<T, Response<Body>>> {
+        let value = (self.convert)(bytes);
+        Poll::Ready(value.map_err(|refused| rejection::answer(self.shape.as_ref(), refused)))
     }
 }
 
@@ -410,7 +447,7 @@ impl<T> Future for BodyFuture<T> {
         let this = &mut *self;
         let Some(body) = &mut this.body else {
             let refused = this.refused.take().expect("future polled after completion");
-            return Poll::Ready(Err(refused));
+            return this.finish(Err(refused));
         };
         loop {
             if let Some(reservation) = &mut this.reservation {
@@ -420,7 +457,7 @@ impl<T> Future for BodyFuture<T> {
                     // Only room given back wakes the wait: the deadline is
                     // armed at once.
                     if this.deadline.arm().poll_passed(cx) {
-                        return Poll::Ready(Err(server_busy()));
+                        return this.finish(Err(server_busy()));
                     }
                     return Poll::Pending;
                 }
@@ -432,23 +469,29 @@ impl<T> Future for BodyFuture<T> {
                     }
                 }
                 Poll::Ready(Some(Err(error))) => {
-                    return Poll::Ready(Err(if error.is::<http_body_util::LengthLimitError>() {
+                    this.body = None;
+                    return this.finish(Err(if error.is::<http_body_util::LengthLimitError>() {
                         too_large(this.limit)
                     } else {
-                        bad_request(format!("request body could not be read: {error}"))
+                        Rejection::new(
+                            "body",
+                            StatusCode::BAD_REQUEST,
+                            format!("request body could not be read: {error}"),
+                        )
                     }));
                 }
                 Poll::Ready(None) => {
                     this.body = None;
                     let gathered = std::mem::take(&mut this.gathered);
-                    return Poll::Ready((this.convert)(gathered.into_bytes()));
+                    return this.finish(Ok(gathered.into_bytes()));
                 }
                 Poll::Pending if this.deadline.poll_passed(cx) => {
-                    return Poll::Ready(Err((
+                    this.body = None;
+                    return this.finish(Err(Rejection::new(
+                        "body",
                         StatusCode::REQUEST_TIMEOUT,
                         "request body not received within the time allowed",
-                    )
-                        .into_response()));
+                    )));
                 }
                 Poll::Pending => return Poll::Pending,
             }
@@ -462,7 +505,19 @@ macro_rules! body_extractor {
             type Future = BodyFuture<Self>;
 
             fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
-                BodyFuture::new(body, context, None, $convert)
+                BodyFuture::new(body, context, None, |bytes| bytes.and_then($convert))
+            }
+        }
+
+        /// The body, or why it could not be read, for the handler to
+        /// answer itself.
+        impl FromRequestBody for Result<$ty, BodyRejection> {
+            type Future = BodyFuture<Self>;
+
+            fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
+                BodyFuture::new(body, context, None, |bytes| {
+                    Ok(bytes.and_then($convert).map_err(BodyRejection))
+                })
             }
         }
     };
@@ -470,8 +525,13 @@ macro_rules! body_extractor {
 
 body_extractor!(Bytes, Ok);
 body_extractor!(String, |bytes: Bytes| {
-    String::from_utf8(bytes.to_vec())
-        .map_err(|error| bad_request(format!("request body is not UTF-8: {error}")))
+    String::from_utf8(bytes.to_vec()).map_err(|error| {
+        Rejection::new(
+            "body",
+            StatusCode::BAD_REQUEST,
+            format!("request body is not UTF-8: {error}"),
+        )
+    })
 });
 
 /// Whether the request declares a JSON body (`application/json` or
@@ -546,22 +606,49 @@ where
     type Future = BodyFuture<Self>;
 
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
-        let refused = (!is_json(context.headers())).then(|| {
-            (
+        let refused = Self::refused(context);
+        BodyFuture::new(body, context, refused, |bytes| bytes.and_then(Self::parse))
+    }
+}
+
+/// The value, or why the body does not read as one, for the handler to
+/// answer itself.
+#[cfg(feature = "json")]
+impl<T> FromRequestBody for Result<Json<T>, super::JsonRejection>
+where
+    T: serde::de::DeserializeOwned + Send + 'static,
+{
+    type Future = BodyFuture<Self>;
+
+    fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
+        let refused = Json::<T>::refused(context);
+        BodyFuture::new(body, context, refused, |bytes| {
+            Ok(bytes.and_then(Json::parse).map_err(super::JsonRejection))
+        })
+    }
+}
+
+#[cfg(feature = "json")]
+impl<T: serde::de::DeserializeOwned> Json<T> {
+    /// Why a request is refused before its body is read: its content type.
+    fn refused(context: &RequestContext<'_>) -> Option<Rejection> {
+        (!is_json(context.headers())).then(|| {
+            Rejection::new(
+                "Json",
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 "expected a request with `content-type: application/json`",
             )
-                .into_response()
-        });
-        BodyFuture::new(body, context, refused, |bytes| {
-            serde_json::from_slice(&bytes).map(Json).map_err(|error| {
-                // As axum: well-formed JSON of the wrong shape is 422.
-                let status = match error.classify() {
-                    serde_json::error::Category::Data => StatusCode::UNPROCESSABLE_ENTITY,
-                    _ => StatusCode::BAD_REQUEST,
-                };
-                (status, format!("invalid JSON body: {error}")).into_response()
-            })
+        })
+    }
+
+    fn parse(bytes: Bytes) -> Result<Self, Rejection> {
+        serde_json::from_slice(&bytes).map(Json).map_err(|error| {
+            // As axum: well-formed JSON of the wrong shape is 422.
+            let status = match error.classify() {
+                serde_json::error::Category::Data => StatusCode::UNPROCESSABLE_ENTITY,
+                _ => StatusCode::BAD_REQUEST,
+            };
+            Rejection::new("Json", status, format!("invalid JSON body: {error}"))
         })
     }
 }

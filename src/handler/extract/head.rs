@@ -9,7 +9,10 @@ use std::{borrow::Cow, marker::PhantomData};
 
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, Uri, Version};
 
-use super::{FromRequestHead, Needs, PathNeeds, RequestContext, bad_request, state_type};
+use super::{
+    FromRequestHead, HeaderRejection, Needs, PathNeeds, PathRejection, QueryRejection, Rejection,
+    RequestContext, state_type,
+};
 use crate::{
     Body,
     handler::{de, response::internal_error},
@@ -109,7 +112,10 @@ impl FromRequestHead for RouteParams {
             .iter_raw()
             .map(|(name, raw)| match crate::params::decode(raw) {
                 Ok(value) => Ok((name.to_owned(), value.into_owned())),
-                Err(error) => Err(bad_request(format!("route parameter `{name}`: {error}"))),
+                Err(error) => Err(context.reject(bad_request(
+                    "RouteParams",
+                    format!("route parameter `{name}`: {error}"),
+                ))),
             })
             .collect::<Result<_, _>>()
             .map(RouteParams)
@@ -158,13 +164,28 @@ impl<T: serde::de::DeserializeOwned> FromRequestHead for Path<T> {
 
     #[inline]
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
-        Self::deserialize(context.params).map_err(Self::rejection)
+        Self::deserialize(context.params).map_err(|error| context.reject(Self::rejection(error).0))
     }
 
     /// `None` when the route's parameters do not fit `T` (a route without
     /// them); 400 when a value does not decode or parse.
     fn from_head_optional(context: &RequestContext<'_>) -> Result<Option<Self>, Response<Body>> {
-        optional(Self::deserialize(context.params), Self::rejection)
+        optional(context, Self::deserialize(context.params), |e| {
+            Self::rejection(e).0
+        })
+    }
+}
+
+/// The route's parameters, or why they do not read as `T`, for the handler
+/// to answer itself.
+impl<T: serde::de::DeserializeOwned> FromRequestHead for Result<Path<T>, PathRejection> {
+    fn needs(needs: &mut Needs) {
+        Path::<T>::needs(needs);
+    }
+
+    #[inline]
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        Ok(Path::deserialize(context.params).map_err(Path::<T>::rejection))
     }
 }
 
@@ -179,21 +200,31 @@ impl<T: serde::de::DeserializeOwned> Path<T> {
         T::deserialize(de::Pairs::new(pairs, params.len())).map(Path)
     }
 
-    fn rejection(error: de::Error) -> Response<Body> {
-        bad_request(format!("invalid route parameters: {error}"))
+    fn rejection(error: de::Error) -> PathRejection {
+        PathRejection(bad_request(
+            "Path",
+            format!("invalid route parameters: {error}"),
+        ))
     }
+}
+
+/// A 400 of `extractor`, saying what of the request does not read as it
+/// needs.
+fn bad_request(extractor: &'static str, message: String) -> Rejection {
+    Rejection::new(extractor, http::StatusCode::BAD_REQUEST, message)
 }
 
 /// An optional extractor's answer: `None` when the keys do not fit the
 /// type, whatever their values; a rejection when a value is malformed.
 fn optional<T>(
+    context: &RequestContext<'_>,
     result: Result<T, de::Error>,
-    rejection: impl FnOnce(de::Error) -> Response<Body>,
+    rejection: impl FnOnce(de::Error) -> Rejection,
 ) -> Result<Option<T>, Response<Body>> {
     match result {
         Ok(value) => Ok(Some(value)),
         Err(error) if error.shape => Ok(None),
-        Err(error) => Err(rejection(error)),
+        Err(error) => Err(context.reject(rejection(error))),
     }
 }
 
@@ -238,13 +269,23 @@ fn form_decode(raw: &str) -> Result<Cow<'_, str>, de::Error> {
 
 impl<T: serde::de::DeserializeOwned> FromRequestHead for Query<T> {
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
-        Self::deserialize(context).map_err(Self::rejection)
+        Self::deserialize(context).map_err(|error| context.reject(Self::rejection(error).0))
     }
 
     /// `None` when the query string lacks what `T` needs, or has keys `T`
     /// refuses; 400 when a value does not decode or parse.
     fn from_head_optional(context: &RequestContext<'_>) -> Result<Option<Self>, Response<Body>> {
-        optional(Self::deserialize(context), Self::rejection)
+        optional(context, Self::deserialize(context), |e| {
+            Self::rejection(e).0
+        })
+    }
+}
+
+/// The query, or why it does not read as `T`, for the handler to answer
+/// itself.
+impl<T: serde::de::DeserializeOwned> FromRequestHead for Result<Query<T>, QueryRejection> {
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        Ok(Query::deserialize(context).map_err(Query::<T>::rejection))
     }
 }
 
@@ -253,8 +294,11 @@ impl<T: serde::de::DeserializeOwned> Query<T> {
         from_pairs(context.uri().query().unwrap_or("")).map(Query)
     }
 
-    fn rejection(error: de::Error) -> Response<Body> {
-        bad_request(format!("invalid query string: {error}"))
+    fn rejection(error: de::Error) -> QueryRejection {
+        QueryRejection(bad_request(
+            "Query",
+            format!("invalid query string: {error}"),
+        ))
     }
 }
 
@@ -335,9 +379,27 @@ pub struct Header<N>(pub HeaderValue, pub PhantomData<N>);
 impl<N: NamedHeader> FromRequestHead for Header<N> {
     #[inline]
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        Self::find(context).map_err(|rejection| context.reject(rejection.0))
+    }
+}
+
+/// The header, or the rejection of a request without it, for the handler
+/// to answer itself.
+impl<N: NamedHeader> FromRequestHead for Result<Header<N>, HeaderRejection> {
+    #[inline]
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        Ok(Header::find(context))
+    }
+}
+
+impl<N: NamedHeader> Header<N> {
+    fn find(context: &RequestContext<'_>) -> Result<Self, HeaderRejection> {
         match context.headers().get(N::NAME) {
             Some(value) => Ok(Header(value.clone(), PhantomData)),
-            None => Err(bad_request(format!("missing request header `{}`", N::NAME))),
+            None => Err(HeaderRejection(bad_request(
+                "Header",
+                format!("missing request header `{}`", N::NAME),
+            ))),
         }
     }
 }

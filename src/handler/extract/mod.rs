@@ -9,20 +9,26 @@
 
 use std::{future::Future, time::Duration};
 
-use http::{HeaderMap, Method, Request, Response, StatusCode, Uri, request::Parts};
+use http::{HeaderMap, Method, Request, Response, Uri, request::Parts};
 
-use super::IntoResponse;
 use crate::{Body, params::Params};
 
 mod body;
 mod head;
+mod rejection;
 
 #[cfg(feature = "json")]
 pub use self::body::Json;
 pub(crate) use self::body::streamed;
+#[cfg(feature = "json")]
+pub use self::rejection::JsonRejection;
+pub(crate) use self::rejection::Shape;
 pub use self::{
     body::{BodyFuture, Form},
     head::{Header, NamedHeader, Path, Query, RouteParams, State, headers},
+    rejection::{
+        BodyRejection, FormRejection, HeaderRejection, PathRejection, QueryRejection, Rejection,
+    },
 };
 
 /// What the router hands a handler beside the request: the parameters of
@@ -34,6 +40,8 @@ pub struct RouteContext<'a> {
     pub(crate) state: &'a http::Extensions,
     pub(crate) body_limit: usize,
     pub(crate) body_timeout: Duration,
+    /// How the route's router answers rejections, if it says.
+    pub(crate) rejection: Option<&'a Shape>,
 }
 
 impl<'a> RouteContext<'a> {
@@ -50,6 +58,7 @@ impl<'a> RouteContext<'a> {
             state: self.state,
             body_limit: self.body_limit,
             body_timeout: self.body_timeout,
+            rejection: self.rejection,
         }
     }
 }
@@ -65,9 +74,37 @@ pub struct RequestContext<'a> {
     pub(crate) state: &'a http::Extensions,
     pub(crate) body_limit: usize,
     pub(crate) body_timeout: Duration,
+    pub(crate) rejection: Option<&'a Shape>,
 }
 
 impl<'a> RequestContext<'a> {
+    /// The answer to `rejection`, as the route's router shapes its
+    /// rejections ([`Router::rejection`](crate::Router::rejection)), else
+    /// as it is: what a custom extractor answers when it refuses.
+    ///
+    /// ```
+    /// use http::{Response, StatusCode};
+    /// use pronghorn::{Body, handler::{FromRequestHead, Rejection, RequestContext}};
+    ///
+    /// struct Tenant(String);
+    ///
+    /// impl FromRequestHead for Tenant {
+    ///     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+    ///         match context.headers().get("x-tenant").and_then(|v| v.to_str().ok()) {
+    ///             Some(name) => Ok(Tenant(name.to_owned())),
+    ///             None => Err(context.reject(Rejection::new(
+    ///                 "Tenant",
+    ///                 StatusCode::BAD_REQUEST,
+    ///                 "missing header `x-tenant`",
+    ///             ))),
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    pub fn reject(&self, rejection: Rejection) -> Response<Body> {
+        rejection::answer(self.rejection, rejection)
+    }
+
     /// The request method.
     pub fn method(&self) -> &'a Method {
         self.request.method()
@@ -336,9 +373,4 @@ pub trait FromRequestBody: Sized {
 
     /// Starts reading `body`.
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future;
-}
-
-/// A 400 saying what of the request does not read as an extractor needs.
-fn bad_request(message: String) -> Response<Body> {
-    (StatusCode::BAD_REQUEST, message).into_response()
 }
