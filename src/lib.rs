@@ -190,6 +190,10 @@
 #[macro_use]
 mod log;
 
+#[cfg(feature = "macros")]
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
 mod body;
 mod clock;
 pub mod handler;
@@ -213,6 +217,7 @@ pub mod ws;
 pub use self::serve::Tls;
 #[cfg(feature = "server")]
 pub use self::serve::{Serve, Served, WithGracefulShutdown, serve};
+
 pub use self::{
     body::{Body, BoxError},
     handler::IntoResponse,
@@ -223,6 +228,46 @@ pub use self::{
     router::{CompiledRouter, RouteError, Router},
     step::Step,
 };
+/// Checks a handler function part by part (feature `macros`), so that the
+/// compiler's first error names its mistake.
+///
+/// A handler with a mistake is refused where it is registered, as "not a
+/// handler of pronghorn's": rustc cannot tell which of a handler's forms
+/// was meant, so it cannot say what is wrong. On the handler's function,
+/// `#[debug_handler]` checks each part on its own: the first error names the
+/// argument that is not an extractor, the body extractor that is not last
+/// (or the first of two), the answer that is not a response, or — rustc's
+/// own "future cannot be sent between threads safely" — the value an
+/// asynchronous handler holds across an `.await` that keeps its future
+/// from being `Send`. The function is left as written, and costs nothing
+/// at run time.
+///
+/// It checks functions without generic parameters; a closure with a
+/// mistake can be written as one to be checked.
+///
+/// ```
+/// use pronghorn::{Router, debug_handler, handler::{Json, Path}};
+///
+/// #[debug_handler]
+/// async fn rename(Path(id): Path<u32>, Json(name): Json<String>) -> String {
+///     format!("{id} is now {name}")
+/// }
+///
+/// let router = Router::new().put("/users/{id}", rename).compile().unwrap();
+/// ```
+///
+/// ```compile_fail
+/// # use pronghorn::{debug_handler, handler::{Json, Path}};
+/// // error: `Json<String>` cannot be extracted from a request's head
+/// //        (only the last argument may read the body)
+/// #[debug_handler]
+/// async fn rename(Json(name): Json<String>, Path(id): Path<u32>) -> String {
+///     format!("{id} is now {name}")
+/// }
+/// ```
+#[cfg(feature = "macros")]
+#[cfg_attr(docsrs, doc(cfg(feature = "macros")))]
+pub use pronghorn_macros::debug_handler;
 
 // The README's example serves JSON over `serve`: checked with the default
 // features.

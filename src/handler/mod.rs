@@ -138,7 +138,8 @@ pub enum WithBody {}
     message = "`{Self}` is not a handler of pronghorn's",
     label = "not a handler",
     note = "a handler is a `Fn` that is `Clone + Send + Sync + 'static`; its arguments are pronghorn extractors (only the last may read the body), and it answers an `IntoResponse`, a future of one, or a `Step` of one",
-    note = "an `axum::extract::Path` is not pronghorn's `pronghorn::handler::Path`; an answer that is not `pronghorn::IntoResponse` (an axum response needs the `axum` feature and `Axum(..)`) fails here too"
+    note = "an `axum::extract::Path` is not pronghorn's `pronghorn::handler::Path`; an answer that is not `pronghorn::IntoResponse` (an axum response needs the `axum` feature and `Axum(..)`) fails here too",
+    note = "to be told which part is wrong, write the handler as a function and put `#[pronghorn::debug_handler]` on it (feature `macros`)"
 )]
 pub trait Handler<M>: Clone + Send + Sync + 'static {
     /// Calls the handler on `request`, which stays where it is, for the

@@ -1,0 +1,80 @@
+//! What `#[debug_handler]` expands to: one check for each part of a
+//! handler, each failing with a message that names the part. Not an API.
+
+use std::future::Future;
+
+use crate::{
+    IntoResponse, Step,
+    handler::{FromRequestBody, FromRequestHead},
+};
+
+/// An argument before the last reads the request's head.
+pub fn head_extractor<T: FromRequestHead>() {}
+
+/// The last argument reads the head or the body.
+pub fn last_extractor<T: LastArgument<M>, M>() {}
+
+/// A synchronous handler answers a response, a future of one, or a
+/// [`Step`] of one.
+pub fn answer<M, T: Answer<M>>(_: T) {}
+
+/// An asynchronous handler's future is `Send` and answers a response.
+pub fn async_answer<F>(_: F)
+where
+    F: Future + Send,
+    F::Output: IntoResponse,
+{
+}
+
+/// What a handler's last argument may be.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an extractor of pronghorn's",
+    label = "not an extractor",
+    note = "a handler's last argument reads the request's head (`FromRequestHead`: `Path`, `Query`, `State`, `Header`, ...) or its body (`FromRequestBody`: `Json`, `Form`, `String`, `Bytes`, `Body`, `Request<Body>`)"
+)]
+pub trait LastArgument<M> {}
+
+/// Marks a last argument that reads the head.
+#[derive(Debug)]
+pub enum ViaHead {}
+
+/// Marks a last argument that reads the body.
+#[derive(Debug)]
+pub enum ViaBody {}
+
+impl<T: FromRequestHead> LastArgument<ViaHead> for T {}
+impl<T: FromRequestBody> LastArgument<ViaBody> for T {}
+
+/// What a synchronous handler may answer.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not what a handler answers",
+    label = "not an answer",
+    note = "a handler answers an `IntoResponse` (a `String`, a `StatusCode`, `Json<T>`, a tuple of a status, headers and a body, a `Result` of two), a `Send` future of one, or a `Step` of one"
+)]
+pub trait Answer<M> {}
+
+/// Marks an answer ready at once.
+#[derive(Debug)]
+pub enum Now {}
+
+/// Marks a future's answer.
+#[derive(Debug)]
+pub enum Later {}
+
+/// Marks a [`Step`]'s answer.
+#[derive(Debug)]
+pub enum Stepped {}
+
+impl<R: IntoResponse> Answer<Now> for R {}
+impl<F> Answer<Later> for F
+where
+    F: Future + Send,
+    F::Output: IntoResponse,
+{
+}
+impl<R, F> Answer<Stepped> for Step<R, F>
+where
+    R: IntoResponse,
+    F: Future<Output = R> + Send,
+{
+}
