@@ -71,7 +71,8 @@ impl Clone for CompiledRouter {
 /// A hook as compiled: its pattern, scope and the hook itself.
 pub(super) struct Hook<H: ?Sized> {
     pub(super) pattern: Pattern,
-    pub(super) method: Option<Method>,
+    /// The methods it applies to; none for any.
+    pub(super) methods: Box<[Method]>,
     pub(super) priority: Priority,
     pub(super) hook: Arc<H>,
     /// A monitor called again when the response body ends.
@@ -87,7 +88,7 @@ impl<H: ?Sized> Hook<H> {
     pub(super) fn order(&self) -> (Priority, bool, usize, Key) {
         (
             self.priority,
-            self.method.is_none(),
+            self.methods.is_empty(),
             self.pattern.segments.len(),
             self.key,
         )
@@ -273,7 +274,7 @@ fn compile_hooks<H: ?Sized>(
         .map(|(index, spec)| {
             Ok(Hook {
                 pattern: Pattern::parse(&spec.scope.pattern)?,
-                method: spec.scope.method,
+                methods: spec.scope.methods.into(),
                 priority: spec.scope.priority,
                 hook: spec.hook,
                 body_end: spec.body_end,
@@ -318,10 +319,13 @@ fn applied<H: ?Sized>(
 ) -> Box<[Applied]> {
     let mut applied: Vec<(&Hook<H>, Applied)> = hooks
         .iter()
-        .filter(|(_, hook)| match (&hook.method, method) {
-            (None, _) | (_, None) => true,
-            (Some(theirs), Some(ours)) => {
-                theirs == ours || (*ours == Method::GET && *theirs == Method::HEAD)
+        .filter(|(_, hook)| match method {
+            None => true,
+            Some(ours) => {
+                hook.methods.is_empty()
+                    || (hook.methods.iter()).any(|theirs| {
+                        theirs == ours || (*ours == Method::GET && *theirs == Method::HEAD)
+                    })
             }
         })
         .filter_map(|(id, hook)| {
@@ -333,7 +337,9 @@ fn applied<H: ?Sized>(
             // A hook for the route's own method applies to every request
             // the route answers (a GET route also answers HEAD, which a
             // GET hook sees too); any other method is checked per request.
-            let check = check || hook.method.is_some() && hook.method.as_ref() != method;
+            let check = check
+                || !hook.methods.is_empty()
+                    && !method.is_some_and(|ours| hook.methods.contains(ours));
             let hook_id = u32::try_from(id).expect("fewer than 2^32 hooks");
             Some((
                 hook,

@@ -169,12 +169,14 @@ impl Inner {
     }
 }
 
-/// Whether a hook with method filter `method` runs for the request of
+/// Whether a hook for `methods` (none: any) runs for the request of
 /// `head` that found `target`: HEAD served by a GET route runs GET hooks.
-fn method_applies(head: &RequestHead, target: &Target, method: Option<&Method>) -> bool {
-    let Some(method) = method else { return true };
-    method == head.method()
-        || matches!(target, Target::Route { as_get: true, .. }) && *method == Method::GET
+fn method_applies(head: &RequestHead, target: &Target, methods: &[Method]) -> bool {
+    methods.is_empty()
+        || methods.iter().any(|method| {
+            method == head.method()
+                || matches!(target, Target::Route { as_get: true, .. }) && *method == Method::GET
+        })
 }
 
 /// The next hook of `list` from `from` that applies to the request of
@@ -210,7 +212,7 @@ pub(super) fn applies<H: ?Sized>(
     captures: &mut Captures,
 ) -> bool {
     !applied.check
-        || method_applies(head, target, hook.method.as_ref())
+        || method_applies(head, target, &hook.methods)
             && match_hook(&hook.pattern, head.path(), captures)
 }
 
@@ -280,8 +282,9 @@ pub(super) fn applied_at<H: ?Sized>(
     let mut captures = Captures::new();
     let mut found: Vec<(usize, &Hook<H>)> = (hooks.iter())
         .filter(|(_, hook)| {
-            hook.method.as_ref().is_none_or(|m| methods.contains(&m))
-                && match_hook(&hook.pattern, path, &mut captures)
+            hook.methods.is_empty()
+                || hook.methods.iter().any(|m| methods.contains(&m))
+                    && match_hook(&hook.pattern, path, &mut captures)
         })
         .collect();
     found.sort_by_key(|(_, hook)| hook.order());

@@ -49,7 +49,7 @@ impl Priority {
     pub const LOWEST: Self = Self(4);
 }
 
-/// Where a hook applies: a method (or any), a pattern whose subtree it
+/// Where a hook applies: methods (or any), a pattern whose subtree it
 /// covers, and a priority.
 ///
 /// A pattern string converts into a scope for any method at
@@ -61,11 +61,13 @@ impl Priority {
 ///
 /// let everywhere: Scope = "/".into();
 /// let admin_gets = Scope::new("/admin").method(Method::GET).priority(Priority::HIGH);
-/// # let _ = (everywhere, admin_gets);
+/// let writes = Scope::new("/items").methods([Method::POST, Method::PUT, Method::DELETE]);
+/// # let _ = (everywhere, admin_gets, writes);
 /// ```
 #[derive(Clone, Debug)]
 pub struct Scope {
-    pub(crate) method: Option<Method>,
+    /// The methods it applies to; none for any.
+    pub(crate) methods: Vec<Method>,
     pub(crate) pattern: String,
     pub(crate) priority: Priority,
 }
@@ -74,16 +76,24 @@ impl Scope {
     /// Any method, `pattern`'s subtree, normal priority.
     pub fn new(pattern: impl Into<String>) -> Self {
         Self {
-            method: None,
+            methods: Vec::new(),
             pattern: pattern.into(),
             priority: Priority::NORMAL,
         }
     }
 
-    /// Only requests with `method`.
+    /// Only requests with `method`, or one of the methods given before:
+    /// `.method(Method::POST).method(Method::DELETE)` takes both.
     pub fn method(mut self, method: Method) -> Self {
-        self.method = Some(method);
+        if !self.methods.contains(&method) {
+            self.methods.push(method);
+        }
         self
+    }
+
+    /// Only requests with one of `methods` (and those given before).
+    pub fn methods(self, methods: impl IntoIterator<Item = Method>) -> Self {
+        methods.into_iter().fold(self, Self::method)
     }
 
     /// Runs at `priority`.

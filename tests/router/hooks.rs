@@ -483,3 +483,38 @@ async fn a_prefix_in_place_answers_unit_or_a_result() {
     assert_eq!(body, "yes");
     assert_eq!(ask(false).await.unwrap().status(), StatusCode::FORBIDDEN);
 }
+
+/// A scope of several methods runs its hook for each of them (a GET among
+/// them for HEAD too), and for no other.
+#[tokio::test]
+async fn a_scope_of_several_methods_covers_each_of_them() {
+    let events = Events::default();
+    let router = Router::new()
+        .get("/items", || "list")
+        .post("/items", || "made")
+        .delete("/items", || "gone")
+        .put("/items", || "kept")
+        .prefix(
+            Scope::new("/items").methods([Method::POST, Method::DELETE]),
+            mark(&events, "writes"),
+        )
+        .prefix(
+            Scope::new("/items").method(Method::GET).method(Method::PUT),
+            mark(&events, "get or put"),
+        )
+        .compile()
+        .unwrap();
+    for method in [
+        Method::GET,
+        Method::HEAD,
+        Method::POST,
+        Method::PUT,
+        Method::DELETE,
+    ] {
+        assert_eq!(send(&router, method, "/items").await.status, StatusCode::OK);
+    }
+    assert_eq!(
+        events.take(),
+        ["get or put", "get or put", "writes", "get or put", "writes"]
+    );
+}
