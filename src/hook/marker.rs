@@ -30,6 +30,11 @@ pub enum FnEdit {}
 #[derive(Debug)]
 pub enum FnBare {}
 
+/// Marker of a router prefix whose arguments are extractors of the
+/// request's head (`Query`, `Header`, `State`, …), as a handler's are.
+#[derive(Debug)]
+pub enum FnExtract {}
+
 /// Marker of a type that implements a hook trait itself.
 #[derive(Debug)]
 pub enum Custom {}

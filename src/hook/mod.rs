@@ -10,6 +10,7 @@
 //! | [`FnStep`] | returns a [`Step`](crate::Step): it decides per call |
 //! | [`FnEdit`] | works on the message in place, through `&mut`: a prefix answers whether to go on ([`Verdict`](crate::prefix::Verdict)), a postfix nothing |
 //! | [`FnBare`] | sees the message alone, nothing of the request: a postfix edits the response in place, a monitor reads the outcome |
+//! | [`FnExtract`] | a router prefix whose arguments are head extractors (`Query`, `Header`, `State`, …), answering whether to go on ([`RouteVerdict`](crate::router::RouteVerdict)) |
 //!
 //! A type that implements the trait itself uses the trait's default marker,
 //! [`Custom`]. The compiler picks the marker from the closure's argument
@@ -68,6 +69,6 @@ mod output;
 #[doc(hidden)]
 pub use self::keep::{Keep, Started};
 pub use self::{
-    marker::{Custom, FnAsync, FnBare, FnEdit, FnStep, FnSync},
+    marker::{Custom, FnAsync, FnBare, FnEdit, FnExtract, FnStep, FnSync},
     output::MonitorOutput,
 };

@@ -8,8 +8,8 @@ use http::{HeaderMap, HeaderName, HeaderValue, Request, Response};
 use super::{error::Failure, route::Route};
 use crate::{
     Body, Exchange, Step,
-    handler::{IntoResponse, error_response},
-    hook::{FnAsync, FnEdit, FnStep, FnSync, MonitorOutput},
+    handler::{FromRequestHead, IntoResponse, error_response},
+    hook::{FnAsync, FnEdit, FnExtract, FnStep, FnSync, MonitorOutput},
     step::BoxFuture,
 };
 
@@ -350,6 +350,55 @@ where
         Some(self(request, route).into_flow())
     }
 }
+
+macro_rules! extractor_prefixes {
+    ($($ty:ident),+) => {
+        /// A prefix whose arguments are head extractors (`Query`,
+        /// `Header`, `State`, …), answering a [`RouteVerdict`]: it looks
+        /// at the request where it lies. An extractor that refuses answers
+        /// the request, as it would for a handler.
+        #[allow(non_snake_case)]
+        impl<F, V, $($ty,)+> RoutePrefix<(FnExtract, ($($ty,)+))> for F
+        where
+            F: Fn($($ty),+) -> V + Send + Sync + 'static,
+            V: RouteVerdict,
+            $($ty: FromRequestHead + 'static,)+
+        {
+            #[inline]
+            fn call(
+                &self,
+                mut request: Request<Body>,
+                route: &mut Route<'_>,
+            ) -> Step<PrefixFlow, BoxFuture<PrefixFlow>> {
+                let flow = self.inspect(&mut request, route).expect("answers in place");
+                Step::Ready(flow.map_continue(|()| request))
+            }
+
+            #[inline]
+            fn inspect(
+                &self,
+                request: &mut Request<Body>,
+                route: &mut Route<'_>,
+            ) -> Option<ControlFlow<Response<Body>>> {
+                let context = route.extraction(request);
+                $(
+                    let $ty = match $ty::from_head(&context) {
+                        Ok(value) => value,
+                        Err(answer) => return Some(ControlFlow::Break(answer)),
+                    };
+                )+
+                Some(self($($ty),+).into_flow())
+            }
+        }
+    };
+}
+
+extractor_prefixes!(T1);
+extractor_prefixes!(T1, T2);
+extractor_prefixes!(T1, T2, T3);
+extractor_prefixes!(T1, T2, T3, T4);
+extractor_prefixes!(T1, T2, T3, T4, T5);
+extractor_prefixes!(T1, T2, T3, T4, T5, T6);
 
 impl<F, O> RoutePrefix<FnSync> for F
 where

@@ -572,7 +572,7 @@ impl Pipeline {
                     HookKind::Prefix,
                     from,
                     pattern,
-                    Self::prefix,
+                    |this, hook, pattern| this.prefix(hook, pattern, router, route),
                 );
                 if !through {
                     continue 'turn;
@@ -590,7 +590,7 @@ impl Pipeline {
                     HookKind::Postfix,
                     from,
                     pattern,
-                    Self::postfix,
+                    |this, hook, pattern| this.postfix(hook, pattern, router),
                 );
                 if !through {
                     continue 'turn;
@@ -640,7 +640,7 @@ impl Pipeline {
         kind: HookKind,
         mut from: usize,
         pattern: Option<&str>,
-        run: fn(&mut Self, &Hook<H>, Option<&str>) -> bool,
+        mut run: impl FnMut(&mut Self, &Hook<H>, Option<&str>) -> bool,
     ) -> bool {
         while let Some((index, hook)) = self.next(hooks, route, kind, from) {
             from = index + 1;
@@ -821,12 +821,20 @@ impl Pipeline {
     /// Runs one prefix: it lets the request through (`true`), answers, or
     /// suspends.
     #[inline(always)]
-    fn prefix(&mut self, hook: &Hook<dyn ErasedPrefix>, pattern: Option<&str>) -> bool {
+    fn prefix(
+        &mut self,
+        hook: &Hook<dyn ErasedPrefix>,
+        pattern: Option<&str>,
+        router: &Inner,
+        answered_by: Option<&CompiledRoute>,
+    ) -> bool {
         let mut route = Route {
             head: &self.head,
             pattern,
             names: &hook.pattern.names,
             captures: &self.hook_captures,
+            state: &router.state,
+            rejection: answered_by.and_then(|route| route.body.rejection.as_ref()),
             headers: None,
             staged: Some(&mut self.staged),
             kept: self.clock.is_some().then_some(&mut self.kept_headers),
@@ -958,12 +966,19 @@ impl Pipeline {
     /// Runs one postfix: it passes the response on (`true`), replaces it,
     /// or suspends.
     #[inline(always)]
-    fn postfix(&mut self, hook: &Hook<dyn ErasedPostfix>, pattern: Option<&str>) -> bool {
+    fn postfix(
+        &mut self,
+        hook: &Hook<dyn ErasedPostfix>,
+        pattern: Option<&str>,
+        router: &Inner,
+    ) -> bool {
         let route = Route {
             head: &self.head,
             pattern,
             names: &hook.pattern.names,
             captures: &self.hook_captures,
+            state: &router.state,
+            rejection: None,
             headers: self.request.as_ref().map(Request::headers),
             staged: None,
             kept: None,

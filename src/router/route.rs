@@ -2,10 +2,11 @@
 
 use std::fmt;
 
-use http::{HeaderMap, HeaderName, HeaderValue, Method, Uri};
+use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Uri};
 
 use crate::{
-    RequestHead,
+    Body, RequestHead,
+    handler::RequestContext,
     params::{Captures, Params, params_of},
 };
 
@@ -51,6 +52,11 @@ pub struct Route<'a> {
     /// The names of the hook's parameters, and what the path bound.
     pub(crate) names: &'a [Box<str>],
     pub(crate) captures: &'a Captures,
+    /// The router's state, for a prefix's extractors.
+    pub(crate) state: &'a http::Extensions,
+    /// How the route's router answers rejections, for a prefix's
+    /// extractors.
+    pub(crate) rejection: Option<&'a crate::handler::Shape>,
     /// The request's headers, for a postfix; a prefix has the request.
     pub(crate) headers: Option<&'a HeaderMap>,
     /// Where a prefix stages headers; `None` for other hooks.
@@ -94,6 +100,23 @@ impl<'a> Route<'a> {
     /// The parameters of the hook's own pattern.
     pub fn params(&self) -> Params<'a> {
         params_of(self.head, self.names, self.captures)
+    }
+
+    /// What a prefix's extractors read: the request's head where it lies,
+    /// the hook's parameters, the router's state.
+    pub(crate) fn extraction<'r>(&self, request: &'r Request<Body>) -> RequestContext<'r>
+    where
+        'a: 'r,
+    {
+        RequestContext {
+            request,
+            pattern: self.pattern.unwrap_or(""),
+            params: self.params(),
+            state: self.state,
+            body_limit: 0,
+            body_timeout: std::time::Duration::ZERO,
+            rejection: self.rejection,
+        }
     }
 
     /// Stages a header for the response that goes out, whatever it is —

@@ -518,3 +518,47 @@ async fn a_scope_of_several_methods_covers_each_of_them() {
         ["get or put", "get or put", "writes", "get or put", "writes"]
     );
 }
+
+/// A prefix may take head extractors as a handler does: the router's
+/// state, the query, a header, its own parameters; one that refuses
+/// answers the request, in the router's shape of rejections.
+#[tokio::test]
+async fn a_prefix_takes_head_extractors_as_a_handler_does() {
+    use pronghorn::handler::{Query, Rejection, State};
+
+    #[derive(serde::Deserialize)]
+    struct Token {
+        token: String,
+    }
+    #[derive(Clone)]
+    struct Secret(&'static str);
+    let router = Router::new()
+        .get("/teams/{team}/report", || "report")
+        .state(Secret("s3cret"))
+        .prefix(
+            "/teams/{team}",
+            |State(secret): State<Secret>, Query(query): Query<Token>, Path(team): Path<String>| {
+                match query.token == secret.0 && team != "closed" {
+                    true => Ok(()),
+                    false => Err(StatusCode::FORBIDDEN),
+                }
+            },
+        )
+        .rejection(|rejection: Rejection| (rejection.status(), "shaped"))
+        .compile()
+        .unwrap();
+    let answer = get(&router, "/teams/blue/report?token=s3cret").await;
+    assert_eq!(
+        (answer.status, answer.body.as_str()),
+        (StatusCode::OK, "report")
+    );
+    let wrong = get(&router, "/teams/blue/report?token=guess").await;
+    assert_eq!(wrong.status, StatusCode::FORBIDDEN);
+    let closed = get(&router, "/teams/closed/report?token=s3cret").await;
+    assert_eq!(closed.status, StatusCode::FORBIDDEN);
+    let missing = get(&router, "/teams/blue/report").await;
+    assert_eq!(
+        (missing.status, missing.body.as_str()),
+        (StatusCode::BAD_REQUEST, "shaped")
+    );
+}
