@@ -334,11 +334,10 @@ where
     #[inline]
     fn call(
         &self,
-        mut request: Request<Body>,
+        request: Request<Body>,
         route: &mut Route<'_>,
     ) -> Step<PrefixFlow, BoxFuture<PrefixFlow>> {
-        let flow = self(&mut request, route).into_flow();
-        Step::Ready(flow.map_continue(|()| request))
+        in_place(self, request, route)
     }
 
     #[inline]
@@ -349,6 +348,18 @@ where
     ) -> Option<ControlFlow<Response<Body>>> {
         Some(self(request, route).into_flow())
     }
+}
+
+/// The call with the request of a prefix that works where the request
+/// lies: its look, and the request handed back to go on.
+#[inline]
+fn in_place<H: RoutePrefix<M>, M>(
+    hook: &H,
+    mut request: Request<Body>,
+    route: &mut Route<'_>,
+) -> Step<PrefixFlow, BoxFuture<PrefixFlow>> {
+    let flow = (hook.inspect(&mut request, route)).expect("a prefix in place answers in place");
+    Step::Ready(flow.map_continue(|()| request))
 }
 
 macro_rules! extractor_prefixes {
@@ -367,11 +378,10 @@ macro_rules! extractor_prefixes {
             #[inline]
             fn call(
                 &self,
-                mut request: Request<Body>,
+                request: Request<Body>,
                 route: &mut Route<'_>,
             ) -> Step<PrefixFlow, BoxFuture<PrefixFlow>> {
-                let flow = self.inspect(&mut request, route).expect("answers in place");
-                Step::Ready(flow.map_continue(|()| request))
+                in_place(self, request, route)
             }
 
             #[inline]

@@ -98,13 +98,7 @@ impl<T: serde::de::DeserializeOwned> Form<T> {
         let form = media_type(context.headers()).is_some_and(|essence| {
             essence.eq_ignore_ascii_case(b"application/x-www-form-urlencoded")
         });
-        (!form).then(|| {
-            Rejection::new(
-                "Form",
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                "expected a request with `content-type: application/x-www-form-urlencoded`",
-            )
-        })
+        unless_of_type(form, "Form", "application/x-www-form-urlencoded")
     }
 
     fn parse(bytes: Bytes) -> Result<Self, Rejection> {
@@ -120,6 +114,15 @@ impl<T: serde::de::DeserializeOwned> Form<T> {
             Rejection::new("Form", StatusCode::UNPROCESSABLE_ENTITY, message)
         })
     }
+}
+
+/// The 415 of `extractor` for a request whose content type is not `of_type`
+/// (`matches` says whether it is).
+fn unless_of_type(matches: bool, extractor: &'static str, of_type: &str) -> Option<Rejection> {
+    (!matches).then(|| {
+        let message = format!("expected a request with `content-type: {of_type}`");
+        Rejection::new(extractor, StatusCode::UNSUPPORTED_MEDIA_TYPE, message)
+    })
 }
 
 /// The media type the request's `content-type` declares, without its
@@ -632,13 +635,7 @@ where
 impl<T: serde::de::DeserializeOwned> Json<T> {
     /// Why a request is refused before its body is read: its content type.
     fn refused(context: &RequestContext<'_>) -> Option<Rejection> {
-        (!is_json(context.headers())).then(|| {
-            Rejection::new(
-                "Json",
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                "expected a request with `content-type: application/json`",
-            )
-        })
+        unless_of_type(is_json(context.headers()), "Json", "application/json")
     }
 
     fn parse(bytes: Bytes) -> Result<Self, Rejection> {
