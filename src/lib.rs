@@ -179,13 +179,12 @@
 //! runtime dependency.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
+// Here rather than in Cargo.toml's lints, which reach the tests, examples
+// and benchmarks too: those are programs (one counts allocations with an
+// allocator of its own), and their `pub` items are for the test crates
+// that share them.
 #![forbid(unsafe_code)]
-#![warn(
-    missing_docs,
-    missing_debug_implementations,
-    rust_2018_idioms,
-    unreachable_pub
-)]
+#![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
 #[macro_use]
 mod log;

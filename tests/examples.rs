@@ -4,27 +4,48 @@
 
 mod common;
 
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    reason = "each example is a program; its tests use part of it"
+)]
 #[path = "../examples/axum.rs"]
 mod axum_example;
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    reason = "each example is a program; its tests use part of it"
+)]
 #[path = "../examples/hot_reload.rs"]
 mod hot_reload;
 
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    reason = "each example is a program; its tests use part of it"
+)]
 #[cfg(feature = "metrics")]
 #[path = "../examples/observability.rs"]
 mod observability;
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    reason = "each example is a program; its tests use part of it"
+)]
 #[path = "../examples/quickstart.rs"]
 mod quickstart;
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    reason = "each example is a program; its tests use part of it"
+)]
 #[path = "../examples/static_files.rs"]
 mod static_files;
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    reason = "each example is a program; its tests use part of it"
+)]
 #[path = "../examples/streaming.rs"]
 mod streaming;
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    reason = "each example is a program; its tests use part of it"
+)]
 #[path = "../examples/websocket.rs"]
 mod websocket;
 

@@ -8,7 +8,7 @@
 //! status (monitor). Each request is built the way hyper's parser builds
 //! it, run, and its body collected.
 
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each benchmark uses some of the stacks")]
 
 use std::{
     convert::Infallible,
@@ -357,7 +357,10 @@ pub fn tower_http() -> impl Service<Req, Response = Res, Error = Infallible> {
         ))
         // tower-http's `ValidateRequest` answers `Err(response)`, by value.
         .layer(ValidateRequestHeaderLayer::custom(
-            #[allow(clippy::result_large_err)]
+            #[allow(
+                clippy::result_large_err,
+                reason = "the refusal is the response, as in the crate"
+            )]
             |request: &mut Req| {
                 if request.headers().contains_key(header::AUTHORIZATION) {
                     Ok(())

@@ -85,7 +85,12 @@ fn checks(function: &ItemFn) -> syn::Result<TokenStream2> {
     });
     let check = format_ident!("__pronghorn_debug_handler_{}", name);
     Ok(quote! {
-        #[allow(non_snake_case, unused, clippy::all)]
+        #[allow(
+            non_snake_case,
+            unused,
+            clippy::all,
+            reason = "a check that is never called, in the user's crate"
+        )]
         fn #check() {
             #body
         }

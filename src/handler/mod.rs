@@ -216,7 +216,7 @@ fn first_poll(answer: Answer, cx: &mut Context<'_>) -> Answer {
             Poll::Ready(response) => Step::Ready(response),
             Poll::Pending => Step::Pending(future),
         },
-        ready => ready,
+        ready @ Step::Ready(_) => ready,
     }
 }
 
@@ -236,7 +236,11 @@ macro_rules! handler_impls {
         handler_impls!(@step $($ty),*);
     };
     (@kind $kind:ident, $out:ident, $wrap:ident, $resolve:ident, $polls:literal, [$($bounds:tt)*], $($ty:ident),*) => {
-        #[allow(non_snake_case, unused_variables)]
+        #[allow(
+            non_snake_case,
+            unused_variables,
+            reason = "the extractors are named after their type parameters; a handler of no argument uses no context"
+        )]
         impl<F, $out, $($ty,)*> Handler<($kind, ($($ty,)*))> for F
         where
             F: Fn($($ty),*) -> $out + Clone + Send + Sync + 'static,
@@ -265,7 +269,11 @@ macro_rules! handler_impls {
             }
         }
 
-        #[allow(non_snake_case, unused_variables)]
+        #[allow(
+            non_snake_case,
+            unused_variables,
+            reason = "the extractors are named after their type parameters; a handler of no argument uses no context"
+        )]
         impl<F, $out, $($ty,)* T> Handler<($kind, WithBody, ($($ty,)*), T)> for F
         where
             F: Fn($($ty,)* T) -> $out + Clone + Send + Sync + 'static,
@@ -309,7 +317,11 @@ macro_rules! handler_impls {
         }
     };
     (@step $($ty:ident),*) => {
-        #[allow(non_snake_case, unused_variables)]
+        #[allow(
+            non_snake_case,
+            unused_variables,
+            reason = "the extractors are named after their type parameters; a handler of no argument uses no context"
+        )]
         impl<F, R, Fut, $($ty,)*> Handler<(FnStep, ($($ty,)*))> for F
         where
             F: Fn($($ty),*) -> Step<R, Fut> + Clone + Send + Sync + 'static,

@@ -111,7 +111,10 @@ impl<'a, R, E> Exchange<'a, R, E> {
     /// The exchange of a request the router answered with `response`, or
     /// that was cancelled (no response), for a monitor whose pattern's
     /// parameters `names` bound `captures`.
-    #[allow(clippy::too_many_arguments)]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the parts of the exchange the router keeps apart, borrowed where they lie"
+    )]
     pub(crate) fn routed(
         head: &'a RequestHead,
         request_headers: Option<&'a HeaderMap>,

@@ -161,6 +161,7 @@ impl<H: ?Sized> Clone for HookSpec<H> {
 /// assert_eq!(response.status(), StatusCode::OK);
 /// # }
 /// ```
+#[must_use = "a router does nothing until it is compiled (`compile`) and served"]
 pub struct Router {
     pub(crate) routes: Vec<RouteSpec>,
     pub(crate) prefixes: Vec<HookSpec<dyn ErasedPrefix>>,

@@ -368,7 +368,10 @@ macro_rules! extractor_prefixes {
         /// `Header`, `State`, …), answering a [`RouteVerdict`]: it looks
         /// at the request where it lies. An extractor that refuses answers
         /// the request, as it would for a handler.
-        #[allow(non_snake_case)]
+        #[allow(
+            non_snake_case,
+            reason = "the extractors are named after their type parameters"
+        )]
         impl<F, V, $($ty,)+> RoutePrefix<(FnExtract, ($($ty,)+))> for F
         where
             F: Fn($($ty),+) -> V + Send + Sync + 'static,

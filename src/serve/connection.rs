@@ -417,7 +417,7 @@ where
             // The connection waits on the body: what it wrote so far goes
             // out now.
             Poll::Pending => io::stop_holding(),
-            _ => {}
+            Poll::Ready(_) => {}
         }
         frame
     }

@@ -515,7 +515,10 @@ impl Limits {
 /// ```
 // A refusal is the response that answers the handshake, as an extractor's
 // is: not boxed, for it is sent as it is.
-#[allow(clippy::result_large_err)]
+#[expect(
+    clippy::result_large_err,
+    reason = "the refusal is the response that answers the handshake"
+)]
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a WebSocket handler of pronghorn's",
     label = "not a WebSocket handler",
@@ -540,7 +543,11 @@ pub type Connected = Box<dyn FnOnce(WebSocket) -> BoxFuture<()> + Send>;
 
 macro_rules! websocket_handlers {
     ($($ty:ident),*) => {
-        #[allow(non_snake_case, unused_variables)]
+        #[allow(
+            non_snake_case,
+            unused_variables,
+            reason = "the extractors are named after their type parameters; a handler of no argument uses no context"
+        )]
         impl<F, Fut, $($ty,)*> WebSocketHandler<($($ty,)*)> for F
         where
             F: Fn(WebSocket, $($ty),*) -> Fut + Clone + Send + Sync + 'static,
@@ -572,7 +579,10 @@ pub(crate) type ErasedWebSocket =
     dyn Fn(&RequestContext<'_>) -> Result<Connected, Response<Body>> + Send + Sync;
 
 /// Erases a WebSocket handler.
-#[allow(clippy::result_large_err)]
+#[expect(
+    clippy::result_large_err,
+    reason = "the refusal is the response that answers the handshake"
+)]
 pub(crate) fn erase<H: WebSocketHandler<M>, M>(handler: H) -> Arc<ErasedWebSocket> {
     Arc::new(move |context| handler.prepare(context))
 }

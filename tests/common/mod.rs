@@ -1,13 +1,13 @@
 //! Helpers shared by the integration tests: an event log, a gate future
 //! whose waker the test fires, and a counting waker.
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each test crate uses some of the helpers")]
 
 // The counting waker is the property checks' (the fuzz targets build that
 // file without this one's dependencies).
 #[path = "../properties/poll.rs"]
 mod poll;
 // Not every test crate counts wake-ups.
-#[allow(unused_imports)]
+#[allow(unused_imports, reason = "each test crate uses some of them")]
 pub use poll::CountingWaker;
 
 use std::{

@@ -368,7 +368,7 @@ fn missing_and_duplicate_state_are_compile_errors_naming_the_type() {
 /// no parameter names) would fail every request: it is an error of
 /// `compile`, naming the route, the type and what does not fit.
 #[test]
-#[allow(dead_code)]
+#[allow(dead_code, reason = "read only through `Deserialize`")]
 fn a_path_extractor_that_cannot_read_its_route_s_parameters_is_a_compile_error() {
     use std::collections::HashMap;
 

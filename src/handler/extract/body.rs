@@ -2,9 +2,6 @@
 //! `Bytes`, collected within the body limit and timeout by a
 //! [`BodyFuture`]; and the `Body` itself, streamed by the handler.
 
-// A rejection is the response that answers the request: see `super`.
-#![allow(clippy::result_large_err)]
-
 use std::{
     fmt,
     future::Future,

@@ -3,7 +3,10 @@
 //! header (`Header`), the router's state (`State`), and `Option` of any.
 
 // A rejection is the response that answers the request: see `super`.
-#![allow(clippy::result_large_err)]
+#![expect(
+    clippy::result_large_err,
+    reason = "a rejection is the response that answers the request: boxing it would allocate on every rejection"
+)]
 
 use std::{borrow::Cow, marker::PhantomData};
 

@@ -5,7 +5,10 @@
 
 // A rejection is the response that answers the request. Boxing it would
 // allocate on every rejection; moving it is a copy of a few words.
-#![allow(clippy::result_large_err)]
+#![expect(
+    clippy::result_large_err,
+    reason = "a rejection is the response that answers the request: boxing it would allocate on every rejection"
+)]
 
 use std::{future::Future, time::Duration};
 
