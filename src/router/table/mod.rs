@@ -17,6 +17,8 @@
 //! `m` paths through the tree, not the table.
 
 mod index;
+mod path;
+mod walk;
 
 use std::sync::Arc;
 
@@ -26,7 +28,12 @@ use crate::params::{Captures, MAX_PATH};
 
 pub(crate) use self::index::FxHasher;
 use self::index::Index;
-use super::pattern::{Part, Pattern, Segment, match_parts};
+pub(crate) use self::path::{catch_all_end, next_segment};
+use self::{
+    path::{is_normalized, normalize, tail_word},
+    walk::Walk,
+};
+use super::pattern::{Part, Pattern, Segment};
 
 /// Index of a route in the compiled router's route list.
 pub(crate) type RouteId = usize;
@@ -442,156 +449,6 @@ fn remove(
     removed
 }
 
-/// The next segment of `path` at or after `from`: `(start, end)`, skipping
-/// empty segments; `start == path.len()` when there is none.
-#[inline]
-pub(crate) fn next_segment(path: &str, from: usize) -> (usize, usize) {
-    let bytes = path.as_bytes();
-    let mut start = from;
-    while start < bytes.len() && bytes[start] == b'/' {
-        start += 1;
-    }
-    let end = bytes[start..]
-        .iter()
-        .position(|&b| b == b'/')
-        .map_or(bytes.len(), |i| start + i);
-    (start, end)
-}
-
-/// The last segment of `path[from..to]`: `(start, end)`, or `None` when the
-/// range holds no segment.
-fn last_segment(path: &str, from: usize, to: usize) -> Option<(usize, usize)> {
-    let bytes = &path.as_bytes()[..to];
-    let mut end = to;
-    while end > from && bytes[end - 1] == b'/' {
-        end -= 1;
-    }
-    if end == from {
-        return None;
-    }
-    let start = bytes[from..end]
-        .iter()
-        .rposition(|&b| b == b'/')
-        .map_or(from, |i| from + i + 1);
-    Some((start, end))
-}
-
-/// Where a catch-all that starts at byte `start` of `path` and is followed
-/// by the static segments `suffix` ends: the suffix takes the last segments
-/// of the path, the catch-all the one or more before them. `None` when the
-/// suffix does not match or leaves the catch-all nothing.
-pub(crate) fn catch_all_end<'s>(
-    path: &str,
-    start: usize,
-    suffix: impl DoubleEndedIterator<Item = &'s str>,
-) -> Option<usize> {
-    let mut to = path.len();
-    for expected in suffix.rev() {
-        let (s, e) = last_segment(path, start, to)?;
-        if path[s..e] != *expected {
-            return None;
-        }
-        to = s;
-    }
-    // What is left holds a segment when it is more than slashes; the
-    // catch-all ends after its last byte that is not one.
-    let bytes = &path.as_bytes()[start..to];
-    let kept = bytes.iter().rposition(|&b| b != b'/')?;
-    Some(start + kept + 1)
-}
-
-/// Whether `path` is already in the form the static index is keyed by.
-#[inline]
-fn is_normalized(path: &str) -> bool {
-    let bytes = path.as_bytes();
-    match bytes {
-        [b'/'] => true,
-        [b'/', .., last] if *last != b'/' => !has_double_slash(bytes),
-        _ => false,
-    }
-}
-
-/// Whether two byte strings of the same length are equal, compared by
-/// overlapping word loads up to sixteen bytes: the tree's node prefixes are
-/// short, and `memcmp`'s call and length dispatch cost more than the bytes.
-#[inline(always)]
-fn same(a: &[u8], b: &[u8]) -> bool {
-    debug_assert_eq!(a.len(), b.len());
-    fn word<const N: usize>(bytes: &[u8], at: usize) -> [u8; N] {
-        bytes[at..at + N].try_into().expect("in bounds")
-    }
-    let n = a.len();
-    match n {
-        0 => true,
-        1..=3 => a.iter().zip(b).all(|(x, y)| x == y),
-        4..=7 => word::<4>(a, 0) == word::<4>(b, 0) && word::<4>(a, n - 4) == word::<4>(b, n - 4),
-        8..=16 => word::<8>(a, 0) == word::<8>(b, 0) && word::<8>(a, n - 8) == word::<8>(b, n - 8),
-        _ => a == b,
-    }
-}
-
-/// Whether `bytes` holds `//`, eight bytes at a time: every request pays
-/// for this scan, and a byte-by-byte loop costs as much as the whole walk
-/// of a short path.
-#[inline]
-fn has_double_slash(bytes: &[u8]) -> bool {
-    const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    const SLASHES: u64 = 0x2f2f_2f2f_2f2f_2f2f;
-    // The high bit of each byte of the answer is set where the byte is `/`
-    // (exact: no carry crosses bytes, unlike the shorter zero-byte test).
-    let slashes = |word: u64| {
-        let x = word ^ SLASHES;
-        !(((x & LOW) + LOW) | x | LOW)
-    };
-    let mut chunks = bytes.chunks_exact(8);
-    // Whether the byte before the current word was `/`.
-    let mut carry = 0;
-    for chunk in &mut chunks {
-        let found = slashes(u64::from_le_bytes(
-            chunk.try_into().expect("chunks of eight"),
-        ));
-        if found & (found >> 8 | carry) != 0 {
-            return true;
-        }
-        carry = found >> 56;
-    }
-    let found = slashes(tail_word(bytes));
-    found & (found >> 8 | carry) != 0
-}
-
-/// The bytes of `bytes` after its last whole eight, as a little-endian word
-/// padded with zeros. From eight bytes on, one load of the last eight,
-/// shifted: no copy of variable length, which costs a `memcpy` call.
-#[inline]
-fn tail_word(bytes: &[u8]) -> u64 {
-    let rest = bytes.len() % 8;
-    if rest == 0 {
-        return 0;
-    }
-    match bytes.len().checked_sub(8) {
-        Some(from) => {
-            let last = u64::from_le_bytes(bytes[from..].try_into().expect("eight bytes"));
-            last >> (8 * (8 - rest))
-        }
-        None => bytes
-            .iter()
-            .enumerate()
-            .fold(0, |word, (i, &byte)| word | u64::from(byte) << (8 * i)),
-    }
-}
-
-fn normalize(path: &str) -> String {
-    let mut normalized = String::with_capacity(path.len());
-    for segment in path.split('/').filter(|s| !s.is_empty()) {
-        normalized.push('/');
-        normalized.push_str(segment);
-    }
-    if normalized.is_empty() {
-        normalized.push('/');
-    }
-    normalized
-}
-
 /// The compiled table.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Table {
@@ -836,178 +693,9 @@ impl Table {
     }
 }
 
-/// One search of the tree for `path`.
-///
-/// A path in normal form (see [`is_normalized`]) is compared with the
-/// tree's bytes as it is. Any other path is compared as its normal form
-/// would be, without building it: a `/` of the tree takes a run of slashes
-/// (or none at the very start), and trailing slashes end the path; the
-/// captures still point into the path as received.
-#[derive(Clone, Copy)]
-struct Walk<'p, const NORMALIZED: bool> {
-    path: &'p str,
-}
-
-impl<const NORMALIZED: bool> Walk<'_, NORMALIZED> {
-    /// Where `prefix` ends when it matches the path at `at`.
-    #[inline(always)]
-    fn eat(self, prefix: &[u8], at: usize) -> Option<usize> {
-        let path = self.path.as_bytes();
-        if NORMALIZED {
-            // The first byte chose the child: only the rest is compared.
-            let end = at + prefix.len();
-            let matched = end <= path.len() && same(&prefix[1..], &path[at + 1..end]);
-            return matched.then_some(end);
-        }
-        let mut at = at;
-        for &expected in prefix {
-            if expected == b'/' {
-                let run = path[at..].iter().take_while(|&&b| b == b'/').count();
-                if run == 0 && at != 0 {
-                    return None;
-                }
-                at += run;
-            } else if path.get(at) == Some(&expected) {
-                at += 1;
-            } else {
-                return None;
-            }
-        }
-        Some(at)
-    }
-
-    /// Whether nothing but trailing slashes is left from `at`.
-    #[inline(always)]
-    fn at_end(self, at: usize) -> bool {
-        let path = self.path.as_bytes();
-        at == path.len() || !NORMALIZED && path[at..].iter().all(|&b| b == b'/')
-    }
-
-    /// Depth-first search from `node`, whose bytes end at `at`: static
-    /// child, then dynamic segments in order, then catch-alls; a branch
-    /// that fails further down leaves no captures behind.
-    ///
-    /// The static descent is a loop, inlined where the search starts: a
-    /// static route is found without a call. Only a node with dynamic
-    /// segments or catch-alls (a fork) goes on out of line, in
-    /// [`Walk::fork`], which searches its static branch by a call of its
-    /// own to come back to them if that branch fails.
-    #[inline(always)]
-    fn node<R>(
-        self,
-        mut node: &Node,
-        mut at: usize,
-        captures: &mut Captures,
-        accept: &mut impl FnMut(&Methods, bool) -> Option<R>,
-    ) -> Option<R> {
-        loop {
-            if self.at_end(at) {
-                // A dynamic segment or catch-all needs at least one byte.
-                return if node.methods.is_empty() {
-                    None
-                } else {
-                    accept(&node.methods, false)
-                };
-            }
-            let next = node
-                .child(self.path.as_bytes()[at])
-                .and_then(|child| Some((child, self.eat(&child.prefix, at)?)));
-            if !node.fork {
-                (node, at) = next?;
-                continue;
-            }
-            return self.fork(node, at, next, captures, accept);
-        }
-    }
-
-    /// The search of a fork at `at`: its static branch `next` (the child
-    /// and where its bytes end), then its dynamic segments and catch-alls.
-    #[inline(never)]
-    fn fork<R>(
-        self,
-        node: &Node,
-        at: usize,
-        next: Option<(&Node, usize)>,
-        captures: &mut Captures,
-        accept: &mut impl FnMut(&Methods, bool) -> Option<R>,
-    ) -> Option<R> {
-        if let Some((child, end)) = next {
-            if let Some(found) = self.node(child, end, captures, accept) {
-                return Some(found);
-            }
-        }
-        self.dynamics(node, at, captures, accept)
-    }
-
-    /// The search of `node`'s dynamic segments and catch-alls, in order,
-    /// for the segment that starts at `at`.
-    fn dynamics<R>(
-        self,
-        node: &Node,
-        at: usize,
-        captures: &mut Captures,
-        accept: &mut impl FnMut(&Methods, bool) -> Option<R>,
-    ) -> Option<R> {
-        // A segment starts here: the node's bytes so far end with `/`, which
-        // took every slash before it (in the exact walk of a path not in
-        // normal form, one more may follow: the segment is then empty, and
-        // the walk's answer is not used, see `Table::find`).
-        let start = at;
-        let mark = captures.len();
-        if !node.dynamics.is_empty() {
-            let rest = &self.path.as_bytes()[start..];
-            let end = start + rest.iter().position(|&b| b == b'/').unwrap_or(rest.len());
-            let segment = &self.path[start..end];
-            for Dynamic {
-                parts, node: child, ..
-            } in &node.dynamics
-            {
-                if match_parts(parts, segment, start, |a, b| captures.push(a, b)) {
-                    if let Some(found) = self.node(child, end, captures, accept) {
-                        return Some(found);
-                    }
-                }
-                captures.truncate(mark);
-            }
-        }
-        for catch_all in &node.catch_alls {
-            let Some(last_end) = catch_all_end(
-                self.path,
-                start,
-                catch_all.suffix.iter().map(|text| &**text),
-            ) else {
-                continue;
-            };
-            captures.push(start, last_end);
-            if let Some(found) = accept(&catch_all.methods, true) {
-                return Some(found);
-            }
-            captures.truncate(mark);
-        }
-        None
-    }
-
-    /// The search from the root. Every route's bytes start with `/`, which
-    /// a path that is empty or lacks it is taken to have (see [`Walk::eat`]),
-    /// so the root has one child at most and nothing else.
-    fn root<R>(
-        self,
-        root: &Node,
-        captures: &mut Captures,
-        accept: &mut impl FnMut(&Methods, bool) -> Option<R>,
-    ) -> Option<R> {
-        // The exact comparison takes the first byte for granted.
-        if NORMALIZED && self.path.as_bytes().first() != Some(&b'/') {
-            return None;
-        }
-        let child = root.child(b'/')?;
-        let end = self.eat(&child.prefix, 0)?;
-        self.node(child, end, captures, accept)
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::path::has_double_slash;
     use super::*;
 
     fn table(routes: &[&str]) -> Table {
