@@ -72,3 +72,58 @@ pub use self::{
     marker::{Custom, FnAsync, FnBare, FnEdit, FnExtract, FnStep, FnSync},
     output::MonitorOutput,
 };
+
+/// What the three hook services share: `new`, `layer`, the accessors of
+/// the inner service (as tower-http's services have them), `Clone` and a
+/// `Debug` that names the hook's type.
+macro_rules! hook_service {
+    ($service:ident, $layer:ident, $runs:literal) => {
+        impl<S, H, M> $service<S, H, M> {
+            #[doc = concat!("Wraps `inner` so that `hook` runs ", $runs, " it.")]
+            pub fn new(inner: S, hook: H) -> Self {
+                Self {
+                    inner,
+                    hook,
+                    _marker: std::marker::PhantomData,
+                }
+            }
+
+            #[doc = concat!("A [`", stringify!($layer), "`] running `hook`, for `ServiceBuilder::layer`.")]
+            pub fn layer(hook: H) -> $layer<H, M> {
+                $layer::new(hook)
+            }
+
+            /// The inner service.
+            pub fn get_ref(&self) -> &S {
+                &self.inner
+            }
+
+            /// The inner service, mutably.
+            pub fn get_mut(&mut self) -> &mut S {
+                &mut self.inner
+            }
+
+            /// Consumes `self`, returning the inner service.
+            pub fn into_inner(self) -> S {
+                self.inner
+            }
+        }
+
+        impl<S: Clone, H: Clone, M> Clone for $service<S, H, M> {
+            fn clone(&self) -> Self {
+                Self::new(self.inner.clone(), self.hook.clone())
+            }
+        }
+
+        impl<S: std::fmt::Debug, H, M> std::fmt::Debug for $service<S, H, M> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($service))
+                    .field("inner", &self.inner)
+                    .field("hook", &std::any::type_name::<H>())
+                    .finish()
+            }
+        }
+    };
+}
+
+pub(crate) use hook_service;

@@ -1,5 +1,4 @@
 use std::{
-    fmt,
     marker::PhantomData,
     task::{Context, Poll},
 };
@@ -18,51 +17,7 @@ pub struct Monitor<S, H, M = FnSync> {
     _marker: PhantomData<fn() -> M>,
 }
 
-impl<S, H, M> Monitor<S, H, M> {
-    /// Wraps `inner` so that `hook` runs around it.
-    pub fn new(inner: S, hook: H) -> Self {
-        Self {
-            inner,
-            hook,
-            _marker: PhantomData,
-        }
-    }
-
-    /// A [`MonitorLayer`] running `hook`, for `ServiceBuilder::layer`.
-    pub fn layer(hook: H) -> MonitorLayer<H, M> {
-        MonitorLayer::new(hook)
-    }
-
-    /// The inner service.
-    pub fn get_ref(&self) -> &S {
-        &self.inner
-    }
-
-    /// The inner service, mutably.
-    pub fn get_mut(&mut self) -> &mut S {
-        &mut self.inner
-    }
-
-    /// Consumes `self`, returning the inner service.
-    pub fn into_inner(self) -> S {
-        self.inner
-    }
-}
-
-impl<S: Clone, H: Clone, M> Clone for Monitor<S, H, M> {
-    fn clone(&self) -> Self {
-        Self::new(self.inner.clone(), self.hook.clone())
-    }
-}
-
-impl<S: fmt::Debug, H, M> fmt::Debug for Monitor<S, H, M> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Monitor")
-            .field("inner", &self.inner)
-            .field("hook", &std::any::type_name::<H>())
-            .finish()
-    }
-}
+crate::hook::hook_service!(Monitor, MonitorLayer, "around");
 
 impl<S, H, M, B> Service<Request<B>> for Monitor<S, H, M>
 where

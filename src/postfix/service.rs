@@ -1,5 +1,4 @@
 use std::{
-    fmt,
     marker::PhantomData,
     task::{Context, Poll},
 };
@@ -18,51 +17,7 @@ pub struct Postfix<S, H, M = FnBare> {
     _marker: PhantomData<fn() -> M>,
 }
 
-impl<S, H, M> Postfix<S, H, M> {
-    /// Wraps `inner` so that `hook` runs after it.
-    pub fn new(inner: S, hook: H) -> Self {
-        Self {
-            inner,
-            hook,
-            _marker: PhantomData,
-        }
-    }
-
-    /// A [`PostfixLayer`] running `hook`, for `ServiceBuilder::layer`.
-    pub fn layer(hook: H) -> PostfixLayer<H, M> {
-        PostfixLayer::new(hook)
-    }
-
-    /// The inner service.
-    pub fn get_ref(&self) -> &S {
-        &self.inner
-    }
-
-    /// The inner service, mutably.
-    pub fn get_mut(&mut self) -> &mut S {
-        &mut self.inner
-    }
-
-    /// Consumes `self`, returning the inner service.
-    pub fn into_inner(self) -> S {
-        self.inner
-    }
-}
-
-impl<S: Clone, H: Clone, M> Clone for Postfix<S, H, M> {
-    fn clone(&self) -> Self {
-        Self::new(self.inner.clone(), self.hook.clone())
-    }
-}
-
-impl<S: fmt::Debug, H, M> fmt::Debug for Postfix<S, H, M> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Postfix")
-            .field("inner", &self.inner)
-            .field("hook", &std::any::type_name::<H>())
-            .finish()
-    }
-}
+crate::hook::hook_service!(Postfix, PostfixLayer, "after");
 
 impl<S, H, M, B> Service<Request<B>> for Postfix<S, H, M>
 where

@@ -1,5 +1,4 @@
 use std::{
-    fmt,
     marker::PhantomData,
     mem,
     ops::ControlFlow,
@@ -24,51 +23,7 @@ pub struct Prefix<S, H, M = FnEdit> {
     _marker: PhantomData<fn() -> M>,
 }
 
-impl<S, H, M> Prefix<S, H, M> {
-    /// Wraps `inner` so that `hook` runs before it.
-    pub fn new(inner: S, hook: H) -> Self {
-        Self {
-            inner,
-            hook,
-            _marker: PhantomData,
-        }
-    }
-
-    /// A [`PrefixLayer`] running `hook`, for `ServiceBuilder::layer`.
-    pub fn layer(hook: H) -> PrefixLayer<H, M> {
-        PrefixLayer::new(hook)
-    }
-
-    /// The inner service.
-    pub fn get_ref(&self) -> &S {
-        &self.inner
-    }
-
-    /// The inner service, mutably.
-    pub fn get_mut(&mut self) -> &mut S {
-        &mut self.inner
-    }
-
-    /// Consumes `self`, returning the inner service.
-    pub fn into_inner(self) -> S {
-        self.inner
-    }
-}
-
-impl<S: Clone, H: Clone, M> Clone for Prefix<S, H, M> {
-    fn clone(&self) -> Self {
-        Self::new(self.inner.clone(), self.hook.clone())
-    }
-}
-
-impl<S: fmt::Debug, H, M> fmt::Debug for Prefix<S, H, M> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Prefix")
-            .field("inner", &self.inner)
-            .field("hook", &std::any::type_name::<H>())
-            .finish()
-    }
-}
+crate::hook::hook_service!(Prefix, PrefixLayer, "before");
 
 impl<S, H, M> Prefix<S, H, M> {
     /// Runs the hook on `request`, then the inner service if it lets the
