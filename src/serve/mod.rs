@@ -12,6 +12,7 @@ mod connection;
 mod graceful;
 mod heads;
 mod io;
+mod run;
 mod slots;
 mod timeouts;
 #[cfg(feature = "tls")]
@@ -31,33 +32,17 @@ use std::{
     fmt,
     future::{Future, IntoFuture, pending},
     net::SocketAddr,
-    pin::{Pin, pin},
-    sync::Arc,
-    time::{Duration, Instant},
+    pin::Pin,
+    time::Duration,
 };
 
 use http::{Request, Response};
 use hyper::body::Incoming;
-use hyper_util::{
-    rt::{TokioExecutor, TokioIo, TokioTimer},
-    server::conn::auto,
-};
-use tokio::{
-    net::{TcpListener, TcpStream},
-    task::JoinSet,
-};
+use tokio::net::TcpListener;
 use tower_service::Service;
 
-use self::{
-    connection::{Connection, ServerBounds},
-    graceful::{Graceful, Shutdown},
-    heads::HeadAllowance,
-    io::{Batched, CoalescingIo},
-    slots::{SHED_RETRY, Slots},
-    timeouts::{ConnectionWatch, HeadTimer, Timeouts, Watchdog},
-    windows::{INITIAL_WINDOW, WindowAllowance},
-};
-use crate::{clock::FOREVER, handler::ServerAllowance, log::RateLimit};
+use self::{timeouts::Timeouts, windows::INITIAL_WINDOW};
+use crate::clock::FOREVER;
 
 type BoxError = Box<dyn StdError + Send + Sync>;
 
@@ -760,7 +745,7 @@ where
     type IntoFuture = Pin<Box<dyn Future<Output = std::io::Result<()>> + Send>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(run(self, pending::<()>()))
+        Box::pin(run::run(self, pending::<()>()))
     }
 }
 
@@ -778,248 +763,6 @@ where
     type IntoFuture = Pin<Box<dyn Future<Output = std::io::Result<()>> + Send>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(run(self.serve, self.signal))
-    }
-}
-
-/// Pauses after an `accept` that failed for lack of resources (file
-/// descriptors, memory), rather than spin.
-const ACCEPT_BACKOFF: Duration = Duration::from_millis(10);
-
-async fn run<S, B, F>(serve: Serve<S>, signal: F) -> std::io::Result<()>
-where
-    S: Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
-    S::Future: Send + 'static,
-    S::Error: Into<BoxError>,
-    B: http_body::Body + Send + 'static,
-    B::Data: Send,
-    B::Error: Into<BoxError>,
-    F: Future<Output = ()> + Send,
-{
-    let Serve {
-        listener,
-        service,
-        limits,
-        connect_info,
-        half_close,
-        #[cfg(feature = "tls")]
-        tls,
-    } = serve;
-    let mut builder = hyper_builder(&limits, half_close);
-    // hyper arms its header-read timeout with each connection's
-    // `HeadTimer`, which only tells the connection's watchdog; the
-    // watchdog keeps the time. `epoch` is what those timers answer for
-    // the time: any instant does, one read of the clock serves all.
-    let epoch = Instant::now();
-    let clock = tokio::time::Instant::from_std(epoch);
-    let shutdown = Arc::new(Shutdown::default());
-    let slots = Slots::new(limits.max_connections);
-    let bounds = ServerBounds {
-        #[cfg(feature = "ws")]
-        upgrades: UpgradeSlots::new(
-            (limits.max_websockets).unwrap_or(limits.max_connections.div_ceil(2)),
-        ),
-        bodies: (limits.body_buffer > 0).then(|| ServerAllowance::new(limits.body_buffer)),
-        http2_bodies: limits.http2_body_buffer,
-        heads: HeadAllowance::new(limits.http2_header_buffer),
-        windows: (limits.http2_receive_buffer > 0)
-            .then(|| WindowAllowance::new(limits.http2_receive_buffer)),
-        window: limits.http2_receive_window,
-    };
-    let keepalive = keepalive(limits.tcp_keepalive);
-    let mut connections = JoinSet::new();
-    let mut signal = pin!(signal);
-    // A client accepted at the limit, waiting for the slot of a connection
-    // shed for it.
-    let mut arrived = None;
-    loop {
-        while connections.try_join_next().is_some() {}
-        // A free slot first. At the limit, a new client makes room: the
-        // connection idle longest is shed, and the client waits for its
-        // slot (or, while none is idle, for any).
-        let slot = match slots.try_free() {
-            Some(slot) => slot,
-            None => tokio::select! {
-                slot = slots.free() => slot,
-                accepted = accept(&listener, &keepalive), if arrived.is_none() => {
-                    arrived = Some(accepted);
-                    slots.shed_idle_longest();
-                    continue;
-                }
-                () = tokio::time::sleep(SHED_RETRY), if arrived.is_some() => {
-                    slots.shed_idle_longest();
-                    continue;
-                }
-                () = signal.as_mut() => break,
-            },
-        };
-        let (stream, peer) = match arrived.take() {
-            Some(accepted) => accepted,
-            None => tokio::select! {
-                accepted = accept(&listener, &keepalive) => accepted,
-                () = signal.as_mut() => break,
-            },
-        };
-        let watch = Arc::new(ConnectionWatch::new(
-            limits.http2_send_buffer,
-            timeouts::millis(clock.elapsed()),
-        ));
-        let slot = slots.occupy(slot, &watch);
-        let index = slot.index();
-        // The timer and the window go with this connection's copy of the
-        // builder.
-        builder.http1().timer(HeadTimer {
-            watch: Arc::clone(&watch),
-            epoch,
-        });
-        let (window, grant) = bounds.grant_window();
-        builder
-            .http2()
-            .initial_stream_window_size(window)
-            .initial_connection_window_size(window);
-        #[cfg(feature = "tls")]
-        let stream = match &tls {
-            Some(tls) => tls.accept(stream),
-            None => tls::Transport::from(stream),
-        };
-        // The slot goes with the socket: an upgraded connection keeps it
-        // until it closes.
-        let io = CoalescingIo::new(
-            stream,
-            limits.pipeline_buffer,
-            Arc::clone(&watch),
-            Some(slot),
-        );
-        let peer = connect_info.then_some(peer);
-        let service = Connection::new(
-            service.clone(),
-            Arc::clone(&watch),
-            &shutdown,
-            peer,
-            &bounds,
-            grant,
-        );
-        let connection = builder
-            .serve_connection_with_upgrades(TokioIo::new(io), service)
-            .into_owned();
-        let connection = Graceful::new(connection, &shutdown, |connection| {
-            connection.graceful_shutdown();
-        });
-        let connection = Batched::new(connection, limits.pipeline_buffer > 0);
-        let connection = Watchdog::new(connection, Arc::clone(&watch), limits.timeouts, clock);
-        let task = connections.spawn(async move {
-            if let Err(error) = connection.await {
-                tracing::debug!(error = %error, "pronghorn: connection ended with an error");
-            }
-        });
-        slots.started(index, &watch, task);
-    }
-    drop(listener);
-    drain(connections, &shutdown, limits.shutdown_timeout).await;
-    Ok(())
-}
-
-/// hyper's connection settings, from the limits.
-fn hyper_builder(limits: &Limits, half_close: bool) -> auto::Builder<TokioExecutor> {
-    let mut builder = auto::Builder::new(TokioExecutor::new());
-    builder
-        .http1()
-        .header_read_timeout(limits.timeouts.header_read)
-        .keep_alive(true)
-        .half_close(half_close)
-        .max_buf_size(limits.max_header_size)
-        // hyper sets aside room for this many headers at each attempt to
-        // parse a head: no more than a head can hold.
-        .max_headers(limits.max_headers.min(limits.max_header_size / 3));
-    // A ping interval of zero would close every idle connection at once:
-    // zero sends no pings, as it does for `Sse::keep_alive`.
-    let pings = Some(limits.http2_keep_alive).filter(|interval| !interval.is_zero());
-    builder
-        .http2()
-        .timer(TokioTimer::new())
-        .keep_alive_interval(pings)
-        .keep_alive_timeout(limits.http2_keep_alive)
-        .max_concurrent_streams(limits.http2_max_streams)
-        .max_header_list_size(u32::try_from(limits.http2_max_header_size).unwrap_or(u32::MAX));
-    builder
-}
-
-/// The TCP keep-alive of accepted sockets: probes after `idle` of
-/// silence, three a sixth of that apart; `None` for zero, and for more
-/// than the longest wait the systems allow (Linux: 32,767 s).
-fn keepalive(idle: Duration) -> Option<socket2::TcpKeepalive> {
-    if idle.is_zero() || idle > Duration::from_secs(32_767) {
-        return None;
-    }
-    let keepalive = socket2::TcpKeepalive::new().with_time(idle);
-    #[cfg(any(
-        target_os = "linux",
-        target_os = "android",
-        target_os = "freebsd",
-        target_os = "netbsd",
-        target_os = "macos",
-        target_os = "ios",
-        target_os = "windows",
-    ))]
-    let keepalive = keepalive
-        .with_interval((idle / 6).max(Duration::from_secs(1)))
-        .with_retries(3);
-    Some(keepalive)
-}
-
-/// The next client, with `TCP_NODELAY` and `keepalive` set. A failed
-/// `accept` (out of descriptors, a connection reset before it was taken)
-/// leaves the listener fine: it is logged at most once a second, with the
-/// count of those not logged, and the next one tried, after a pause when
-/// resources ran out.
-async fn accept(
-    listener: &TcpListener,
-    keepalive: &Option<socket2::TcpKeepalive>,
-) -> (TcpStream, SocketAddr) {
-    static ACCEPT_FAILED: RateLimit = RateLimit::per_second(1);
-    loop {
-        match listener.accept().await {
-            Ok((stream, peer)) => {
-                if let Err(error) = stream.set_nodelay(true) {
-                    tracing::debug!(%error, "pronghorn: could not set TCP_NODELAY");
-                }
-                if let Some(keepalive) = keepalive {
-                    let socket = socket2::SockRef::from(&stream);
-                    if let Err(error) = socket.set_tcp_keepalive(keepalive) {
-                        tracing::debug!(%error, "pronghorn: could not set TCP keep-alive");
-                    }
-                }
-                return (stream, peer);
-            }
-            Err(error) => {
-                if let Some(suppressed) = ACCEPT_FAILED.admit() {
-                    tracing::warn!(%error, suppressed, "pronghorn: accept failed");
-                }
-                if !matches!(
-                    error.kind(),
-                    std::io::ErrorKind::ConnectionAborted | std::io::ErrorKind::ConnectionReset
-                ) {
-                    tokio::time::sleep(ACCEPT_BACKOFF).await;
-                }
-            }
-        }
-    }
-}
-
-/// After the signal: tells every connection to finish, waits for them and
-/// for the upgraded connections they handed over, and closes those still
-/// open at the deadline.
-async fn drain(mut connections: JoinSet<()>, shutdown: &Shutdown, deadline: Duration) {
-    shutdown.signal();
-    let finished = async {
-        while connections.join_next().await.is_some() {}
-        shutdown.upgraded_closed().await;
-    };
-    if tokio::time::timeout(deadline, finished).await.is_err() {
-        tracing::debug!(
-            open = connections.len(),
-            "pronghorn: connections still open at the shutdown deadline are closed"
-        );
-        connections.shutdown().await;
+        Box::pin(run::run(self.serve, self.signal))
     }
 }
