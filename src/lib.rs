@@ -209,6 +209,8 @@ mod serve;
 #[cfg(feature = "server")]
 pub mod sse;
 pub mod step;
+#[cfg(feature = "server")]
+mod upgrade;
 #[cfg(feature = "ws")]
 pub mod ws;
 

@@ -15,11 +15,13 @@ use http_body::{Body as HttpBody, Frame, SizeHint};
 use pin_project_lite::pin_project;
 use tower_service::Service;
 
-use crate::handler::{BodyAllowance, ServerAllowance, UNCOUNTED};
+use crate::{
+    handler::{BodyAllowance, ServerAllowance, UNCOUNTED},
+    upgrade::Shutdown,
+};
 
 use super::{
     BoxError,
-    graceful::Shutdown,
     heads::{HeadAllowance, HeadReservation},
     io,
     timeouts::{ConnectionWatch, StreamGuard},
@@ -47,7 +49,7 @@ pub(super) struct Connection<S> {
     #[cfg(feature = "ws")]
     shutdown: Arc<Shutdown>,
     #[cfg(feature = "ws")]
-    upgrades: super::UpgradeSlots,
+    upgrades: crate::upgrade::UpgradeSlots,
     /// The client's address, put in each request when
     /// [`Serve::connect_info`](super::Serve::connect_info) asks for it.
     peer: Option<std::net::SocketAddr>,
@@ -70,7 +72,7 @@ pub(super) struct Connection<S> {
 pub(super) struct ServerBounds {
     /// The slots of WebSocket connections.
     #[cfg(feature = "ws")]
-    pub(super) upgrades: super::UpgradeSlots,
+    pub(super) upgrades: crate::upgrade::UpgradeSlots,
     /// Request bodies being read, and WebSocket messages.
     pub(super) bodies: Option<ServerAllowance>,
     /// The bytes of bodies one HTTP/2 connection may read at once, past
@@ -151,7 +153,7 @@ where
         let upgrade_header = request.headers().contains_key(http::header::UPGRADE);
         #[cfg(feature = "ws")]
         if upgrade_header {
-            let handle = super::graceful::ShutdownHandle(Arc::clone(&self.shutdown));
+            let handle = crate::upgrade::ShutdownHandle(Arc::clone(&self.shutdown));
             request.extensions_mut().insert(handle);
             request.extensions_mut().insert(self.upgrades.clone());
         }

@@ -4,104 +4,15 @@
 use std::{
     future::Future,
     pin::Pin,
-    sync::{
-        Arc,
-        atomic::{AtomicBool, AtomicUsize, Ordering},
-    },
+    sync::Arc,
     task::{Context, Poll, Waker},
 };
 
 use pin_project_lite::pin_project;
-use tokio::sync::{Notify, futures::OwnedNotified};
+use tokio::sync::futures::OwnedNotified;
 
 use super::timeouts::CloseGracefully;
-
-/// The graceful shutdown signal, shared by the accept loop and its
-/// connections.
-#[derive(Debug, Default)]
-pub(super) struct Shutdown {
-    /// Set once the signal came, before the connections are woken.
-    signalled: AtomicBool,
-    /// Wakes every connection that waits; each takes its [`OwnedNotified`]
-    /// before it is spawned, so none misses the signal.
-    notify: Arc<Notify>,
-    /// Upgraded connections (WebSockets) still open: hyper hands them over
-    /// and forgets them, so they are counted here for shutdown to wait on.
-    upgraded: AtomicUsize,
-    /// Woken when the last upgraded connection closes.
-    upgraded_closed: Notify,
-}
-
-impl Shutdown {
-    pub(super) fn signal(&self) {
-        self.signalled.store(true, Ordering::SeqCst);
-        self.notify.notify_waiters();
-    }
-
-    /// Whether the signal came.
-    fn is_signalled(&self) -> bool {
-        self.signalled.load(Ordering::SeqCst)
-    }
-
-    /// Returns once no upgraded connection is open.
-    pub(super) async fn upgraded_closed(&self) {
-        loop {
-            let closed = self.upgraded_closed.notified();
-            if self.upgraded.load(Ordering::SeqCst) == 0 {
-                return;
-            }
-            closed.await;
-        }
-    }
-}
-
-/// The server's shutdown signal, as an upgraded connection watches it: a
-/// WebSocket closes with `1001 Going Away` when the server shuts down.
-/// `serve` puts it in the extensions of the requests that ask for an
-/// upgrade.
-#[cfg(feature = "ws")]
-#[derive(Debug, Clone)]
-pub(crate) struct ShutdownHandle(pub(super) Arc<Shutdown>);
-
-#[cfg(feature = "ws")]
-impl ShutdownHandle {
-    /// A future-like watch of the signal, registered from now on; while
-    /// it lives, graceful shutdown waits for it to be dropped (until the
-    /// shutdown deadline).
-    pub(crate) fn watch(&self) -> ShutdownWatch {
-        self.0.upgraded.fetch_add(1, Ordering::SeqCst);
-        ShutdownWatch {
-            notified: Box::pin(Arc::clone(&self.0.notify).notified_owned()),
-            shutdown: Arc::clone(&self.0),
-        }
-    }
-}
-
-/// Watches the server's shutdown signal ([`ShutdownHandle::watch`]).
-#[cfg(feature = "ws")]
-#[derive(Debug)]
-pub(crate) struct ShutdownWatch {
-    notified: Pin<Box<OwnedNotified>>,
-    shutdown: Arc<Shutdown>,
-}
-
-#[cfg(feature = "ws")]
-impl ShutdownWatch {
-    /// Whether the server is shutting down; if not, the task is woken when
-    /// it does.
-    pub(crate) fn poll_signalled(&mut self, cx: &mut Context<'_>) -> bool {
-        self.shutdown.is_signalled() || self.notified.as_mut().poll(cx).is_ready()
-    }
-}
-
-#[cfg(feature = "ws")]
-impl Drop for ShutdownWatch {
-    fn drop(&mut self) {
-        if self.shutdown.upgraded.fetch_sub(1, Ordering::SeqCst) == 1 {
-            self.shutdown.upgraded_closed.notify_waiters();
-        }
-    }
-}
+use crate::upgrade::Shutdown;
 
 pin_project! {
     /// A connection that shuts down gracefully on the [`Shutdown`] signal:
@@ -132,7 +43,7 @@ impl<C> Graceful<C> {
     pub(super) fn new(connection: C, shutdown: &Arc<Shutdown>, shut_down: fn(Pin<&mut C>)) -> Self {
         Self {
             connection,
-            signal: Arc::clone(&shutdown.notify).notified_owned(),
+            signal: shutdown.notified(),
             shutdown: Arc::clone(shutdown),
             registered: None,
             told: false,

@@ -21,11 +21,6 @@ mod windows;
 
 #[cfg(feature = "tls")]
 pub use self::tls::Tls;
-#[cfg(feature = "ws")]
-pub(crate) use self::{
-    graceful::{ShutdownHandle, ShutdownWatch},
-    slots::UpgradeSlots,
-};
 
 use std::{
     error::Error as StdError,

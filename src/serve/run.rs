@@ -24,14 +24,14 @@ use tower_service::Service;
 use super::{
     BoxError, Limits, Serve,
     connection::{Connection, ServerBounds},
-    graceful::{Graceful, Shutdown},
+    graceful::Graceful,
     heads::HeadAllowance,
     io::{Batched, CoalescingIo},
     slots::{SHED_RETRY, Slots},
     timeouts::{ConnectionWatch, HeadTimer, Watchdog},
     windows::WindowAllowance,
 };
-use crate::{handler::ServerAllowance, log::RateLimit};
+use crate::{handler::ServerAllowance, log::RateLimit, upgrade::Shutdown};
 
 /// Pauses after an `accept` that failed for lack of resources (file
 /// descriptors, memory), rather than spin.
@@ -69,7 +69,7 @@ where
     let slots = Slots::new(limits.max_connections);
     let bounds = ServerBounds {
         #[cfg(feature = "ws")]
-        upgrades: super::slots::UpgradeSlots::new(
+        upgrades: crate::upgrade::UpgradeSlots::new(
             (limits.max_websockets).unwrap_or(limits.max_connections.div_ceil(2)),
         ),
         bodies: (limits.body_buffer > 0).then(|| ServerAllowance::new(limits.body_buffer)),

@@ -164,29 +164,6 @@ impl Slot {
     }
 }
 
-/// The slots of upgraded (WebSocket) connections, a share of the
-/// connection cap: they are never idle as a request waits, so they are
-/// never shed, and without a cap of their own they could take every slot.
-/// `serve` puts it in the extensions of the requests that ask for an
-/// upgrade; a WebSocket handshake takes a slot, or is answered 503.
-#[cfg(feature = "ws")]
-#[derive(Clone, Debug)]
-pub(crate) struct UpgradeSlots(Arc<Semaphore>);
-
-#[cfg(feature = "ws")]
-impl UpgradeSlots {
-    /// `max` slots.
-    pub(super) fn new(max: usize) -> Self {
-        Self(Arc::new(Semaphore::new(max.min(Semaphore::MAX_PERMITS))))
-    }
-
-    /// A slot for an upgraded connection, held until dropped, if one is
-    /// free.
-    pub(crate) fn try_take(&self) -> Option<OwnedSemaphorePermit> {
-        Arc::clone(&self.0).try_acquire_owned().ok()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

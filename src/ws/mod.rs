@@ -63,8 +63,8 @@ use tokio_tungstenite::tungstenite::{
 use crate::{
     Body, IntoResponse,
     handler::{BodyAllowance, FromRequestHead, Needs, RequestContext, RouteContext},
-    serve::{ShutdownHandle, ShutdownWatch, UpgradeSlots},
     step::BoxFuture,
+    upgrade::{ShutdownHandle, ShutdownWatch, UpgradeSlots},
 };
 
 mod codec;
