@@ -3,11 +3,11 @@
 
 use http::{HeaderMap, Response, header};
 
+use super::route::{Failure, RouteExchange, RouteMonitor};
 use super::{Exchange, MonitorHook};
 use crate::{
     Body, Step,
     hook::Custom,
-    router::{Failure, RouteExchange, RouteMonitor},
     step::{BoxFuture, Never},
 };
 

@@ -16,12 +16,9 @@ use pin_project_lite::pin_project;
 use tower_layer::Layer;
 use tower_service::Service;
 
-use crate::{
-    Step,
-    hook::Custom,
-    router::{Failure, RouteExchange, RouteMonitor},
-    step::BoxFuture,
-};
+use crate::{Step, hook::Custom, step::BoxFuture};
+
+use super::route::{Failure, RouteExchange, RouteMonitor};
 
 /// The name of the request duration histogram, in seconds.
 pub const REQUEST_DURATION: &str = "http.server.request.duration";

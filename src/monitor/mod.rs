@@ -109,6 +109,7 @@ mod hook;
 mod layer;
 #[cfg(feature = "metrics")]
 mod metrics;
+pub(crate) mod route;
 mod service;
 mod to_body_end;
 

@@ -4,8 +4,7 @@ use http::Method;
 
 use super::{
     hooks::{
-        Erased as ErasedHook, ErasedMonitor, ErasedPostfix, ErasedPrefix, RouteMonitor,
-        RoutePostfix, RoutePrefix,
+        Erased as ErasedHook, ErasedMonitor, ErasedPostfix, ErasedPrefix, RoutePostfix, RoutePrefix,
     },
     scope::Scope,
 };
@@ -19,6 +18,7 @@ use crate::{
         Erased as ErasedFn, ErasedHandler, Handler, Mounted, NESTED_PATTERN_END, Needs, Rejection,
         Shape, StateType, state_type,
     },
+    monitor::route::RouteMonitor,
 };
 
 /// The default limit of a request body read by an extractor: 2 MiB.

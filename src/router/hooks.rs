@@ -5,11 +5,12 @@ use std::{future::Future, marker::PhantomData, ops::ControlFlow};
 
 use http::{HeaderMap, HeaderName, HeaderValue, Request, Response};
 
-use super::{error::Failure, route::Route};
+use super::route::Route;
+use crate::monitor::route::{RouteExchange, RouteMonitor};
 use crate::{
-    Body, Exchange, Step,
+    Body, Step,
     handler::{FromRequestHead, IntoResponse, error_response},
-    hook::{FnAsync, FnEdit, FnExtract, FnStep, FnSync, MonitorOutput},
+    hook::{FnAsync, FnEdit, FnExtract, FnStep, FnSync},
     step::BoxFuture,
 };
 
@@ -556,94 +557,6 @@ where
         response: Response<Body>,
     ) -> Step<PostfixFlow, BoxFuture<PostfixFlow>> {
         self(route, response).erase(PostfixOutput::into_flow)
-    }
-}
-
-/// The exchange a router monitor sees: the request head, the response that
-/// goes out, the [`Failure`] it may stand for, the matched route's pattern
-/// and the time the request took.
-///
-/// ```
-/// use std::sync::{Arc, Mutex};
-/// use http::Request;
-/// use pronghorn::{Router, router::RouteExchange};
-/// use tower::ServiceExt;
-///
-/// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() {
-/// let lines = Arc::new(Mutex::new(Vec::new()));
-/// let log = lines.clone();
-/// let router = Router::new()
-///     .get("/users/{id}", || "user")
-///     .get("/boom", || -> &'static str { panic!("secret detail") })
-///     .monitor("/", move |exchange: &RouteExchange<'_>| {
-///         let status = exchange.status().unwrap().as_u16();
-///         let pattern = exchange.pattern().unwrap_or("-");
-///         let failed = exchange.error().map(|failure| failure.to_string());
-///         log.lock().unwrap().push(format!("{status} {pattern} {failed:?}"));
-///     })
-///     .compile()
-///     .unwrap();
-///
-/// for path in ["/users/7", "/boom", "/nowhere"] {
-///     let request = Request::get(path).body(String::new()).unwrap();
-///     router.clone().oneshot(request).await.unwrap();
-/// }
-/// assert_eq!(*lines.lock().unwrap(), [
-///     "200 /users/{id} None",
-///     "500 /boom Some(\"the handler panicked: secret detail\")",
-///     "404 - None",
-/// ]);
-/// # }
-/// ```
-pub type RouteExchange<'a> = Exchange<'a, Response<Body>, Failure>;
-
-/// A monitor hook for the router: `Fn(&Exchange<'_, Response<Body>,
-/// Failure>) -> X` where `X` is a [`MonitorOutput`], a future of one, or a
-/// [`Step`] of one.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a monitor hook for the router",
-    label = "not a monitor hook",
-    note = "a router monitor is `Fn(&RouteExchange<'_>)` answering `()` or `Result<(), E: Display>`, a future or a `Step` of one"
-)]
-pub trait RouteMonitor<M>: Send + Sync + 'static {
-    #[doc(hidden)]
-    fn call(&self, exchange: &RouteExchange<'_>) -> Step<(), BoxFuture<()>>;
-}
-
-impl<F, O> RouteMonitor<FnSync> for F
-where
-    F: Fn(&RouteExchange<'_>) -> O + Send + Sync + 'static,
-    O: MonitorOutput,
-{
-    #[inline]
-    fn call(&self, exchange: &RouteExchange<'_>) -> Step<(), BoxFuture<()>> {
-        self(exchange).report();
-        Step::Ready(())
-    }
-}
-
-impl<F, Fut> RouteMonitor<FnAsync> for F
-where
-    F: Fn(&RouteExchange<'_>) -> Fut + Send + Sync + 'static,
-    Fut: Future + Send + 'static,
-    Fut::Output: MonitorOutput + 'static,
-{
-    #[inline]
-    fn call(&self, exchange: &RouteExchange<'_>) -> Step<(), BoxFuture<()>> {
-        Step::<Fut::Output, Fut>::Pending(self(exchange)).erase(MonitorOutput::report)
-    }
-}
-
-impl<F, O, Fut> RouteMonitor<FnStep> for F
-where
-    F: Fn(&RouteExchange<'_>) -> Step<O, Fut> + Send + Sync + 'static,
-    O: MonitorOutput + 'static,
-    Fut: Future<Output = O> + Send + 'static,
-{
-    #[inline]
-    fn call(&self, exchange: &RouteExchange<'_>) -> Step<(), BoxFuture<()>> {
-        self(exchange).erase(MonitorOutput::report)
     }
 }
 

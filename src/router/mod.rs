@@ -163,10 +163,9 @@ mod table;
 pub use self::{
     builder::Router,
     compile::CompiledRouter,
-    error::{Failure, RouteError},
+    error::RouteError,
     hooks::{
-        PostfixOutput, PrefixOutput, Replace, RouteExchange, RouteMonitor, RoutePostfix,
-        RoutePrefix, RouteVerdict, Staged,
+        PostfixOutput, PrefixOutput, Replace, RoutePostfix, RoutePrefix, RouteVerdict, Staged,
     },
     pipeline::ResponseFuture,
     reload::{Modules, Reloadable},
@@ -174,5 +173,6 @@ pub use self::{
     scope::{Priority, Scope},
     service::Match,
 };
+pub use crate::monitor::route::{Failure, RouteExchange, RouteMonitor};
 
 pub use crate::params::{DecodeError, MAX_PARAMETERS, Params};

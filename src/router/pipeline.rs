@@ -22,7 +22,6 @@ use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header
 
 use super::{
     compile::{Answer, Applied, BodyLimits, CompiledRoute, Hook, Hooks, Inner},
-    error::Failure,
     hooks::{
         Done, ErasedMonitor, ErasedPostfix, ErasedPrefix, PostfixFlow, PrefixFlow, take_staged,
     },
@@ -35,6 +34,7 @@ use crate::{
     Body, BoxError, Exchange, RequestHead, Step,
     clock::Clock,
     handler::{ErasedHandler, ErrorValue, IntoResponse, MatchedPath, RouteContext, internal_error},
+    monitor::route::Failure,
     monitor::{BodyEnd, sent_head, watch},
     panic::{log_monitor_panic, panic_message},
     params::{Captures, params_of},
