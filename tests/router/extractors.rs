@@ -1110,3 +1110,24 @@ async fn a_router_shapes_every_rejection_and_nested_routers_inherit_it() {
     // A request that reads is not touched.
     assert_eq!(get(&router, "/api/items/3").await.body, "3");
 }
+
+/// `Option<Json<T>>` is `None` for a request without a content type, and
+/// otherwise reads JSON as `Json<T>` does, refusals included.
+#[tokio::test]
+async fn an_optional_json_body_is_none_without_a_content_type() {
+    let router = Router::new()
+        .post("/items", |item: Option<Json<Item>>| match item {
+            Some(Json(item)) => format!("item {}", item.id),
+            None => "no item".to_owned(),
+        })
+        .compile()
+        .unwrap();
+    let json = Some("application/json");
+    assert_eq!(send_body(&router, "/items", None, "").await.body, "no item");
+    let answer = send_body(&router, "/items", json, r#"{"id":3,"name":"x"}"#).await;
+    assert_eq!(answer.body, "item 3");
+    let answer = send_body(&router, "/items", json, "{").await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    let answer = send_body(&router, "/items", Some("text/plain"), "{}").await;
+    assert_eq!(answer.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+}

@@ -628,6 +628,27 @@ where
     }
 }
 
+/// `None` for a request that declares no content type (a body it may
+/// carry is read and let go); otherwise what [`Json`] extracts, its
+/// rejections included: as axum's `Option<Json<T>>`.
+#[cfg(feature = "json")]
+impl<T> FromRequestBody for Option<Json<T>>
+where
+    T: serde::de::DeserializeOwned + Send + 'static,
+{
+    type Future = BodyFuture<Self>;
+
+    fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
+        if !context.headers().contains_key(http::header::CONTENT_TYPE) {
+            return BodyFuture::new(body, context, None, |_| Ok(None));
+        }
+        let refused = Json::<T>::refused(context);
+        BodyFuture::new(body, context, refused, |bytes| {
+            bytes.and_then(Json::parse).map(Some)
+        })
+    }
+}
+
 #[cfg(feature = "json")]
 impl<T: serde::de::DeserializeOwned> Json<T> {
     /// Why a request is refused before its body is read: its content type.
