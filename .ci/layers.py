@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Checks the layering ARCHITECTURE.md states: a module imports (`use
-crate::…`) only modules of its own layer or lower ones. Exits 1, naming each
-import that reaches up, when one does."""
+crate::…`, or a `crate::…::` path) only modules of its own layer or lower
+ones, and imports an item from the module that defines it, not through the
+crate root's re-exports. Exits 1, naming each import that breaks a rule,
+when one does."""
 
 import pathlib
 import re
@@ -21,9 +23,11 @@ RANK = {name: rank for rank, (_, names) in enumerate(LAYERS) for name in names}
 # What the crate root re-exports, by the module that defines it.
 ROOT = {
     "Body": "body", "BoxError": "body", "Step": "step", "RequestHead": "head",
-    "Exchange": "monitor", "IntoResponse": "handler", "Router": "router",
-    "CompiledRouter": "router", "RouteError": "router", "PrefixLayer": "prefix",
-    "PostfixLayer": "postfix", "MonitorLayer": "monitor",
+    "Exchange": "monitor", "Monitor": "monitor", "MonitorHook": "monitor",
+    "MonitorLayer": "monitor", "IntoResponse": "handler", "Router": "router",
+    "CompiledRouter": "router", "RouteError": "router", "Prefix": "prefix",
+    "PrefixHook": "prefix", "PrefixLayer": "prefix", "Postfix": "postfix",
+    "PostfixHook": "postfix", "PostfixLayer": "postfix",
 }
 
 src = pathlib.Path(__file__).resolve().parent.parent / "src"
@@ -40,6 +44,11 @@ for path in sorted(src.rglob("*.rs")):
     text = "\n".join(
         "" if line.lstrip().startswith("//") else line for line in path.read_text().split("\n")
     )
+    for root in re.finditer(r"crate::([A-Z][A-Za-z]*)\b(?!::)", text):
+        line = text[: root.start()].count("\n") + 1
+        failures.append(
+            f"{path.relative_to(src.parent)}:{line}: `crate::{root.group(1)}` through the crate root: name its module"
+        )
     for inline in re.finditer(r"crate::([A-Za-z_]+)::", text):
         name = inline.group(1)
         target = RANK.get(name)
@@ -51,6 +60,23 @@ for path in sorted(src.rglob("*.rs")):
     for block in re.finditer(r"^\s*(?:pub(?:\([a-z]+\))? )?use crate::(\{.*?\}|[^;]*);", text, re.S | re.M):
         body = block.group(1)
         names = re.findall(r"(?:^|[{,\s])([A-Za-z_]+)(?=::|\s*[,}]|$)", body.strip("{}"))
+        top = body.strip("{}")
+        depth, item, items = 0, "", []
+        for ch in top:
+            depth += ch == "{"
+            depth -= ch == "}"
+            if ch == "," and depth == 0:
+                items.append(item.strip())
+                item = ""
+            else:
+                item += ch
+        items.append(item.strip())
+        for item in items:
+            if item.split(" as ")[0] in ROOT:
+                line = text[: block.start()].count("\n") + 1
+                failures.append(
+                    f"{path.relative_to(src.parent)}:{line}: `{item}` through the crate root: name its module"
+                )
         for name in set(names):
             target = RANK.get(name, RANK.get(ROOT.get(name, ""), None))
             if target is not None and target > own:

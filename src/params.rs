@@ -2,7 +2,7 @@
 
 use std::{borrow::Cow, fmt};
 
-use crate::RequestHead;
+use crate::head::RequestHead;
 
 /// The most parameters one pattern may hold.
 pub const MAX_PARAMETERS: usize = 16;

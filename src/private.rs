@@ -4,8 +4,9 @@
 use std::future::Future;
 
 use crate::{
-    IntoResponse, Step,
+    handler::IntoResponse,
     handler::{FromRequestBody, FromRequestHead},
+    step::Step,
 };
 
 /// An argument before the last reads the request's head.

@@ -15,7 +15,7 @@ use http::{HeaderValue, Response, header};
 use pin_project_lite::pin_project;
 use tokio::time::{Instant, Sleep, sleep_until};
 
-use crate::{Body, BoxError, IntoResponse, clock::FOREVER};
+use crate::{body::Body, body::BoxError, clock::FOREVER, handler::IntoResponse};
 
 /// One server-sent event.
 ///

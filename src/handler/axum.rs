@@ -11,7 +11,7 @@ use axum_core::{extract::FromRequestParts, response::IntoResponse as AxumRespons
 use http::Response;
 
 use super::{FromRequestHead, IntoResponse, RequestContext, response::internal_error};
-use crate::Body;
+use crate::body::Body;
 
 /// An axum type in a pronghorn handler (feature `axum`).
 ///

@@ -82,8 +82,9 @@ pub(crate) use self::{
 };
 
 use crate::{
-    Body, Step,
+    body::Body,
     hook::{FnAsync, FnStep, FnSync},
+    step::Step,
 };
 
 pub use crate::step::BoxFuture;

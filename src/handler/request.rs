@@ -7,7 +7,7 @@ use super::{
     FromRequestBody, FromRequestHead, IntoResponse, Needs, RequestContext, extract::streamed,
     response::internal_error, service::NESTED_PATTERN_END,
 };
-use crate::Body;
+use crate::body::Body;
 
 /// A value an outer layer put in the request's extensions (with
 /// `tower_http::add_extension` or `request.extensions_mut().insert(..)`),

@@ -8,7 +8,7 @@ use http::{
     header::{CONTENT_TYPE, HeaderMap},
 };
 
-use crate::Body;
+use crate::body::Body;
 
 /// Something that converts into a response.
 ///
@@ -232,7 +232,7 @@ impl IntoResponse for Infallible {
 impl<B> IntoResponse for Response<B>
 where
     B: http_body::Body<Data = Bytes> + Send + 'static,
-    B::Error: Into<crate::BoxError>,
+    B::Error: Into<crate::body::BoxError>,
 {
     #[inline]
     fn into_response(self) -> Response<Body> {

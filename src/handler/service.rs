@@ -10,7 +10,7 @@ use http::{HeaderValue, Request, Response, Uri, header, uri::PathAndQuery};
 use tower_service::Service;
 
 use super::{Handler, MatchedPath, OriginalUri, RouteContext, extract::copy_head};
-use crate::{Body, BoxError, Step, step::BoxFuture};
+use crate::{body::Body, body::BoxError, step::BoxFuture, step::Step};
 
 /// The name of the catch-all that holds the path below a nested service's
 /// base.

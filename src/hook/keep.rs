@@ -4,7 +4,7 @@
 use http::Request;
 
 use super::{Custom, FnAsync, FnBare, FnEdit, FnStep, FnSync};
-use crate::{RequestHead, clock::Clock};
+use crate::{clock::Clock, head::RequestHead};
 
 /// What a layer keeps of the request for a hook with this marker: the
 /// request head (and, for a monitor, a clock started when the inner service

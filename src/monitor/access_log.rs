@@ -6,8 +6,9 @@ use http::{HeaderMap, Response, header};
 use super::route::{Failure, RouteExchange, RouteMonitor};
 use super::{Exchange, MonitorHook};
 use crate::{
-    Body, Step,
+    body::Body,
     hook::Custom,
+    step::Step,
     step::{BoxFuture, Never},
 };
 

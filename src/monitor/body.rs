@@ -12,7 +12,7 @@ use bytes::Bytes;
 use http::Response;
 use http_body::{Body as _, Frame, SizeHint};
 
-use crate::{Body, BoxError};
+use crate::{body::Body, body::BoxError};
 
 /// How a response body ended, as a monitor that asked to hear of it sees
 /// it: what went out, when, and whether it all did.

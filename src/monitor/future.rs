@@ -12,9 +12,9 @@ use tower_service::Service;
 
 use super::{Exchange, MonitorHook};
 use crate::{
-    Step,
     hook::{Keep, MonitorOutput},
     panic::log_monitor_panic,
+    step::Step,
 };
 
 pin_project! {

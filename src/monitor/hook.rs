@@ -3,12 +3,13 @@ use std::{fmt, future::Future, time::Duration};
 use http::{HeaderMap, Method, Response, StatusCode, Uri};
 
 use crate::{
-    RequestHead, Step,
     clock::Clock,
+    head::RequestHead,
     hook::{FnAsync, FnBare, FnStep, FnSync, MonitorOutput},
     monitor::BodyEnd,
     params::{Captures, Params, params_of},
     step::Never,
+    step::Step,
 };
 
 /// What a monitor sees of one request: its head, the outcome, and the time

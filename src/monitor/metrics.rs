@@ -16,7 +16,7 @@ use pin_project_lite::pin_project;
 use tower_layer::Layer;
 use tower_service::Service;
 
-use crate::{Step, hook::Custom, step::BoxFuture};
+use crate::{hook::Custom, step::BoxFuture, step::Step};
 
 use super::route::{Failure, RouteExchange, RouteMonitor};
 

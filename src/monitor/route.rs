@@ -8,9 +8,10 @@ use std::{fmt, future::Future};
 use http::Response;
 
 use crate::{
-    Body, Step,
+    body::Body,
     hook::{FnAsync, FnStep, FnSync, MonitorOutput},
     step::BoxFuture,
+    step::Step,
 };
 
 use super::Exchange;

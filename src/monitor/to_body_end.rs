@@ -16,7 +16,7 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use super::{Exchange, MonitorHook, MonitorLayer, future::observe_unawaited, sent_head, watch};
-use crate::{Body, BoxError, RequestHead, clock::Clock, hook::FnSync};
+use crate::{body::Body, body::BoxError, clock::Clock, head::RequestHead, hook::FnSync};
 
 impl<H, M> MonitorLayer<H, M> {
     /// The same hook, called twice: when the response head is ready, and

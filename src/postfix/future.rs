@@ -10,7 +10,7 @@ use pin_project_lite::pin_project;
 use tower_service::Service;
 
 use super::PostfixHook;
-use crate::{Step, hook::Keep};
+use crate::{hook::Keep, step::Step};
 
 pin_project! {
     /// Response future of [`Postfix`](super::Postfix).

@@ -1,9 +1,10 @@
 use std::future::Future;
 
 use crate::{
-    RequestHead, Step,
+    head::RequestHead,
     hook::{FnAsync, FnBare, FnEdit, FnStep, FnSync},
     step::Never,
+    step::Step,
 };
 
 /// A hook that runs after the inner service: modify or replace the response.

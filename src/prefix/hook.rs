@@ -3,9 +3,11 @@ use std::{future::Future, ops::ControlFlow};
 use http::{Request, Response};
 
 use crate::{
-    Body, IntoResponse, Step,
+    body::Body,
+    handler::IntoResponse,
     hook::{FnAsync, FnEdit, FnStep, FnSync},
     step::Never,
+    step::Step,
 };
 
 /// A hook that runs before the inner service: let the request through, or

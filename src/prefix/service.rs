@@ -10,9 +10,9 @@ use tower_service::Service;
 
 use super::{PrefixHook, PrefixLayer, ResponseFuture};
 use crate::{
-    Step,
     hook::{Custom, FnAsync, FnEdit, FnStep, FnSync},
     step::Never,
+    step::Step,
 };
 
 /// Runs a [`PrefixHook`] before the inner service: see the

@@ -13,7 +13,8 @@ use http::{Request, Response};
 use tower_service::Service;
 
 use crate::{
-    Body, BoxError,
+    body::Body,
+    body::BoxError,
     handler::{
         Erased as ErasedFn, ErasedHandler, Handler, Mounted, NESTED_PATTERN_END, Needs, Rejection,
         Shape, StateType, state_type,
@@ -983,7 +984,7 @@ impl Router {
     pub fn rejection<F, R>(mut self, shape: F) -> Self
     where
         F: Fn(Rejection) -> R + Send + Sync + 'static,
-        R: crate::IntoResponse,
+        R: crate::handler::IntoResponse,
     {
         let shape = move |rejection: Rejection| shape(rejection).into_response();
         self.settings.rejection = Some(Shape(Arc::new(shape)));

@@ -8,10 +8,11 @@ use http::{HeaderMap, HeaderName, HeaderValue, Request, Response};
 use super::route::Route;
 use crate::monitor::route::{RouteExchange, RouteMonitor};
 use crate::{
-    Body, Step,
+    body::Body,
     handler::{FromRequestHead, IntoResponse, error_response},
     hook::{FnAsync, FnEdit, FnExtract, FnStep, FnSync},
     step::BoxFuture,
+    step::Step,
 };
 
 /// What a router prefix hook answers: the request to pass on, or a response.

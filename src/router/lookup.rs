@@ -10,7 +10,7 @@ use super::{
     table::{Methods, RouteId, catch_all_end, next_segment},
 };
 use crate::{
-    RequestHead,
+    head::RequestHead,
     params::{Captures, MAX_PATH},
 };
 

@@ -31,14 +31,18 @@ use super::{
 use bytes::Bytes;
 
 use crate::{
-    Body, BoxError, Exchange, RequestHead, Step,
+    body::Body,
+    body::BoxError,
     clock::Clock,
     handler::{ErasedHandler, ErrorValue, IntoResponse, MatchedPath, RouteContext, internal_error},
+    head::RequestHead,
+    monitor::Exchange,
     monitor::route::Failure,
     monitor::{BodyEnd, sent_head, watch},
     panic::{log_monitor_panic, panic_message},
     params::{Captures, params_of},
     step::BoxFuture,
+    step::Step,
 };
 
 /// Response future of [`CompiledRouter`](super::CompiledRouter).

@@ -18,7 +18,7 @@ use super::{
     error::RouteError,
     pipeline::ResponseFuture,
 };
-use crate::Body;
+use crate::body::Body;
 use crate::handler::StateType;
 
 /// A router whose table can be swapped, or changed by registering and
@@ -455,7 +455,7 @@ impl Reloadable {
 impl<B> Service<Request<B>> for Reloadable
 where
     B: http_body::Body<Data = bytes::Bytes> + Send + 'static,
-    B::Error: Into<crate::BoxError>,
+    B::Error: Into<crate::body::BoxError>,
 {
     type Response = Response<Body>;
     type Error = Infallible;

@@ -5,8 +5,9 @@ use std::fmt;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Uri};
 
 use crate::{
-    Body, RequestHead,
+    body::Body,
     handler::RequestContext,
+    head::RequestHead,
     params::{Captures, Params, params_of},
 };
 

@@ -17,7 +17,8 @@ use super::{
 use bytes::Bytes;
 
 use crate::{
-    Body, BoxError,
+    body::Body,
+    body::BoxError,
     params::{Captures, Params},
 };
 

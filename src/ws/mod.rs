@@ -61,7 +61,8 @@ use tokio_tungstenite::tungstenite::{
 };
 
 use crate::{
-    Body, IntoResponse,
+    body::Body,
+    handler::IntoResponse,
     handler::{BodyAllowance, FromRequestHead, Needs, RequestContext, RouteContext},
     step::BoxFuture,
     upgrade::{ShutdownHandle, ShutdownWatch, UpgradeSlots},

@@ -22,7 +22,7 @@ use super::{
 #[cfg(feature = "json")]
 use crate::handler::{IntoResponse, response::internal_error};
 use crate::{
-    Body,
+    body::Body,
     handler::allowance::{BodyAllowance, Reservation, STEP},
 };
 
@@ -198,7 +198,7 @@ struct Streamed {
 
 impl http_body::Body for Streamed {
     type Data = Bytes;
-    type Error = crate::BoxError;
+    type Error = crate::body::BoxError;
 
     fn poll_frame(
         mut self: Pin<&mut Self>,

@@ -17,7 +17,7 @@ use super::{
     RequestContext, state_type,
 };
 use crate::{
-    Body,
+    body::Body,
     handler::{de, response::internal_error},
     params::Params,
 };

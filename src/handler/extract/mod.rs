@@ -14,7 +14,7 @@ use std::{future::Future, time::Duration};
 
 use http::{HeaderMap, Method, Request, Response, Uri, request::Parts};
 
-use crate::{Body, params::Params};
+use crate::{body::Body, params::Params};
 
 mod body;
 mod head;

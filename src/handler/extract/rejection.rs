@@ -5,7 +5,7 @@ use std::{borrow::Cow, fmt, ops::Deref, sync::Arc};
 
 use http::{Response, StatusCode};
 
-use crate::{Body, IntoResponse};
+use crate::{body::Body, handler::IntoResponse};
 
 /// Why an extractor refused a request: the status it answers (400, 413,
 /// 415, 422, …) and what it tells the client.
