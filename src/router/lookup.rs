@@ -232,7 +232,7 @@ fn match_hook(pattern: &Pattern, path: &str, captures: &mut Captures) -> bool {
         return false;
     }
     let mut from = 0;
-    for (index, segment) in pattern.segments.iter().enumerate() {
+    for segment in &pattern.segments {
         let (start, end) = next_segment(path, from);
         if start == path.len() {
             return false;
@@ -250,15 +250,9 @@ fn match_hook(pattern: &Pattern, path: &str, captures: &mut Captures) -> bool {
                 }
             }
             Segment::CatchAll => {
-                // The rest of the path, less the static suffix (only static
-                // segments follow a catch-all: checked at parse time).
-                let suffix = pattern.segments[index + 1..]
-                    .iter()
-                    .map(|segment| match segment {
-                        Segment::Static(text) => &**text,
-                        _ => unreachable!("validated: only static segments follow a catch-all"),
-                    });
-                return match catch_all_end(path, start, suffix) {
+                // The rest of the path, less the static suffix.
+                let suffix = pattern.suffix.iter().flat_map(|suffix| suffix.iter());
+                return match catch_all_end(path, start, suffix.map(|text| &**text)) {
                     Some(end) => {
                         captures.push(start, end);
                         true

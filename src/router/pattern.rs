@@ -32,6 +32,9 @@ pub(crate) struct Pattern {
     pub(crate) segments: Box<[Segment]>,
     /// Parameter names in capture order.
     pub(crate) names: Arc<[Box<str>]>,
+    /// The static segments after a catch-all, if there is one: what the
+    /// path's last segments must be, worked out once here.
+    pub(crate) suffix: Option<Arc<[Box<str>]>>,
 }
 
 impl Pattern {
@@ -81,10 +84,19 @@ impl Pattern {
                 pattern: error_pattern(),
             });
         }
+        let suffix = (segments.iter().position(|s| *s == Segment::CatchAll)).map(|at| {
+            (segments[at + 1..].iter())
+                .map(|segment| match segment {
+                    Segment::Static(text) => Box::from(&**text),
+                    _ => unreachable!("validated: only static segments follow a catch-all"),
+                })
+                .collect()
+        });
         Ok(Self {
             source: source.into(),
             segments: segments.into(),
             names: names.into(),
+            suffix,
         })
     }
 

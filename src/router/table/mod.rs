@@ -344,8 +344,7 @@ fn steps(pattern: &Pattern) -> Vec<Step<'_>> {
     // Static bytes not yet laid out: `/` and each static segment, up to the
     // next dynamic segment or catch-all.
     let mut text = String::new();
-    let mut segments = pattern.segments.iter();
-    while let Some(segment) = segments.next() {
+    for segment in &pattern.segments {
         text.push('/');
         match segment {
             Segment::Static(static_text) => text.push_str(static_text),
@@ -355,13 +354,8 @@ fn steps(pattern: &Pattern) -> Vec<Step<'_>> {
             }
             Segment::CatchAll => {
                 steps.push(Step::Static(std::mem::take(&mut text)));
-                let suffix = segments
-                    .map(|segment| match segment {
-                        Segment::Static(text) => (**text).into(),
-                        _ => unreachable!("validated: only static segments follow a catch-all"),
-                    })
-                    .collect();
-                steps.push(Step::CatchAll(suffix));
+                let suffix = pattern.suffix.as_deref().unwrap_or_default();
+                steps.push(Step::CatchAll(suffix.into()));
                 return steps;
             }
         }
