@@ -127,3 +127,44 @@ macro_rules! hook_service {
 }
 
 pub(crate) use hook_service;
+
+/// What the three hook layers share: `new`, `Layer` (the service, wrapping
+/// its inner one with a clone of the hook), `Clone` and a `Debug` that
+/// names the hook's type.
+macro_rules! hook_layer {
+    ($layer:ident, $service:ident, $hook:literal) => {
+        impl<H, M> $layer<H, M> {
+            #[doc = concat!("A layer running `hook`: a closure or a [`", $hook, "`](super::", $hook, ").")]
+            pub fn new(hook: H) -> Self {
+                Self {
+                    hook,
+                    _marker: std::marker::PhantomData,
+                }
+            }
+        }
+
+        impl<S, H: Clone, M> tower_layer::Layer<S> for $layer<H, M> {
+            type Service = $service<S, H, M>;
+
+            fn layer(&self, inner: S) -> Self::Service {
+                $service::new(inner, self.hook.clone())
+            }
+        }
+
+        impl<H: Clone, M> Clone for $layer<H, M> {
+            fn clone(&self) -> Self {
+                Self::new(self.hook.clone())
+            }
+        }
+
+        impl<H, M> std::fmt::Debug for $layer<H, M> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($layer))
+                    .field("hook", &std::any::type_name::<H>())
+                    .finish()
+            }
+        }
+    };
+}
+
+pub(crate) use hook_layer;

@@ -1,8 +1,6 @@
 //! [`MonitorLayer`]: the `tower` layer that wraps a service in a [`Monitor`].
 
-use std::{fmt, marker::PhantomData};
-
-use tower_layer::Layer;
+use std::marker::PhantomData;
 
 use super::Monitor;
 use crate::hook::FnSync;
@@ -40,39 +38,11 @@ pub struct MonitorLayer<H, M = FnSync> {
     _marker: PhantomData<fn() -> M>,
 }
 
-impl<H, M> MonitorLayer<H, M> {
-    /// A layer running `hook`: a closure or a [`MonitorHook`](super::MonitorHook).
-    pub fn new(hook: H) -> Self {
-        Self {
-            hook,
-            _marker: PhantomData,
-        }
-    }
+crate::hook::hook_layer!(MonitorLayer, Monitor, "MonitorHook");
 
+impl<H, M> MonitorLayer<H, M> {
     /// The hook.
     pub(super) fn into_hook(self) -> H {
         self.hook
-    }
-}
-
-impl<S, H: Clone, M> Layer<S> for MonitorLayer<H, M> {
-    type Service = Monitor<S, H, M>;
-
-    fn layer(&self, inner: S) -> Self::Service {
-        Monitor::new(inner, self.hook.clone())
-    }
-}
-
-impl<H: Clone, M> Clone for MonitorLayer<H, M> {
-    fn clone(&self) -> Self {
-        Self::new(self.hook.clone())
-    }
-}
-
-impl<H, M> fmt::Debug for MonitorLayer<H, M> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("MonitorLayer")
-            .field("hook", &std::any::type_name::<H>())
-            .finish()
     }
 }

@@ -1,8 +1,6 @@
 //! [`PostfixLayer`]: the `tower` layer that wraps a service in a [`Postfix`].
 
-use std::{fmt, marker::PhantomData};
-
-use tower_layer::Layer;
+use std::marker::PhantomData;
 
 use super::Postfix;
 use crate::hook::FnBare;
@@ -38,34 +36,4 @@ pub struct PostfixLayer<H, M = FnBare> {
     _marker: PhantomData<fn() -> M>,
 }
 
-impl<H, M> PostfixLayer<H, M> {
-    /// A layer running `hook`: a closure or a [`PostfixHook`](super::PostfixHook).
-    pub fn new(hook: H) -> Self {
-        Self {
-            hook,
-            _marker: PhantomData,
-        }
-    }
-}
-
-impl<S, H: Clone, M> Layer<S> for PostfixLayer<H, M> {
-    type Service = Postfix<S, H, M>;
-
-    fn layer(&self, inner: S) -> Self::Service {
-        Postfix::new(inner, self.hook.clone())
-    }
-}
-
-impl<H: Clone, M> Clone for PostfixLayer<H, M> {
-    fn clone(&self) -> Self {
-        Self::new(self.hook.clone())
-    }
-}
-
-impl<H, M> fmt::Debug for PostfixLayer<H, M> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PostfixLayer")
-            .field("hook", &std::any::type_name::<H>())
-            .finish()
-    }
-}
+crate::hook::hook_layer!(PostfixLayer, Postfix, "PostfixHook");

@@ -1,8 +1,6 @@
 //! [`PrefixLayer`]: the `tower` layer that wraps a service in a [`Prefix`].
 
-use std::{fmt, marker::PhantomData};
-
-use tower_layer::Layer;
+use std::marker::PhantomData;
 
 use super::Prefix;
 use crate::hook::FnEdit;
@@ -39,34 +37,4 @@ pub struct PrefixLayer<H, M = FnEdit> {
     _marker: PhantomData<fn() -> M>,
 }
 
-impl<H, M> PrefixLayer<H, M> {
-    /// A layer running `hook`: a closure or a [`PrefixHook`](super::PrefixHook).
-    pub fn new(hook: H) -> Self {
-        Self {
-            hook,
-            _marker: PhantomData,
-        }
-    }
-}
-
-impl<S, H: Clone, M> Layer<S> for PrefixLayer<H, M> {
-    type Service = Prefix<S, H, M>;
-
-    fn layer(&self, inner: S) -> Self::Service {
-        Prefix::new(inner, self.hook.clone())
-    }
-}
-
-impl<H: Clone, M> Clone for PrefixLayer<H, M> {
-    fn clone(&self) -> Self {
-        Self::new(self.hook.clone())
-    }
-}
-
-impl<H, M> fmt::Debug for PrefixLayer<H, M> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PrefixLayer")
-            .field("hook", &std::any::type_name::<H>())
-            .finish()
-    }
-}
+crate::hook::hook_layer!(PrefixLayer, Prefix, "PrefixHook");
