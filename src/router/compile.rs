@@ -117,7 +117,7 @@ pub(super) struct CompiledRoute {
     /// Its place in registration order.
     pub(super) key: Key,
     pub(super) answer: Answer,
-    pub(super) body: BodyLimits,
+    pub(super) extraction: Extraction,
     /// Whether its responses carry their `MatchedPath`.
     pub(super) matched_path_in_response: bool,
     pub(super) prefixes: Box<[Applied]>,
@@ -204,21 +204,21 @@ pub(super) struct Added {
 pub(super) struct Fallback {
     pub(super) base: Pattern,
     pub(super) handler: Arc<dyn ErasedHandler>,
-    pub(super) body: BodyLimits,
+    pub(super) extraction: Extraction,
     key: Key,
 }
 
 /// What a handler's extractors hold to, for one route: the body's limit
 /// and timeout, and the shape of their rejections.
 #[derive(Clone, Debug)]
-pub(super) struct BodyLimits {
+pub(super) struct Extraction {
     pub(super) limit: usize,
     pub(super) timeout: Duration,
     pub(super) rejection: Option<Shape>,
 }
 
-impl BodyLimits {
-    /// The limits of a route with `settings`.
+impl Extraction {
+    /// What the extractors of a route with `settings` hold to.
     fn of(settings: &RouteSettings) -> Self {
         Self {
             limit: settings.body_limit.unwrap_or(DEFAULT_BODY_LIMIT),
@@ -474,7 +474,7 @@ impl Inner {
                 Endpoint::Http(handler) => self.fallbacks.push(Arc::new(Fallback {
                     base,
                     handler,
-                    body: BodyLimits::of(&spec.settings.or(&settings)),
+                    extraction: Extraction::of(&spec.settings.or(&settings)),
                     key: key(place, index),
                 })),
                 #[cfg(feature = "ws")]
@@ -493,7 +493,7 @@ impl Inner {
                     let fallback = Fallback {
                         base: Pattern::parse("/")?,
                         handler,
-                        body: BodyLimits::of(&spec.settings.or(&settings)),
+                        extraction: Extraction::of(&spec.settings.or(&settings)),
                         key: key(place, 0),
                     };
                     self.method_not_allowed = Some((place, Arc::new(fallback)));
@@ -549,7 +549,7 @@ impl Inner {
                             .unwrap_or_else(|| Arc::new([])),
                     })),
                 },
-                body: BodyLimits::of(&route_settings),
+                extraction: Extraction::of(&route_settings),
                 matched_path_in_response: (route_settings.matched_path_in_response)
                     .unwrap_or(false),
                 prefixes: Box::default(),

@@ -21,7 +21,7 @@ use std::{
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
 
 use super::{
-    compile::{Answer, Applied, BodyLimits, CompiledRoute, Hook, Hooks, Inner},
+    compile::{Answer, Applied, CompiledRoute, Extraction, Hook, Hooks, Inner},
     hooks::{
         Done, ErasedMonitor, ErasedPostfix, ErasedPrefix, PostfixFlow, PrefixFlow, take_staged,
     },
@@ -432,7 +432,7 @@ impl Pipeline {
 }
 
 /// What a handler reads beside the request: the route's pattern,
-/// parameters and body limits, the router's state.
+/// parameters, body limits and shape of rejections, the router's state.
 #[inline(always)]
 fn route_context<'a>(
     router: &'a Inner,
@@ -440,15 +440,15 @@ fn route_context<'a>(
     captures: &'a Captures,
     pattern: &'a str,
     names: &'a [Box<str>],
-    body: &'a BodyLimits,
+    extraction: &'a Extraction,
 ) -> RouteContext<'a> {
     RouteContext {
         pattern,
         params: params_of(head, names, captures),
         state: &router.state,
-        body_limit: body.limit,
-        body_timeout: body.timeout,
-        rejection: body.rejection.as_ref(),
+        body_limit: extraction.limit,
+        body_timeout: extraction.timeout,
+        rejection: extraction.rejection.as_ref(),
     }
 }
 
@@ -838,7 +838,7 @@ impl Pipeline {
             names: &hook.pattern.names,
             captures: &self.hook_captures,
             state: &router.state,
-            rejection: answered_by.and_then(|route| route.body.rejection.as_ref()),
+            rejection: answered_by.and_then(|route| route.extraction.rejection.as_ref()),
             headers: None,
             staged: Some(&mut self.staged),
             kept: self.clock.is_some().then_some(&mut self.kept_headers),
@@ -884,7 +884,7 @@ impl Pipeline {
                     &self.captures,
                     pattern,
                     names,
-                    &route.body,
+                    &route.extraction,
                 );
                 let request =
                     (self.request.as_mut()).expect("the request is present until the handler runs");
@@ -899,7 +899,7 @@ impl Pipeline {
                 return Poll::Ready(());
             }
         };
-        self.call(router, handler, pattern, names, &route.body, cx)
+        self.call(router, handler, pattern, names, &route.extraction, cx)
     }
 
     /// The answer to a request no route matched that reached the handler's
@@ -910,12 +910,19 @@ impl Pipeline {
             &Target::Fallback { id } => {
                 let fallback = &router.fallbacks[id];
                 let names = &*fallback.base.names;
-                self.call(router, &fallback.handler, "", names, &fallback.body, cx)
+                self.call(
+                    router,
+                    &fallback.handler,
+                    "",
+                    names,
+                    &fallback.extraction,
+                    cx,
+                )
             }
             Target::Elsewhere { options: false, .. } => {
                 let (_, answer) = (router.method_not_allowed.as_ref())
                     .expect("a 405 reaches the handler's stage with its handler");
-                self.call(router, &answer.handler, "", &[], &answer.body, cx)
+                self.call(router, &answer.handler, "", &[], &answer.extraction, cx)
             }
             Target::Elsewhere { allow, .. } => {
                 // An automatic OPTIONS answer: no prefix answered it.
@@ -941,10 +948,17 @@ impl Pipeline {
         handler: &Arc<dyn ErasedHandler>,
         pattern: &str,
         names: &[Box<str>],
-        body: &BodyLimits,
+        extraction: &Extraction,
         cx: &mut Context<'_>,
     ) -> Poll<()> {
-        let context = route_context(router, &self.head, &self.captures, pattern, names, body);
+        let context = route_context(
+            router,
+            &self.head,
+            &self.captures,
+            pattern,
+            names,
+            extraction,
+        );
         // The stage names the handler for a panic's report until it has
         // answered.
         self.stage = Stage::Handler;

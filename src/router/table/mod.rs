@@ -591,22 +591,20 @@ impl Table {
     /// index, whose cost does not grow with the table.
     pub(crate) fn settle<'p>(&mut self, paths: impl IntoIterator<Item = &'p str>) {
         for path in paths {
-            let cost = (self.root.child(b'/'))
-                .and_then(|child| child.walk_cost(path.as_bytes()))
-                .filter(|_| self.static_methods(path).is_some());
-            match cost {
-                Some(cost) if cost > INDEX_COST => {
-                    if !self.statics.contains(path) {
-                        self.length_counts.resize(64, 0);
-                        let count = &mut self.length_counts[path.len() % 64];
-                        *count += 1;
-                        self.static_lengths |= length_bit(path.len());
-                    }
-                    let methods = self.static_methods(path).expect("found").clone();
-                    self.statics.insert(path, methods);
-                }
-                _ => self.unindex(path),
+            let cost = (self.root.child(b'/')).and_then(|child| child.walk_cost(path.as_bytes()));
+            let methods = (cost.filter(|&cost| cost > INDEX_COST))
+                .and_then(|_| self.static_methods(path))
+                .cloned();
+            let Some(methods) = methods else {
+                self.unindex(path);
+                continue;
+            };
+            if !self.statics.contains(path) {
+                self.length_counts.resize(64, 0);
+                self.length_counts[path.len() % 64] += 1;
+                self.static_lengths |= length_bit(path.len());
             }
+            self.statics.insert(path, methods);
         }
     }
 
