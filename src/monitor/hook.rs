@@ -164,13 +164,12 @@ impl<'a, R, E> Exchange<'a, R, E> {
 
     /// The request's headers as the handler received them, behind the
     /// router (kept, not copied, while the handler borrowed them), or as
-    /// they were when a prefix answered; for an asynchronous prefix, which
-    /// takes the request, as they were before it ran (a copy is kept while
-    /// monitors are to run). `None` behind a
-    /// [`MonitorLayer`](crate::MonitorLayer), whose inner service took the
-    /// request, and after an early answer from a synchronous prefix that
-    /// took the request by value: one that only looks at the request takes
-    /// it as `&mut Request<Body>`.
+    /// they were when a prefix answered. A prefix that takes the request
+    /// by value (every asynchronous one does) may answer early, fail or
+    /// never give it back: the router keeps a copy of the headers from
+    /// before it ran, when monitors are to run, and the monitors see that.
+    /// `None` behind a [`MonitorLayer`](crate::MonitorLayer), whose inner
+    /// service took the request.
     #[inline]
     pub fn request_headers(&self) -> Option<&'a HeaderMap> {
         self.request_headers

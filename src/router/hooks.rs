@@ -262,13 +262,6 @@ pub trait RoutePrefix<M>: Send + Sync + 'static {
         let _ = (request, route);
         None
     }
-
-    /// Whether the hook may answer a future: one that takes the request
-    /// holds it there, and the router copies its headers first, for the
-    /// monitors. A synchronous hook is not worth the copy to the requests
-    /// it lets through.
-    #[doc(hidden)]
-    const MAY_SUSPEND: bool = false;
 }
 
 /// What a router prefix that looks at the request where it lies answers:
@@ -436,8 +429,6 @@ where
     Fut: Future + Send + 'static,
     Fut::Output: PrefixOutput + 'static,
 {
-    const MAY_SUSPEND: bool = true;
-
     #[inline]
     fn call(
         &self,
@@ -454,8 +445,6 @@ where
     O: PrefixOutput + 'static,
     Fut: Future<Output = O> + Send + 'static,
 {
-    const MAY_SUSPEND: bool = true;
-
     #[inline]
     fn call(
         &self,
@@ -632,11 +621,10 @@ impl<H: RoutePrefix<M>, M: 'static> ErasedPrefix for Erased<H, M> {
         let flow = match self.hook.inspect(present, route) {
             Some(flow) => flow,
             None => {
-                // The monitors see the headers of a request the prefix's
-                // future may never give back.
-                if let Some(kept) = route.kept.as_deref_mut().filter(|_| H::MAY_SUSPEND) {
-                    let headers = request.as_ref().map(Request::headers);
-                    *kept = headers.map(|headers| Box::new(headers.clone()));
+                // The monitors see the headers of a request the prefix
+                // may answer early on or never give back.
+                if let Some(kept) = route.kept.as_deref_mut() {
+                    kept.keep(present.headers());
                 }
                 let taken = request
                     .take()

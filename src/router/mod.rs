@@ -150,6 +150,7 @@ mod builder;
 mod compile;
 mod error;
 mod hooks;
+mod kept;
 mod lookup;
 mod pattern;
 mod pipeline;

@@ -25,6 +25,7 @@ use super::{
     hooks::{
         Done, ErasedMonitor, ErasedPostfix, ErasedPrefix, PostfixFlow, PrefixFlow, take_staged,
     },
+    kept::KeptHeaders,
     lookup::{Target, applied_at, next_hook},
     route::Route,
 };
@@ -282,10 +283,9 @@ pub(super) struct Pipeline {
     /// How the response body ended, once it has: only the monitors that
     /// asked run then.
     body_end: Option<Box<BodyEnd>>,
-    /// A copy of the request's headers, made for the monitors when an
-    /// asynchronous prefix took the request: they see them even if its
-    /// future never gives the request back.
-    kept_headers: Option<Box<HeaderMap>>,
+    /// A copy of the request's headers, made for the monitors when a
+    /// prefix took the request by value.
+    kept_headers: KeptHeaders,
     /// The WebSocket connection a handshake accepted, to spawn once the
     /// 101 is out of the router's hands; the monitors run when it ends.
     #[cfg(feature = "ws")]
@@ -346,7 +346,7 @@ impl Pipeline {
             clock: None,
             watch_body: false,
             body_end: None,
-            kept_headers: None,
+            kept_headers: KeptHeaders::default(),
             #[cfg(feature = "ws")]
             connection: None,
         };
@@ -1031,7 +1031,7 @@ impl Pipeline {
             && (self.response.as_ref())
                 .is_some_and(|response| response.status() != StatusCode::SWITCHING_PROTOCOLS);
         let request_headers =
-            (self.request.as_ref().map(Request::headers)).or(self.kept_headers.as_deref());
+            (self.request.as_ref().map(Request::headers)).or(self.kept_headers.get());
         let exchange = Exchange::routed(
             &self.head,
             request_headers,

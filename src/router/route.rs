@@ -11,6 +11,8 @@ use crate::{
     params::{Captures, Params, params_of},
 };
 
+use super::kept::KeptHeaders;
+
 /// What a path-scoped hook sees of the match: the request head, the matched
 /// route's pattern, and the parameters bound along the hook's *own* pattern.
 /// A prefix hook can also stage response headers.
@@ -62,10 +64,10 @@ pub struct Route<'a> {
     pub(crate) headers: Option<&'a HeaderMap>,
     /// Where a prefix stages headers; `None` for other hooks.
     pub(crate) staged: Option<&'a mut Option<Box<HeaderMap>>>,
-    /// Where an asynchronous prefix, which takes the request, keeps a copy
-    /// of its headers for the monitors, should its future answer in the
-    /// handler's stead; `None` for other hooks, and when no monitor runs.
-    pub(crate) kept: Option<&'a mut Option<Box<HeaderMap>>>,
+    /// Where a prefix that takes the request keeps a copy of its headers
+    /// for the monitors, should it answer in the handler's stead; `None`
+    /// for other hooks, and when no monitor runs.
+    pub(crate) kept: Option<&'a mut KeptHeaders>,
 }
 
 impl<'a> Route<'a> {

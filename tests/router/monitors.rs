@@ -206,17 +206,18 @@ async fn postfixes_and_monitors_read_the_request_headers_and_monitors_their_para
     );
 }
 
-/// A prefix that takes the request by value and answers in its stead, or
-/// is cancelled holding it, does not hide the request's headers from the
-/// monitors.
+/// A prefix that takes the request by value and answers in its stead,
+/// synchronously or from a future, does not hide the request's headers
+/// from the monitors.
 #[tokio::test]
 async fn monitors_see_the_headers_of_a_request_a_prefix_took_and_kept() {
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let record = seen.clone();
     let router = Router::new()
-        .get("/", || "home")
+        .get("/async", || "async")
+        .get("/sync", || "sync")
         .prefix(
-            "/",
+            "/async",
             |request: Request<Body>, _: &mut Route<'_>| async move {
                 if request.headers().contains_key("x-deny") {
                     return Err(StatusCode::FORBIDDEN);
@@ -224,6 +225,12 @@ async fn monitors_see_the_headers_of_a_request_a_prefix_took_and_kept() {
                 Ok(request)
             },
         )
+        .prefix("/sync", |request: Request<Body>, _: &mut Route<'_>| {
+            if request.headers().contains_key("x-refuse") {
+                return Err(StatusCode::UNAUTHORIZED);
+            }
+            Ok(request)
+        })
         .monitor("/", move |x: &RouteExchange<'_>| {
             let agent = (x.request_headers())
                 .and_then(|headers| headers.get(header::USER_AGENT))
@@ -235,10 +242,16 @@ async fn monitors_see_the_headers_of_a_request_a_prefix_took_and_kept() {
         })
         .compile()
         .unwrap();
-    for deny in [false, true] {
-        let mut request = Request::get("/").header(header::USER_AGENT, "curl/8");
-        if deny {
-            request = request.header("x-deny", "1");
+    let cases = [
+        ("/async", None),
+        ("/async", Some("x-deny")),
+        ("/sync", None),
+        ("/sync", Some("x-refuse")),
+    ];
+    for (path, refusal) in cases {
+        let mut request = Request::get(path).header(header::USER_AGENT, "curl/8");
+        if let Some(name) = refusal {
+            request = request.header(name, "1");
         }
         router
             .clone()
@@ -249,7 +262,12 @@ async fn monitors_see_the_headers_of_a_request_a_prefix_took_and_kept() {
     let agent = Some("curl/8".to_owned());
     assert_eq!(
         *seen.lock().unwrap(),
-        [(Some(200), agent.clone()), (Some(403), agent)]
+        [
+            (Some(200), agent.clone()),
+            (Some(403), agent.clone()),
+            (Some(200), agent.clone()),
+            (Some(401), agent)
+        ]
     );
 }
 
