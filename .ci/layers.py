@@ -2,7 +2,8 @@
 """Checks the layering ARCHITECTURE.md states: a module imports (`use
 crate::…`, or a `crate::…::` path) only modules of its own layer or lower
 ones, and imports an item from the module that defines it, not through the
-crate root's re-exports. Exits 1, naming each import that breaks a rule,
+crate root's re-exports; and the router's request time (`router/request/`)
+imports nothing of its build time (`router/build/`). Exits 1, naming each import that breaks a rule,
 when one does."""
 
 import pathlib
@@ -44,6 +45,14 @@ for path in sorted(src.rglob("*.rs")):
     text = "\n".join(
         "" if line.lstrip().startswith("//") else line for line in path.read_text().split("\n")
     )
+    if parts[:2] == ("router", "request"):
+        # Unit tests may build what they test.
+        code = text.split("#[cfg(test)]\nmod tests")[0]
+        for found in re.finditer(r"\bbuild::|\bsuper::super::", code):
+            line = text[: found.start()].count("\n") + 1
+            failures.append(
+                f"{path.relative_to(src.parent)}:{line}: request time names build time (`{found.group(0)}`)"
+            )
     for root in re.finditer(r"crate::([A-Z][A-Za-z]*)\b(?!::)", text):
         line = text[: root.start()].count("\n") + 1
         failures.append(

@@ -146,33 +146,29 @@
 //! }
 //! ```
 
-mod builder;
-mod compile;
-mod error;
-mod hooks;
-mod kept;
-mod lookup;
-mod pattern;
-mod pipeline;
-mod reload;
-mod route;
-mod scope;
-mod service;
-mod slab;
-mod table;
+// Build time: what `Router` collects and `compile` makes of it, and the
+// changes a `Reloadable` makes. Request time: the compiled tables, the
+// lookup and the pipeline that serve a request. Request time imports
+// nothing of build time (`.ci/layers.py` checks it).
+mod build;
+mod request;
 
 pub use self::{
-    builder::Router,
-    compile::CompiledRouter,
-    error::RouteError,
-    hooks::{
-        PostfixOutput, PrefixOutput, Replace, RoutePostfix, RoutePrefix, RouteVerdict, Staged,
+    build::{
+        builder::Router,
+        error::RouteError,
+        reload::{Modules, Reloadable},
+        scope::Scope,
     },
-    pipeline::ResponseFuture,
-    reload::{Modules, Reloadable},
-    route::Route,
-    scope::{Priority, Scope},
-    service::Match,
+    request::{
+        compiled::{CompiledRouter, Priority},
+        hooks::{
+            PostfixOutput, PrefixOutput, Replace, RoutePostfix, RoutePrefix, RouteVerdict, Staged,
+        },
+        pipeline::ResponseFuture,
+        route::Route,
+        service::Match,
+    },
 };
 pub use crate::monitor::route::{Failure, RouteExchange, RouteMonitor};
 

@@ -14,12 +14,15 @@ use tower_service::Service;
 
 use super::{
     builder::{RouteSettings, Router},
-    compile::{Added, CompiledRouter, Inner},
+    compile::Added,
     error::RouteError,
-    pipeline::ResponseFuture,
 };
 use crate::body::Body;
 use crate::handler::StateType;
+use crate::router::request::{
+    compiled::{CompiledRouter, Inner},
+    pipeline::ResponseFuture,
+};
 
 /// A router whose table can be swapped, or changed by registering and
 /// unregistering modules by id, while it serves.

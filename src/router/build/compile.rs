@@ -1,12 +1,11 @@
-//! Build time: what [`Router::compile`] builds from a [`Router`] — the
-//! route table, the hooks, and for each route the hooks that may apply to
-//! it, in running order.
+//! Build time: what [`Router::compile`] makes of a [`Router`] — the
+//! compiled tables, one module added or taken away at a time.
 
-use std::{sync::Arc, time::Duration};
+use std::sync::Arc;
 
 use http::Method;
 
-use crate::handler::{ErasedHandler, NESTED_PATTERN_END, Shape, StateType};
+use crate::handler::{NESTED_PATTERN_END, StateType};
 
 use super::{
     builder::{
@@ -14,181 +13,21 @@ use super::{
         Router,
     },
     error::RouteError,
-    hooks::{ErasedMonitor, ErasedPostfix, ErasedPrefix},
-    pattern::{Pattern, Segment, match_parts},
-    scope::Priority,
-    slab::Slab,
-    table::{FxHasher, Key, RouteId, Table},
 };
-
-/// A compiled, immutable router: a tower `Service` that is always ready,
-/// never fails (`Error = Infallible`) and clones by an `Arc` bump.
-///
-/// Built by [`Router::compile`](super::Router::compile); see the
-/// [module docs](crate::router) for the matching rules. A request whose
-/// steps are all synchronous is answered inside `call`: its response
-/// future is ready on its first poll.
-///
-/// ```
-/// use std::{pin::pin, task::{Context, Poll, Waker}};
-/// use http::{Request, StatusCode};
-/// use pronghorn::Router;
-/// use tower::Service;
-///
-/// let mut router = Router::new()
-///     .get("/users/{id}", |id: pronghorn::handler::Path<u32>| format!("user {}", id.0))
-///     .compile()
-///     .unwrap();
-///
-/// let request = Request::get("/users/7").body(String::new()).unwrap();
-/// let future = pin!(router.call(request));
-/// let Poll::Ready(Ok(response)) = future.poll(&mut Context::from_waker(Waker::noop())) else {
-///     unreachable!("a synchronous request is answered in `call`");
-/// };
-/// assert_eq!(response.status(), StatusCode::OK);
-///
-/// // A path no route takes: 404; a method no route takes there: 405.
-/// let request = Request::post("/users/7").body(String::new()).unwrap();
-/// let future = pin!(router.call(request));
-/// let Poll::Ready(Ok(response)) = future.poll(&mut Context::from_waker(Waker::noop())) else {
-///     unreachable!();
-/// };
-/// assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
-/// assert_eq!(response.headers()["allow"], "GET, HEAD");
-/// ```
-pub struct CompiledRouter {
-    pub(super) inner: Arc<Inner>,
-}
-
-impl Clone for CompiledRouter {
-    fn clone(&self) -> Self {
-        Self {
-            inner: self.inner.clone(),
-        }
-    }
-}
-
-/// A hook as compiled: its pattern, scope and the hook itself.
-pub(super) struct Hook<H: ?Sized> {
-    pub(super) pattern: Pattern,
-    /// The methods it applies to; none for any.
-    pub(super) methods: Box<[Method]>,
-    pub(super) priority: Priority,
-    pub(super) hook: Arc<H>,
-    /// A monitor called again when the response body ends.
-    pub(super) body_end: bool,
-    /// Its place in registration order: its module's, then its own among
-    /// the module's hooks of its kind.
-    pub(super) key: Key,
-}
-
-impl<H: ?Sized> Hook<H> {
-    /// Its place in running order: priority, a hook for a method before a
-    /// hook for any, the shallower scope first, registration order.
-    pub(super) fn order(&self) -> (Priority, bool, usize, Key) {
-        (
-            self.priority,
-            self.methods.is_empty(),
-            self.pattern.segments.len(),
-            self.key,
-        )
-    }
-}
-
-/// The hooks of one kind, by id.
-pub(super) type Hooks<H> = Slab<Hook<H>>;
-
-/// A hook that may apply to a route, in running order.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Applied {
-    /// Its id in the router's hooks of its kind.
-    pub(super) hook: u32,
-    /// Whether the hook's method and pattern must be checked at request
-    /// time: it may not apply, or it has parameters to bind.
-    pub(super) check: bool,
-}
-
-/// A route as compiled: its pattern, what answers it, and the hooks of each
-/// kind that may apply to it, in running order.
-#[derive(Clone)]
-pub(super) struct CompiledRoute {
-    pub(super) pattern: Pattern,
-    pub(super) method: Option<Method>,
-    /// Its place in registration order.
-    pub(super) key: Key,
-    pub(super) answer: Answer,
-    pub(super) extraction: Extraction,
-    /// Whether its responses carry their `MatchedPath`.
-    pub(super) matched_path_in_response: bool,
-    pub(super) prefixes: Box<[Applied]>,
-    pub(super) postfixes: Box<[Applied]>,
-    pub(super) monitors: Box<[Applied]>,
-}
-
-/// What answers a compiled route.
-#[derive(Clone)]
-pub(super) enum Answer {
-    Http(Arc<dyn ErasedHandler>),
-    /// A WebSocket handler, with its settings: boxed, so that the many
-    /// HTTP routes do not carry them.
-    #[cfg(feature = "ws")]
-    WebSocket(Box<WebSocketRoute>),
-}
-
-/// A WebSocket route's handler and settings.
 #[cfg(feature = "ws")]
-#[derive(Clone)]
-pub(super) struct WebSocketRoute {
-    pub(super) handler: Arc<crate::ws::ErasedWebSocket>,
-    pub(super) limits: crate::ws::Limits,
-    pub(super) protocols: Arc<[Box<str>]>,
-}
-
-impl CompiledRoute {
-    fn is_websocket(&self) -> bool {
-        !matches!(self.answer, Answer::Http(_))
-    }
-}
-
-/// The compiled router's tables, shared by its clones and by the requests
-/// in flight on them.
-///
-/// Every part is persistent (see [`Table`] and [`Slab`]): a clone shares
-/// all of it, and a change to the clone copies only what it changes. A
-/// [`Reloadable`](super::Reloadable) changes a clone of the live tables and
-/// makes it live.
-#[derive(Clone, Default)]
-pub(super) struct Inner {
-    pub(super) table: Table,
-    /// WebSocket routes, found like GET routes among themselves.
-    pub(super) websockets: Table,
-    pub(super) routes: Slab<CompiledRoute>,
-    pub(super) prefixes: Hooks<dyn ErasedPrefix>,
-    pub(super) postfixes: Hooks<dyn ErasedPostfix>,
-    pub(super) monitors: Hooks<dyn ErasedMonitor>,
-    /// The state of every module, in one map.
-    pub(super) state: Arc<http::Extensions>,
-    /// What answers a path no route matches, in 404's stead: the fallback
-    /// of the deepest base that covers the path, the first registered among
-    /// bases of one depth.
-    pub(super) fallbacks: Vec<Arc<Fallback>>,
-    /// What answers in 405's stead, if a module said, and the module's
-    /// place.
-    pub(super) method_not_allowed: Option<(u32, Arc<Fallback>)>,
-    /// The state each module gave, by module place: what `state` is made
-    /// of again when a module goes.
-    states: Vec<(u32, Arc<ModuleState>)>,
-}
-
-/// The state one module gave.
-struct ModuleState {
-    types: Vec<StateType>,
-    values: http::Extensions,
-}
+use crate::router::request::compiled::WebSocketRoute;
+use crate::router::request::{
+    compiled::{
+        Answer, Applied, CompiledRoute, CompiledRouter, Extraction, Fallback, Hook, Hooks, Inner,
+        ModuleState,
+    },
+    pattern::{Pattern, Segment, match_parts},
+    table::{FxHasher, Key, RouteId},
+};
 
 /// What one module added to the tables: what removing it takes away.
 #[derive(Debug)]
-pub(super) struct Added {
+pub(crate) struct Added {
     place: u32,
     /// Its routes, HTTP and WebSocket.
     routes: Vec<RouteId>,
@@ -200,21 +39,11 @@ pub(super) struct Added {
     needs: Vec<(Arc<str>, StateType)>,
 }
 
-/// A fallback as compiled: the base it answers below, and its handler.
-pub(super) struct Fallback {
-    pub(super) base: Pattern,
-    pub(super) handler: Arc<dyn ErasedHandler>,
-    pub(super) extraction: Extraction,
-    key: Key,
-}
-
-/// What a handler's extractors hold to, for one route: the body's limit
-/// and timeout, and the shape of their rejections.
-#[derive(Clone, Debug)]
-pub(super) struct Extraction {
-    pub(super) limit: usize,
-    pub(super) timeout: Duration,
-    pub(super) rejection: Option<Shape>,
+impl CompiledRoute {
+    /// Whether a WebSocket handler answers it.
+    fn is_websocket(&self) -> bool {
+        !matches!(self.answer, Answer::Http(_))
+    }
 }
 
 impl Extraction {
@@ -297,7 +126,7 @@ fn place_of(key: Key) -> u32 {
 /// The static bytes a pattern starts with: `/` and its static segments up
 /// to the first that is not, without the `/` before that one; empty for
 /// `/`. Every route a hook may apply to is among those the table finds
-/// for its scope's bytes (see [`Table::visit_covering`]).
+/// for its scope's bytes (see `Table::visit_covering`).
 fn static_start(pattern: &Pattern) -> String {
     let mut text = String::new();
     for segment in &pattern.segments {
@@ -376,7 +205,7 @@ impl Inner {
     /// along its path, and checked against every hook; each hook against
     /// the routes under its scope. On an error, `self` may be left
     /// part-changed: the caller drops it.
-    pub(super) fn add(
+    pub(crate) fn add(
         &mut self,
         router: Router,
         place: u32,
@@ -595,7 +424,7 @@ impl Inner {
 
     /// Takes away what `added` added. Costs what the module held, and for
     /// its hooks the routes under their scopes.
-    pub(super) fn remove(&mut self, added: &Added) {
+    pub(crate) fn remove(&mut self, added: &Added) {
         for &id in &added.routes {
             let Some(route) = self.routes.remove(id) else {
                 continue;
@@ -662,7 +491,7 @@ impl Inner {
 
     /// The first state that a handler of `added` reads and no module
     /// gives any more, as the error it is.
-    pub(super) fn unmet_state(&self, added: &Added) -> Option<RouteError> {
+    pub(crate) fn unmet_state(&self, added: &Added) -> Option<RouteError> {
         let (pattern, (_, name)) = (added.needs.iter()).find(|(_, (id, _))| !self.holds(id))?;
         Some(RouteError::MissingState {
             pattern: pattern.to_string(),
@@ -673,13 +502,13 @@ impl Inner {
 
 impl Added {
     /// The module's place in registration order.
-    pub(super) fn place(&self) -> u32 {
+    pub(crate) fn place(&self) -> u32 {
         self.place
     }
 
     /// Whether the module gave state: removing it may leave a handler
     /// without the state it reads.
-    pub(super) fn gave_state(&self) -> bool {
+    pub(crate) fn gave_state(&self) -> bool {
         self.state
     }
 }

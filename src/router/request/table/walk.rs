@@ -7,7 +7,7 @@ use super::{
     Dynamic, Methods, Node,
     path::{catch_all_end, same},
 };
-use crate::router::pattern::match_parts;
+use crate::router::request::pattern::match_parts;
 
 /// One search of the tree for `path`.
 ///
@@ -17,8 +17,8 @@ use crate::router::pattern::match_parts;
 /// (or none at the very start), and trailing slashes end the path; the
 /// captures still point into the path as received.
 #[derive(Clone, Copy)]
-pub(super) struct Walk<'p, const NORMALIZED: bool> {
-    pub(super) path: &'p str,
+pub(crate) struct Walk<'p, const NORMALIZED: bool> {
+    pub(crate) path: &'p str,
 }
 
 impl<const NORMALIZED: bool> Walk<'_, NORMALIZED> {
@@ -163,7 +163,7 @@ impl<const NORMALIZED: bool> Walk<'_, NORMALIZED> {
     /// The search from the root. Every route's bytes start with `/`, which
     /// a path that is empty or lacks it is taken to have (see [`Walk::eat`]),
     /// so the root has one child at most and nothing else.
-    pub(super) fn root<R>(
+    pub(crate) fn root<R>(
         self,
         root: &Node,
         captures: &mut Captures,

@@ -2,11 +2,9 @@ use std::{convert::Infallible, fmt, sync::Arc};
 
 use http::Method;
 
-use super::{
-    hooks::{
-        Erased as ErasedHook, ErasedMonitor, ErasedPostfix, ErasedPrefix, RoutePostfix, RoutePrefix,
-    },
-    scope::Scope,
+use super::scope::Scope;
+use crate::router::request::hooks::{
+    Erased as ErasedHook, ErasedMonitor, ErasedPostfix, ErasedPrefix, RoutePostfix, RoutePrefix,
 };
 use bytes::Bytes;
 use http::{Request, Response};
@@ -121,7 +119,7 @@ impl<H: ?Sized> Clone for HookSpec<H> {
 }
 
 /// Builds a routing table of handlers and path-scoped hooks; [`compile`]
-/// validates it into a [`CompiledRouter`](super::CompiledRouter).
+/// validates it into a [`CompiledRouter`](crate::router::CompiledRouter).
 ///
 /// The compiled router serves requests with any body — hyper's `Incoming`
 /// under [`serve`](crate::serve()), axum's `Body` under `nest_service`, a

@@ -20,7 +20,7 @@ pub(crate) fn next_segment(path: &str, from: usize) -> (usize, usize) {
 
 /// The last segment of `path[from..to]`: `(start, end)`, or `None` when the
 /// range holds no segment.
-pub(super) fn last_segment(path: &str, from: usize, to: usize) -> Option<(usize, usize)> {
+pub(crate) fn last_segment(path: &str, from: usize, to: usize) -> Option<(usize, usize)> {
     let bytes = &path.as_bytes()[..to];
     let mut end = to;
     while end > from && bytes[end - 1] == b'/' {
@@ -62,7 +62,7 @@ pub(crate) fn catch_all_end<'s>(
 
 /// Whether `path` is already in the form the static index is keyed by.
 #[inline]
-pub(super) fn is_normalized(path: &str) -> bool {
+pub(crate) fn is_normalized(path: &str) -> bool {
     let bytes = path.as_bytes();
     match bytes {
         [b'/'] => true,
@@ -75,7 +75,7 @@ pub(super) fn is_normalized(path: &str) -> bool {
 /// overlapping word loads up to sixteen bytes: the tree's node prefixes are
 /// short, and `memcmp`'s call and length dispatch cost more than the bytes.
 #[inline(always)]
-pub(super) fn same(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn same(a: &[u8], b: &[u8]) -> bool {
     debug_assert_eq!(a.len(), b.len());
     fn word<const N: usize>(bytes: &[u8], at: usize) -> [u8; N] {
         bytes[at..at + N].try_into().expect("in bounds")
@@ -94,7 +94,7 @@ pub(super) fn same(a: &[u8], b: &[u8]) -> bool {
 /// for this scan, and a byte-by-byte loop costs as much as the whole walk
 /// of a short path.
 #[inline]
-pub(super) fn has_double_slash(bytes: &[u8]) -> bool {
+pub(crate) fn has_double_slash(bytes: &[u8]) -> bool {
     const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
     const SLASHES: u64 = 0x2f2f_2f2f_2f2f_2f2f;
     // The high bit of each byte of the answer is set where the byte is `/`
@@ -123,7 +123,7 @@ pub(super) fn has_double_slash(bytes: &[u8]) -> bool {
 /// padded with zeros. From eight bytes on, one load of the last eight,
 /// shifted: no copy of variable length, which costs a `memcpy` call.
 #[inline]
-pub(super) fn tail_word(bytes: &[u8]) -> u64 {
+pub(crate) fn tail_word(bytes: &[u8]) -> u64 {
     let rest = bytes.len() % 8;
     if rest == 0 {
         return 0;
@@ -140,7 +140,7 @@ pub(super) fn tail_word(bytes: &[u8]) -> u64 {
     }
 }
 
-pub(super) fn normalize(path: &str) -> String {
+pub(crate) fn normalize(path: &str) -> String {
     let mut normalized = String::with_capacity(path.len());
     for segment in path.split('/').filter(|s| !s.is_empty()) {
         normalized.push('/');

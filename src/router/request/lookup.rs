@@ -5,7 +5,7 @@
 use http::{HeaderValue, Method};
 
 use super::{
-    compile::{Applied, Hook, Hooks, Inner},
+    compiled::{Applied, Hook, Hooks, Inner},
     pattern::{Pattern, Segment, match_parts},
     table::{Methods, RouteId, catch_all_end, next_segment},
 };
@@ -15,7 +15,7 @@ use crate::{
 };
 
 /// What the lookup decided for a request.
-pub(super) enum Target {
+pub(crate) enum Target {
     /// A route answers; `as_get` when a GET route answers a HEAD request.
     Route { id: RouteId, as_get: bool },
     /// No route for the method: 405, or for OPTIONS an automatic 204; both
@@ -39,7 +39,7 @@ impl Target {
     /// the path matched for an automatic OPTIONS answer or a 426. None for
     /// a 405 or a 404.
     #[inline]
-    pub(super) fn pattern<'r>(&self, router: &'r Inner) -> Option<&'r str> {
+    pub(crate) fn pattern<'r>(&self, router: &'r Inner) -> Option<&'r str> {
         match *self {
             Target::Route { id, .. }
             | Target::Elsewhere {
@@ -56,7 +56,7 @@ impl Target {
 impl Inner {
     /// Finds the target of a request; `upgrade` when it asks for a
     /// WebSocket upgrade.
-    pub(super) fn lookup(
+    pub(crate) fn lookup(
         &self,
         method: &Method,
         path: &str,
@@ -91,7 +91,7 @@ impl Inner {
 
     /// The route for the request, or the upgrade it lacks; `None` when no
     /// route takes its method. `path` is a path: see [`is_path`].
-    pub(super) fn find(
+    pub(crate) fn find(
         &self,
         method: &Method,
         path: &str,
@@ -182,7 +182,7 @@ fn method_applies(head: &RequestHead, target: &Target, methods: &[Method]) -> bo
 /// The next hook of `list` from `from` that applies to the request of
 /// `head`, with its position in the list and its parameters bound in
 /// `captures`.
-pub(super) fn next_hook<'r, H: ?Sized>(
+pub(crate) fn next_hook<'r, H: ?Sized>(
     hooks: &'r Hooks<H>,
     list: &[Applied],
     from: usize,
@@ -204,7 +204,7 @@ pub(super) fn next_hook<'r, H: ?Sized>(
 /// Whether `hook`, `applied` to the route, runs for the request of
 /// `head`; binds its parameters in `captures` when it is checked.
 #[inline]
-pub(super) fn applies<H: ?Sized>(
+pub(crate) fn applies<H: ?Sized>(
     applied: &Applied,
     hook: &Hook<H>,
     head: &RequestHead,
@@ -219,7 +219,7 @@ pub(super) fn applies<H: ?Sized>(
 /// Whether a request's target is a path. `*` (of `OPTIONS *`) and the
 /// `host:port` of a CONNECT are not: they name no route, not even a
 /// catch-all at the root, which would take them for a segment.
-pub(super) fn is_path(target: &str) -> bool {
+pub(crate) fn is_path(target: &str) -> bool {
     target.starts_with('/')
 }
 
@@ -268,7 +268,7 @@ fn match_hook(pattern: &Pattern, path: &str, captures: &mut Captures) -> bool {
 
 /// Every hook of `hooks` whose scope takes `methods` and `path`, in running
 /// order: for answers that no route gives (404, 405, automatic OPTIONS).
-pub(super) fn applied_at<H: ?Sized>(
+pub(crate) fn applied_at<H: ?Sized>(
     hooks: &Hooks<H>,
     methods: &[&Method],
     path: &str,

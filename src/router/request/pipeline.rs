@@ -21,7 +21,7 @@ use std::{
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
 
 use super::{
-    compile::{Answer, Applied, CompiledRoute, Extraction, Hook, Hooks, Inner},
+    compiled::{Answer, Applied, CompiledRoute, Extraction, Hook, Hooks, Inner},
     hooks::{
         Done, ErasedMonitor, ErasedPostfix, ErasedPrefix, PostfixFlow, PrefixFlow, take_staged,
     },
@@ -46,7 +46,7 @@ use crate::{
     step::Step,
 };
 
-/// Response future of [`CompiledRouter`](super::CompiledRouter).
+/// Response future of [`CompiledRouter`](crate::router::CompiledRouter).
 ///
 /// The router runs a request's pipeline in `call`, as far as its steps
 /// answer synchronously: a fully synchronous request is already answered,
@@ -87,7 +87,7 @@ impl Drop for Running {
 
 impl ResponseFuture {
     #[inline]
-    pub(super) fn new<B>(router: &Arc<Inner>, request: Request<B>) -> Self
+    pub(crate) fn new<B>(router: &Arc<Inner>, request: Request<B>) -> Self
     where
         B: http_body::Body<Data = Bytes> + Send + 'static,
         B::Error: Into<BoxError>,
@@ -98,7 +98,7 @@ impl ResponseFuture {
     /// The future of a request answered in its first run: the response
     /// moves into it once, on its way out.
     #[inline(always)]
-    pub(super) fn ready(response: Option<Response<Body>>) -> Self {
+    pub(crate) fn ready(response: Option<Response<Body>>) -> Self {
         Self {
             kind: Kind::Ready(response),
         }
@@ -109,7 +109,7 @@ impl ResponseFuture {
     /// poll of the future.
     // Out of line: only a suspension comes here.
     #[inline(never)]
-    pub(super) fn running(router: &Arc<Inner>, pipeline: Pipeline) -> Self {
+    pub(crate) fn running(router: &Arc<Inner>, pipeline: Pipeline) -> Self {
         Self {
             kind: Kind::Running(Running {
                 router: Arc::clone(router),
@@ -212,7 +212,7 @@ struct Found {
 /// Where a request's run stands: the step it runs (with the position of
 /// the next hook in its list) or the one it has reached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Stage {
+pub(crate) enum Stage {
     Prefix(usize),
     Handler,
     Postfix(usize),
@@ -257,8 +257,8 @@ enum Pending {
 /// reference count) or from the response future's `Arc` once a step has
 /// suspended. Borrowed apart from the state, it is known not to change
 /// while the state does.
-pub(super) struct Pipeline {
-    pub(super) head: RequestHead,
+pub(crate) struct Pipeline {
+    pub(crate) head: RequestHead,
     target: Target,
     found: Option<Found>,
     captures: Captures,
@@ -268,12 +268,12 @@ pub(super) struct Pipeline {
     /// in place (and takes its body), postfixes and monitors read its
     /// headers. `None` once a prefix that took it answered.
     request: Option<Request<Body>>,
-    pub(super) response: Option<Response<Body>>,
+    pub(crate) response: Option<Response<Body>>,
     failure: Option<Box<Failure>>,
     /// Headers staged by prefixes; allocated only when one stages a header.
     staged: Option<Box<HeaderMap>>,
     /// Where the run stands; also names the step for a panic's report.
-    pub(super) stage: Stage,
+    pub(crate) stage: Stage,
     /// The step that suspended, polled first on the next run.
     pending: Pending,
     clock: Option<Clock>,
@@ -323,7 +323,7 @@ impl Pipeline {
     /// state then moves into the future, which polls that step again with
     /// the caller's waker on its first poll and goes on from there.
     #[inline]
-    pub(super) fn start<B>(router: &Arc<Inner>, request: Request<B>) -> ResponseFuture
+    pub(crate) fn start<B>(router: &Arc<Inner>, request: Request<B>) -> ResponseFuture
     where
         B: http_body::Body<Data = Bytes> + Send + 'static,
         B::Error: Into<BoxError>,
@@ -535,7 +535,7 @@ impl Pipeline {
     /// every step: a panic in a prefix, the handler or a postfix (or their
     /// futures) lands here, becomes a 500, and the run goes on with the
     /// staged headers and the monitors. Monitors are guarded one by one.
-    pub(super) fn run(&mut self, router: &Inner, cx: &mut Context<'_>) -> Poll<()> {
+    pub(crate) fn run(&mut self, router: &Inner, cx: &mut Context<'_>) -> Poll<()> {
         loop {
             match catch_unwind(AssertUnwindSafe(|| self.steps(router, cx))) {
                 Ok(poll) => return poll,

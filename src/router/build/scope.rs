@@ -2,52 +2,7 @@
 
 use http::Method;
 
-/// When a hook runs among the hooks that apply: lower runs first.
-///
-/// Equal priorities keep their order of registration, method-specific
-/// hooks before any-method ones and shallower patterns before deeper ones
-/// (see the [module docs](crate::router)).
-///
-/// ```
-/// use std::sync::{Arc, Mutex};
-/// use http::{Request, Response};
-/// use pronghorn::{Body, Router, router::{Priority, Route, Scope}};
-/// use tower::ServiceExt;
-///
-/// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() {
-/// let order = Arc::new(Mutex::new(Vec::new()));
-/// let hook = |name: &'static str| {
-///     let order = order.clone();
-///     move |_: &Route<'_>, _: &mut Response<Body>| order.lock().unwrap().push(name)
-/// };
-/// let router = Router::new()
-///     .get("/", || "home")
-///     .postfix("/", hook("normal"))
-///     .postfix(Scope::new("/").priority(Priority::LOWEST), hook("lowest"))
-///     .postfix(Scope::new("/").priority(Priority::HIGHEST), hook("highest"))
-///     .compile()
-///     .unwrap();
-///
-/// router.oneshot(Request::get("/").body(String::new()).unwrap()).await.unwrap();
-/// assert_eq!(*order.lock().unwrap(), ["highest", "normal", "lowest"]);
-/// # }
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Priority(u8);
-
-impl Priority {
-    /// Runs first.
-    pub const HIGHEST: Self = Self(0);
-    /// Runs before `NORMAL`.
-    pub const HIGH: Self = Self(1);
-    /// The default.
-    pub const NORMAL: Self = Self(2);
-    /// Runs after `NORMAL`.
-    pub const LOW: Self = Self(3);
-    /// Runs last.
-    pub const LOWEST: Self = Self(4);
-}
+use crate::router::request::compiled::Priority;
 
 /// Where a hook applies: methods (or any), a pattern whose subtree it
 /// covers, and a priority.

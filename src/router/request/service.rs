@@ -10,7 +10,7 @@ use http::{Method, Request, Response};
 use tower_service::Service;
 
 use super::{
-    compile::CompiledRouter,
+    compiled::CompiledRouter,
     lookup::{Target, is_path},
     pipeline::ResponseFuture,
 };

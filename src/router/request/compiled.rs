@@ -1,0 +1,239 @@
+//! Request time: the compiled router's tables — the route table, the
+//! hooks, and for each route the hooks that may apply to it, in running
+//! order — as requests read them.
+
+use std::{sync::Arc, time::Duration};
+
+use http::Method;
+
+use crate::handler::{ErasedHandler, Shape, StateType};
+
+use super::{
+    hooks::{ErasedMonitor, ErasedPostfix, ErasedPrefix},
+    pattern::Pattern,
+    slab::Slab,
+    table::{Key, Table},
+};
+
+/// A compiled, immutable router: a tower `Service` that is always ready,
+/// never fails (`Error = Infallible`) and clones by an `Arc` bump.
+///
+/// Built by [`Router::compile`](crate::router::Router::compile); see the
+/// [module docs](crate::router) for the matching rules. A request whose
+/// steps are all synchronous is answered inside `call`: its response
+/// future is ready on its first poll.
+///
+/// ```
+/// use std::{pin::pin, task::{Context, Poll, Waker}};
+/// use http::{Request, StatusCode};
+/// use pronghorn::Router;
+/// use tower::Service;
+///
+/// let mut router = Router::new()
+///     .get("/users/{id}", |id: pronghorn::handler::Path<u32>| format!("user {}", id.0))
+///     .compile()
+///     .unwrap();
+///
+/// let request = Request::get("/users/7").body(String::new()).unwrap();
+/// let future = pin!(router.call(request));
+/// let Poll::Ready(Ok(response)) = future.poll(&mut Context::from_waker(Waker::noop())) else {
+///     unreachable!("a synchronous request is answered in `call`");
+/// };
+/// assert_eq!(response.status(), StatusCode::OK);
+///
+/// // A path no route takes: 404; a method no route takes there: 405.
+/// let request = Request::post("/users/7").body(String::new()).unwrap();
+/// let future = pin!(router.call(request));
+/// let Poll::Ready(Ok(response)) = future.poll(&mut Context::from_waker(Waker::noop())) else {
+///     unreachable!();
+/// };
+/// assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
+/// assert_eq!(response.headers()["allow"], "GET, HEAD");
+/// ```
+pub struct CompiledRouter {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl Clone for CompiledRouter {
+    fn clone(&self) -> Self {
+        Self {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+/// When a hook runs among the hooks that apply: lower runs first.
+///
+/// Equal priorities keep their order of registration, method-specific
+/// hooks before any-method ones and shallower patterns before deeper ones
+/// (see the [module docs](crate::router)).
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use http::{Request, Response};
+/// use pronghorn::{Body, Router, router::{Priority, Route, Scope}};
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let order = Arc::new(Mutex::new(Vec::new()));
+/// let hook = |name: &'static str| {
+///     let order = order.clone();
+///     move |_: &Route<'_>, _: &mut Response<Body>| order.lock().unwrap().push(name)
+/// };
+/// let router = Router::new()
+///     .get("/", || "home")
+///     .postfix("/", hook("normal"))
+///     .postfix(Scope::new("/").priority(Priority::LOWEST), hook("lowest"))
+///     .postfix(Scope::new("/").priority(Priority::HIGHEST), hook("highest"))
+///     .compile()
+///     .unwrap();
+///
+/// router.oneshot(Request::get("/").body(String::new()).unwrap()).await.unwrap();
+/// assert_eq!(*order.lock().unwrap(), ["highest", "normal", "lowest"]);
+/// # }
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Priority(u8);
+
+impl Priority {
+    /// Runs first.
+    pub const HIGHEST: Self = Self(0);
+    /// Runs before `NORMAL`.
+    pub const HIGH: Self = Self(1);
+    /// The default.
+    pub const NORMAL: Self = Self(2);
+    /// Runs after `NORMAL`.
+    pub const LOW: Self = Self(3);
+    /// Runs last.
+    pub const LOWEST: Self = Self(4);
+}
+
+/// A hook as compiled: its pattern, scope and the hook itself.
+pub(crate) struct Hook<H: ?Sized> {
+    pub(crate) pattern: Pattern,
+    /// The methods it applies to; none for any.
+    pub(crate) methods: Box<[Method]>,
+    pub(crate) priority: Priority,
+    pub(crate) hook: Arc<H>,
+    /// A monitor called again when the response body ends.
+    pub(crate) body_end: bool,
+    /// Its place in registration order: its module's, then its own among
+    /// the module's hooks of its kind.
+    pub(crate) key: Key,
+}
+
+impl<H: ?Sized> Hook<H> {
+    /// Its place in running order: priority, a hook for a method before a
+    /// hook for any, the shallower scope first, registration order.
+    pub(crate) fn order(&self) -> (Priority, bool, usize, Key) {
+        (
+            self.priority,
+            self.methods.is_empty(),
+            self.pattern.segments.len(),
+            self.key,
+        )
+    }
+}
+
+/// The hooks of one kind, by id.
+pub(crate) type Hooks<H> = Slab<Hook<H>>;
+
+/// A hook that may apply to a route, in running order.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Applied {
+    /// Its id in the router's hooks of its kind.
+    pub(crate) hook: u32,
+    /// Whether the hook's method and pattern must be checked at request
+    /// time: it may not apply, or it has parameters to bind.
+    pub(crate) check: bool,
+}
+
+/// A route as compiled: its pattern, what answers it, and the hooks of each
+/// kind that may apply to it, in running order.
+#[derive(Clone)]
+pub(crate) struct CompiledRoute {
+    pub(crate) pattern: Pattern,
+    pub(crate) method: Option<Method>,
+    /// Its place in registration order.
+    pub(crate) key: Key,
+    pub(crate) answer: Answer,
+    pub(crate) extraction: Extraction,
+    /// Whether its responses carry their `MatchedPath`.
+    pub(crate) matched_path_in_response: bool,
+    pub(crate) prefixes: Box<[Applied]>,
+    pub(crate) postfixes: Box<[Applied]>,
+    pub(crate) monitors: Box<[Applied]>,
+}
+
+/// What answers a compiled route.
+#[derive(Clone)]
+pub(crate) enum Answer {
+    Http(Arc<dyn ErasedHandler>),
+    /// A WebSocket handler, with its settings: boxed, so that the many
+    /// HTTP routes do not carry them.
+    #[cfg(feature = "ws")]
+    WebSocket(Box<WebSocketRoute>),
+}
+
+/// A WebSocket route's handler and settings.
+#[cfg(feature = "ws")]
+#[derive(Clone)]
+pub(crate) struct WebSocketRoute {
+    pub(crate) handler: Arc<crate::ws::ErasedWebSocket>,
+    pub(crate) limits: crate::ws::Limits,
+    pub(crate) protocols: Arc<[Box<str>]>,
+}
+
+/// The compiled router's tables, shared by its clones and by the requests
+/// in flight on them.
+///
+/// Every part is persistent (see [`Table`] and [`Slab`]): a clone shares
+/// all of it, and a change to the clone copies only what it changes. A
+/// [`Reloadable`](crate::router::Reloadable) changes a clone of the live tables and
+/// makes it live.
+#[derive(Clone, Default)]
+pub(crate) struct Inner {
+    pub(crate) table: Table,
+    /// WebSocket routes, found like GET routes among themselves.
+    pub(crate) websockets: Table,
+    pub(crate) routes: Slab<CompiledRoute>,
+    pub(crate) prefixes: Hooks<dyn ErasedPrefix>,
+    pub(crate) postfixes: Hooks<dyn ErasedPostfix>,
+    pub(crate) monitors: Hooks<dyn ErasedMonitor>,
+    /// The state of every module, in one map.
+    pub(crate) state: Arc<http::Extensions>,
+    /// What answers a path no route matches, in 404's stead: the fallback
+    /// of the deepest base that covers the path, the first registered among
+    /// bases of one depth.
+    pub(crate) fallbacks: Vec<Arc<Fallback>>,
+    /// What answers in 405's stead, if a module said, and the module's
+    /// place.
+    pub(crate) method_not_allowed: Option<(u32, Arc<Fallback>)>,
+    /// The state each module gave, by module place: what `state` is made
+    /// of again when a module goes.
+    pub(crate) states: Vec<(u32, Arc<ModuleState>)>,
+}
+
+/// The state one module gave.
+pub(crate) struct ModuleState {
+    pub(crate) types: Vec<StateType>,
+    pub(crate) values: http::Extensions,
+}
+
+/// A fallback as compiled: the base it answers below, and its handler.
+pub(crate) struct Fallback {
+    pub(crate) base: Pattern,
+    pub(crate) handler: Arc<dyn ErasedHandler>,
+    pub(crate) extraction: Extraction,
+    pub(crate) key: Key,
+}
+
+/// What a handler's extractors hold to, for one route: the body's limit
+/// and timeout, and the shape of their rejections.
+#[derive(Clone, Debug)]
+pub(crate) struct Extraction {
+    pub(crate) limit: usize,
+    pub(crate) timeout: Duration,
+    pub(crate) rejection: Option<Shape>,
+}
