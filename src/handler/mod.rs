@@ -74,9 +74,10 @@ pub use self::{
     },
     request::{ConnectInfo, Extension, Html, MatchedPath, OriginalUri, Redirect},
     response::IntoResponse,
+    service::RouteService,
 };
 pub(crate) use self::{
-    extract::{Shape, state_type},
+    extract::{HeadExtractors, Shape, for_each_arity, state_type},
     response::{ErrorValue, error_response, internal_error},
     service::{Mounted, NESTED_PATTERN_END},
 };
@@ -221,12 +222,13 @@ fn first_poll(answer: Answer, cx: &mut Context<'_>) -> Answer {
     }
 }
 
+/// The head extractors `$ty…`, or the refusal that answers the request.
 macro_rules! try_extract {
-    ($ty:ident, $context:expr) => {
-        match <$ty as FromRequestHead>::from_head($context) {
-            Ok(value) => value,
+    ($context:expr, $($ty:ident),*) => {
+        let ($($ty,)*) = match <($($ty,)*) as HeadExtractors>::extract($context) {
+            Ok(values) => values,
             Err(response) => return Step::Ready(response),
-        }
+        };
     };
 }
 
@@ -256,7 +258,7 @@ macro_rules! handler_impls {
                 _: &mut Context<'_>,
             ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
                 let context = &route.with_request(request);
-                $(let $ty = try_extract!($ty, context);)*
+                try_extract!(context, $($ty),*);
                 $wrap(self($($ty),*))
             }
 
@@ -266,7 +268,7 @@ macro_rules! handler_impls {
             const POLLS_ITS_FUTURE: bool = $polls;
 
             fn needs(needs: &mut Needs) {
-                $(<$ty as FromRequestHead>::needs(needs);)*
+                <($($ty,)*) as HeadExtractors>::needs(needs);
             }
         }
 
@@ -288,7 +290,7 @@ macro_rules! handler_impls {
             const POLLS_ITS_FUTURE: bool = true;
 
             fn needs(needs: &mut Needs) {
-                $(<$ty as FromRequestHead>::needs(needs);)*
+                <($($ty,)*) as HeadExtractors>::needs(needs);
             }
 
             fn call(
@@ -299,7 +301,7 @@ macro_rules! handler_impls {
             ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
                 let body = std::mem::take(request.body_mut());
                 let context = &route.with_request(request);
-                $(let $ty = try_extract!($ty, context);)*
+                try_extract!(context, $($ty),*);
                 let mut body = T::from_body(body, context);
                 match Pin::new(&mut body).poll(cx) {
                     Poll::Ready(Ok(body)) => first_poll($wrap(self($($ty,)* body)), cx),
@@ -338,12 +340,12 @@ macro_rules! handler_impls {
                 _: &mut Context<'_>,
             ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
                 let context = &route.with_request(request);
-                $(let $ty = try_extract!($ty, context);)*
+                try_extract!(context, $($ty),*);
                 erase_step(self($($ty),*))
             }
 
             fn needs(needs: &mut Needs) {
-                $(<$ty as FromRequestHead>::needs(needs);)*
+                <($($ty,)*) as HeadExtractors>::needs(needs);
             }
         }
     };
@@ -359,15 +361,7 @@ where
     step.erase(IntoResponse::into_response)
 }
 
-handler_impls!();
-handler_impls!(T1);
-handler_impls!(T1, T2);
-handler_impls!(T1, T2, T3);
-handler_impls!(T1, T2, T3, T4);
-handler_impls!(T1, T2, T3, T4, T5);
-handler_impls!(T1, T2, T3, T4, T5, T6);
-handler_impls!(T1, T2, T3, T4, T5, T6, T7);
-handler_impls!(T1, T2, T3, T4, T5, T6, T7, T8);
+for_each_arity!(handler_impls);
 
 /// A handler with its marker erased, as the router stores it.
 pub(crate) trait ErasedHandler: Send + Sync + 'static {

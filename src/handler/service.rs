@@ -3,14 +3,13 @@
 //! [`nest_service`](crate::Router::nest_service) and
 //! [`fallback_service`](crate::Router::fallback_service) mount.
 
-use std::{convert::Infallible, marker::PhantomData, task::Context};
+use std::{convert::Infallible, task::Context};
 
-use bytes::Bytes;
 use http::{HeaderValue, Request, Response, Uri, header, uri::PathAndQuery};
 use tower_service::Service;
 
-use super::{Handler, MatchedPath, OriginalUri, RouteContext, extract::copy_head};
-use crate::{body::Body, body::BoxError, step::BoxFuture, step::Step};
+use super::{Handler, IntoResponse, MatchedPath, OriginalUri, RouteContext, extract::copy_head};
+use crate::{body::Body, step::BoxFuture, step::Step};
 
 /// The name of the catch-all that holds the path below a nested service's
 /// base.
@@ -19,8 +18,50 @@ const NESTED_PATH: &str = "nested_path";
 /// How the pattern of a service nested below a base ends.
 pub(crate) const NESTED_PATTERN_END: &str = "/{*nested_path}";
 
-/// Marker of a service mounted as a handler, naming its response body.
-pub(crate) struct FromService<B>(PhantomData<fn() -> B>);
+/// A tower `Service` the router can answer with, in a handler's stead
+/// ([`Router::route_service`](crate::Router::route_service),
+/// [`nest_service`](crate::Router::nest_service),
+/// [`fallback_service`](crate::Router::fallback_service), …): it takes a
+/// `Request<Body>`, answers anything [`IntoResponse`] (a `Response` whose
+/// body yields `Bytes`, as tower-http's services answer, or a handler's
+/// answer), never fails, and can be cloned for each request and shared
+/// between threads.
+///
+/// Every such service is one: the trait only names the bound, which axum
+/// writes as `T: Service<Request, Error = Infallible> + Clone + Send +
+/// Sync + 'static, T::Response: IntoResponse, T::Future: Send + 'static`.
+///
+/// ```
+/// use std::convert::Infallible;
+/// use http::Request;
+/// use pronghorn::{Body, handler::RouteService};
+///
+/// fn mountable<S: RouteService>(_: &S) {}
+///
+/// mountable(&tower::service_fn(|request: Request<Body>| async move {
+///     Ok::<_, Infallible>(format!("{} {}", request.method(), request.uri()))
+/// }));
+/// ```
+pub trait RouteService:
+    Service<Request<Body>, Response: IntoResponse, Error = Infallible, Future: Send + 'static>
+    + Clone
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<S> RouteService for S where
+    S: Service<Request<Body>, Response: IntoResponse, Error = Infallible, Future: Send + 'static>
+        + Clone
+        + Send
+        + Sync
+        + 'static
+{
+}
+
+/// Marker of a service mounted as a handler.
+pub(crate) struct FromService;
 
 /// A service mounted in the router; `nested` when it sees the path below
 /// its base, as [`Router::nest_service`](crate::Router::nest_service)
@@ -31,17 +72,7 @@ pub(crate) struct Mounted<S> {
     pub(crate) nested: bool,
 }
 
-impl<S, B> Handler<FromService<B>> for Mounted<S>
-where
-    S: Service<Request<Body>, Response = Response<B>, Error = Infallible>
-        + Clone
-        + Send
-        + Sync
-        + 'static,
-    S::Future: Send + 'static,
-    B: http_body::Body<Data = Bytes> + Send + 'static,
-    B::Error: Into<BoxError>,
-{
+impl<S: RouteService> Handler<FromService> for Mounted<S> {
     /// The service owns its request: it gets a copy of the head, which
     /// the router keeps for the steps after it, and the body.
     fn call(
@@ -67,11 +98,12 @@ where
         let mut service = self.service.clone();
         Step::Pending(Box::pin(async move {
             let Ok(()) = std::future::poll_fn(|cx| service.poll_ready(cx)).await;
-            let Ok(mut response) = service.call(request).await;
+            let Ok(response) = service.call(request).await;
+            let mut response = response.into_response();
             if let Some((original, seen)) = paths {
                 restore_base(&mut response, &seen, &original);
             }
-            response.map(Body::new)
+            response
         }))
     }
 }

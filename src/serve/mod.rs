@@ -193,16 +193,30 @@ where
     message = "`{Self}` is not a service `serve` can run",
     label = "not a `Service<Request<Incoming>>` that is `Clone + Send + 'static`",
     note = "a `Router` is served compiled: `serve(listener, router.compile()?)`, or behind `Reloadable::new(router)?` to change it while it serves",
-    note = "`serve` runs a tower `Service` of hyper's `Request<Incoming>` that answers a `Response` and is `Clone + Send + 'static`"
+    note = "`serve` runs a tower `Service` of hyper's `Request<Incoming>` that answers a `Response` and is `Clone + Send + 'static`, its future `Send + 'static`, its error `Into<BoxError>`"
 )]
 pub trait Served<B>:
-    Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static
+    Service<
+        Request<Incoming>,
+        Response = Response<B>,
+        Error: Into<BoxError>,
+        Future: Send + 'static,
+    > + Clone
+    + Send
+    + 'static
 {
 }
 
 #[diagnostic::do_not_recommend]
 impl<S, B> Served<B> for S where
-    S: Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static
+    S: Service<
+            Request<Incoming>,
+            Response = Response<B>,
+            Error: Into<BoxError>,
+            Future: Send + 'static,
+        > + Clone
+        + Send
+        + 'static
 {
 }
 
@@ -729,12 +743,9 @@ impl<S, F> fmt::Debug for WithGracefulShutdown<S, F> {
 
 impl<S, B> IntoFuture for Serve<S>
 where
-    S: Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
-    S::Future: Send + 'static,
-    S::Error: Into<BoxError>,
-    B: http_body::Body + Send + 'static,
-    B::Data: Send,
-    B::Error: Into<BoxError>,
+    // `Response = …` names the body: `Served`'s parameter alone does not.
+    S: Served<B> + Service<Request<Incoming>, Response = Response<B>>,
+    B: http_body::Body<Data: Send, Error: Into<BoxError>> + Send + 'static,
 {
     type Output = std::io::Result<()>;
     type IntoFuture = Pin<Box<dyn Future<Output = std::io::Result<()>> + Send>>;
@@ -746,12 +757,9 @@ where
 
 impl<S, B, F> IntoFuture for WithGracefulShutdown<S, F>
 where
-    S: Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
-    S::Future: Send + 'static,
-    S::Error: Into<BoxError>,
-    B: http_body::Body + Send + 'static,
-    B::Data: Send,
-    B::Error: Into<BoxError>,
+    // `Response = …` names the body: `Served`'s parameter alone does not.
+    S: Served<B> + Service<Request<Incoming>, Response = Response<B>>,
+    B: http_body::Body<Data: Send, Error: Into<BoxError>> + Send + 'static,
     F: Future<Output = ()> + Send + 'static,
 {
     type Output = std::io::Result<()>;

@@ -9,8 +9,6 @@ use std::{
     time::{Duration, Instant},
 };
 
-use http::{Request, Response};
-use hyper::body::Incoming;
 use hyper_util::{
     rt::{TokioExecutor, TokioIo, TokioTimer},
     server::conn::auto,
@@ -19,10 +17,9 @@ use tokio::{
     net::{TcpListener, TcpStream},
     task::JoinSet,
 };
-use tower_service::Service;
 
 use super::{
-    BoxError, Limits, Serve,
+    BoxError, Limits, Serve, Served,
     connection::{Connection, ServerBounds},
     graceful::Graceful,
     heads::HeadAllowance,
@@ -41,12 +38,8 @@ const ACCEPT_BACKOFF: Duration = Duration::from_millis(10);
 /// within the shutdown deadline.
 pub(super) async fn run<S, B, F>(serve: Serve<S>, signal: F) -> std::io::Result<()>
 where
-    S: Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
-    S::Future: Send + 'static,
-    S::Error: Into<BoxError>,
-    B: http_body::Body + Send + 'static,
-    B::Data: Send,
-    B::Error: Into<BoxError>,
+    S: Served<B>,
+    B: http_body::Body<Data: Send, Error: Into<BoxError>> + Send + 'static,
     F: Future<Output = ()> + Send,
 {
     let Serve {

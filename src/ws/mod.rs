@@ -63,7 +63,10 @@ use tokio_tungstenite::tungstenite::{
 use crate::{
     body::Body,
     handler::IntoResponse,
-    handler::{BodyAllowance, FromRequestHead, Needs, RequestContext, RouteContext},
+    handler::{
+        BodyAllowance, FromRequestHead, HeadExtractors, Needs, RequestContext, RouteContext,
+        for_each_arity,
+    },
     step::BoxFuture,
     upgrade::{ShutdownHandle, ShutdownWatch, UpgradeSlots},
 };
@@ -556,25 +559,19 @@ macro_rules! websocket_handlers {
             $($ty: FromRequestHead + Send + 'static,)*
         {
             fn prepare(&self, context: &RequestContext<'_>) -> Result<Connected, Response<Body>> {
-                $(let $ty = $ty::from_head(context)?;)*
+                let ($($ty,)*) = <($($ty,)*) as HeadExtractors>::extract(context)?;
                 let handler = self.clone();
                 Ok(Box::new(move |socket| Box::pin(handler(socket, $($ty),*))))
             }
 
             fn needs(needs: &mut Needs) {
-                $(<$ty as FromRequestHead>::needs(needs);)*
+                <($($ty,)*) as HeadExtractors>::needs(needs);
             }
         }
     };
 }
 
-websocket_handlers!();
-websocket_handlers!(T1);
-websocket_handlers!(T1, T2);
-websocket_handlers!(T1, T2, T3);
-websocket_handlers!(T1, T2, T3, T4);
-websocket_handlers!(T1, T2, T3, T4, T5);
-websocket_handlers!(T1, T2, T3, T4, T5, T6);
+for_each_arity!(websocket_handlers);
 
 pub(crate) type ErasedWebSocket =
     dyn Fn(&RequestContext<'_>) -> Result<Connected, Response<Body>> + Send + Sync;

@@ -279,6 +279,59 @@ pub trait FromRequestHead: Sized {
     }
 }
 
+/// The head extractors among a handler's, a WebSocket handler's or a
+/// prefix's arguments, as one tuple: each is taken in order, and the first
+/// that refuses answers the request.
+pub(crate) trait HeadExtractors: Sized {
+    fn extract(context: &RequestContext<'_>) -> Result<Self, Response<Body>>;
+
+    fn needs(needs: &mut Needs);
+}
+
+macro_rules! head_extractors {
+    ($($ty:ident),*) => {
+        #[allow(
+            non_snake_case,
+            unused_variables,
+            reason = "the extractors are named after their type parameters; no extractor uses no context"
+        )]
+        impl<$($ty: FromRequestHead,)*> HeadExtractors for ($($ty,)*) {
+            #[inline]
+            fn extract(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+                Ok(($($ty::from_head(context)?,)*))
+            }
+
+            #[inline]
+            fn needs(needs: &mut Needs) {
+                $($ty::needs(needs);)*
+            }
+        }
+    };
+}
+
+/// Calls the macro `$name` once for each list of type parameters that
+/// arguments are written with: none (unless `nonempty`), `T1`, up to
+/// `T1, …, T8`.
+macro_rules! for_each_arity {
+    ($name:ident) => {
+        $name!();
+        $crate::handler::for_each_arity!($name, nonempty);
+    };
+    ($name:ident, nonempty) => {
+        $name!(T1);
+        $name!(T1, T2);
+        $name!(T1, T2, T3);
+        $name!(T1, T2, T3, T4);
+        $name!(T1, T2, T3, T4, T5);
+        $name!(T1, T2, T3, T4, T5, T6);
+        $name!(T1, T2, T3, T4, T5, T6, T7);
+        $name!(T1, T2, T3, T4, T5, T6, T7, T8);
+    };
+}
+pub(crate) use for_each_arity;
+
+for_each_arity!(head_extractors);
+
 /// A type of router state: its id, and its name for errors.
 #[doc(hidden)]
 pub type StateType = (std::any::TypeId, &'static str);

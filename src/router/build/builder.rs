@@ -1,4 +1,4 @@
-use std::{convert::Infallible, fmt, sync::Arc};
+use std::{fmt, sync::Arc};
 
 use http::Method;
 
@@ -6,16 +6,11 @@ use super::scope::Scope;
 use crate::router::request::hooks::{
     Erased as ErasedHook, ErasedMonitor, ErasedPostfix, ErasedPrefix, RoutePostfix, RoutePrefix,
 };
-use bytes::Bytes;
-use http::{Request, Response};
-use tower_service::Service;
 
 use crate::{
-    body::Body,
-    body::BoxError,
     handler::{
         Erased as ErasedFn, ErasedHandler, Handler, Mounted, NESTED_PATTERN_END, Needs, Rejection,
-        Shape, StateType, state_type,
+        RouteService, Shape, StateType, state_type,
     },
     monitor::route::RouteMonitor,
 };
@@ -351,17 +346,7 @@ impl Router {
     /// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "POST /echo?x=1");
     /// # }
     /// ```
-    pub fn route_service<S, B>(self, pattern: &str, service: S) -> Self
-    where
-        S: Service<Request<Body>, Response = Response<B>, Error = Infallible>
-            + Clone
-            + Send
-            + Sync
-            + 'static,
-        S::Future: Send + 'static,
-        B: http_body::Body<Data = Bytes> + Send + 'static,
-        B::Error: Into<BoxError>,
-    {
+    pub fn route_service<S: RouteService>(self, pattern: &str, service: S) -> Self {
         self.mount(None, pattern, service, false)
     }
 
@@ -388,17 +373,12 @@ impl Router {
     /// assert_eq!(response.headers()["allow"], "DELETE");
     /// # }
     /// ```
-    pub fn method_service<S, B>(self, method: Method, pattern: &str, service: S) -> Self
-    where
-        S: Service<Request<Body>, Response = Response<B>, Error = Infallible>
-            + Clone
-            + Send
-            + Sync
-            + 'static,
-        S::Future: Send + 'static,
-        B: http_body::Body<Data = Bytes> + Send + 'static,
-        B::Error: Into<BoxError>,
-    {
+    pub fn method_service<S: RouteService>(
+        self,
+        method: Method,
+        pattern: &str,
+        service: S,
+    ) -> Self {
         self.mount(Some(method), pattern, service, false)
     }
 
@@ -439,17 +419,7 @@ impl Router {
     /// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "hello from axum");
     /// # }
     /// ```
-    pub fn nest_service<S, B>(self, base: &str, service: S) -> Self
-    where
-        S: Service<Request<Body>, Response = Response<B>, Error = Infallible>
-            + Clone
-            + Send
-            + Sync
-            + 'static,
-        S::Future: Send + 'static,
-        B: http_body::Body<Data = Bytes> + Send + 'static,
-        B::Error: Into<BoxError>,
-    {
+    pub fn nest_service<S: RouteService>(self, base: &str, service: S) -> Self {
         let base = base.trim_end_matches('/');
         let below = format!("{base}{NESTED_PATTERN_END}");
         let root = if base.is_empty() { "/" } else { base };
@@ -457,23 +427,13 @@ impl Router {
             .mount(None, &below, service, true)
     }
 
-    fn mount<S, B>(
+    fn mount<S: RouteService>(
         mut self,
         method: Option<Method>,
         pattern: &str,
         service: S,
         nested: bool,
-    ) -> Self
-    where
-        S: Service<Request<Body>, Response = Response<B>, Error = Infallible>
-            + Clone
-            + Send
-            + Sync
-            + 'static,
-        S::Future: Send + 'static,
-        B: http_body::Body<Data = Bytes> + Send + 'static,
-        B::Error: Into<BoxError>,
-    {
+    ) -> Self {
         let mounted = Mounted { service, nested };
         self.routes.push(RouteSpec {
             nested,
@@ -587,17 +547,7 @@ impl Router {
     /// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "from axum");
     /// # }
     /// ```
-    pub fn fallback_service<S, B>(mut self, service: S) -> Self
-    where
-        S: Service<Request<Body>, Response = Response<B>, Error = Infallible>
-            + Clone
-            + Send
-            + Sync
-            + 'static,
-        S::Future: Send + 'static,
-        B: http_body::Body<Data = Bytes> + Send + 'static,
-        B::Error: Into<BoxError>,
-    {
+    pub fn fallback_service<S: RouteService>(mut self, service: S) -> Self {
         let mounted = Mounted {
             service,
             nested: false,

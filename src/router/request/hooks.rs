@@ -9,7 +9,7 @@ use super::route::Route;
 use crate::monitor::route::{RouteExchange, RouteMonitor};
 use crate::{
     body::Body,
-    handler::{FromRequestHead, IntoResponse, error_response},
+    handler::{FromRequestHead, HeadExtractors, IntoResponse, error_response, for_each_arity},
     hook::{FnAsync, FnEdit, FnExtract, FnStep, FnSync},
     step::BoxFuture,
     step::Step,
@@ -389,24 +389,16 @@ macro_rules! extractor_prefixes {
                 route: &mut Route<'_>,
             ) -> Option<ControlFlow<Response<Body>>> {
                 let context = route.extraction(request);
-                $(
-                    let $ty = match $ty::from_head(&context) {
-                        Ok(value) => value,
-                        Err(answer) => return Some(ControlFlow::Break(answer)),
-                    };
-                )+
-                Some(self($($ty),+).into_flow())
+                Some(match <($($ty,)+) as HeadExtractors>::extract(&context) {
+                    Ok(($($ty,)+)) => self($($ty),+).into_flow(),
+                    Err(answer) => ControlFlow::Break(answer),
+                })
             }
         }
     };
 }
 
-extractor_prefixes!(T1);
-extractor_prefixes!(T1, T2);
-extractor_prefixes!(T1, T2, T3);
-extractor_prefixes!(T1, T2, T3, T4);
-extractor_prefixes!(T1, T2, T3, T4, T5);
-extractor_prefixes!(T1, T2, T3, T4, T5, T6);
+for_each_arity!(extractor_prefixes, nonempty);
 
 impl<F, O> RoutePrefix<FnSync> for F
 where
