@@ -55,16 +55,23 @@ impl KeptHeaders {
 }
 
 impl Drop for KeptHeaders {
+    #[inline]
     fn drop(&mut self) {
-        if let Some(mut kept) = self.0.take() {
-            // The values share the connection's read buffer: let it go.
-            for value in kept.values_mut() {
-                *value = HeaderValue::from_static("");
-            }
-            // Dropped with the map instead on a thread that is ending.
-            let _ = SPARE.try_with(|spare| spare.set(Some(kept)));
+        if let Some(kept) = self.0.take() {
+            give_back(kept);
         }
     }
+}
+
+/// Leaves `kept` for the thread's next copy.
+#[inline(never)]
+fn give_back(mut kept: Box<HeaderMap>) {
+    // The values share the connection's read buffer: let it go.
+    for value in kept.values_mut() {
+        *value = HeaderValue::from_static("");
+    }
+    // Dropped with the map instead on a thread that is ending.
+    let _ = SPARE.try_with(|spare| spare.set(Some(kept)));
 }
 
 #[cfg(test)]
