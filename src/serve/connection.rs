@@ -201,6 +201,21 @@ where
         // a time (HTTP/2 streams too), and no future holds the borrow: it
         // ends with this call.
         let mut service = self.service.borrow_mut();
+        if body && !http2 {
+            // hyper calls the service before it hands over the body bytes
+            // it read with the head, and hands them over before it polls
+            // the answer: called then, a handler finds a small body there
+            // and answers at once, its state never boxed.
+            return ConnectionFuture {
+                state: State::Waiting {
+                    service: service.clone(),
+                    request: Some(request),
+                },
+                stream,
+                head,
+                upgrade,
+            };
+        }
         // The readiness asked here with a waker that ignores wake-ups is
         // asked again, with the task's, on the clone below.
         let state = match service.poll_ready(&mut Context::from_waker(Waker::noop())) {
