@@ -201,34 +201,30 @@ where
         // a time (HTTP/2 streams too), and no future holds the borrow: it
         // ends with this call.
         let mut service = self.service.borrow_mut();
-        if body && !http2 {
+        let state = if body && !http2 {
             // hyper calls the service before it hands over the body bytes
             // it read with the head, and hands them over before it polls
             // the answer: called then, a handler finds a small body there
             // and answers at once, its state never boxed.
-            return ConnectionFuture {
-                state: State::Waiting {
+            State::Waiting {
+                service: service.clone(),
+                request: Some(request),
+            }
+        } else {
+            // The readiness asked here with a waker that ignores wake-ups
+            // is asked again, with the task's, on the clone below.
+            match service.poll_ready(&mut Context::from_waker(Waker::noop())) {
+                Poll::Ready(Ok(())) => State::Called {
+                    future: service.call(request),
+                },
+                Poll::Ready(Err(error)) => State::Failed {
+                    error: Some(error.into()),
+                },
+                Poll::Pending => State::Waiting {
                     service: service.clone(),
                     request: Some(request),
                 },
-                stream,
-                head,
-                upgrade,
-            };
-        }
-        // The readiness asked here with a waker that ignores wake-ups is
-        // asked again, with the task's, on the clone below.
-        let state = match service.poll_ready(&mut Context::from_waker(Waker::noop())) {
-            Poll::Ready(Ok(())) => State::Called {
-                future: service.call(request),
-            },
-            Poll::Ready(Err(error)) => State::Failed {
-                error: Some(error.into()),
-            },
-            Poll::Pending => State::Waiting {
-                service: service.clone(),
-                request: Some(request),
-            },
+            }
         };
         ConnectionFuture {
             state,
@@ -262,6 +258,8 @@ pin_project! {
         S: Service<R>,
     {
         Called { #[pin] future: S::Future },
+        // Called at the next poll, on a clone: a service not ready, or
+        // the answer to an HTTP/1 request with a body (see `call`).
         Waiting { service: S, request: Option<R> },
         Failed { error: Option<BoxError> },
         // Answered without the service: a head with no `Host` or two
