@@ -194,6 +194,24 @@ async fn every_malformed_request_is_answered_with_its_status() {
             400,
         ),
         (
+            "two Host lines among many headers",
+            format!(
+                "GET /hello HTTP/1.1\r\nHost: a\r\n{}Host: b\r\nConnection: close\r\n\r\n",
+                headers(20)
+            )
+            .into_bytes(),
+            400,
+        ),
+        (
+            "a Host that is not a host, among many headers",
+            format!(
+                "GET /hello HTTP/1.1\r\n{}Host: a b\r\nConnection: close\r\n\r\n",
+                headers(20)
+            )
+            .into_bytes(),
+            400,
+        ),
+        (
             "two Host lines, HTTP/1.0",
             b"GET /hello HTTP/1.0\r\nHost: a\r\nHost: a\r\n\r\n".to_vec(),
             400,

@@ -150,7 +150,8 @@ where
                 .extensions_mut()
                 .insert(crate::handler::ConnectInfo(peer));
         }
-        let upgrade_header = request.headers().contains_key(http::header::UPGRADE);
+        let lines = HostAndUpgrade::read(&request);
+        let (upgrade_header, host_sound) = (lines.upgrade, lines.host_is_sound(request.version()));
         #[cfg(feature = "ws")]
         if upgrade_header {
             let handle = crate::upgrade::ShutdownHandle(Arc::clone(&self.shutdown));
@@ -187,7 +188,7 @@ where
             head: None,
             upgrade,
         };
-        if !host_is_sound(&request) {
+        if !host_sound {
             return refuse(StatusCode::BAD_REQUEST, stream);
         }
         let head = match &self.heads {
@@ -459,24 +460,61 @@ where
     }
 }
 
-/// Whether a request's `Host` is as HTTP/1 requires (RFC 9112, 3.2): one
-/// line, present in HTTP/1.1, and a host with an optional port. Two could
-/// be read two ways, by a proxy in front and by the service; none leaves
-/// the service to guess. HTTP/2 names its authority in the request line.
-fn host_is_sound<B>(request: &Request<B>) -> bool {
-    let mut hosts = request.headers().get_all(http::header::HOST).iter();
-    let host = match request.version() {
-        Version::HTTP_11 => match (hosts.next(), hosts.next()) {
-            (Some(host), None) => Some(host),
-            _ => return false,
-        },
-        Version::HTTP_10 | Version::HTTP_09 => match (hosts.next(), hosts.next()) {
-            (host, None) => host,
-            _ => return false,
-        },
-        _ => hosts.next(),
-    };
-    host.is_none_or(|host| host.as_bytes().iter().all(|&byte| is_host_byte(byte)))
+/// What `call` reads of a request's headers: its `Host` lines and whether
+/// it asks for an upgrade.
+struct HostAndUpgrade<'a> {
+    /// The first `Host` line.
+    host: Option<&'a http::HeaderValue>,
+    /// More than one `Host` line.
+    hosts: bool,
+    upgrade: bool,
+}
+
+/// Up to this many header names, [`HostAndUpgrade::read`] looks through the names
+/// rather than look each up: one pass costs less than the hash of a name.
+const SCANNED_NAMES: usize = 8;
+
+impl<'a> HostAndUpgrade<'a> {
+    fn read<B>(request: &'a Request<B>) -> Self {
+        let headers = request.headers();
+        if headers.keys_len() > SCANNED_NAMES {
+            let mut hosts = headers.get_all(http::header::HOST).iter();
+            return Self {
+                host: hosts.next(),
+                hosts: hosts.next().is_some(),
+                upgrade: headers.contains_key(http::header::UPGRADE),
+            };
+        }
+        let mut head = Self {
+            host: None,
+            hosts: false,
+            upgrade: false,
+        };
+        for (name, value) in headers {
+            if name == http::header::HOST {
+                head.hosts |= head.host.is_some();
+                head.host.get_or_insert(value);
+            } else if name == http::header::UPGRADE {
+                head.upgrade = true;
+            }
+        }
+        head
+    }
+
+    /// Whether the request's `Host` is as HTTP/1 requires (RFC 9112,
+    /// 3.2): one line, present in HTTP/1.1, and a host with an optional
+    /// port. Two could be read two ways, by a proxy in front and by the
+    /// service; none leaves the service to guess. HTTP/2 names its
+    /// authority in the request line.
+    fn host_is_sound(&self, version: Version) -> bool {
+        let sound = match version {
+            Version::HTTP_11 => self.host.is_some() && !self.hosts,
+            Version::HTTP_10 | Version::HTTP_09 => !self.hosts,
+            _ => true,
+        };
+        sound
+            && (self.host).is_none_or(|host| host.as_bytes().iter().all(|&byte| is_host_byte(byte)))
+    }
 }
 
 /// Whether `byte` may be part of a `Host` (RFC 3986, 3.2.2 and 3.2.3): a

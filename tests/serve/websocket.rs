@@ -656,3 +656,48 @@ async fn a_websocket_handshake_past_the_websocket_cap_is_503_and_other_requests_
     }
     server.stop().await;
 }
+
+/// A browser's handshake carries a dozen headers: it is an upgrade all the
+/// same, counted against the WebSocket cap and answered 503 past it.
+#[tokio::test]
+async fn a_websocket_handshake_with_a_browser_s_many_headers_counts_against_the_cap() {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+
+    let (router, _reports) = echo_reporting(pronghorn::ws::Limits::default());
+    let server = Server::start(router, |server| server.max_connections(8).max_websockets(1)).await;
+    let connect = || async {
+        let mut request = format!("ws://{}/echo", server.address)
+            .into_client_request()
+            .unwrap();
+        for (name, value) in [
+            ("user-agent", "Mozilla/5.0"),
+            ("accept", "*/*"),
+            ("accept-language", "en-GB,en;q=0.5"),
+            ("accept-encoding", "gzip, deflate, br"),
+            ("origin", "http://localhost"),
+            ("sec-websocket-extensions", "permessage-deflate"),
+            ("sec-fetch-mode", "websocket"),
+            ("pragma", "no-cache"),
+            ("cache-control", "no-cache"),
+        ] {
+            request
+                .headers_mut()
+                .insert(name, HeaderValue::from_static(value));
+        }
+        assert!(request.headers().keys_len() > 12);
+        let stream = TcpStream::connect(server.address).await.unwrap();
+        tokio_tungstenite::client_async(request, stream).await
+    };
+    let (mut first, _) = connect().await.unwrap();
+    let refused = connect().await;
+    let Err(tokio_tungstenite::tungstenite::Error::Http(response)) = refused else {
+        panic!("the upgrade must be refused: {refused:?}");
+    };
+    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(
+        round_trip(&mut first, Wire::text("hi")).await,
+        Wire::text("hi")
+    );
+    first.close(None).await.unwrap();
+    server.stop().await;
+}
