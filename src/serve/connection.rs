@@ -512,9 +512,25 @@ impl<'a> HostAndUpgrade<'a> {
             Version::HTTP_10 | Version::HTTP_09 => !self.hosts,
             _ => true,
         };
-        sound
-            && (self.host).is_none_or(|host| host.as_bytes().iter().all(|&byte| is_host_byte(byte)))
+        sound && self.host.is_none_or(|host| is_host(host.as_bytes()))
     }
+}
+
+/// Whether every byte of `host` may be part of a `Host`. Eight bytes a
+/// step, with no early exit, so that the steps unroll: this runs on every
+/// HTTP/1 request.
+fn is_host(host: &[u8]) -> bool {
+    let mut chunks = host.chunks_exact(8);
+    let mut sound = true;
+    for chunk in &mut chunks {
+        for &byte in chunk {
+            sound &= is_host_byte(byte);
+        }
+    }
+    for &byte in chunks.remainder() {
+        sound &= is_host_byte(byte);
+    }
+    sound
 }
 
 /// Whether `byte` may be part of a `Host` (RFC 3986, 3.2.2 and 3.2.3): a
@@ -538,4 +554,27 @@ fn is_host_byte(byte: u8) -> bool {
         set
     };
     HOST_BYTES[usize::from(byte)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_host;
+
+    #[test]
+    fn a_host_is_refused_for_one_bad_byte_wherever_it_stands() {
+        let host = b"www.example.com:8080";
+        assert!(is_host(host));
+        assert!(is_host(b""));
+        for at in 0..host.len() {
+            for bad in [b' ', b'/', b'@', b'\\', 0x7f, 0xc3] {
+                let mut refused = *host;
+                refused[at] = bad;
+                assert!(
+                    !is_host(&refused),
+                    "{:?}",
+                    String::from_utf8_lossy(&refused)
+                );
+            }
+        }
+    }
 }
