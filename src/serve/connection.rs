@@ -24,7 +24,7 @@ use super::{
     BoxError,
     heads::{HeadAllowance, HeadReservation},
     io,
-    timeouts::{ConnectionWatch, StreamGuard},
+    timeouts::{ConnectionWatch, NextHead, StreamGuard},
     windows::{WindowAllowance, WindowGrant},
 };
 
@@ -185,6 +185,8 @@ where
         let refuse = |status, stream| ConnectionFuture {
             state: State::Refused { status },
             stream,
+            // A refused HTTP/1 request ends its connection.
+            next_head: None,
             head: None,
             upgrade,
         };
@@ -230,6 +232,7 @@ where
         ConnectionFuture {
             state,
             stream,
+            next_head: (!http2).then(|| NextHead(Arc::clone(&self.watch))),
             head,
             upgrade,
         }
@@ -245,6 +248,9 @@ pin_project! {
         #[pin]
         state: State<S, R>,
         stream: Option<StreamGuard>,
+        // Over HTTP/1, the wait for the next head, begun when the answer
+        // ends.
+        next_head: Option<NextHead>,
         // The request's place among the HTTP/2 heads being answered.
         head: Option<HeadReservation>,
         // The request asked for an upgrade.
@@ -283,10 +289,10 @@ where
             // answer is written before it does.
             io::stop_holding();
         }
-        let stream = this.stream.take();
+        let (stream, next_head) = (this.stream.take(), this.next_head.take());
         // The head is no longer needed, whatever the body still takes.
         this.head.take();
-        response.map(|body| ConnectionBody::new(body, stream))
+        response.map(|body| ConnectionBody::new(body, stream, next_head))
     }
 }
 
@@ -365,6 +371,9 @@ pin_project! {
         #[pin]
         body: Option<B>,
         stream: Option<StreamGuard>,
+        // Over HTTP/1, starts the wait for the next head when hyper drops
+        // the body, having taken all of it.
+        next_head: Option<NextHead>,
         // What is left of a chunk larger than a piece (boxed: most bodies
         // have none, and the body is moved about with every response).
         rest: Option<Box<Bytes>>,
@@ -372,10 +381,11 @@ pin_project! {
 }
 
 impl<B> ConnectionBody<B> {
-    fn new(body: Option<B>, stream: Option<StreamGuard>) -> Self {
+    fn new(body: Option<B>, stream: Option<StreamGuard>, next_head: Option<NextHead>) -> Self {
         Self {
             body,
             stream,
+            next_head,
             rest: None,
         }
     }

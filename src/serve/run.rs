@@ -1,13 +1,7 @@
 //! The server's run: the accept loop, hyper's settings, each connection's
 //! task, and the drain at shutdown.
 
-use std::{
-    future::Future,
-    net::SocketAddr,
-    pin::pin,
-    sync::Arc,
-    time::{Duration, Instant},
-};
+use std::{future::Future, net::SocketAddr, pin::pin, sync::Arc, time::Duration};
 
 use hyper_util::{
     rt::{TokioExecutor, TokioIo, TokioTimer},
@@ -25,7 +19,7 @@ use super::{
     heads::HeadAllowance,
     io::{Batched, CoalescingIo},
     slots::{SHED_RETRY, Slots},
-    timeouts::{ConnectionWatch, HeadTimer, Watchdog},
+    timeouts::{ConnectionWatch, Watchdog},
     windows::WindowAllowance,
 };
 use crate::{handler::ServerAllowance, log::RateLimit, upgrade::Shutdown};
@@ -52,12 +46,8 @@ where
         tls,
     } = serve;
     let mut builder = hyper_builder(&limits, half_close);
-    // hyper arms its header-read timeout with each connection's
-    // `HeadTimer`, which only tells the connection's watchdog; the
-    // watchdog keeps the time. `epoch` is what those timers answer for
-    // the time: any instant does, one read of the clock serves all.
-    let epoch = Instant::now();
-    let clock = tokio::time::Instant::from_std(epoch);
+    // The watchdogs keep each connection's time, in milliseconds from here.
+    let clock = tokio::time::Instant::now();
     let shutdown = Arc::new(Shutdown::default());
     let slots = Slots::new(limits.max_connections);
     let bounds = ServerBounds {
@@ -112,12 +102,7 @@ where
         ));
         let slot = slots.occupy(slot, &watch);
         let index = slot.index();
-        // The timer and the window go with this connection's copy of the
-        // builder.
-        builder.http1().timer(HeadTimer {
-            watch: Arc::clone(&watch),
-            epoch,
-        });
+        // The window goes with this connection's copy of the builder.
         let (window, grant) = bounds.grant_window();
         builder
             .http2()
@@ -170,7 +155,10 @@ fn hyper_builder(limits: &Limits, half_close: bool) -> auto::Builder<TokioExecut
     let mut builder = auto::Builder::new(TokioExecutor::new());
     builder
         .http1()
-        .header_read_timeout(limits.timeouts.header_read)
+        // The watchdog times the wait for each head (see `Watchdog`):
+        // hyper's own timeout would also cost each request one more read
+        // of the socket, to arm it.
+        .header_read_timeout(None)
         .keep_alive(true)
         .half_close(half_close)
         .max_buf_size(limits.max_header_size)

@@ -14,7 +14,7 @@ use std::{
         atomic::{AtomicU64, Ordering},
     },
     task::{Context, Poll},
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use pin_project_lite::pin_project;
@@ -31,16 +31,16 @@ const STARTED: u64 = 2;
 /// One wait in the counter above the flags.
 const NEXT_WAIT: u64 = 4;
 
-/// How a connection stands: shared by its watchdog, hyper's HTTP/1 timer,
-/// its service and its socket, all on the connection's task.
+/// How a connection stands: shared by its watchdog, its service, the
+/// bodies of its HTTP/1 answers and its socket, all on the connection's
+/// task.
 ///
 /// `state` is one word: the number of the current wait for a request head
 /// (shifted left by two), whether a byte of that request arrived (bit 1)
 /// and whether the connection is waiting (bit 0). A connection starts
-/// waiting (the protocol is not known yet); hyper's HTTP/1 connection
-/// starts a new wait each time it begins to read a head (it asks its timer
-/// for the time then), and a request delivered to the service ends the
-/// wait. HTTP/2 streams are counted as they open and as their responses
+/// waiting (the protocol is not known yet); each HTTP/1 answer that ends
+/// starts a new wait (hyper goes back to reading heads then), and a
+/// request delivered to the service ends the wait. HTTP/2 streams are counted as they open and as their responses
 /// end.
 ///
 /// `stall` counts the times the socket stopped taking bytes and started
@@ -91,9 +91,10 @@ impl ConnectionWatch {
     // no read-modify-write is needed. (An HTTP/2 response body may end on
     // another task: the stream counters are read-modify-written.)
 
-    /// hyper begins to read a request head: a new wait, unless this is
-    /// the connection's first, which began at the accept (the bytes read
-    /// to tell HTTP/1 from HTTP/2, or a TLS handshake, count in it).
+    /// An HTTP/1 answer ended ([`NextHead`]): a new wait for a request
+    /// head, unless this is the connection's first, which began at the
+    /// accept (the bytes read to tell HTTP/1 from HTTP/2, or a TLS
+    /// handshake, count in it).
     pub(super) fn head_awaited(&self) {
         let state = self.state();
         if state < NEXT_WAIT && state & WAITING != 0 {
@@ -291,51 +292,22 @@ impl Timeouts {
     }
 }
 
-/// hyper's HTTP/1 timer, one per connection, which runs no timer at all:
-/// it tells the connection's [`Watchdog`] when hyper begins to wait for a
-/// request head, and hands hyper a sleep that never fires.
+/// Tells a connection's watchdog, when dropped, that the answer to an
+/// HTTP/1 request has ended: the wait for the next request's head begins.
 ///
-/// hyper arms its header-read timeout before every request head and drops
-/// it once the head is parsed, which with a real timer costs a clock read,
-/// an allocation and a free per request. The sleep here has no size, so
-/// boxing it allocates nothing, and the time handed out is fixed: the
-/// watchdog keeps the time, with one Tokio timer per connection.
+/// hyper drops a response's body once it has taken all of it (at once
+/// for a body it does not send), and at that moment goes back to reading
+/// heads. Its own header-read timeout would tell the same moment, but
+/// costs each request one more poll of the connection and one more read
+/// of the socket: hyper reads again at once to arm it.
 #[derive(Debug)]
-pub(super) struct HeadTimer {
-    pub(super) watch: Arc<ConnectionWatch>,
-    /// What `now` answers: only added to and handed back by hyper.
-    pub(super) epoch: Instant,
-}
+pub(super) struct NextHead(pub(super) Arc<ConnectionWatch>);
 
-impl hyper::rt::Timer for HeadTimer {
-    fn sleep(&self, _: Duration) -> Pin<Box<dyn hyper::rt::Sleep>> {
-        Box::pin(NeverSleep)
-    }
-
-    fn sleep_until(&self, _: Instant) -> Pin<Box<dyn hyper::rt::Sleep>> {
-        Box::pin(NeverSleep)
-    }
-
-    fn now(&self) -> Instant {
-        // hyper asks for the time exactly when it arms the header-read
-        // timeout, that is, when it begins to read a request head.
-        self.watch.head_awaited();
-        self.epoch
+impl Drop for NextHead {
+    fn drop(&mut self) {
+        self.0.head_awaited();
     }
 }
-
-/// The sleep of [`HeadTimer`]: never ready, holding nothing.
-struct NeverSleep;
-
-impl Future for NeverSleep {
-    type Output = ();
-
-    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
-        Poll::Pending
-    }
-}
-
-impl hyper::rt::Sleep for NeverSleep {}
 
 /// Ticks of the watchdog in its shortest timeout.
 const TICKS: u32 = 4;
@@ -347,8 +319,8 @@ pin_project! {
     /// began.
     ///
     /// A connection waits from when it is accepted until its first request
-    /// head; over HTTP/1, from when hyper begins to read each following
-    /// head (after the previous request) until the next request's first
+    /// head; over HTTP/1, from when the answer to each request ends until
+    /// the next request's first
     /// byte (the keep-alive timeout) and from that byte until the head is
     /// parsed (the header-read timeout); over HTTP/2, while no stream is
     /// open (the HTTP/2 idle timeout). A request being answered or a

@@ -84,6 +84,45 @@ async fn a_silent_connection_is_closed_after_the_header_timeout_and_an_idle_one_
     server.stop().await;
 }
 
+/// After an answer, the next head on the same connection has the header
+/// timeout too: a client that starts one and stalls is closed then, not
+/// at the (longer) keep-alive timeout.
+#[tokio::test]
+async fn a_second_head_stalled_on_a_kept_alive_connection_is_closed_at_the_header_timeout() {
+    let timeout = Duration::from_millis(400);
+    let server = Server::start(app(&Feeds::default(), &Events::default()), |server| {
+        server
+            .header_read_timeout(timeout)
+            .keep_alive_timeout(Duration::from_secs(30))
+    })
+    .await;
+    let mut client = TcpStream::connect(server.address).await.unwrap();
+    for _ in 0..2 {
+        client
+            .write_all(b"GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            .await
+            .unwrap();
+        // The whole answer, which ends with its body.
+        let mut answer = Vec::new();
+        while !answer.ends_with(b"\r\n\r\nhello") {
+            let mut buffer = [0; 512];
+            let read = client.read(&mut buffer).await.unwrap();
+            assert!(read > 0, "closed after {answer:?}");
+            answer.extend_from_slice(&buffer[..read]);
+        }
+        assert!(answer.starts_with(b"HTTP/1.1 200"));
+    }
+    let started = Instant::now();
+    client
+        .write_all(b"GET /hello HTTP/1.1\r\nHost: loc")
+        .await
+        .unwrap();
+    let elapsed = time_to_close(&mut client, started).await;
+    assert!(elapsed >= timeout * 3 / 4, "closed after {elapsed:?}");
+    assert!(elapsed < timeout * 3, "closed only after {elapsed:?}");
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn a_first_head_sent_a_byte_at_a_time_is_cut_off_at_the_header_timeout_from_the_accept() {
     let timeout = Duration::from_millis(800);
