@@ -22,8 +22,10 @@
 //!   its answer is flushed: a client that sends without reading holds at
 //!   most this bound here, beside hyper's own bounded buffers.
 //!
-//! A request that is not pipelined is answered with one write in the same
-//! poll that read it, as before: no added latency. Holding is scoped to the
+//! An answer flushed after a read found nothing more to read — the
+//! connection has answered all the client sent — goes out at the flush.
+//! So a request that is not pipelined is answered with one write in the
+//! same poll that read it: no added latency, and no second poll. Holding is scoped to the
 //! connection's own poll by a thread-local flag (a task polls one
 //! connection at a time on one thread): outside it — an upgraded
 //! connection driven by a WebSocket task, say — every flush writes.
@@ -149,6 +151,9 @@ pub(crate) struct CoalescingIo<T> {
     /// How many flushes the buffered bytes waited through: the answers
     /// held, one flush each.
     held: usize,
+    /// The last read found nothing to read: the connection has answered
+    /// everything the client sent so far.
+    read_all: bool,
     /// Told when request bytes arrive, and when the socket stops taking
     /// bytes and starts again.
     watch: Arc<ConnectionWatch>,
@@ -170,6 +175,7 @@ impl<T> CoalescingIo<T> {
             sent: 0,
             limit,
             held: 0,
+            read_all: false,
             watch,
             _slot: slot,
         }
@@ -224,6 +230,7 @@ impl<T: AsyncRead + AsyncWrite + Unpin> AsyncRead for CoalescingIo<T> {
         let this = &mut *self;
         let filled = buf.filled().len();
         let read = Pin::new(&mut this.io).poll_read(cx, buf);
+        this.read_all = read.is_pending();
         if buf.filled().len() > filled {
             this.watch.bytes_read();
         } else if read.is_pending() && this.buffered() > 0 && !(this.held > 1 && hold()) {
@@ -272,7 +279,10 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for CoalescingIo<T> {
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = &mut *self;
         if this.buffered() > 0 {
-            if hold() {
+            // Once the client's requests are all read and answered, the
+            // answers go out now: holding them would only cost the
+            // connection's poll again.
+            if !this.read_all && hold() {
                 this.held += 1;
             } else {
                 ready!(this.poll_drain(cx))?;
@@ -349,6 +359,27 @@ mod tests {
             let mut read = ReadBuf::new(&mut buf);
             assert!(Pin::new(&mut io).poll_read(&mut cx, &mut read).is_pending());
             assert_eq!(io.buffered(), 0, "written before the read waits");
+        });
+        assert!(!held, "nothing left for the end of the poll");
+        let mut received = [0; 4];
+        client.read_exact(&mut received).await.unwrap();
+        assert_eq!(&received, b"one ");
+    }
+
+    #[tokio::test]
+    async fn an_answer_flushed_after_a_read_that_would_wait_goes_out_at_once() {
+        let (mut client, server) = tokio::io::duplex(1 << 20);
+        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new(0, 0)), None);
+        let mut cx = Context::from_waker(Waker::noop());
+        let (_, held) = in_poll(|| {
+            // The client sent nothing more: everything it sent is answered
+            // with this one.
+            let mut buf = [0; 8];
+            let mut read = ReadBuf::new(&mut buf);
+            assert!(Pin::new(&mut io).poll_read(&mut cx, &mut read).is_pending());
+            assert!(Pin::new(&mut io).poll_write(&mut cx, b"one ").is_ready());
+            assert!(Pin::new(&mut io).poll_flush(&mut cx).is_ready());
+            assert_eq!(io.buffered(), 0, "written at the flush");
         });
         assert!(!held, "nothing left for the end of the poll");
         let mut received = [0; 4];
