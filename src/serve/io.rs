@@ -304,7 +304,7 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for CoalescingIo<T> {
 mod tests {
     use super::*;
     use std::{future::poll_fn, task::Waker};
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
 
     fn in_poll<R>(f: impl FnOnce() -> R) -> (R, bool) {
         let _restore = Restore(HOLD.with(|hold| hold.replace(HOLDING)));
@@ -312,10 +312,24 @@ mod tests {
         (result, HOLD.with(Cell::get) & HELD != 0)
     }
 
+    /// A socket taking `capacity` bytes under a buffer of `limit`, and the
+    /// client's end.
+    fn coalescing(capacity: usize, limit: usize) -> (DuplexStream, CoalescingIo<DuplexStream>) {
+        let (client, server) = tokio::io::duplex(capacity);
+        let io = CoalescingIo::new(server, limit, Arc::new(ConnectionWatch::new(0, 0)), None);
+        (client, io)
+    }
+
+    /// Reads with nothing to read: `Pending`.
+    fn read_would_wait(io: &mut CoalescingIo<DuplexStream>, cx: &mut Context<'_>) {
+        let mut buf = [0; 8];
+        let mut read = ReadBuf::new(&mut buf);
+        assert!(Pin::new(io).poll_read(cx, &mut read).is_pending());
+    }
+
     #[tokio::test]
     async fn answers_to_pipelined_requests_are_held_past_a_read_that_would_wait() {
-        let (client, server) = tokio::io::duplex(1 << 20);
-        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new(0, 0)), None);
+        let (client, mut io) = coalescing(1 << 20, 1024);
         let mut cx = Context::from_waker(Waker::noop());
         let (_, held) = in_poll(|| {
             for answer in [&b"one "[..], b"two "] {
@@ -328,17 +342,13 @@ mod tests {
             assert_eq!(io.buffered(), 8, "the flushes were held");
             // Nothing to read: the answers stay held, for the end of the
             // poll, with any the connection writes after its read.
-            let mut buf = [0; 8];
-            let mut read = ReadBuf::new(&mut buf);
-            assert!(Pin::new(&mut io).poll_read(&mut cx, &mut read).is_pending());
+            read_would_wait(&mut io, &mut cx);
             assert_eq!(io.buffered(), 8);
         });
         assert!(held, "held for the end of the poll");
         // Outside the connection's poll (as `Batched` polls it again), a
         // read that would wait writes them.
-        let mut buf = [0; 8];
-        let mut read = ReadBuf::new(&mut buf);
-        assert!(Pin::new(&mut io).poll_read(&mut cx, &mut read).is_pending());
+        read_would_wait(&mut io, &mut cx);
         assert_eq!(io.buffered(), 0);
         let mut client = client;
         let mut received = [0; 8];
@@ -348,16 +358,13 @@ mod tests {
 
     #[tokio::test]
     async fn a_lone_answer_goes_out_when_a_read_would_wait() {
-        let (mut client, server) = tokio::io::duplex(1 << 20);
-        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new(0, 0)), None);
+        let (mut client, mut io) = coalescing(1 << 20, 1024);
         let mut cx = Context::from_waker(Waker::noop());
         let (_, held) = in_poll(|| {
             assert!(Pin::new(&mut io).poll_write(&mut cx, b"one ").is_ready());
             assert!(Pin::new(&mut io).poll_flush(&mut cx).is_ready());
             assert_eq!(io.buffered(), 4, "the flush was held");
-            let mut buf = [0; 8];
-            let mut read = ReadBuf::new(&mut buf);
-            assert!(Pin::new(&mut io).poll_read(&mut cx, &mut read).is_pending());
+            read_would_wait(&mut io, &mut cx);
             assert_eq!(io.buffered(), 0, "written before the read waits");
         });
         assert!(!held, "nothing left for the end of the poll");
@@ -368,15 +375,12 @@ mod tests {
 
     #[tokio::test]
     async fn an_answer_flushed_after_a_read_that_would_wait_goes_out_at_once() {
-        let (mut client, server) = tokio::io::duplex(1 << 20);
-        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new(0, 0)), None);
+        let (mut client, mut io) = coalescing(1 << 20, 1024);
         let mut cx = Context::from_waker(Waker::noop());
         let (_, held) = in_poll(|| {
             // The client sent nothing more: everything it sent is answered
             // with this one.
-            let mut buf = [0; 8];
-            let mut read = ReadBuf::new(&mut buf);
-            assert!(Pin::new(&mut io).poll_read(&mut cx, &mut read).is_pending());
+            read_would_wait(&mut io, &mut cx);
             assert!(Pin::new(&mut io).poll_write(&mut cx, b"one ").is_ready());
             assert!(Pin::new(&mut io).poll_flush(&mut cx).is_ready());
             assert_eq!(io.buffered(), 0, "written at the flush");
@@ -389,8 +393,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_flush_outside_a_connection_poll_writes() {
-        let (mut client, server) = tokio::io::duplex(1 << 20);
-        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new(0, 0)), None);
+        let (mut client, mut io) = coalescing(1 << 20, 1024);
         io.write_all(b"hello").await.unwrap();
         io.flush().await.unwrap();
         assert_eq!(io.buffered(), 0);
@@ -402,8 +405,7 @@ mod tests {
     #[tokio::test]
     async fn the_buffer_never_grows_past_its_limit_when_the_peer_does_not_read() {
         // The peer's side takes 4 KiB and reads nothing.
-        let (client, server) = tokio::io::duplex(4096);
-        let mut io = CoalescingIo::new(server, 1024, Arc::new(ConnectionWatch::new(0, 0)), None);
+        let (client, mut io) = coalescing(4096, 1024);
         let mut cx = Context::from_waker(Waker::noop());
         let mut accepted = 0;
         in_poll(|| {
