@@ -156,8 +156,8 @@ fn hyper_builder(limits: &Limits, half_close: bool) -> auto::Builder<TokioExecut
     builder
         .http1()
         // The watchdog times the wait for each head (see `Watchdog`):
-        // hyper's own timeout would also cost each request one more read
-        // of the socket, to arm it.
+        // hyper's own timeout would also cost each request one more turn
+        // of hyper's poll loop, to arm it.
         .header_read_timeout(None)
         .keep_alive(true)
         .half_close(half_close)

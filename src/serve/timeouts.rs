@@ -298,8 +298,8 @@ impl Timeouts {
 /// hyper drops a response's body once it has taken all of it (at once
 /// for a body it does not send), and at that moment goes back to reading
 /// heads. Its own header-read timeout would tell the same moment, but
-/// costs each request one more poll of the connection and one more read
-/// of the socket: hyper reads again at once to arm it.
+/// costs each request one more turn of hyper's poll loop: hyper tries to
+/// read the next head at once, to arm it.
 #[derive(Debug)]
 pub(super) struct NextHead(pub(super) Arc<ConnectionWatch>);
 
