@@ -92,14 +92,10 @@ impl ConnectionWatch {
     // another task: the stream counters are read-modify-written.)
 
     /// An HTTP/1 answer ended ([`NextHead`]): a new wait for a request
-    /// head, unless this is the connection's first, which began at the
-    /// accept (the bytes read to tell HTTP/1 from HTTP/2, or a TLS
-    /// handshake, count in it).
+    /// head. (The connection's first wait began at the accept, and every
+    /// wait has ended, its head received, before its answer ends.)
     pub(super) fn head_awaited(&self) {
         let state = self.state();
-        if state < NEXT_WAIT && state & WAITING != 0 {
-            return;
-        }
         let next = ((state | WAITING) & !STARTED) + NEXT_WAIT;
         self.state.store(next, Ordering::Relaxed);
     }
