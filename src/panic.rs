@@ -12,6 +12,7 @@ pub(crate) fn panic_message(panic: &(dyn Any + Send)) -> &str {
 }
 
 /// Logs a monitor hook's panic: the response goes out unchanged.
+#[cold]
 pub(crate) fn log_monitor_panic(panic: &(dyn Any + Send)) {
     error_limited!(
         panic = panic_message(panic),

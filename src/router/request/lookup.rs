@@ -98,20 +98,39 @@ impl Inner {
         upgrade: bool,
         captures: &mut Captures,
     ) -> Option<Target> {
-        let websocket = |captures: &mut Captures| {
-            self.websockets
-                .find(path, captures, |methods| methods.get(&Method::GET))
-        };
-        let route = |id| Some(Target::Route { id, as_get: false });
         if upgrade && *method == Method::GET {
-            if let Some(id) = websocket(captures) {
-                return route(id);
+            if let Some(id) = self.find_websocket(path, captures) {
+                return Some(Target::Route { id, as_get: false });
             }
         }
-        let table = &self.table;
-        if let Some(id) = table.find(path, captures, |methods| methods.get(method)) {
-            return route(id);
+        let found = self
+            .table
+            .find(path, captures, |methods| methods.get(method));
+        match found {
+            Some(id) => Some(Target::Route { id, as_get: false }),
+            None => self.find_otherwise(method, path, captures),
         }
+    }
+
+    /// The WebSocket route for `path`.
+    #[inline(never)]
+    fn find_websocket(&self, path: &str, captures: &mut Captures) -> Option<RouteId> {
+        (self.websockets).find(path, captures, |methods| methods.get(&Method::GET))
+    }
+
+    /// The route for a request that no route of its own method takes: one
+    /// for any method, GET's for HEAD, or the WebSocket route a plain GET
+    /// lacks the upgrade for.
+    // Out of line: a request its method's route answers never comes here.
+    #[inline(never)]
+    fn find_otherwise(
+        &self,
+        method: &Method,
+        path: &str,
+        captures: &mut Captures,
+    ) -> Option<Target> {
+        let route = |id| Some(Target::Route { id, as_get: false });
+        let table = &self.table;
         if table.any_method() {
             if let Some(id) = table.find(path, captures, |methods| methods.any()) {
                 return route(id);
@@ -123,7 +142,7 @@ impl Inner {
             }
         }
         if *method == Method::GET || *method == Method::HEAD {
-            if let Some(route) = websocket(captures) {
+            if let Some(route) = self.find_websocket(path, captures) {
                 return Some(Target::UpgradeRequired { route });
             }
         }
@@ -131,6 +150,7 @@ impl Inner {
     }
 
     /// The `Allow` answer for a path that other methods reach, or 404.
+    #[inline(never)]
     fn elsewhere(&self, method: &Method, path: &str, captures: &mut Captures) -> Target {
         let mut allowed: Vec<Method> = Vec::new();
         let mut first = None;
@@ -211,9 +231,22 @@ pub(crate) fn applies<H: ?Sized>(
     target: &Target,
     captures: &mut Captures,
 ) -> bool {
-    !applied.check
-        || method_applies(head, target, &hook.methods)
-            && match_hook(&hook.pattern, head.path(), captures)
+    !applied.check || scope_takes(&hook.methods, &hook.pattern, head, target, captures)
+}
+
+/// Whether a hook's `methods` and `pattern` take the request, its
+/// parameters bound in `captures`.
+// Out of line: most hooks need no check, and the match's code would
+// lengthen every run of the pipeline.
+#[inline(never)]
+fn scope_takes(
+    methods: &[Method],
+    pattern: &Pattern,
+    head: &RequestHead,
+    target: &Target,
+    captures: &mut Captures,
+) -> bool {
+    method_applies(head, target, methods) && match_hook(pattern, head.path(), captures)
 }
 
 /// Whether a request's target is a path. `*` (of `OPTIONS *`) and the

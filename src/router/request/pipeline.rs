@@ -377,57 +377,65 @@ impl Pipeline {
         #[cfg(not(feature = "ws"))]
         let upgrade = false;
         self.target = router.lookup(head.method(), head.path(), upgrade, &mut self.captures);
-        let monitored = match &self.target {
-            Target::Route { id, .. } => !router.routes[*id].monitors.is_empty(),
-            target => {
-                let methods = [head.method()];
-                let monitors = applied_at(&router.monitors, &methods, head.path());
-                let monitored = !monitors.is_empty();
-                let (prefixes, postfixes) = match target {
-                    Target::Fallback { .. } => (
-                        applied_at(&router.prefixes, &methods, head.path()),
-                        applied_at(&router.postfixes, &methods, head.path()),
-                    ),
-                    // A 405 that a handler answers, as a fallback, with the
-                    // router's `Allow`.
-                    Target::Elsewhere {
-                        options: false,
-                        allow,
-                        ..
-                    } if router.method_not_allowed.is_some() => {
-                        let staged = self.staged.get_or_insert_with(Box::default);
-                        staged.insert(header::ALLOW, allow.clone());
-                        (
-                            applied_at(&router.prefixes, &methods, head.path()),
-                            applied_at(&router.postfixes, &methods, head.path()),
-                        )
-                    }
-                    // OPTIONS runs the prefixes over its path, routed or
-                    // not: one may answer a preflight.
-                    Target::Elsewhere { options: true, .. } | Target::NotFound
-                        if *head.method() == Method::OPTIONS =>
-                    {
-                        let prefixes = applied_at(&router.prefixes, &methods, head.path());
-                        (prefixes, Box::default())
-                    }
-                    fixed => {
-                        // A fixed answer goes straight to the monitors.
-                        self.response = Some(fixed_answer(fixed));
-                        self.stage = Stage::Finish;
-                        (Box::default(), Box::default())
-                    }
-                };
-                self.found = Some(Found {
-                    prefixes,
-                    postfixes,
-                    monitors,
-                });
-                monitored
-            }
+        let monitored = match self.target {
+            Target::Route { id, .. } => !router.routes[id].monitors.is_empty(),
+            _ => self.find_hooks(router),
         };
         if monitored {
             self.clock = Some(Clock::start());
         }
+    }
+
+    /// The hooks of a request no route answers, found by matching its path;
+    /// whether it has monitors. A fixed answer (404, 405, 426) is given here.
+    // Out of line: a routed request's hooks were settled at compile time.
+    #[inline(never)]
+    fn find_hooks(&mut self, router: &Inner) -> bool {
+        let head = &self.head;
+        let target = &self.target;
+        let methods = [head.method()];
+        let monitors = applied_at(&router.monitors, &methods, head.path());
+        let monitored = !monitors.is_empty();
+        let (prefixes, postfixes) = match target {
+            Target::Fallback { .. } => (
+                applied_at(&router.prefixes, &methods, head.path()),
+                applied_at(&router.postfixes, &methods, head.path()),
+            ),
+            // A 405 that a handler answers, as a fallback, with the
+            // router's `Allow`.
+            Target::Elsewhere {
+                options: false,
+                allow,
+                ..
+            } if router.method_not_allowed.is_some() => {
+                let staged = self.staged.get_or_insert_with(Box::default);
+                staged.insert(header::ALLOW, allow.clone());
+                (
+                    applied_at(&router.prefixes, &methods, head.path()),
+                    applied_at(&router.postfixes, &methods, head.path()),
+                )
+            }
+            // OPTIONS runs the prefixes over its path, routed or
+            // not: one may answer a preflight.
+            Target::Elsewhere { options: true, .. } | Target::NotFound
+                if *head.method() == Method::OPTIONS =>
+            {
+                let prefixes = applied_at(&router.prefixes, &methods, head.path());
+                (prefixes, Box::default())
+            }
+            fixed => {
+                // A fixed answer goes straight to the monitors.
+                self.response = Some(fixed_answer(fixed));
+                self.stage = Stage::Finish;
+                (Box::default(), Box::default())
+            }
+        };
+        self.found = Some(Found {
+            prefixes,
+            postfixes,
+            monitors,
+        });
+        monitored
     }
 }
 
@@ -473,6 +481,7 @@ async fn handler_failure(mut connection: BoxFuture<()>) -> Option<Failure> {
 }
 
 /// Logs a panic of `step` and makes it the request's failure.
+#[cold]
 fn panicked(step: &'static str, panic: &(dyn Any + Send)) -> Box<Failure> {
     let message = panic_message(panic).to_owned();
     error_limited!(step, panic = %message, "pronghorn: a {step} panicked; answering 500");
@@ -558,11 +567,13 @@ impl Pipeline {
     /// in `self.pending` and ends the turn; an early answer moves the run
     /// to the finish.
     fn steps(&mut self, router: &Inner, cx: &mut Context<'_>) -> Poll<()> {
-        let route = match self.target {
-            Target::Route { id, .. } => Some(&router.routes[id]),
-            _ => None,
+        let (route, pattern) = match self.target {
+            Target::Route { id, .. } => {
+                let route = &router.routes[id];
+                (Some(route), Some(&*route.pattern.source))
+            }
+            _ => (None, self.target.pattern(router)),
         };
-        let pattern = self.target.pattern(router);
         'turn: loop {
             if !matches!(self.pending, Pending::None) {
                 ready!(self.poll_pending(cx));
@@ -752,6 +763,7 @@ impl Pipeline {
         }
     }
 
+    #[cold]
     fn take_error(&mut self, step: &'static str) {
         let marked = (self.response.as_mut())
             .and_then(|response| response.extensions_mut().remove::<ErrorValue>());
@@ -878,28 +890,42 @@ impl Pipeline {
             Answer::Http(handler) => handler,
             #[cfg(feature = "ws")]
             Answer::WebSocket(websocket) => {
-                let context = route_context(
-                    router,
-                    &self.head,
-                    &self.captures,
-                    pattern,
-                    names,
-                    &route.extraction,
-                );
-                let request =
-                    (self.request.as_mut()).expect("the request is present until the handler runs");
-                self.response = Some(crate::ws::handshake(
-                    request,
-                    context,
-                    &*websocket.handler,
-                    websocket.limits,
-                    &websocket.protocols,
-                    &mut self.connection,
-                ));
+                self.handshake(router, route, websocket);
                 return Poll::Ready(());
             }
         };
         self.call(router, handler, pattern, names, &route.extraction, cx)
+    }
+
+    /// Answers a WebSocket handshake to `route`: 101 and the connection to
+    /// spawn, or the refusal.
+    // Out of line: the handshake's code does not lengthen every request's.
+    #[cfg(feature = "ws")]
+    #[inline(never)]
+    fn handshake(
+        &mut self,
+        router: &Inner,
+        route: &CompiledRoute,
+        websocket: &super::compiled::WebSocketRoute,
+    ) {
+        let context = route_context(
+            router,
+            &self.head,
+            &self.captures,
+            &route.pattern.source,
+            &route.pattern.names,
+            &route.extraction,
+        );
+        let request =
+            (self.request.as_mut()).expect("the request is present until the handler runs");
+        self.response = Some(crate::ws::handshake(
+            request,
+            context,
+            &*websocket.handler,
+            websocket.limits,
+            &websocket.protocols,
+            &mut self.connection,
+        ));
     }
 
     /// The answer to a request no route matched that reached the handler's

@@ -658,12 +658,25 @@ impl Table {
             Some((accept(methods)?, catch_all))
         });
         match found {
-            Some((route, false)) => return Some(route),
-            found if is_normalized(path) => return found.map(|(route, _)| route),
-            _ => {}
+            Some((route, false)) => Some(route),
+            found if is_normalized(path) => found.map(|(route, _)| route),
+            _ => self.find_unnormalized(path, captures, accept),
         }
+    }
+
+    /// The route for a path not in normal form (`//`, a trailing `/`), or
+    /// that only a catch-all took: found as its normal form would be.
+    // Out of line: the few requests that come here do not make every
+    // lookup's code longer.
+    #[inline(never)]
+    fn find_unnormalized(
+        &self,
+        path: &str,
+        captures: &mut Captures,
+        accept: impl Fn(&Methods) -> Option<RouteId>,
+    ) -> Option<RouteId> {
         captures.truncate(0);
-        if let Some(route) = self.statics.get(normalize(path).as_str()).and_then(accept) {
+        if let Some(route) = self.statics.get(normalize(path).as_str()).and_then(&accept) {
             return Some(route);
         }
         Walk::<false> { path }.root(&self.root, captures, &mut |methods, _| accept(methods))
