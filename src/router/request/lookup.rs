@@ -121,7 +121,9 @@ impl Inner {
     /// The route for a request that no route of its own method takes: one
     /// for any method, GET's for HEAD, or the WebSocket route a plain GET
     /// lacks the upgrade for.
-    // Out of line: a request its method's route answers never comes here.
+    // Out of line and cold: a request its method's route answers never
+    // comes here.
+    #[cold]
     #[inline(never)]
     fn find_otherwise(
         &self,

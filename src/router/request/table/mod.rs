@@ -664,10 +664,12 @@ impl Table {
         }
     }
 
-    /// The route for a path not in normal form (`//`, a trailing `/`), or
-    /// that only a catch-all took: found as its normal form would be.
-    // Out of line: the few requests that come here do not make every
-    // lookup's code longer.
+    /// The route for a path not in normal form (`//`, a trailing `/`)
+    /// that the exact walk found no route for, or only a catch-all: found
+    /// as its normal form would be.
+    // Out of line and cold: the few requests that come here do not make
+    // every lookup's code longer.
+    #[cold]
     #[inline(never)]
     fn find_unnormalized(
         &self,
