@@ -25,10 +25,12 @@
 //! An answer flushed after a read found nothing more to read — the
 //! connection has answered all the client sent — goes out at the flush.
 //! So a request that is not pipelined is answered with one write in the
-//! same poll that read it: no added latency, and no second poll. Holding is scoped to the
-//! connection's own poll by a thread-local flag (a task polls one
-//! connection at a time on one thread): outside it — an upgraded
-//! connection driven by a WebSocket task, say — every flush writes.
+//! same poll that read it: no added latency, and no second poll.
+//!
+//! Holding is scoped to the connection's own poll by a thread-local flag
+//! (a task polls one connection at a time on one thread): outside it — an
+//! upgraded connection driven by a WebSocket task, say — every flush
+//! writes.
 //!
 //! hyper's own option for this, `pipeline_flush`, lifts its write buffer's
 //! bound while unread requests remain, so one client that pipelines

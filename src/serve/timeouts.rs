@@ -40,8 +40,8 @@ const NEXT_WAIT: u64 = 4;
 /// and whether the connection is waiting (bit 0). A connection starts
 /// waiting (the protocol is not known yet); each HTTP/1 answer that ends
 /// starts a new wait (hyper goes back to reading heads then), and a
-/// request delivered to the service ends the wait. HTTP/2 streams are counted as they open and as their responses
-/// end.
+/// request delivered to the service ends the wait. HTTP/2 streams are
+/// counted as they open and as their responses end.
 ///
 /// `stall` counts the times the socket stopped taking bytes and started
 /// again: odd while a write waits on the socket. `waiting` counts the
@@ -316,16 +316,15 @@ pin_project! {
     ///
     /// A connection waits from when it is accepted until its first request
     /// head; over HTTP/1, from when the answer to each request ends until
-    /// the next request's first
-    /// byte (the keep-alive timeout) and from that byte until the head is
-    /// parsed (the header-read timeout); over HTTP/2, while no stream is
-    /// open (the HTTP/2 idle timeout). A request being answered or a
-    /// response being streamed is not a wait. Apart from these, a
-    /// connection that sends nothing of what it has to send for the send
-    /// timeout is closed: its socket takes no byte, or (HTTP/2) its
-    /// answers wait for flow-control window and none moves. One Tokio
-    /// timer per connection, re-armed at each tick, replaces hyper's timer
-    /// per request.
+    /// the next request's first byte (the keep-alive timeout) and from
+    /// that byte until the head is parsed (the header-read timeout); over
+    /// HTTP/2, while no stream is open (the HTTP/2 idle timeout). A
+    /// request being answered or a response being streamed is not a wait.
+    /// Apart from these, a connection that sends nothing of what it has to
+    /// send for the send timeout is closed: its socket takes no byte, or
+    /// (HTTP/2) its answers wait for flow-control window and none moves.
+    /// One Tokio timer per connection, re-armed at each tick, replaces
+    /// hyper's timer per request.
     pub(super) struct Watchdog<C> {
         #[pin]
         connection: C,
