@@ -203,12 +203,13 @@ fn method_applies(head: &RequestHead, target: &Target, methods: &[Method]) -> bo
 
 /// The next hook of `list` from `from` that applies to the request of
 /// `head`, with its position in the list and its parameters bound in
-/// `captures`.
+/// `captures`. A request with hooks has a copy of its head; it is read
+/// only for a hook that must be checked.
 pub(crate) fn next_hook<'r, H: ?Sized>(
     hooks: &'r Hooks<H>,
     list: &[Applied],
     from: usize,
-    head: &RequestHead,
+    head: Option<&RequestHead>,
     target: &Target,
     captures: &mut Captures,
 ) -> Option<(usize, &'r Hook<H>)> {
@@ -229,7 +230,7 @@ pub(crate) fn next_hook<'r, H: ?Sized>(
 pub(crate) fn applies<H: ?Sized>(
     applied: &Applied,
     hook: &Hook<H>,
-    head: &RequestHead,
+    head: Option<&RequestHead>,
     target: &Target,
     captures: &mut Captures,
 ) -> bool {
@@ -244,10 +245,11 @@ pub(crate) fn applies<H: ?Sized>(
 fn scope_takes(
     methods: &[Method],
     pattern: &Pattern,
-    head: &RequestHead,
+    head: Option<&RequestHead>,
     target: &Target,
     captures: &mut Captures,
 ) -> bool {
+    let head = head.expect("a request with hooks has a copy of its head");
     method_applies(head, target, methods) && match_hook(pattern, head.path(), captures)
 }
 

@@ -41,7 +41,7 @@ use crate::{
     monitor::route::Failure,
     monitor::{BodyEnd, sent_head, watch},
     panic::{log_monitor_panic, panic_message},
-    params::{Captures, params_of},
+    params::{Captures, Params, params_of},
     step::BoxFuture,
     step::Step,
 };
@@ -155,10 +155,12 @@ impl fmt::Debug for ResponseFuture {
             Kind::Running(Running {
                 pipeline: Some(pipeline),
                 ..
-            }) => debug
-                .field("method", pipeline.head.method())
-                .field("path", &pipeline.head.path())
-                .field("stage", &pipeline.stage),
+            }) => {
+                if let Some((method, path)) = pipeline.method_and_path() {
+                    debug.field("method", method).field("path", &path);
+                }
+                debug.field("stage", &pipeline.stage)
+            }
             Kind::Running(_) => debug.field("state", &"Done"),
         };
         debug.finish()
@@ -258,7 +260,13 @@ enum Pending {
 /// suspended. Borrowed apart from the state, it is known not to change
 /// while the state does.
 pub(crate) struct Pipeline {
-    pub(crate) head: RequestHead,
+    /// Whether the request is a HEAD: its answer goes without its body.
+    head_request: bool,
+    /// A copy of the request's head, as received, made only for a request
+    /// that a hook sees or whose parameters the handler reads (see
+    /// [`CompiledRoute::needs_head`]): a prefix may change the request, or
+    /// take it, and every later step still sees it as received.
+    head: Option<RequestHead>,
     target: Target,
     found: Option<Found>,
     captures: Captures,
@@ -291,6 +299,10 @@ pub(crate) struct Pipeline {
     #[cfg(feature = "ws")]
     connection: Option<BoxFuture<()>>,
 }
+
+/// Why a step that reads the copy of the request's head finds it: every
+/// request that runs a hook, or reads parameters, has one.
+const COPIED: &str = "a request with hooks or parameters has a copy of its head";
 
 /// The answer to a request no route's handler answers: 405 with `Allow`,
 /// 426 for a plain GET to a WebSocket route, 404.
@@ -332,7 +344,8 @@ impl Pipeline {
         // state is never moved. The body becomes a `Body` where the
         // request is stored.
         let mut pipeline = Self {
-            head: RequestHead::of(&request),
+            head_request: request.method() == Method::HEAD,
+            head: None,
             target: Target::NotFound,
             found: None,
             captures: Captures::new(),
@@ -361,25 +374,34 @@ impl Pipeline {
         }
     }
 
-    /// Finds the request's target and the hooks it runs. A route's hooks
-    /// were settled at compile time; for an answer no route gives they are
-    /// found by matching the path.
+    /// The request's method and path, as received, for its `Debug`.
+    fn method_and_path(&self) -> Option<(&Method, &str)> {
+        match (&self.head, &self.request) {
+            (Some(head), _) => Some((head.method(), head.path())),
+            // Without a copy of its head, a request runs no prefix, the
+            // only step that may change it or take it.
+            (None, request) => (request.as_ref()).map(|r| (r.method(), r.uri().path())),
+        }
+    }
+
+    /// Finds the request's target and the hooks it runs, copies its head if
+    /// they need it, and starts its clock if monitors are among them. A
+    /// route's hooks were settled at compile time; for an answer no route
+    /// gives they are found by matching the path.
     #[inline(always)]
     fn look_up(&mut self, router: &Inner) {
-        let head = &self.head;
-        // The upgrade headers are read only when some route takes them.
-        #[cfg(feature = "ws")]
-        let upgrade = !router.websockets.is_empty()
-            && self
-                .request
-                .as_ref()
-                .is_some_and(|request| crate::ws::is_upgrade(request.headers()));
-        #[cfg(not(feature = "ws"))]
-        let upgrade = false;
-        self.target = router.lookup(head.method(), head.path(), upgrade, &mut self.captures);
-        let monitored = match self.target {
-            Target::Route { id, .. } => !router.routes[id].monitors.is_empty(),
-            _ => self.find_hooks(router),
+        let request = (self.request.as_ref()).expect("the request is present until a step runs");
+        self.target = look_up(router, request, &mut self.captures);
+        let route = match self.target {
+            Target::Route { id, .. } => Some(&router.routes[id]),
+            _ => None,
+        };
+        if route.is_none_or(CompiledRoute::needs_head) {
+            self.head.get_or_insert_with(|| RequestHead::of(request));
+        }
+        let monitored = match route {
+            Some(route) => !route.monitors.is_empty(),
+            None => self.find_hooks(router),
         };
         if monitored {
             self.clock = Some(Clock::start());
@@ -391,7 +413,7 @@ impl Pipeline {
     // Out of line: a routed request's hooks were settled at compile time.
     #[inline(never)]
     fn find_hooks(&mut self, router: &Inner) -> bool {
-        let head = &self.head;
+        let head = self.head.as_ref().expect(COPIED);
         let target = &self.target;
         let methods = [head.method()];
         let monitors = applied_at(&router.monitors, &methods, head.path());
@@ -439,20 +461,39 @@ impl Pipeline {
     }
 }
 
+/// Finds the target of `request`, its parameters in `captures`.
+#[inline(always)]
+fn look_up<B>(router: &Inner, request: &Request<B>, captures: &mut Captures) -> Target {
+    // The upgrade headers are read only when some route takes them.
+    #[cfg(feature = "ws")]
+    let upgrade = !router.websockets.is_empty() && crate::ws::is_upgrade(request.headers());
+    #[cfg(not(feature = "ws"))]
+    let upgrade = false;
+    router.lookup(request.method(), request.uri().path(), upgrade, captures)
+}
+
 /// What a handler reads beside the request: the route's pattern,
 /// parameters, body limits and shape of rejections, the router's state.
 #[inline(always)]
 fn route_context<'a>(
     router: &'a Inner,
-    head: &'a RequestHead,
+    head: Option<&'a RequestHead>,
     captures: &'a Captures,
     pattern: &'a str,
     names: &'a [Box<str>],
     extraction: &'a Extraction,
 ) -> RouteContext<'a> {
+    let params = match head {
+        Some(head) => params_of(head, names, captures),
+        // A route without parameters or hooks keeps no copy of the head.
+        None => {
+            debug_assert!(names.is_empty(), "a route with parameters has a head");
+            Params::new("", names, captures)
+        }
+    };
     RouteContext {
         pattern,
-        params: params_of(head, names, captures),
+        params,
         state: &router.state,
         body_limit: extraction.limit,
         body_timeout: extraction.timeout,
@@ -510,19 +551,19 @@ fn expose_matched_path(
 /// Applies staged headers and HEAD's empty body: the response is final.
 // Inlined, the check alone: most responses have nothing to apply.
 #[inline(always)]
-fn finish(response: &mut Response<Body>, staged: Option<Box<HeaderMap>>, method: &Method) {
-    if staged.is_some() || *method == Method::HEAD {
-        apply(response, staged, method);
+fn finish(response: &mut Response<Body>, staged: Option<Box<HeaderMap>>, head_request: bool) {
+    if staged.is_some() || head_request {
+        apply(response, staged, head_request);
     }
 }
 
 #[inline(never)]
-fn apply(response: &mut Response<Body>, staged: Option<Box<HeaderMap>>, method: &Method) {
+fn apply(response: &mut Response<Body>, staged: Option<Box<HeaderMap>>, head_request: bool) {
     // Each staged name's values replace the response's of that name.
     if let Some(staged) = staged {
         response.headers_mut().extend(*staged);
     }
-    if *method == Method::HEAD {
+    if head_request {
         let size = http_body::Body::size_hint(response.body()).exact();
         if let Some(size) = size {
             if !response.headers().contains_key(header::CONTENT_LENGTH) {
@@ -615,7 +656,7 @@ impl Pipeline {
             if self.stage == Stage::Finish {
                 self.stage = Stage::Monitor(0);
                 let response = self.response.as_mut().expect("a step answered");
-                finish(response, self.staged.take(), self.head.method());
+                finish(response, self.staged.take(), self.head_request);
                 if route.is_some_and(|route| route.matched_path_in_response) {
                     expose_matched_path(response, self.request.as_ref(), pattern);
                 }
@@ -691,7 +732,7 @@ impl Pipeline {
             hooks,
             list,
             from,
-            &self.head,
+            self.head.as_ref(),
             &self.target,
             &mut self.hook_captures,
         )?;
@@ -845,7 +886,7 @@ impl Pipeline {
         answered_by: Option<&CompiledRoute>,
     ) -> bool {
         let mut route = Route {
-            head: &self.head,
+            head: self.head.as_ref().expect(COPIED),
             pattern,
             names: &hook.pattern.names,
             captures: &self.hook_captures,
@@ -910,7 +951,7 @@ impl Pipeline {
     ) {
         let context = route_context(
             router,
-            &self.head,
+            self.head.as_ref(),
             &self.captures,
             &route.pattern.source,
             &route.pattern.names,
@@ -979,7 +1020,7 @@ impl Pipeline {
     ) -> Poll<()> {
         let context = route_context(
             router,
-            &self.head,
+            self.head.as_ref(),
             &self.captures,
             pattern,
             names,
@@ -1017,7 +1058,7 @@ impl Pipeline {
         router: &Inner,
     ) -> bool {
         let route = Route {
-            head: &self.head,
+            head: self.head.as_ref().expect(COPIED),
             pattern,
             names: &hook.pattern.names,
             captures: &self.hook_captures,
@@ -1059,7 +1100,7 @@ impl Pipeline {
         let request_headers =
             (self.request.as_ref().map(Request::headers)).or(self.kept_headers.get());
         let exchange = Exchange::routed(
-            &self.head,
+            self.head.as_ref().expect(COPIED),
             request_headers,
             self.response.as_ref(),
             self.failure.as_deref(),
