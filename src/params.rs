@@ -102,6 +102,15 @@ impl<'a> Params<'a> {
         }
     }
 
+    /// The same parameters, bound in `path`: the path they were captured
+    /// in, as received.
+    pub(crate) fn in_path<'p>(self, path: &'p str) -> Params<'p>
+    where
+        'a: 'p,
+    {
+        Params { path, ..self }
+    }
+
     /// The number of parameters.
     pub fn len(&self) -> usize {
         self.captures.len().min(self.names.len())

@@ -82,15 +82,13 @@ impl<S: RouteService> Handler<FromService> for Mounted<S> {
         _: &mut Context<'_>,
     ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
         let body = std::mem::take(request.body_mut());
+        let params = route.params(request);
         let mut request = Request::from_parts(copy_head(request), body);
         MatchedPath::insert(&mut request, route.pattern, self.nested);
         // The path asked for, and the path the service sees.
         let paths = self.nested.then(|| {
             let original = request.uri().path().to_owned();
-            rebase(
-                &mut request,
-                route.params.get_raw(NESTED_PATH).unwrap_or(""),
-            );
+            rebase(&mut request, params.get_raw(NESTED_PATH).unwrap_or(""));
             (original, request.uri().path().to_owned())
         });
         // A clone for this request, made ready, called: as tower's

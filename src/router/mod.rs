@@ -49,8 +49,7 @@
 //! hooks certainly apply and which need a check at request time; a route
 //! that no hook can apply to calls its handler directly. Hooks see the
 //! request as received, whatever a prefix did to it, from a copy of its
-//! head; a route with no hook (and no parameter, which its handler reads
-//! from that copy) pays for none: no copy, and no clock read.
+//! head; a route with no hook pays for none: no copy, and no clock read.
 //!
 //! Which hooks see which answers:
 //!

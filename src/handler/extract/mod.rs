@@ -39,7 +39,12 @@ pub use self::{
 #[derive(Clone, Copy, Debug)]
 pub struct RouteContext<'a> {
     pub(crate) pattern: &'a str,
+    /// The parameters, their path left empty when `params_in_request`.
     pub(crate) params: Params<'a>,
+    /// Whether the parameters' path is the request's own: no step ran
+    /// before the handler, so the path is as received, and the router kept
+    /// no copy of it.
+    pub(crate) params_in_request: bool,
     pub(crate) state: &'a http::Extensions,
     pub(crate) body_limit: usize,
     pub(crate) body_timeout: Duration,
@@ -57,11 +62,23 @@ impl<'a> RouteContext<'a> {
         RequestContext {
             request,
             pattern: self.pattern,
-            params: self.params,
+            params: self.params(request),
             state: self.state,
             body_limit: self.body_limit,
             body_timeout: self.body_timeout,
             rejection: self.rejection,
+        }
+    }
+
+    /// The parameters of the matched route, in the path of `request`, the
+    /// request this context came with.
+    pub(crate) fn params<'p>(&self, request: &'p Request<Body>) -> Params<'p>
+    where
+        'a: 'p,
+    {
+        match self.params_in_request {
+            true => self.params.in_path(request.uri().path()),
+            false => self.params,
         }
     }
 }

@@ -169,17 +169,12 @@ pub(crate) struct CompiledRoute {
 impl CompiledRoute {
     /// Whether a request it answers needs a copy of its head, as received:
     /// for its hooks, which see the request as received whatever a prefix
-    /// did to it, or for the parameters its handler reads, which the
-    /// handler borrows while it holds the request. A route with neither
-    /// pays for no copy.
+    /// did to it, or for a WebSocket handshake. A route with neither pays
+    /// for no copy: its handler finds its parameters in the request.
     #[inline]
     pub(crate) fn needs_head(&self) -> bool {
         let http = matches!(self.answer, Answer::Http(_));
-        !(http
-            && self.pattern.names.is_empty()
-            && self.prefixes.is_empty()
-            && self.postfixes.is_empty()
-            && self.monitors.is_empty())
+        !(http && self.prefixes.is_empty() && self.postfixes.is_empty() && self.monitors.is_empty())
     }
 }
 

@@ -263,9 +263,9 @@ pub(crate) struct Pipeline {
     /// Whether the request is a HEAD: its answer goes without its body.
     head_request: bool,
     /// A copy of the request's head, as received, made only for a request
-    /// that a hook sees or whose parameters the handler reads (see
-    /// [`CompiledRoute::needs_head`]): a prefix may change the request, or
-    /// take it, and every later step still sees it as received.
+    /// that a hook sees (see [`CompiledRoute::needs_head`]): a prefix may
+    /// change the request, or take it, and every later step still sees it
+    /// as received.
     head: Option<RequestHead>,
     target: Target,
     found: Option<Found>,
@@ -301,8 +301,8 @@ pub(crate) struct Pipeline {
 }
 
 /// Why a step that reads the copy of the request's head finds it: every
-/// request that runs a hook, or reads parameters, has one.
-const COPIED: &str = "a request with hooks or parameters has a copy of its head";
+/// request that runs a hook has one.
+const COPIED: &str = "a request with hooks has a copy of its head";
 
 /// The answer to a request no route's handler answers: 405 with `Allow`,
 /// 426 for a plain GET to a WebSocket route, 404.
@@ -483,17 +483,16 @@ fn route_context<'a>(
     names: &'a [Box<str>],
     extraction: &'a Extraction,
 ) -> RouteContext<'a> {
-    let params = match head {
-        Some(head) => params_of(head, names, captures),
-        // A route without parameters or hooks keeps no copy of the head.
-        None => {
-            debug_assert!(names.is_empty(), "a route with parameters has a head");
-            Params::new("", names, captures)
-        }
+    let (params, params_in_request) = match head {
+        Some(head) => (params_of(head, names, captures), false),
+        // A route without hooks keeps no copy of the head: its handler
+        // reads its parameters in the request, which no step has changed.
+        None => (Params::new("", names, captures), !names.is_empty()),
     };
     RouteContext {
         pattern,
         params,
+        params_in_request,
         state: &router.state,
         body_limit: extraction.limit,
         body_timeout: extraction.timeout,
