@@ -173,6 +173,15 @@ pub trait Handler<M>: Clone + Send + Sync + 'static {
     /// the router polls the future of any other handler once itself.
     #[doc(hidden)]
     const POLLS_ITS_FUTURE: bool = false;
+
+    /// Whether [`call`](Handler::call) reads the route's parameters (in
+    /// [`RouteContext::with_request`] of the request it is handed) before
+    /// it changes that request's URI, if it ever does. The router then
+    /// keeps no copy of the path for them when no hook needs one. A handler
+    /// of your own keeps the default, and its parameters are read in a
+    /// copy of the path as received, whatever it does to the request.
+    #[doc(hidden)]
+    const READS_PARAMS_FIRST: bool = false;
 }
 
 type Answer = Step<Response<Body>, BoxFuture<Response<Body>>>;
@@ -267,6 +276,8 @@ macro_rules! handler_impls {
             // future is polled by the router.
             const POLLS_ITS_FUTURE: bool = $polls;
 
+            const READS_PARAMS_FIRST: bool = true;
+
             fn needs(needs: &mut Needs) {
                 <($($ty,)*) as HeadExtractors>::needs(needs);
             }
@@ -288,6 +299,8 @@ macro_rules! handler_impls {
             // future once the body is read: a body still arriving has been
             // polled inside the future answered.
             const POLLS_ITS_FUTURE: bool = true;
+
+            const READS_PARAMS_FIRST: bool = true;
 
             fn needs(needs: &mut Needs) {
                 <($($ty,)*) as HeadExtractors>::needs(needs);
@@ -344,6 +357,8 @@ macro_rules! handler_impls {
                 erase_step(self($($ty),*))
             }
 
+            const READS_PARAMS_FIRST: bool = true;
+
             fn needs(needs: &mut Needs) {
                 <($($ty,)*) as HeadExtractors>::needs(needs);
             }
@@ -376,6 +391,9 @@ pub(crate) trait ErasedHandler: Send + Sync + 'static {
         cx: &mut Context<'_>,
         response: &mut Option<Response<Body>>,
     ) -> Option<BoxFuture<Response<Body>>>;
+
+    /// [`Handler::READS_PARAMS_FIRST`] of the handler.
+    fn reads_params_first(&self) -> bool;
 }
 
 pub(crate) struct Erased<H, M> {
@@ -420,5 +438,9 @@ where
                 Some(future)
             }
         }
+    }
+
+    fn reads_params_first(&self) -> bool {
+        H::READS_PARAMS_FIRST
     }
 }

@@ -73,6 +73,9 @@ pub(crate) struct Mounted<S> {
 }
 
 impl<S: RouteService> Handler<FromService> for Mounted<S> {
+    // Its parameters are read before the copy of the request is rebased.
+    const READS_PARAMS_FIRST: bool = true;
+
     /// The service owns its request: it gets a copy of the head, which
     /// the router keeps for the steps after it, and the body.
     fn call(

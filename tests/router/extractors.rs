@@ -1131,3 +1131,39 @@ async fn an_optional_json_body_is_none_without_a_content_type() {
     let answer = send_body(&router, "/items", Some("text/plain"), "{}").await;
     assert_eq!(answer.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
 }
+
+/// A handler written by hand may change its request's URI before it reads
+/// the route's parameters: they are still those of the path as received,
+/// with hooks on the route or without.
+#[tokio::test]
+async fn a_hand_written_handler_that_rewrites_the_uri_reads_the_parameters_as_received() {
+    use pronghorn::handler::{BoxFuture, Handler, RouteContext};
+    use std::task::Context;
+
+    #[derive(Clone)]
+    struct Rewrites;
+
+    impl Handler<()> for Rewrites {
+        fn call(
+            &self,
+            request: &mut Req,
+            route: RouteContext<'_>,
+            _: &mut Context<'_>,
+        ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
+            *request.uri_mut() = http::Uri::from_static("/elsewhere/entirely/x");
+            let context = route.with_request(request);
+            let name = context.params().get_raw("name").unwrap_or("none");
+            Step::Ready(Response::new(Body::from(name.to_owned())))
+        }
+    }
+
+    let bare = Router::new().get("/users/{name}", Rewrites);
+    let hooked = bare
+        .clone()
+        .postfix("/", |_: &Route<'_>, _: &mut Response<Body>| {});
+    for router in [bare, hooked] {
+        let answer = send(&router.compile().unwrap(), Method::GET, "/users/ada").await;
+        assert_eq!(answer.status, StatusCode::OK);
+        assert_eq!(answer.body, "ada");
+    }
+}

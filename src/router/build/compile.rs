@@ -365,6 +365,11 @@ impl Inner {
                 return Err(error);
             }
             let route_settings = spec.settings.or(&settings);
+            let params_in_request = match &spec.endpoint {
+                Endpoint::Http(handler) => pattern.names.is_empty() || handler.reads_params_first(),
+                #[cfg(feature = "ws")]
+                Endpoint::WebSocket(_) => false,
+            };
             let mut route = CompiledRoute {
                 method: spec.method,
                 key: key(place, index),
@@ -381,6 +386,7 @@ impl Inner {
                 extraction: Extraction::of(&route_settings),
                 matched_path_in_response: (route_settings.matched_path_in_response)
                     .unwrap_or(false),
+                params_in_request,
                 prefixes: Box::default(),
                 postfixes: Box::default(),
                 monitors: Box::default(),

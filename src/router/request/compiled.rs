@@ -161,6 +161,9 @@ pub(crate) struct CompiledRoute {
     pub(crate) extraction: Extraction,
     /// Whether its responses carry their `MatchedPath`.
     pub(crate) matched_path_in_response: bool,
+    /// Whether its handler reads its parameters in the request as it is
+    /// handed over (or it has none), not in a copy of the head.
+    pub(crate) params_in_request: bool,
     pub(crate) prefixes: Box<[Applied]>,
     pub(crate) postfixes: Box<[Applied]>,
     pub(crate) monitors: Box<[Applied]>,
@@ -169,12 +172,15 @@ pub(crate) struct CompiledRoute {
 impl CompiledRoute {
     /// Whether a request it answers needs a copy of its head, as received:
     /// for its hooks, which see the request as received whatever a prefix
-    /// did to it, or for a WebSocket handshake. A route with neither pays
-    /// for no copy: its handler finds its parameters in the request.
+    /// did to it, or for its parameters when its handler does not read
+    /// them first in the request (a WebSocket handshake, a handler of the
+    /// user's own). A route with neither pays for no copy.
     #[inline]
     pub(crate) fn needs_head(&self) -> bool {
-        let http = matches!(self.answer, Answer::Http(_));
-        !(http && self.prefixes.is_empty() && self.postfixes.is_empty() && self.monitors.is_empty())
+        !(self.params_in_request
+            && self.prefixes.is_empty()
+            && self.postfixes.is_empty()
+            && self.monitors.is_empty())
     }
 }
 
