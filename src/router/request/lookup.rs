@@ -249,9 +249,13 @@ fn scope_takes(
     target: &Target,
     captures: &mut Captures,
 ) -> bool {
-    let head = head.expect("a request with hooks has a copy of its head");
+    let head = head.expect(COPIED);
     method_applies(head, target, methods) && match_hook(pattern, head.path(), captures)
 }
+
+/// Why a step that reads the copy of the request's head finds it: every
+/// request that runs a hook has one.
+pub(crate) const COPIED: &str = "a request with hooks has a copy of its head";
 
 /// Whether a request's target is a path. `*` (of `OPTIONS *`) and the
 /// `host:port` of a CONNECT are not: they name no route, not even a

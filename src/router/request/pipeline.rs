@@ -26,7 +26,7 @@ use super::{
         Done, ErasedMonitor, ErasedPostfix, ErasedPrefix, PostfixFlow, PrefixFlow, take_staged,
     },
     kept::KeptHeaders,
-    lookup::{Target, applied_at, next_hook},
+    lookup::{COPIED, Target, applied_at, next_hook},
     route::Route,
 };
 use bytes::Bytes;
@@ -300,10 +300,6 @@ pub(crate) struct Pipeline {
     connection: Option<BoxFuture<()>>,
 }
 
-/// Why a step that reads the copy of the request's head finds it: every
-/// request that runs a hook has one.
-const COPIED: &str = "a request with hooks has a copy of its head";
-
 /// The answer to a request no route's handler answers: 405 with `Allow`,
 /// 426 for a plain GET to a WebSocket route, 404.
 fn fixed_answer(target: &Target) -> Response<Body> {
@@ -391,12 +387,21 @@ impl Pipeline {
     #[inline(always)]
     fn look_up(&mut self, router: &Inner) {
         let request = (self.request.as_ref()).expect("the request is present until a step runs");
-        self.target = look_up(router, request, &mut self.captures);
+        // The upgrade headers are read only when some route takes them.
+        #[cfg(feature = "ws")]
+        let upgrade = !router.websockets.is_empty() && crate::ws::is_upgrade(request.headers());
+        #[cfg(not(feature = "ws"))]
+        let upgrade = false;
+        let path = request.uri().path();
+        self.target = router.lookup(request.method(), path, upgrade, &mut self.captures);
         let route = match self.target {
             Target::Route { id, .. } => Some(&router.routes[id]),
             _ => None,
         };
         if route.is_none_or(CompiledRoute::needs_head) {
+            // The head is still `None` here; filled in place, it is not
+            // built aside and moved in (measured: about 20 instructions a
+            // request fewer than assigning `Some`).
             self.head.get_or_insert_with(|| RequestHead::of(request));
         }
         let monitored = match route {
@@ -459,17 +464,6 @@ impl Pipeline {
         });
         monitored
     }
-}
-
-/// Finds the target of `request`, its parameters in `captures`.
-#[inline(always)]
-fn look_up<B>(router: &Inner, request: &Request<B>, captures: &mut Captures) -> Target {
-    // The upgrade headers are read only when some route takes them.
-    #[cfg(feature = "ws")]
-    let upgrade = !router.websockets.is_empty() && crate::ws::is_upgrade(request.headers());
-    #[cfg(not(feature = "ws"))]
-    let upgrade = false;
-    router.lookup(request.method(), request.uri().path(), upgrade, captures)
 }
 
 /// What a handler reads beside the request: the route's pattern,
