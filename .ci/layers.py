@@ -16,9 +16,11 @@ LAYERS = [
     # A WebSocket route's handler and socket are a step, as a handler is:
     # the router registers and runs them.
     ("steps", {"handler", "ws"}),
-    ("layers", {"prefix", "postfix", "monitor"}),
+    ("layers", {"prefix", "postfix", "monitor", "error_handling"}),
     ("router", {"router"}),
     ("serving", {"serve", "sse", "__private", "private"}),
+    # Documentation only.
+    ("guides", {"from_axum"}),
 ]
 RANK = {name: rank for rank, (_, names) in enumerate(LAYERS) for name in names}
 # What the crate root re-exports, by the module that defines it.
@@ -28,7 +30,7 @@ ROOT = {
     "MonitorLayer": "monitor", "IntoResponse": "handler", "Router": "router",
     "CompiledRouter": "router", "RouteError": "router", "Prefix": "prefix",
     "PrefixHook": "prefix", "PrefixLayer": "prefix", "Postfix": "postfix",
-    "PostfixHook": "postfix", "PostfixLayer": "postfix",
+    "PostfixHook": "postfix", "PostfixLayer": "postfix", "HandleErrorLayer": "error_handling",
 }
 
 src = pathlib.Path(__file__).resolve().parent.parent / "src"

@@ -195,6 +195,8 @@ mod log;
 pub mod __private;
 mod body;
 mod clock;
+pub mod error_handling;
+pub mod from_axum;
 pub mod handler;
 mod head;
 pub mod hook;
@@ -221,6 +223,7 @@ pub use self::serve::{Serve, Served, WithGracefulShutdown, serve};
 
 pub use self::{
     body::{Body, BoxError},
+    error_handling::HandleErrorLayer,
     handler::IntoResponse,
     head::RequestHead,
     monitor::{Exchange, Monitor, MonitorHook, MonitorLayer},

@@ -102,6 +102,16 @@ impl<'a> Params<'a> {
         }
     }
 
+    /// The names of the parameters, in the order of the pattern.
+    pub(crate) fn names(&self) -> &'a [Box<str>] {
+        self.names
+    }
+
+    /// The byte ranges of the values, in the path they were captured in.
+    pub(crate) fn captures(&self) -> &'a Captures {
+        self.captures
+    }
+
     /// The same parameters, bound in `path`: the path they were captured
     /// in, as received.
     pub(crate) fn in_path<'p>(self, path: &'p str) -> Params<'p>

@@ -46,6 +46,12 @@ mod streaming;
     dead_code,
     reason = "each example is a program; its tests use part of it"
 )]
+#[path = "../examples/todos.rs"]
+mod todos;
+#[allow(
+    dead_code,
+    reason = "each example is a program; its tests use part of it"
+)]
 #[path = "../examples/websocket.rs"]
 mod websocket;
 
@@ -344,6 +350,48 @@ async fn static_files_serves_a_directory_behind_a_token_and_a_legacy_module() {
         (parts.status, body.as_str()),
         (StatusCode::NOT_FOUND, "nothing at /elsewhere?x=1\n")
     );
+}
+
+#[tokio::test]
+async fn todos_creates_lists_updates_and_deletes_over_loopback() {
+    let address = serve_on_loopback(todos::app()).await;
+    let json = |method: Method, path: &str| {
+        Request::builder()
+            .method(method)
+            .uri(path)
+            .header(header::CONTENT_TYPE, "application/json")
+    };
+    let (parts, created) = fetch(address, json(Method::POST, "/todos"), r#"{"text":"a"}"#).await;
+    assert_eq!(parts.status, StatusCode::CREATED);
+    let created: serde_json::Value = serde_json::from_str(&created).unwrap();
+    assert_eq!(
+        (created["text"].as_str(), created["completed"].as_bool()),
+        (Some("a"), Some(false))
+    );
+    let id = created["id"].as_u64().unwrap();
+    fetch(address, json(Method::POST, "/todos"), r#"{"text":"b"}"#).await;
+
+    let (parts, page) = get(address, "/todos?offset=1&limit=5").await;
+    assert_eq!(parts.status, StatusCode::OK);
+    assert_eq!(
+        serde_json::from_str::<Vec<serde_json::Value>>(&page)
+            .unwrap()
+            .len(),
+        1
+    );
+
+    let path = format!("/todos/{id}");
+    let (parts, updated) =
+        fetch(address, json(Method::PATCH, &path), r#"{"completed":true}"#).await;
+    assert_eq!(parts.status, StatusCode::OK);
+    assert!(updated.contains(r#""completed":true"#), "{updated}");
+    let (parts, _) = fetch(address, Request::delete(&path), "").await;
+    assert_eq!(parts.status, StatusCode::NO_CONTENT);
+    let (parts, _) = fetch(address, Request::delete(&path), "").await;
+    assert_eq!(parts.status, StatusCode::NOT_FOUND);
+    // A path parameter that is not an id is refused by the extractor.
+    let (parts, _) = fetch(address, json(Method::PATCH, "/todos/x"), "{}").await;
+    assert_eq!(parts.status, StatusCode::BAD_REQUEST);
 }
 
 // ---- each example's app, in-process: `oneshot` with a `String` body ----

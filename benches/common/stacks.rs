@@ -517,6 +517,84 @@ pub fn axum_from_fn() -> axum::Router {
         .layer(axum::middleware::from_fn(axum_monitor))
 }
 
+/// The router's dynamic route alone: no hook, no layer.
+pub fn router_plain() -> CompiledRouter {
+    Router::new()
+        .get("/users/{id}", |Path(id): Path<u32>| match id {
+            42 => router_json(),
+            _ => IntoResponse::into_response(StatusCode::NOT_FOUND),
+        })
+        .compile()
+        .unwrap()
+}
+
+/// The same route with tower-http's `TraceLayer` given to `Router::layer`,
+/// as an axum application adds it.
+pub fn router_trace() -> CompiledRouter {
+    Router::new()
+        .get("/users/{id}", |Path(id): Path<u32>| match id {
+            42 => router_json(),
+            _ => IntoResponse::into_response(StatusCode::NOT_FOUND),
+        })
+        .layer(tower_http::trace::TraceLayer::new_for_http())
+        .compile()
+        .unwrap()
+}
+
+/// The router's static route with the three steps as pronghorn's own
+/// tower layers on the route (`route_layer`), in place of hooks.
+pub fn router_layers() -> CompiledRouter {
+    Router::new()
+        .get("/users/42", router_json)
+        .route_layer(
+            ServiceBuilder::new()
+                .layer(MonitorLayer::new(
+                    |outcome: Option<Result<&Response<Body>, &Infallible>>| {
+                        if let Some(Ok(response)) = outcome {
+                            if response.status() == StatusCode::OK {
+                                OK.fetch_add(1, Ordering::Relaxed);
+                            }
+                        }
+                    },
+                ))
+                .layer(PostfixLayer::new(|response: &mut Response<Body>| {
+                    response
+                        .headers_mut()
+                        .insert(header::SERVER, HeaderValue::from_static("pronghorn"));
+                }))
+                .layer(PrefixLayer::new(|request: &mut Request<Body>| {
+                    if request.headers().contains_key(header::AUTHORIZATION) {
+                        ControlFlow::Continue(())
+                    } else {
+                        ControlFlow::Break(IntoResponse::into_response(StatusCode::UNAUTHORIZED))
+                    }
+                })),
+        )
+        .compile()
+        .unwrap()
+}
+
+/// axum's router with the same route and `TraceLayer`.
+pub fn axum_trace() -> axum::Router {
+    axum::Router::new()
+        .route(
+            "/users/{id}",
+            axum::routing::get(
+                |axum::extract::Path(id): axum::extract::Path<u32>| async move {
+                    if id == 42 {
+                        AxumIntoResponse::into_response((
+                            [(header::CONTENT_TYPE, "application/json")],
+                            JSON,
+                        ))
+                    } else {
+                        AxumIntoResponse::into_response(StatusCode::NOT_FOUND)
+                    }
+                },
+            ),
+        )
+        .layer(tower_http::trace::TraceLayer::new_for_http())
+}
+
 /// Axum's plain router, no middleware, for scale.
 pub fn axum_plain() -> axum::Router {
     axum::Router::new().route(

@@ -43,6 +43,7 @@ mod allowance;
 mod axum;
 mod de;
 mod extract;
+mod layered;
 mod request;
 mod response;
 mod service;
@@ -72,12 +73,14 @@ pub use self::{
         HeaderRejection, NamedHeader, Needs, Path, PathRejection, Query, QueryRejection, Rejection,
         RequestContext, RouteContext, RouteParams, State, StateType, headers,
     },
+    layered::{Endpoint, EndpointFuture, FromLayered, Layered, NeedsOf, RouteMatch},
     request::{ConnectInfo, Extension, Html, MatchedPath, OriginalUri, Redirect},
     response::IntoResponse,
     service::RouteService,
 };
 pub(crate) use self::{
     extract::{HeadExtractors, Shape, for_each_arity, state_type},
+    layered::{RouteInfo, wrap},
     response::{ErrorValue, error_response, internal_error},
     service::{Mounted, NESTED_PATTERN_END},
 };
@@ -182,6 +185,50 @@ pub trait Handler<M>: Clone + Send + Sync + 'static {
     /// copy of the path as received, whatever it does to the request.
     #[doc(hidden)]
     const READS_PARAMS_FIRST: bool = false;
+
+    /// Whether the handler is wrapped in tower layers, which take the
+    /// request by value and read the route from its extensions.
+    #[doc(hidden)]
+    const LAYERED: bool = false;
+
+    /// Wraps the handler in a tower `layer`, for this handler alone: the
+    /// layer sees the requests the router hands the handler (with the
+    /// route's [`MatchedPath`] in their extensions) and what the handler
+    /// answers. The layered handler is registered as any other.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use http::{Request, StatusCode};
+    /// use pronghorn::{Router, handler::Handler};
+    /// use tower::ServiceExt;
+    /// use tower_http::timeout::TimeoutLayer;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let slow = || async {
+    ///     tokio::time::sleep(Duration::from_secs(60)).await;
+    ///     "late"
+    /// };
+    /// let timeout = TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, Duration::from_millis(10));
+    /// let router = Router::new()
+    ///     .get("/slow", slow.layer(timeout))
+    ///     .get("/fast", || "fast")
+    ///     .compile()
+    ///     .unwrap();
+    /// let request = Request::get("/slow").body(String::new()).unwrap();
+    /// assert_eq!(router.oneshot(request).await.unwrap().status(), StatusCode::REQUEST_TIMEOUT);
+    /// # }
+    /// ```
+    fn layer<L>(self, layer: L) -> Layered<L::Service, (Self, M)>
+    where
+        Self: Sized,
+        M: 'static,
+        L: tower_layer::Layer<Endpoint>,
+        L::Service: RouteService,
+    {
+        let handler: std::sync::Arc<dyn ErasedHandler> = std::sync::Arc::new(Erased::new(self));
+        Layered::new(layer.layer(Endpoint::new(handler)))
+    }
 }
 
 type Answer = Step<Response<Body>, BoxFuture<Response<Body>>>;
@@ -394,6 +441,9 @@ pub(crate) trait ErasedHandler: Send + Sync + 'static {
 
     /// [`Handler::READS_PARAMS_FIRST`] of the handler.
     fn reads_params_first(&self) -> bool;
+
+    /// [`Handler::LAYERED`] of the handler.
+    fn layered(&self) -> bool;
 }
 
 pub(crate) struct Erased<H, M> {
@@ -442,5 +492,9 @@ where
 
     fn reads_params_first(&self) -> bool {
         H::READS_PARAMS_FIRST
+    }
+
+    fn layered(&self) -> bool {
+        H::LAYERED
     }
 }

@@ -1,6 +1,8 @@
 //! Extractors of what the request carries beside its head's fields: a
 //! value put in its extensions, the route it matched, its URI as received.
 
+use std::sync::Arc;
+
 use http::{Request, Response, StatusCode, Uri};
 
 use super::{
@@ -129,7 +131,7 @@ impl<T: Clone + Send + Sync + 'static> FromRequestHead for ConnectInfo<T> {
 /// # }
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MatchedPath(String);
+pub struct MatchedPath(Arc<str>);
 
 impl MatchedPath {
     /// The pattern.
@@ -166,13 +168,24 @@ impl MatchedPath {
     /// `pattern`, below the base its router was mounted at as a service,
     /// if a request with `extensions` went through one.
     fn below(extensions: &http::Extensions, pattern: &str) -> Self {
+        MatchedPath::below_shared(extensions, pattern, || Arc::from(pattern))
+    }
+
+    /// [`below`](Self::below), with the pattern as `shared` makes it: a
+    /// route that keeps its pattern shared puts it in a request without
+    /// copying it.
+    pub(crate) fn below_shared(
+        extensions: &http::Extensions,
+        pattern: &str,
+        shared: impl FnOnce() -> Arc<str>,
+    ) -> Self {
         match extensions.get::<NestedAt>() {
             Some(NestedAt(MatchedPath(base))) if !pattern.is_empty() => match (&**base, pattern) {
-                ("/", _) => MatchedPath(pattern.to_owned()),
+                ("/", _) => MatchedPath(shared()),
                 (_, "/") => MatchedPath(base.clone()),
-                _ => MatchedPath(format!("{base}{pattern}")),
+                _ => MatchedPath(format!("{base}{pattern}").into()),
             },
-            _ => MatchedPath(pattern.to_owned()),
+            _ => MatchedPath(shared()),
         }
     }
 
@@ -184,6 +197,18 @@ impl MatchedPath {
             .strip_suffix(NESTED_PATTERN_END)
             .map_or(pattern, |base| if base.is_empty() { "/" } else { base });
         (!pattern.is_empty()).then(|| MatchedPath::below(extensions, pattern))
+    }
+
+    /// [`of`](Self::of), for a route that keeps its pattern shared: no
+    /// copy of it is made unless the request went through a nested
+    /// service.
+    pub(crate) fn of_shared(extensions: &http::Extensions, pattern: &Arc<str>) -> Option<Self> {
+        if pattern.is_empty() || pattern.ends_with(NESTED_PATTERN_END) {
+            return MatchedPath::of(extensions, pattern);
+        }
+        Some(MatchedPath::below_shared(extensions, pattern, || {
+            Arc::clone(pattern)
+        }))
     }
 
     /// Puts the pattern of the route `request` matched in its extensions,

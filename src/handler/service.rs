@@ -72,6 +72,16 @@ pub(crate) struct Mounted<S> {
     pub(crate) nested: bool,
 }
 
+impl<S> Mounted<S> {
+    /// A service answering one route, which sees the path as it came.
+    pub(crate) fn at_route(service: S) -> Self {
+        Self {
+            service,
+            nested: false,
+        }
+    }
+}
+
 impl<S: RouteService> Handler<FromService> for Mounted<S> {
     // Its parameters are read before the copy of the request is rebased.
     const READS_PARAMS_FIRST: bool = true;

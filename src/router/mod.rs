@@ -63,6 +63,10 @@
 //! | the automatic 204 to OPTIONS (and an OPTIONS 404) | all: one may answer a preflight | none | all |
 //! | the router's own 404, 405 and 426 | none | none | all |
 //!
+//! A router given a tower layer with [`Router::layer`] answers its 404 and
+//! 405 as a fallback's, through the layer: the hooks over the path run
+//! around them, as the fallback's row says.
+//!
 //! A header on every answer: a prefix on `/` stages it with
 //! [`Route::stage_header`], and it goes out with whatever answers after the
 //! prefix ran — the handler's, another prefix's, a postfix's, a 500. The
@@ -71,38 +75,36 @@
 //! `SetResponseHeaderLayer`) around the compiled router, which every answer
 //! passes through.
 //!
-//! # Tower middleware on some routes
+//! # Tower middleware
 //!
-//! A tower layer goes around the whole compiled router as around any
-//! service. For a layer on some routes only, compile those routes as a
-//! router of their own, wrap it, and mount it with
-//! [`Router::nest_service`]: the outer router's hooks still run around it.
-//! The nested router matches the path below its base and knows its own
-//! patterns (`/{n}` below), while the outer router's hooks and monitors see
-//! `/slow/{*nested_path}`.
+//! Tower layers go inside the router, after routing, as axum puts them:
+//! [`Router::layer`] wraps the routes registered so far and the router's
+//! answers to paths no route takes, [`Router::route_layer`] the routes
+//! alone, [`MethodRouter::layer`] and
+//! [`Handler::layer`](crate::handler::Handler::layer) one route's
+//! handlers. A layer sees the request the handler would see, with its
+//! [`MatchedPath`](crate::handler::MatchedPath) and
+//! [`RouteMatch`](crate::handler::RouteMatch) in its extensions; prefix
+//! hooks run before it, postfixes and monitors see what it answered (the
+//! table is [`Router::layer`]'s). A layer that fails, as a timeout does,
+//! goes inside a [`HandleErrorLayer`](crate::HandleErrorLayer).
 //!
 //! ```
 //! use std::time::Duration;
 //! use http::{Request, StatusCode};
-//! use pronghorn::{Router, handler::Path};
-//! use tower::{ServiceBuilder, ServiceExt};
+//! use pronghorn::{Router, handler::Path, router::get};
+//! use tower::ServiceExt;
 //! use tower_http::timeout::TimeoutLayer;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() {
-//! let slow = Router::new()
-//!     .get("/{n}", |Path(n): Path<u64>| async move {
-//!         tokio::time::sleep(Duration::from_millis(n)).await;
-//!         "done"
-//!     })
-//!     .compile()
-//!     .unwrap();
-//! let slow = ServiceBuilder::new()
-//!     .layer(TimeoutLayer::with_status_code(StatusCode::GATEWAY_TIMEOUT, Duration::from_millis(50)))
-//!     .service(slow);
+//! let timeout = TimeoutLayer::with_status_code(StatusCode::GATEWAY_TIMEOUT, Duration::from_millis(50));
 //! let router = Router::new()
 //!     .get("/fast", || "fast")
-//!     .nest_service("/slow", slow)
+//!     .route("/slow/{n}", get(|Path(n): Path<u64>| async move {
+//!         tokio::time::sleep(Duration::from_millis(n)).await;
+//!         "done"
+//!     }).layer(timeout))
 //!     .compile()
 //!     .unwrap();
 //!
@@ -111,6 +113,9 @@
 //! assert_eq!(answer("/slow/1000").await.unwrap().status(), StatusCode::GATEWAY_TIMEOUT);
 //! # }
 //! ```
+//!
+//! A layer also goes around the whole compiled router, as around any
+//! service: it then runs before routing, and sees every request.
 //!
 //! # When the steps run
 //!
@@ -159,6 +164,12 @@ pub use self::{
     build::{
         builder::Router,
         error::RouteError,
+        methods::{
+            MethodFilter, MethodRouter, any, any_service, connect, connect_service, delete,
+            delete_service, get, get_service, head, head_service, on, on_service, options,
+            options_service, patch, patch_service, post, post_service, put, put_service, trace,
+            trace_service,
+        },
         reload::{Modules, Reloadable},
         scope::Scope,
     },
@@ -169,9 +180,10 @@ pub use self::{
         },
         pipeline::ResponseFuture,
         route::Route,
-        service::Match,
+        service::{Match, RouterAsService, RouterIntoService},
     },
 };
+pub use crate::handler::{Endpoint, EndpointFuture};
 pub use crate::monitor::route::{Failure, RouteExchange, RouteMonitor};
 
 pub use crate::params::{DecodeError, MAX_PARAMETERS, Params};

@@ -41,7 +41,7 @@ use http::{HeaderName, HeaderValue, Method, Request, Response, StatusCode, heade
 use http_body_util::BodyExt;
 use pronghorn::{
     Body, Router,
-    router::{CompiledRouter, Failure, Priority, Reloadable, Route, RouteExchange, Scope},
+    router::{CompiledRouter, Failure, Priority, Reloadable, Route, RouteExchange, Scope, on},
 };
 use tower_service::Service;
 
@@ -429,10 +429,13 @@ fn add_route(router: Router, route: &RouteSpec) -> Router {
     };
     let planned = route.panics;
     match (route.verb, route.suspends) {
-        (Some(verb), false) => router.route(verb.method(), &pattern, move || {
-            fail(planned);
-            answer.clone()
-        }),
+        (Some(verb), false) => router.route(
+            &pattern,
+            on(verb.method(), move || {
+                fail(planned);
+                answer.clone()
+            }),
+        ),
         (None, false) => router.any(&pattern, move || {
             fail(planned);
             answer.clone()
@@ -447,7 +450,7 @@ fn add_route(router: Router, route: &RouteSpec) -> Router {
                 }
             };
             match verb {
-                Some(verb) => router.route(verb.method(), &pattern, handler),
+                Some(verb) => router.route(&pattern, on(verb.method(), handler)),
                 None => router.any(&pattern, handler),
             }
         }

@@ -6,6 +6,7 @@ mod errors;
 #[cfg(feature = "json")]
 mod extractors;
 mod hooks;
+mod layers;
 mod methods;
 mod monitors;
 mod patterns;
@@ -23,7 +24,7 @@ use common::{CountingWaker, Events, Gate, Log, poll_once};
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
 use http_body_util::BodyExt;
 use pronghorn::{
-    Body, CompiledRouter, RouteError, Router, Step,
+    Body, CompiledRouter, IntoResponse, RouteError, Router, Step,
     handler::{Path, RouteParams},
     router::{Failure, Priority, Replace, Route, RouteExchange, Scope},
 };

@@ -7,9 +7,10 @@ async fn head_405_404_and_options() {
     let router = Router::new()
         .get("/g", || "twelve bytes")
         .post("/g", || "posted")
-        .route(Method::HEAD, "/h", || {
-            (StatusCode::ACCEPTED, "explicit head")
-        })
+        .route(
+            "/h",
+            pronghorn::router::head(|| (StatusCode::ACCEPTED, "explicit head")),
+        )
         .get("/h", || "get")
         .any("/a", || "any")
         .get("/a", || "get a")

@@ -10,11 +10,13 @@
     reason = "a rejection is the response that answers the request: boxing it would allocate on every rejection"
 )]
 
-use std::{future::Future, time::Duration};
+use std::{future::Future, sync::Arc, time::Duration};
 
 use http::{HeaderMap, Method, Request, Response, Uri, request::Parts};
 
 use crate::{body::Body, params::Params};
+
+use super::layered::RouteInfo;
 
 mod body;
 mod head;
@@ -45,11 +47,20 @@ pub struct RouteContext<'a> {
     /// before the handler, so the path is as received, and the router kept
     /// no copy of it.
     pub(crate) params_in_request: bool,
-    pub(crate) state: &'a http::Extensions,
+    pub(crate) state: &'a Arc<http::Extensions>,
     pub(crate) body_limit: usize,
     pub(crate) body_timeout: Duration,
     /// How the route's router answers rejections, if it says.
     pub(crate) rejection: Option<&'a Shape>,
+    /// What a route whose handler is wrapped in tower layers hands them
+    /// with the request; `None` for a route without layers.
+    pub(crate) info: Option<&'a Arc<RouteInfo>>,
+    /// The URI the parameters were captured in, when it is not the
+    /// request's own (a step before the handler may have changed that).
+    pub(crate) received: Option<&'a Uri>,
+    /// Whether steps after the handler read the request's headers, so
+    /// that a handler which must own the request takes a copy of them.
+    pub(crate) keep_headers: bool,
 }
 
 impl<'a> RouteContext<'a> {
@@ -63,7 +74,7 @@ impl<'a> RouteContext<'a> {
             request,
             pattern: self.pattern,
             params: self.params(request),
-            state: self.state,
+            state: self.state.as_ref(),
             body_limit: self.body_limit,
             body_timeout: self.body_timeout,
             rejection: self.rejection,

@@ -7,13 +7,19 @@ use crate::router::request::hooks::{
     Erased as ErasedHook, ErasedMonitor, ErasedPostfix, ErasedPrefix, RoutePostfix, RoutePrefix,
 };
 
+use super::methods::MethodRouter;
 use crate::{
     handler::{
-        Erased as ErasedFn, ErasedHandler, Handler, Mounted, NESTED_PATTERN_END, Needs, Rejection,
-        RouteService, Shape, StateType, state_type,
+        Endpoint, Erased as ErasedFn, ErasedHandler, Handler, Mounted, NESTED_PATTERN_END, Needs,
+        Rejection, RouteService, Shape, StateType, state_type, wrap,
     },
     monitor::route::RouteMonitor,
 };
+
+/// A tower layer given to [`Router::layer`], kept to wrap the router's own
+/// 404 and 405 when it is compiled.
+pub(crate) type DefaultLayer =
+    Arc<dyn Fn(&Arc<dyn ErasedHandler>) -> Arc<dyn ErasedHandler> + Send + Sync>;
 
 /// The default limit of a request body read by an extractor: 2 MiB.
 pub(crate) const DEFAULT_BODY_LIMIT: usize = 2 * 1024 * 1024;
@@ -59,7 +65,7 @@ impl RouteSettings {
 pub(crate) struct RouteSpec {
     pub(crate) method: Option<Method>,
     pub(crate) pattern: String,
-    pub(crate) endpoint: Endpoint,
+    pub(crate) endpoint: Responder,
     /// What its handler's extractors need of the router and the route.
     pub(crate) needs: Needs,
     /// A service mounted by `nest_service`, whose pattern ends with the
@@ -70,13 +76,13 @@ pub(crate) struct RouteSpec {
 }
 
 /// What answers a route.
-pub(crate) enum Endpoint {
+pub(crate) enum Responder {
     Http(Arc<dyn ErasedHandler>),
     #[cfg(feature = "ws")]
     WebSocket(Arc<crate::ws::ErasedWebSocket>),
 }
 
-impl Clone for Endpoint {
+impl Clone for Responder {
     fn clone(&self) -> Self {
         match self {
             Self::Http(handler) => Self::Http(handler.clone()),
@@ -176,16 +182,23 @@ pub struct Router {
     /// stead: this router's and those of routers nested or merged into it
     /// (more than one is an error of `compile`).
     pub(crate) method_not_allowed: Vec<RouteSpec>,
+    /// The layers given to [`Router::layer`], in order: the router's own
+    /// 404 and 405 go through them.
+    pub(crate) default_layers: Vec<DefaultLayer>,
 }
 
 impl RouteSpec {
-    fn http<H: Handler<M>, M: 'static>(method: Option<Method>, pattern: &str, handler: H) -> Self {
+    pub(crate) fn http<H: Handler<M>, M: 'static>(
+        method: Option<Method>,
+        pattern: &str,
+        handler: H,
+    ) -> Self {
         let mut needs = Needs::default();
         H::needs(&mut needs);
         Self {
             method,
             pattern: pattern.to_owned(),
-            endpoint: Endpoint::Http(Arc::new(ErasedFn::new(handler))),
+            endpoint: Responder::Http(Arc::new(ErasedFn::new(handler))),
             needs,
             nested: false,
             settings: RouteSettings::default(),
@@ -221,6 +234,7 @@ impl Clone for Router {
             fallback: self.fallback.clone(),
             method_not_allowed: self.method_not_allowed.clone(),
             nested_fallbacks: self.nested_fallbacks.clone(),
+            default_layers: self.default_layers.clone(),
         }
     }
 }
@@ -262,7 +276,7 @@ macro_rules! method_routes {
             H: Handler<M>,
             M: 'static,
         {
-            self.route(Method::$method, pattern, handler)
+            self.method(Method::$method, pattern, handler)
         }
     )*};
 }
@@ -281,27 +295,41 @@ impl Router {
             fallback: None,
             nested_fallbacks: Vec::new(),
             method_not_allowed: Vec::new(),
+            default_layers: Vec::new(),
         }
     }
 
-    /// Routes `method` requests for `pattern` to `handler`; [`get`](Self::get),
-    /// [`post`](Self::post) and the others are this with their method.
+    /// Routes requests for `pattern` to the handlers of `methods`, a
+    /// [`MethodRouter`] made with [`get`](crate::router::get),
+    /// [`post`](crate::router::post), … [`on`](crate::router::on) and
+    /// chained: `get(list).post(create)`. [`get`](Self::get),
+    /// [`post`](Self::post) and the others register one method each.
     ///
     /// ```
     /// use http::Method;
-    /// use pronghorn::Router;
+    /// use pronghorn::{Router, router::{get, on}};
     ///
     /// let purge = Method::from_bytes(b"PURGE").unwrap();
     /// let router = Router::new()
-    ///     .route(purge.clone(), "/cache/{key}", || "purged")
-    ///     .any("/ping", || "pong")
+    ///     .route("/users", get(|| "all").post(|| "created"))
+    ///     .route("/cache/{key}", on(purge.clone(), || "purged"))
     ///     .compile()
     ///     .unwrap();
+    /// assert!(router.at(&Method::POST, "/users").is_some());
     /// assert!(router.at(&purge, "/cache/users").is_some());
     /// assert!(router.at(&Method::GET, "/cache/users").is_none());
-    /// assert!(router.at(&Method::DELETE, "/ping").is_some());
     /// ```
-    pub fn route<H, M>(mut self, method: Method, pattern: &str, handler: H) -> Self
+    pub fn route(mut self, pattern: &str, methods: MethodRouter) -> Self {
+        self.routes
+            .extend(methods.routes.into_iter().map(|route| RouteSpec {
+                pattern: pattern.to_owned(),
+                ..route
+            }));
+        self
+    }
+
+    /// Routes `method` requests for `pattern` to `handler`.
+    fn method<H, M>(mut self, method: Method, pattern: &str, handler: H) -> Self
     where
         H: Handler<M>,
         M: 'static,
@@ -425,6 +453,162 @@ impl Router {
         let root = if base.is_empty() { "/" } else { base };
         self.mount(None, root, service.clone(), true)
             .mount(None, &below, service, true)
+    }
+
+    /// Wraps the routes registered so far, and the router's answers to
+    /// paths no route takes, in a tower `layer`: a `TraceLayer`, a
+    /// `TimeoutLayer`, a `CompressionLayer`, as axum's `Router::layer`
+    /// takes them. The router's type does not change.
+    ///
+    /// The layer runs after routing, around each route's handler: it sees
+    /// the request the handler would see, with the route's
+    /// [`MatchedPath`](crate::handler::MatchedPath) in its extensions,
+    /// and what the handler answers. It wraps:
+    ///
+    /// - every route registered before it, those of nested and merged
+    ///   routers included (not WebSocket routes, whose handshake is the
+    ///   router's);
+    /// - the [fallback](Self::fallback) and the
+    ///   [`method_not_allowed`](Self::method_not_allowed) handler, if set
+    ///   before it;
+    /// - the router's own 404 and 405, whenever the layer is given: they
+    ///   are answered as a fallback is, through the layers, with hooks
+    ///   over the path running around them as around any fallback. (Set
+    ///   on a router that is nested or merged into another, only its
+    ///   routes and its own fallback are wrapped.)
+    ///
+    /// Routes registered after it are not wrapped; [`route_layer`](Self::route_layer)
+    /// wraps the routes alone. A layer's error must be turned into an
+    /// answer before the router takes it:
+    /// [`HandleErrorLayer`](crate::HandleErrorLayer) does that.
+    ///
+    /// How layers order with the router's hooks, for one request:
+    ///
+    /// | step | runs |
+    /// | --- | --- |
+    /// | prefix hooks | first, by priority: one that answers skips the layers and the handler |
+    /// | tower layers | around the handler, the one given last outermost: `Router::layer` and `route_layer` outside a route's own (`MethodRouter::layer`, `Handler::layer`) |
+    /// | handler | inside the layers |
+    /// | postfix hooks | on what the layers answered |
+    /// | monitors | see the final answer, and time the layers too |
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use http::{Request, StatusCode};
+    /// use pronghorn::{Body, Router, handler::MatchedPath};
+    /// use tower::ServiceExt;
+    /// use tower_http::trace::TraceLayer;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let spans = Arc::new(Mutex::new(Vec::new()));
+    /// let seen = spans.clone();
+    /// let router = Router::new()
+    ///     .get("/users/{id}", || "ada")
+    ///     .layer(TraceLayer::new_for_http().make_span_with(move |request: &Request<Body>| {
+    ///         let route = request.extensions().get::<MatchedPath>().map(MatchedPath::as_str);
+    ///         seen.lock().unwrap().push(route.map(str::to_owned));
+    ///         tracing::info_span!("request", route)
+    ///     }))
+    ///     .compile()
+    ///     .unwrap();
+    ///
+    /// for path in ["/users/7", "/nowhere"] {
+    ///     router.clone().oneshot(Request::get(path).body(String::new()).unwrap()).await.unwrap();
+    /// }
+    /// assert_eq!(*spans.lock().unwrap(), [Some("/users/{id}".to_owned()), None]);
+    /// # }
+    /// ```
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: tower_layer::Layer<Endpoint> + Send + Sync + 'static,
+        L::Service: RouteService,
+    {
+        let answers = (self.routes.iter_mut())
+            .chain(self.fallback.iter_mut())
+            .chain(self.method_not_allowed.iter_mut())
+            .chain(self.nested_fallbacks.iter_mut().map(|(_, spec)| spec));
+        for spec in answers {
+            spec.wrap(&layer);
+        }
+        (self.default_layers).push(Arc::new(move |handler: &Arc<dyn ErasedHandler>| {
+            wrap(handler, &layer)
+        }));
+        self
+    }
+
+    /// Wraps the routes registered so far in a tower `layer`, as
+    /// [`layer`](Self::layer) does, and nothing else: a path no route
+    /// takes is still answered 404, another method 405, without going
+    /// through it. An authorisation layer goes here, so that a client
+    /// asking for a path that does not exist is told so.
+    ///
+    /// ```
+    /// use std::ops::ControlFlow;
+    /// use http::{Request, StatusCode, header};
+    /// use pronghorn::{Body, IntoResponse, PrefixLayer, Router};
+    /// use tower::ServiceExt;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let router = Router::new()
+    ///     .get("/admin", || "welcome")
+    ///     .route_layer(PrefixLayer::new(|request: &mut Request<Body>| {
+    ///         match request.headers().contains_key(header::AUTHORIZATION) {
+    ///             true => ControlFlow::Continue(()),
+    ///             false => ControlFlow::Break(StatusCode::UNAUTHORIZED.into_response()),
+    ///         }
+    ///     }))
+    ///     .compile()
+    ///     .unwrap();
+    /// let status = |path: &str| {
+    ///     let request = Request::get(path).body(String::new()).unwrap();
+    ///     let router = router.clone();
+    ///     async move { router.oneshot(request).await.unwrap().status() }
+    /// };
+    /// assert_eq!(status("/admin").await, StatusCode::UNAUTHORIZED);
+    /// assert_eq!(status("/nowhere").await, StatusCode::NOT_FOUND);
+    /// # }
+    /// ```
+    pub fn route_layer<L>(mut self, layer: L) -> Self
+    where
+        L: tower_layer::Layer<Endpoint>,
+        L::Service: RouteService,
+    {
+        for spec in &mut self.routes {
+            spec.wrap(&layer);
+        }
+        self
+    }
+
+    /// The router as the root of a compiled router: its own 404 and 405
+    /// answered through the layers given to [`layer`](Self::layer), by a
+    /// fallback and a `method_not_allowed` handler of the router's own,
+    /// unless it has its own.
+    pub(crate) fn with_default_answers(mut self) -> Self {
+        let layers = std::mem::take(&mut self.default_layers);
+        if layers.is_empty() {
+            return self;
+        }
+        let layered = |answer: fn() -> http::Response<crate::body::Body>| {
+            let handler: Arc<dyn ErasedHandler> = Arc::new(ErasedFn::new(answer));
+            let handler = layers
+                .iter()
+                .fold(handler, |handler, layer| layer(&handler));
+            RouteSpec {
+                endpoint: Responder::Http(handler),
+                ..RouteSpec::http(None, "", answer)
+            }
+        };
+        if self.fallback.is_none() {
+            self.fallback = Some(layered(crate::router::request::pipeline::not_found));
+        }
+        if self.method_not_allowed.is_empty() {
+            (self.method_not_allowed).push(layered(
+                crate::router::request::pipeline::method_not_allowed,
+            ));
+        }
+        self
     }
 
     fn mount<S: RouteService>(
@@ -637,7 +821,7 @@ impl Router {
         self.routes.push(RouteSpec {
             method: Some(Method::GET),
             pattern: pattern.to_owned(),
-            endpoint: Endpoint::WebSocket(crate::ws::erase(handler)),
+            endpoint: Responder::WebSocket(crate::ws::erase(handler)),
             needs,
             nested: false,
             settings: RouteSettings::default(),

@@ -5,11 +5,11 @@ use std::sync::Arc;
 
 use http::Method;
 
-use crate::handler::{NESTED_PATTERN_END, StateType};
+use crate::handler::{NESTED_PATTERN_END, RouteInfo, StateType};
 
 use super::{
     builder::{
-        DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, Endpoint, HookSpec, RouteSettings, RouteSpec,
+        DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, HookSpec, Responder, RouteSettings, RouteSpec,
         Router,
     },
     error::RouteError,
@@ -46,13 +46,31 @@ impl CompiledRoute {
     }
 }
 
+/// A pattern's parameter names, shared.
+type Names = Arc<[Box<str>]>;
+
 impl Extraction {
-    /// What the extractors of a route with `settings` hold to.
-    fn of(settings: &RouteSettings) -> Self {
+    /// What the extractors of a route with `settings` hold to; for a
+    /// handler in tower layers, also what they hand it of its route: its
+    /// pattern and its parameters' names, `layered`.
+    fn of(settings: &RouteSettings, layered: Option<(Arc<str>, Names)>) -> Self {
+        let limit = settings.body_limit.unwrap_or(DEFAULT_BODY_LIMIT);
+        let timeout = settings.body_timeout.unwrap_or(DEFAULT_BODY_TIMEOUT);
+        let rejection = settings.rejection.clone();
+        let layered = layered.map(|(pattern, names)| {
+            Arc::new(RouteInfo {
+                pattern,
+                names,
+                limit,
+                timeout,
+                rejection: rejection.clone(),
+            })
+        });
         Self {
-            limit: settings.body_limit.unwrap_or(DEFAULT_BODY_LIMIT),
-            timeout: settings.body_timeout.unwrap_or(DEFAULT_BODY_TIMEOUT),
-            rejection: settings.rejection.clone(),
+            limit,
+            timeout,
+            rejection,
+            layered,
         }
     }
 }
@@ -223,6 +241,9 @@ impl Inner {
             fallback,
             nested_fallbacks,
             method_not_allowed,
+            // A module's layers wrap its routes and fallbacks already; the
+            // router's own answers are the root's.
+            default_layers: _,
         } = router;
         let settings = settings.or(outer);
         let prefixes = compile_hooks(prefixes, place)?;
@@ -300,14 +321,17 @@ impl Inner {
                 });
             }
             match spec.endpoint {
-                Endpoint::Http(handler) => self.fallbacks.push(Arc::new(Fallback {
+                Responder::Http(handler) => self.fallbacks.push(Arc::new(Fallback {
+                    extraction: Extraction::of(
+                        &spec.settings.or(&settings),
+                        (handler.layered()).then(|| (Arc::from(""), Arc::clone(&base.names))),
+                    ),
                     base,
                     handler,
-                    extraction: Extraction::of(&spec.settings.or(&settings)),
                     key: key(place, index),
                 })),
                 #[cfg(feature = "ws")]
-                Endpoint::WebSocket(_) => {}
+                Responder::WebSocket(_) => {}
             }
         }
         for spec in method_not_allowed {
@@ -318,17 +342,20 @@ impl Inner {
                 return Err(error);
             }
             match spec.endpoint {
-                Endpoint::Http(handler) => {
+                Responder::Http(handler) => {
                     let fallback = Fallback {
                         base: Pattern::parse("/")?,
+                        extraction: Extraction::of(
+                            &spec.settings.or(&settings),
+                            (handler.layered()).then(|| (Arc::from(""), Arc::from([]))),
+                        ),
                         handler,
-                        extraction: Extraction::of(&spec.settings.or(&settings)),
                         key: key(place, 0),
                     };
                     self.method_not_allowed = Some((place, Arc::new(fallback)));
                 }
                 #[cfg(feature = "ws")]
-                Endpoint::WebSocket(_) => {}
+                Responder::WebSocket(_) => {}
             }
         }
         // Deepest first, then in registration order.
@@ -366,24 +393,35 @@ impl Inner {
             }
             let route_settings = spec.settings.or(&settings);
             let params_in_request = match &spec.endpoint {
-                Endpoint::Http(handler) => pattern.names.is_empty() || handler.reads_params_first(),
+                Responder::Http(handler) => {
+                    pattern.names.is_empty() || handler.reads_params_first()
+                }
                 #[cfg(feature = "ws")]
-                Endpoint::WebSocket(_) => false,
+                Responder::WebSocket(_) => false,
             };
+            let layered = match &spec.endpoint {
+                Responder::Http(handler) => handler.layered(),
+                #[cfg(feature = "ws")]
+                Responder::WebSocket(_) => false,
+            };
+            let extraction = Extraction::of(
+                &route_settings,
+                layered.then(|| (Arc::clone(&pattern.source), Arc::clone(&pattern.names))),
+            );
             let mut route = CompiledRoute {
                 method: spec.method,
                 key: key(place, index),
                 answer: match spec.endpoint {
-                    Endpoint::Http(handler) => Answer::Http(handler),
+                    Responder::Http(handler) => Answer::Http(handler),
                     #[cfg(feature = "ws")]
-                    Endpoint::WebSocket(handler) => Answer::WebSocket(Box::new(WebSocketRoute {
+                    Responder::WebSocket(handler) => Answer::WebSocket(Box::new(WebSocketRoute {
                         handler,
                         limits: route_settings.websocket_limits.unwrap_or_default(),
                         protocols: (route_settings.websocket_protocols.clone())
                             .unwrap_or_else(|| Arc::new([])),
                     })),
                 },
-                extraction: Extraction::of(&route_settings),
+                extraction,
                 matched_path_in_response: (route_settings.matched_path_in_response)
                     .unwrap_or(false),
                 params_in_request,
@@ -573,7 +611,12 @@ impl Router {
 
 fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
     let mut inner = Inner::default();
-    inner.add(router, 0, &RouteSettings::default(), &[])?;
+    inner.add(
+        router.with_default_answers(),
+        0,
+        &RouteSettings::default(),
+        &[],
+    )?;
     Ok(CompiledRouter {
         inner: Arc::new(inner),
     })

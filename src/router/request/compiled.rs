@@ -6,7 +6,7 @@ use std::{sync::Arc, time::Duration};
 
 use http::Method;
 
-use crate::handler::{ErasedHandler, Shape, StateType};
+use crate::handler::{ErasedHandler, RouteInfo, Shape, StateType};
 
 use super::{
     hooks::{ErasedMonitor, ErasedPostfix, ErasedPrefix},
@@ -249,9 +249,12 @@ pub(crate) struct Fallback {
 
 /// What a handler's extractors hold to, for one route: the body's limit
 /// and timeout, and the shape of their rejections.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub(crate) struct Extraction {
     pub(crate) limit: usize,
     pub(crate) timeout: Duration,
     pub(crate) rejection: Option<Shape>,
+    /// What the route's tower layers hand its handler with the request:
+    /// `None` for a handler without layers.
+    pub(crate) layered: Option<Arc<RouteInfo>>,
 }

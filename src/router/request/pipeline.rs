@@ -300,13 +300,23 @@ pub(crate) struct Pipeline {
     connection: Option<BoxFuture<()>>,
 }
 
+/// The router's own answer to a path no route takes.
+pub(crate) fn not_found() -> Response<Body> {
+    (StatusCode::NOT_FOUND, "Not Found").into_response()
+}
+
+/// The router's own answer to a method no route of the path takes, but
+/// for its `Allow`.
+pub(crate) fn method_not_allowed() -> Response<Body> {
+    (StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed").into_response()
+}
+
 /// The answer to a request no route's handler answers: 405 with `Allow`,
 /// 426 for a plain GET to a WebSocket route, 404.
 fn fixed_answer(target: &Target) -> Response<Body> {
     match target {
         Target::Elsewhere { allow, .. } => {
-            let mut response =
-                (StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed").into_response();
+            let mut response = method_not_allowed();
             response.headers_mut().insert(header::ALLOW, allow.clone());
             response
         }
@@ -317,7 +327,7 @@ fn fixed_answer(target: &Target) -> Response<Body> {
                 .insert(header::UPGRADE, HeaderValue::from_static("websocket"));
             response
         }
-        _ => (StatusCode::NOT_FOUND, "Not Found").into_response(),
+        _ => not_found(),
     }
 }
 
@@ -491,6 +501,11 @@ fn route_context<'a>(
         body_limit: extraction.limit,
         body_timeout: extraction.timeout,
         rejection: extraction.rejection.as_ref(),
+        info: extraction.layered.as_ref(),
+        received: head.map(RequestHead::uri),
+        // The steps after the handler read the headers of a request
+        // whose hooks needed a copy of its head.
+        keep_headers: head.is_some(),
     }
 }
 

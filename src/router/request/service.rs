@@ -3,6 +3,7 @@
 use std::{
     convert::Infallible,
     fmt,
+    marker::PhantomData,
     task::{Context, Poll},
 };
 
@@ -75,6 +76,124 @@ impl CompiledRouter {
         }
     }
 }
+
+impl CompiledRouter {
+    /// The router as a service of requests with one body type, `B`: what a
+    /// test that calls it through `tower::ServiceExt` names once.
+    ///
+    /// The router itself serves requests with any body, so `ready()` on it
+    /// cannot tell which request type is meant (rustc's "type annotations
+    /// needed … cannot satisfy `_: http_body::Body`"). This view serves
+    /// one, inferred from the requests it is called with.
+    ///
+    /// ```
+    /// use http::{Request, StatusCode};
+    /// use pronghorn::{Body, Router};
+    /// use tower::{Service, ServiceExt};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let mut app = Router::new().get("/", || "home").compile().unwrap().into_service();
+    /// for _ in 0..2 {
+    ///     let request = Request::get("/").body(Body::empty()).unwrap();
+    ///     let response = app.ready().await.unwrap().call(request).await.unwrap();
+    ///     assert_eq!(response.status(), StatusCode::OK);
+    /// }
+    /// # }
+    /// ```
+    pub fn into_service<B>(self) -> RouterIntoService<B> {
+        RouterIntoService {
+            router: self,
+            _body: PhantomData,
+        }
+    }
+
+    /// A borrowed [`into_service`](Self::into_service): the router, as a
+    /// service of requests with one body type, for as long as it is
+    /// borrowed.
+    ///
+    /// ```
+    /// use http::Request;
+    /// use pronghorn::Router;
+    /// use tower::{Service, ServiceExt};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let mut router = Router::new().get("/", || "home").compile().unwrap();
+    /// let request = Request::get("/").body(String::new()).unwrap();
+    /// let response = router.as_service().ready().await.unwrap().call(request).await.unwrap();
+    /// assert!(response.status().is_success());
+    /// # }
+    /// ```
+    pub fn as_service<B>(&mut self) -> RouterAsService<'_, B> {
+        RouterAsService {
+            router: self,
+            _body: PhantomData,
+        }
+    }
+}
+
+/// A [`CompiledRouter`] serving requests with one body type `B`, made by
+/// [`CompiledRouter::into_service`].
+pub struct RouterIntoService<B> {
+    router: CompiledRouter,
+    _body: PhantomData<fn(B)>,
+}
+
+/// A borrowed [`CompiledRouter`] serving requests with one body type `B`,
+/// made by [`CompiledRouter::as_service`].
+pub struct RouterAsService<'a, B> {
+    router: &'a mut CompiledRouter,
+    _body: PhantomData<fn(B)>,
+}
+
+impl<B> Clone for RouterIntoService<B> {
+    fn clone(&self) -> Self {
+        self.router.clone().into_service()
+    }
+}
+
+impl<B> fmt::Debug for RouterIntoService<B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("RouterIntoService")
+            .field(&self.router)
+            .finish()
+    }
+}
+
+impl<B> fmt::Debug for RouterAsService<'_, B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("RouterAsService")
+            .field(&self.router)
+            .finish()
+    }
+}
+
+macro_rules! typed_view {
+    ($($view:ty),*) => {$(
+        impl<B> Service<Request<B>> for $view
+        where
+            B: http_body::Body<Data = Bytes> + Send + 'static,
+            B::Error: Into<BoxError>,
+        {
+            type Response = Response<Body>;
+            type Error = Infallible;
+            type Future = ResponseFuture;
+
+            #[inline]
+            fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+                Poll::Ready(Ok(()))
+            }
+
+            #[inline]
+            fn call(&mut self, request: Request<B>) -> ResponseFuture {
+                ResponseFuture::new(&self.router.inner, request)
+            }
+        }
+    )*};
+}
+
+typed_view!(RouterIntoService<B>, RouterAsService<'_, B>);
 
 /// A route found by [`CompiledRouter::at`].
 pub struct Match<'a> {

@@ -122,6 +122,10 @@ fn main() {
         "reloadable" => drive(pronghorn::router::Reloadable::new(stacks::router_source()).unwrap(), n),
         "axum-from-fn" => drive(stacks::axum_from_fn(), n),
         "axum" => drive(stacks::axum_plain(), n),
+        "router-plain" => drive(stacks::router_plain(), n),
+        "router-trace" => drive(stacks::router_trace(), n),
+        "router-layers" => drive(stacks::router_layers(), n),
+        "axum-trace" => drive(stacks::axum_trace(), n),
         other => match other.strip_prefix("lookup-").and_then(|rest| rest.split_once('-')) {
             Some((router, kind)) => lookup(router, kind, n),
             None => panic!("unknown stack {other}"),

@@ -1,0 +1,149 @@
+//! Moving an axum application onto pronghorn: what each part of axum's API
+//! becomes, where pronghorn answers differently, and how to port an
+//! application whose middleware is made of tower layers.
+//!
+//! # Side by side
+//!
+//! An axum 0.8 application and its port. Only the imports, `with_state`
+//! and the `compile` before serving change:
+//!
+//! ```
+//! # mod axum_app {
+//! use axum::{Json, Router, extract::{Path, State}, routing::get};
+//! use tower_http::trace::TraceLayer;
+//!
+//! #[derive(Clone)]
+//! struct Names(Vec<&'static str>);
+//!
+//! async fn list(State(names): State<Names>) -> Json<Vec<&'static str>> {
+//!     Json(names.0)
+//! }
+//!
+//! async fn one(Path(id): Path<usize>, State(names): State<Names>) -> String {
+//!     names.0.get(id).copied().unwrap_or("nobody").to_owned()
+//! }
+//!
+//! pub fn app() -> Router {
+//!     Router::new()
+//!         .route("/users", get(list))
+//!         .route("/users/{id}", get(one))
+//!         .layer(TraceLayer::new_for_http())
+//!         .with_state(Names(vec!["ada", "grace"]))
+//! }
+//! # }
+//! # mod pronghorn_app {
+//! use pronghorn::{CompiledRouter, Router, handler::{Json, Path, State}, router::get};
+//! use tower_http::trace::TraceLayer;
+//!
+//! #[derive(Clone)]
+//! struct Names(Vec<&'static str>);
+//!
+//! async fn list(State(names): State<Names>) -> Json<Vec<&'static str>> {
+//!     Json(names.0)
+//! }
+//!
+//! async fn one(Path(id): Path<usize>, State(names): State<Names>) -> String {
+//!     names.0.get(id).copied().unwrap_or("nobody").to_owned()
+//! }
+//!
+//! pub fn app() -> CompiledRouter {
+//!     Router::new()
+//!         .route("/users", get(list))
+//!         .route("/users/{id}", get(one))
+//!         .layer(TraceLayer::new_for_http())
+//!         .state(Names(vec!["ada", "grace"]))
+//!         .compile()
+//!         .expect("valid routes")
+//! }
+//! # }
+//! # use http::Request;
+//! # use http_body_util::BodyExt;
+//! # use tower::ServiceExt;
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! # for path in ["/users", "/users/1"] {
+//! #     let axum = axum_app::app().oneshot(Request::get(path).body(axum::body::Body::empty()).unwrap()).await.unwrap();
+//! #     let ours = pronghorn_app::app().oneshot(Request::get(path).body(String::new()).unwrap()).await.unwrap();
+//! #     assert_eq!(axum.status(), ours.status());
+//! #     let axum = axum.into_body().collect().await.unwrap().to_bytes();
+//! #     let ours = ours.into_body().collect().await.unwrap().to_bytes();
+//! #     assert_eq!(axum, ours);
+//! # }
+//! # }
+//! ```
+//!
+//! The example `todos` is axum's own `todos` example, ported the same way:
+//! its timeout, whose error becomes a 408 through
+//! [`HandleErrorLayer`](crate::HandleErrorLayer), and its `TraceLayer` stay
+//! where axum puts them.
+//!
+//! # The API, mapped
+//!
+//! | axum | pronghorn |
+//! | --- | --- |
+//! | `Router::new().route(path, get(h).post(h2))` | the same, with [`router::get`](crate::router::get), [`post`](crate::router::post), … [`on`](crate::router::on), [`any`](crate::router::any); also `Router::get(path, h)`, one method a call |
+//! | `get_service(svc)`, `route_service`, `nest_service`, `fallback_service` | the same names |
+//! | `nest`, `merge`, `fallback` | the same; `method_not_allowed_fallback` is [`Router::method_not_allowed`](crate::Router::method_not_allowed) |
+//! | `Router::layer`, `Router::route_layer`, `MethodRouter::layer`, `Handler::layer` | the same names, with [`Endpoint`](crate::handler::Endpoint) where axum writes `Route` (`L: Layer<Route>`) |
+//! | `HandleErrorLayer::new(\|error: BoxError\| async { … })` | [`HandleErrorLayer`](crate::HandleErrorLayer), the same, and a synchronous function too |
+//! | `with_state(state)` | [`Router::state`](crate::Router::state); `State<T>` reads it |
+//! | `axum::serve(listener, app)` | [`serve`](crate::serve())`(listener, app.compile()?)`: a router is compiled first, and its mistakes are errors of [`compile`](crate::Router::compile), not panics |
+//! | `middleware::from_fn` | a [prefix](crate::Router::prefix) or [postfix](crate::Router::postfix) hook, or [`PrefixLayer`](crate::PrefixLayer) / [`PostfixLayer`](crate::PostfixLayer) given to `layer` |
+//! | `Path`, `Query`, `Json`, `Form`, `State`, `Extension`, `ConnectInfo`, `MatchedPath`, `OriginalUri`, `HeaderMap`, `Method`, `Uri`, `Bytes`, `String`, `Request` | the same names in [`handler`](crate::handler) |
+//! | `TypedHeader` | [`Header<N>`](crate::handler::Header), a header's value by its name's type (no typed parsing as the `headers` crate does) |
+//! | `WebSocketUpgrade` | [`Router::websocket`](crate::Router::websocket) (feature `ws`) |
+//! | `Sse`, `KeepAlive` | [`Sse`](crate::sse::Sse), with [`keep_alive(interval)`](crate::sse::Sse::keep_alive) (no text of its own) |
+//! | `app.into_service()`, `as_service()` in tests | [`CompiledRouter::into_service`](crate::CompiledRouter::into_service), [`as_service`](crate::CompiledRouter::as_service); `oneshot` on the router itself takes a request with any body |
+//! | `request.extensions().get::<MatchedPath>()` in a layer | the same, with pronghorn's [`MatchedPath`](crate::handler::MatchedPath); the parameters are in its [`RouteMatch`](crate::handler::RouteMatch) |
+//! | an axum extractor or response in a pronghorn handler | [`Axum`](crate::handler::Axum) (feature `axum`) |
+//!
+//! # Where pronghorn answers differently
+//!
+//! On purpose, and each a setting or a line to change where it matters:
+//!
+//! - **Its own 404 and 405** carry a short `text/plain` body (`Not Found`,
+//!   `Method Not Allowed`), axum's none; `Allow` reads `GET, HEAD`, axum's
+//!   `GET,HEAD`. A [fallback](crate::Router::fallback) and a
+//!   [`method_not_allowed`](crate::Router::method_not_allowed) handler
+//!   answer as you write them.
+//! - **Paths**: empty segments are ignored, so `/users/` is answered by
+//!   `/users`, which axum does not match.
+//! - **OPTIONS** on a routed path without an OPTIONS route is answered 204
+//!   with `Allow` (after the prefix hooks, so a CORS prefix can answer a
+//!   preflight); axum answers 405.
+//! - **Rejections** name the same faults in other words (`invalid JSON
+//!   body: …` for axum's `Failed to parse the request body as JSON: …`);
+//!   [`Router::rejection`](crate::Router::rejection) shapes them all.
+//! - **With `Router::layer`**, the router's own 404 and 405 go through the
+//!   layers as a fallback's answers, with the hooks over the path around
+//!   them; `route_layer` leaves them alone, as in axum. A 405 is the
+//!   router's, not a method router's, so `MethodRouter::layer` does not
+//!   wrap it.
+//! - **Layers and WebSockets**: a WebSocket route's handshake is the
+//!   router's; tower layers do not wrap it (prefix hooks run before it).
+//! - **`HandleErrorLayer`** takes the error alone, no extractors before it.
+//! - **State** is one value per type across nested and merged routers:
+//!   give two values of one type a newtype each.
+//! - **Extractors** have no `Deref`: `query.0.limit` where axum reads
+//!   `query.limit`.
+//! - **Bodies**: extractors read at most 2 MiB (axum: 2 MB) and wait at
+//!   most 30 s for a body (axum: no limit); see
+//!   [`body_limit`](crate::Router::body_limit) and `body_timeout`.
+//!
+//! # Porting a layered application
+//!
+//! 1. Change the imports: `axum::routing::{get, post}` to
+//!    `pronghorn::router::{get, post}`, extractors to `pronghorn::handler`,
+//!    `axum::error_handling::HandleErrorLayer` to
+//!    `pronghorn::HandleErrorLayer`, `axum::BoxError` to
+//!    `pronghorn::BoxError`.
+//! 2. Keep every `.layer(…)` and `.route_layer(…)` where it is: they wrap
+//!    what they wrap in axum, after routing, with `MatchedPath` in the
+//!    request.
+//! 3. Replace `with_state(state)` with `.state(state)` and end the chain
+//!    with `.compile()`; serve the result with `pronghorn::serve`, or nest
+//!    it in an axum router with `nest_service` while the rest moves.
+//! 4. Where a `from_fn` middleware only looks at the request or edits the
+//!    response, a prefix or postfix hook does it without a boxed future.
+//! 5. In tests, `app.into_service()` names the request's body type once,
+//!    for `ready()` and `call`.

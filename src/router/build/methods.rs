@@ -1,0 +1,365 @@
+//! Method routers as values: [`get`], [`post`], … [`any`], [`on`], chained
+//! (`get(list).post(create)`) and registered at a path with
+//! [`Router::route`](crate::Router::route), as axum writes them.
+
+use std::fmt;
+
+use http::Method;
+use tower_layer::Layer;
+
+use super::builder::{Responder, RouteSpec};
+use crate::handler::{Endpoint, Handler, Mounted, RouteService, wrap};
+
+/// The methods a handler of a [`MethodRouter`] answers: one of the
+/// standard methods, several joined with [`or`](Self::or), or any method
+/// at all, the extension ones included (`Method::from_bytes(b"PURGE")`
+/// converts into one).
+///
+/// ```
+/// use http::Method;
+/// use pronghorn::{Router, router::{MethodFilter, on}};
+///
+/// let purge = Method::from_bytes(b"PURGE").unwrap();
+/// let router = Router::new()
+///     .route("/items", on(MethodFilter::PUT.or(MethodFilter::PATCH), || "stored"))
+///     .route("/cache/{key}", on(purge.clone(), || "purged"))
+///     .compile()
+///     .unwrap();
+/// assert!(router.at(&Method::PATCH, "/items").is_some());
+/// assert!(router.at(&purge, "/cache/users").is_some());
+/// assert!(router.at(&Method::GET, "/cache/users").is_none());
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct MethodFilter {
+    /// The standard methods, a bit each in the order of `STANDARD`.
+    bits: u16,
+    /// Extension methods.
+    others: Vec<Method>,
+}
+
+/// The standard methods, in the order of `MethodFilter`'s bits.
+const STANDARD: [Method; 9] = [
+    Method::CONNECT,
+    Method::DELETE,
+    Method::GET,
+    Method::HEAD,
+    Method::OPTIONS,
+    Method::PATCH,
+    Method::POST,
+    Method::PUT,
+    Method::TRACE,
+];
+
+macro_rules! filters {
+    ($($name:ident = $bit:literal),*) => {$(
+        #[doc = concat!("`", stringify!($name), "` requests.")]
+        pub const $name: Self = Self { bits: 1 << $bit, others: Vec::new() };
+    )*};
+}
+
+impl MethodFilter {
+    filters!(
+        CONNECT = 0,
+        DELETE = 1,
+        GET = 2,
+        HEAD = 3,
+        OPTIONS = 4,
+        PATCH = 5,
+        POST = 6,
+        PUT = 7,
+        TRACE = 8
+    );
+
+    /// The methods of both filters.
+    pub fn or(mut self, other: Self) -> Self {
+        self.bits |= other.bits;
+        for method in other.others {
+            if !self.others.contains(&method) {
+                self.others.push(method);
+            }
+        }
+        self
+    }
+
+    /// Its methods, standard ones first.
+    fn methods(&self) -> impl Iterator<Item = Method> + '_ {
+        (STANDARD.iter().enumerate())
+            .filter(|(bit, _)| self.bits & (1 << bit) != 0)
+            .map(|(_, method)| method.clone())
+            .chain(self.others.iter().cloned())
+    }
+}
+
+impl From<Method> for MethodFilter {
+    fn from(method: Method) -> Self {
+        match STANDARD.iter().position(|standard| *standard == method) {
+            Some(bit) => Self {
+                bits: 1 << bit,
+                others: Vec::new(),
+            },
+            None => Self {
+                bits: 0,
+                others: vec![method],
+            },
+        }
+    }
+}
+
+impl fmt::Debug for MethodFilter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.methods()).finish()
+    }
+}
+
+/// The handlers of one path by method, as a value: made by [`get`],
+/// [`post`], … [`any`], [`on`] and their `_service` forms, chained with
+/// the methods of the same names, and registered with
+/// [`Router::route`](crate::Router::route). A method given twice, here or
+/// by another registration of the path, is an error of
+/// [`compile`](crate::Router::compile).
+///
+/// ```
+/// use http::{Method, Request, StatusCode};
+/// use pronghorn::{Router, handler::Path, router::{MethodRouter, get}};
+/// use tower::ServiceExt;
+///
+/// /// The routes of one resource, built apart and registered together.
+/// fn items() -> MethodRouter {
+///     get(|| "all items").post(|body: String| format!("stored {body}"))
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .route("/items", items())
+///     .route("/items/{id}", get(|Path(id): Path<u32>| format!("item {id}")).delete(|| "gone"))
+///     .compile()
+///     .unwrap();
+/// assert!(router.at(&Method::POST, "/items").is_some());
+/// let request = Request::put("/items").body(String::new()).unwrap();
+/// let response = router.oneshot(request).await.unwrap();
+/// assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
+/// assert_eq!(response.headers()["allow"], "GET, POST, HEAD");
+/// # }
+/// ```
+#[derive(Clone, Default)]
+#[must_use = "a method router does nothing until it is registered with `Router::route`"]
+pub struct MethodRouter {
+    /// Routes whose pattern `Router::route` fills in.
+    pub(crate) routes: Vec<RouteSpec>,
+}
+
+impl fmt::Debug for MethodRouter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let methods = self.routes.iter().map(|route| match &route.method {
+            Some(method) => method.as_str(),
+            None => "*",
+        });
+        f.debug_struct("MethodRouter")
+            .field("methods", &methods.collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+macro_rules! method_functions {
+    ($($name:ident, $service:ident => $method:ident;)*) => {
+        $(
+            #[doc = concat!("Routes `", stringify!($method), "` requests to `handler`, as a [`MethodRouter`] to register with [`Router::route`](crate::Router::route).")]
+            pub fn $name<H, M>(handler: H) -> MethodRouter
+            where
+                H: Handler<M>,
+                M: 'static,
+            {
+                MethodRouter::new().$name(handler)
+            }
+
+            #[doc = concat!("Routes `", stringify!($method), "` requests to a tower `service`, as [`Router::route_service`](crate::Router::route_service) does for any method.")]
+            pub fn $service<S: RouteService>(service: S) -> MethodRouter {
+                MethodRouter::new().$service(service)
+            }
+        )*
+
+        impl MethodRouter {
+            $(
+                #[doc = concat!("Routes `", stringify!($method), "` requests to `handler` too.")]
+                pub fn $name<H, M>(self, handler: H) -> Self
+                where
+                    H: Handler<M>,
+                    M: 'static,
+                {
+                    self.on(MethodFilter::$method, handler)
+                }
+
+                #[doc = concat!("Routes `", stringify!($method), "` requests to a tower `service` too.")]
+                pub fn $service<S: RouteService>(self, service: S) -> Self {
+                    self.on_service(MethodFilter::$method, service)
+                }
+            )*
+        }
+    };
+}
+
+method_functions! {
+    connect, connect_service => CONNECT;
+    delete, delete_service => DELETE;
+    get, get_service => GET;
+    head, head_service => HEAD;
+    options, options_service => OPTIONS;
+    patch, patch_service => PATCH;
+    post, post_service => POST;
+    put, put_service => PUT;
+    trace, trace_service => TRACE;
+}
+
+/// Routes requests of the methods of `filter` to `handler`.
+pub fn on<H, M>(filter: impl Into<MethodFilter>, handler: H) -> MethodRouter
+where
+    H: Handler<M>,
+    M: 'static,
+{
+    MethodRouter::new().on(filter, handler)
+}
+
+/// Routes requests of the methods of `filter` to a tower `service`.
+pub fn on_service<S: RouteService>(filter: impl Into<MethodFilter>, service: S) -> MethodRouter {
+    MethodRouter::new().on_service(filter, service)
+}
+
+/// Routes requests of any method to `handler`; at the same path, a
+/// handler for the request's own method is preferred.
+pub fn any<H, M>(handler: H) -> MethodRouter
+where
+    H: Handler<M>,
+    M: 'static,
+{
+    MethodRouter::new().any(handler)
+}
+
+/// Routes requests of any method to a tower `service`.
+pub fn any_service<S: RouteService>(service: S) -> MethodRouter {
+    MethodRouter::new().any_service(service)
+}
+
+impl MethodRouter {
+    /// A method router with no handler.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Routes requests of the methods of `filter` to `handler` too.
+    pub fn on<H, M>(mut self, filter: impl Into<MethodFilter>, handler: H) -> Self
+    where
+        H: Handler<M>,
+        M: 'static,
+    {
+        let route = RouteSpec::http(None, "", handler);
+        self.add(filter.into(), route);
+        self
+    }
+
+    /// Routes requests of the methods of `filter` to a tower `service` too.
+    pub fn on_service<S: RouteService>(
+        mut self,
+        filter: impl Into<MethodFilter>,
+        service: S,
+    ) -> Self {
+        let route = RouteSpec::http(None, "", Mounted::at_route(service));
+        self.add(filter.into(), route);
+        self
+    }
+
+    /// Routes requests of any method to `handler` too; a handler for the
+    /// request's own method is preferred.
+    pub fn any<H, M>(mut self, handler: H) -> Self
+    where
+        H: Handler<M>,
+        M: 'static,
+    {
+        self.routes.push(RouteSpec::http(None, "", handler));
+        self
+    }
+
+    /// Routes requests of any method to a tower `service` too.
+    pub fn any_service<S: RouteService>(mut self, service: S) -> Self {
+        (self.routes).push(RouteSpec::http(None, "", Mounted::at_route(service)));
+        self
+    }
+
+    /// One route per method of `filter`, sharing `route`'s handler.
+    fn add(&mut self, filter: MethodFilter, route: RouteSpec) {
+        for method in filter.methods() {
+            self.routes.push(RouteSpec {
+                method: Some(method),
+                ..route.clone()
+            });
+        }
+    }
+
+    /// Wraps the handlers given so far in a tower `layer`: each sees the
+    /// requests the router hands its handler, with the route's
+    /// [`MatchedPath`](crate::handler::MatchedPath) in their extensions,
+    /// and what the handler answers. A method no handler takes is
+    /// answered 405 by the router, outside this layer (see
+    /// [`Router::layer`](crate::Router::layer)).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use http::{Request, StatusCode};
+    /// use pronghorn::{Router, router::get};
+    /// use tower::ServiceExt;
+    /// use tower_http::timeout::TimeoutLayer;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let timeout = TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, Duration::from_millis(10));
+    /// let slow = || async {
+    ///     tokio::time::sleep(Duration::from_secs(60)).await;
+    ///     "late"
+    /// };
+    /// let router = Router::new()
+    ///     .route("/report", get(slow).layer(timeout))
+    ///     .compile()
+    ///     .unwrap();
+    /// let request = Request::get("/report").body(String::new()).unwrap();
+    /// assert_eq!(router.oneshot(request).await.unwrap().status(), StatusCode::REQUEST_TIMEOUT);
+    /// # }
+    /// ```
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: Layer<Endpoint>,
+        L::Service: RouteService,
+    {
+        for route in &mut self.routes {
+            route.wrap(&layer);
+        }
+        self
+    }
+
+    /// The same as [`layer`](Self::layer): the 405 of a method no handler
+    /// takes is the router's, outside both.
+    pub fn route_layer<L>(self, layer: L) -> Self
+    where
+        L: Layer<Endpoint>,
+        L::Service: RouteService,
+    {
+        self.layer(layer)
+    }
+}
+
+impl RouteSpec {
+    /// Wraps the route's handler in `layer`; a WebSocket route is left as
+    /// it is.
+    pub(crate) fn wrap<L>(&mut self, layer: &L)
+    where
+        L: Layer<Endpoint>,
+        L::Service: RouteService,
+    {
+        #[cfg_attr(
+            not(feature = "ws"),
+            allow(irrefutable_let_patterns, reason = "without `ws`, every route is HTTP")
+        )]
+        if let Responder::Http(handler) = &mut self.endpoint {
+            *handler = wrap(handler, layer);
+        }
+    }
+}
