@@ -15,7 +15,6 @@ use std::{
     pin::Pin,
     sync::Arc,
     task::{Context, Poll, Waker},
-    time::Duration,
 };
 
 use http::{Request, Response, Uri};
@@ -23,11 +22,12 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use super::{
-    ErasedHandler, Handler, IntoResponse, MatchedPath, Needs, RouteContext, RouteService, Shape,
-    internal_error,
+    ErasedHandler, Handler, IntoResponse, MatchedPath, Needs, RouteContext, RouteService,
+    extract::Extraction, internal_error,
 };
 use crate::{
     body::Body,
+    head::RequestHead,
     params::{Captures, Params},
     step::{BoxFuture, Step},
 };
@@ -39,9 +39,8 @@ use crate::{
 pub(crate) struct RouteInfo {
     pub(crate) pattern: Arc<str>,
     pub(crate) names: Arc<[Box<str>]>,
-    pub(crate) limit: usize,
-    pub(crate) timeout: Duration,
-    pub(crate) rejection: Option<Shape>,
+    /// What its extractors hold to (with no info of its own).
+    pub(crate) extraction: Extraction,
 }
 
 impl RouteInfo {
@@ -50,9 +49,10 @@ impl RouteInfo {
         Arc::new(RouteInfo {
             pattern: context.pattern.into(),
             names: context.params.names().into(),
-            limit: context.body_limit,
-            timeout: context.body_timeout,
-            rejection: context.rejection.cloned(),
+            extraction: Extraction {
+                layered: None,
+                ..context.extraction.clone()
+            },
         })
     }
 }
@@ -113,12 +113,10 @@ impl RouteMatch {
             params: Params::new(self.uri.path(), &self.info.names, &self.captures),
             params_in_request: false,
             state: &self.state,
-            body_limit: self.info.limit,
-            body_timeout: self.info.timeout,
-            rejection: self.info.rejection.as_ref(),
-            info: Some(&self.info),
-            received: Some(&self.uri),
-            keep_headers: false,
+            extraction: &self.info.extraction,
+            // The request is the layers' own: nothing reads it after
+            // the handler, and its `RouteMatch` is there already.
+            head: None,
         }
     }
 }
@@ -348,15 +346,17 @@ where
 /// route put them there already (a layer given to the router over one
 /// given to the route).
 fn hand_over(request: &mut Request<Body>, route: &RouteContext<'_>) -> Request<Body> {
-    let info = match route.info {
+    let info = match &route.extraction.layered {
         Some(info) => Arc::clone(info),
         None => RouteInfo::of(route),
     };
     let uri = match info.names.is_empty() {
         true => Uri::default(),
-        false => route.received.unwrap_or_else(|| request.uri()).clone(),
+        false => (route.head.map(RequestHead::uri))
+            .unwrap_or_else(|| request.uri())
+            .clone(),
     };
-    let mut owned = match route.keep_headers {
+    let mut owned = match route.head.is_some() {
         false => std::mem::replace(request, Request::new(Body::empty())),
         true => {
             let mut owned = Request::new(std::mem::take(request.body_mut()));

@@ -79,7 +79,7 @@ pub use self::{
     service::RouteService,
 };
 pub(crate) use self::{
-    extract::{HeadExtractors, Shape, for_each_arity, state_type},
+    extract::{Extraction, HeadExtractors, Shape, for_each_arity, state_type},
     layered::{RouteInfo, wrap},
     response::{ErrorValue, error_response, internal_error},
     service::{Mounted, NESTED_PATTERN_END},

@@ -14,7 +14,7 @@ use std::{future::Future, sync::Arc, time::Duration};
 
 use http::{HeaderMap, Method, Request, Response, Uri, request::Parts};
 
-use crate::{body::Body, params::Params};
+use crate::{body::Body, head::RequestHead, params::Params};
 
 use super::layered::RouteInfo;
 
@@ -48,19 +48,25 @@ pub struct RouteContext<'a> {
     /// no copy of it.
     pub(crate) params_in_request: bool,
     pub(crate) state: &'a Arc<http::Extensions>,
-    pub(crate) body_limit: usize,
-    pub(crate) body_timeout: Duration,
+    /// What the route's extractors hold to.
+    pub(crate) extraction: &'a Extraction,
+    /// The request's head as received, when the router kept a copy for
+    /// its hooks: the parameters were captured in its path, and the steps
+    /// after the handler read the request's headers.
+    pub(crate) head: Option<&'a RequestHead>,
+}
+
+/// What a route's extractors hold to: the body's limit and timeout, and
+/// the shape of their rejections.
+#[derive(Clone, Debug)]
+pub(crate) struct Extraction {
+    pub(crate) limit: usize,
+    pub(crate) timeout: Duration,
     /// How the route's router answers rejections, if it says.
-    pub(crate) rejection: Option<&'a Shape>,
-    /// What a route whose handler is wrapped in tower layers hands them
-    /// with the request; `None` for a route without layers.
-    pub(crate) info: Option<&'a Arc<RouteInfo>>,
-    /// The URI the parameters were captured in, when it is not the
-    /// request's own (a step before the handler may have changed that).
-    pub(crate) received: Option<&'a Uri>,
-    /// Whether steps after the handler read the request's headers, so
-    /// that a handler which must own the request takes a copy of them.
-    pub(crate) keep_headers: bool,
+    pub(crate) rejection: Option<Shape>,
+    /// What the route's tower layers hand its handler with the request:
+    /// `None` for a handler without layers.
+    pub(crate) layered: Option<Arc<RouteInfo>>,
 }
 
 impl<'a> RouteContext<'a> {
@@ -75,9 +81,9 @@ impl<'a> RouteContext<'a> {
             pattern: self.pattern,
             params: self.params(request),
             state: self.state.as_ref(),
-            body_limit: self.body_limit,
-            body_timeout: self.body_timeout,
-            rejection: self.rejection,
+            body_limit: self.extraction.limit,
+            body_timeout: self.extraction.timeout,
+            rejection: self.extraction.rejection.as_ref(),
         }
     }
 

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use http::Method;
 
-use crate::handler::{NESTED_PATTERN_END, RouteInfo, StateType};
+use crate::handler::{Extraction, NESTED_PATTERN_END, RouteInfo, StateType};
 
 use super::{
     builder::{
@@ -18,8 +18,7 @@ use super::{
 use crate::router::request::compiled::WebSocketRoute;
 use crate::router::request::{
     compiled::{
-        Answer, Applied, CompiledRoute, CompiledRouter, Extraction, Fallback, Hook, Hooks, Inner,
-        ModuleState,
+        Answer, Applied, CompiledRoute, CompiledRouter, Fallback, Hook, Hooks, Inner, ModuleState,
     },
     pattern::{Pattern, Segment, match_parts},
     table::{FxHasher, Key, RouteId},
@@ -58,12 +57,16 @@ impl Extraction {
         let timeout = settings.body_timeout.unwrap_or(DEFAULT_BODY_TIMEOUT);
         let rejection = settings.rejection.clone();
         let layered = layered.map(|(pattern, names)| {
-            Arc::new(RouteInfo {
-                pattern,
-                names,
+            let extraction = Extraction {
                 limit,
                 timeout,
                 rejection: rejection.clone(),
+                layered: None,
+            };
+            Arc::new(RouteInfo {
+                pattern,
+                names,
+                extraction,
             })
         });
         Self {

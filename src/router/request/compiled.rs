@@ -2,11 +2,11 @@
 //! hooks, and for each route the hooks that may apply to it, in running
 //! order — as requests read them.
 
-use std::{sync::Arc, time::Duration};
+use std::sync::Arc;
 
 use http::Method;
 
-use crate::handler::{ErasedHandler, RouteInfo, Shape, StateType};
+use crate::handler::{ErasedHandler, Extraction, StateType};
 
 use super::{
     hooks::{ErasedMonitor, ErasedPostfix, ErasedPrefix},
@@ -245,16 +245,4 @@ pub(crate) struct Fallback {
     pub(crate) handler: Arc<dyn ErasedHandler>,
     pub(crate) extraction: Extraction,
     pub(crate) key: Key,
-}
-
-/// What a handler's extractors hold to, for one route: the body's limit
-/// and timeout, and the shape of their rejections.
-#[derive(Clone)]
-pub(crate) struct Extraction {
-    pub(crate) limit: usize,
-    pub(crate) timeout: Duration,
-    pub(crate) rejection: Option<Shape>,
-    /// What the route's tower layers hand its handler with the request:
-    /// `None` for a handler without layers.
-    pub(crate) layered: Option<Arc<RouteInfo>>,
 }

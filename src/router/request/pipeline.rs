@@ -21,7 +21,7 @@ use std::{
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
 
 use super::{
-    compiled::{Answer, Applied, CompiledRoute, Extraction, Hook, Hooks, Inner},
+    compiled::{Answer, Applied, CompiledRoute, Hook, Hooks, Inner},
     hooks::{
         Done, ErasedMonitor, ErasedPostfix, ErasedPrefix, PostfixFlow, PrefixFlow, take_staged,
     },
@@ -35,7 +35,10 @@ use crate::{
     body::Body,
     body::BoxError,
     clock::Clock,
-    handler::{ErasedHandler, ErrorValue, IntoResponse, MatchedPath, RouteContext, internal_error},
+    handler::{
+        ErasedHandler, ErrorValue, Extraction, IntoResponse, MatchedPath, RouteContext,
+        internal_error,
+    },
     head::RequestHead,
     monitor::Exchange,
     monitor::route::Failure,
@@ -498,14 +501,8 @@ fn route_context<'a>(
         params,
         params_in_request,
         state: &router.state,
-        body_limit: extraction.limit,
-        body_timeout: extraction.timeout,
-        rejection: extraction.rejection.as_ref(),
-        info: extraction.layered.as_ref(),
-        received: head.map(RequestHead::uri),
-        // The steps after the handler read the headers of a request
-        // whose hooks needed a copy of its head.
-        keep_headers: head.is_some(),
+        extraction,
+        head,
     }
 }
 
