@@ -87,8 +87,8 @@ async fn todos_index(pagination: Query<Pagination>, State(db): State<Db>) -> imp
 
     let todos = todos
         .values()
-        .skip(pagination.0.offset.unwrap_or(0))
-        .take(pagination.0.limit.unwrap_or(usize::MAX))
+        .skip(pagination.offset.unwrap_or(0))
+        .take(pagination.limit.unwrap_or(usize::MAX))
         .cloned()
         .collect::<Vec<_>>();
 

@@ -89,12 +89,13 @@
 //! | `with_state(state)` | [`Router::state`](crate::Router::state); `State<T>` reads it |
 //! | `axum::serve(listener, app)` | [`serve`](crate::serve())`(listener, app.compile()?)`: a router is compiled first, and its mistakes are errors of [`compile`](crate::Router::compile), not panics |
 //! | `middleware::from_fn` | a [prefix](crate::Router::prefix) or [postfix](crate::Router::postfix) hook, or [`PrefixLayer`](crate::PrefixLayer) / [`PostfixLayer`](crate::PostfixLayer) given to `layer` |
-//! | `Path`, `Query`, `Json`, `Form`, `State`, `Extension`, `ConnectInfo`, `MatchedPath`, `OriginalUri`, `HeaderMap`, `Method`, `Uri`, `Bytes`, `String`, `Request` | the same names in [`handler`](crate::handler) |
+//! | `Path`, `Query`, `Json`, `Form`, `State`, `Extension`, `ConnectInfo`, `MatchedPath`, `OriginalUri`, `HeaderMap`, `Method`, `Uri`, `Bytes`, `String`, `Request` | the same names in [`handler`](crate::handler), the wrappers with `Deref` to their value, and `Form` reading a GET's query string |
 //! | `TypedHeader` | [`Header<N>`](crate::handler::Header), a header's value by its name's type (no typed parsing as the `headers` crate does) |
 //! | `WebSocketUpgrade` | [`Router::websocket`](crate::Router::websocket) (feature `ws`) |
 //! | `Sse`, `KeepAlive` | [`Sse`](crate::sse::Sse), with [`keep_alive(interval)`](crate::sse::Sse::keep_alive) (no text of its own) |
 //! | `app.into_service()`, `as_service()` in tests | [`CompiledRouter::into_service`](crate::CompiledRouter::into_service), [`as_service`](crate::CompiledRouter::as_service); `oneshot` on the router itself takes a request with any body |
 //! | `request.extensions().get::<MatchedPath>()` in a layer | the same, with pronghorn's [`MatchedPath`](crate::handler::MatchedPath); the parameters are in its [`RouteMatch`](crate::handler::RouteMatch) |
+//! | `MockConnectInfo(addr)` in tests | [`MockConnectInfo`](crate::handler::MockConnectInfo), the same |
 //! | an axum extractor or response in a pronghorn handler | [`Axum`](crate::handler::Axum) (feature `axum`) |
 //!
 //! # Where pronghorn answers differently
@@ -124,8 +125,6 @@
 //! - **`HandleErrorLayer`** takes the error alone, no extractors before it.
 //! - **State** is one value per type across nested and merged routers:
 //!   give two values of one type a newtype each.
-//! - **Extractors** have no `Deref`: `query.0.limit` where axum reads
-//!   `query.limit`.
 //! - **Bodies**: extractors read at most 2 MiB (axum: 2 MB) and wait at
 //!   most 30 s for a body (axum: no limit); see
 //!   [`body_limit`](crate::Router::body_limit) and `body_timeout`.

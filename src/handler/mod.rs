@@ -74,7 +74,10 @@ pub use self::{
         RequestContext, RouteContext, RouteParams, State, StateType, headers,
     },
     layered::{Endpoint, EndpointFuture, FromLayered, Layered, NeedsOf, RouteMatch},
-    request::{ConnectInfo, Extension, Html, MatchedPath, OriginalUri, Redirect},
+    request::{
+        ConnectInfo, Extension, Html, MatchedPath, MockConnectInfo, MockConnectInfoService,
+        OriginalUri, Redirect,
+    },
     response::IntoResponse,
     service::RouteService,
 };
@@ -424,6 +427,41 @@ where
 }
 
 for_each_arity!(handler_impls);
+
+/// `Deref` and `DerefMut` to the value an extractor wraps, as axum's
+/// extractors have them: `query.limit` for `query.0.limit`.
+macro_rules! deref_to_value {
+    ($($(#[$attr:meta])* $wrapper:ident),*) => {$(
+        $(#[$attr])*
+        impl<T> std::ops::Deref for $wrapper<T> {
+            type Target = T;
+
+            #[inline]
+            fn deref(&self) -> &T {
+                &self.0
+            }
+        }
+
+        $(#[$attr])*
+        impl<T> std::ops::DerefMut for $wrapper<T> {
+            #[inline]
+            fn deref_mut(&mut self) -> &mut T {
+                &mut self.0
+            }
+        }
+    )*};
+}
+
+deref_to_value!(
+    Path,
+    Query,
+    Form,
+    State,
+    Extension,
+    ConnectInfo,
+    #[cfg(feature = "json")]
+    Json
+);
 
 /// A handler with its marker erased, as the router stores it.
 pub(crate) trait ErasedHandler: Send + Sync + 'static {

@@ -102,6 +102,76 @@ impl<T: Clone + Send + Sync + 'static> FromRequestHead for ConnectInfo<T> {
     }
 }
 
+/// A stand-in for the server's [`ConnectInfo`] in tests: a tower layer
+/// that puts `ConnectInfo(value)` in each request that has none, as axum's
+/// `MockConnectInfo` does. Given to [`Router::layer`](crate::Router::layer),
+/// or around the compiled router.
+///
+/// ```
+/// use std::net::SocketAddr;
+/// use http::Request;
+/// use http_body_util::BodyExt;
+/// use pronghorn::{Router, handler::{ConnectInfo, MockConnectInfo}};
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .get("/ip", |ConnectInfo(peer): ConnectInfo<SocketAddr>| peer.ip().to_string())
+///     .layer(MockConnectInfo(SocketAddr::from(([192, 0, 2, 7], 4000))))
+///     .compile()
+///     .unwrap();
+/// let response = router.oneshot(Request::get("/ip").body(String::new()).unwrap()).await.unwrap();
+/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "192.0.2.7");
+/// # }
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct MockConnectInfo<T>(pub T);
+
+impl<S, T: Clone> tower_layer::Layer<S> for MockConnectInfo<T> {
+    type Service = MockConnectInfoService<S, T>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        MockConnectInfoService {
+            inner,
+            value: self.0.clone(),
+        }
+    }
+}
+
+/// The service of [`MockConnectInfo`].
+#[derive(Clone, Copy, Debug)]
+pub struct MockConnectInfoService<S, T> {
+    inner: S,
+    value: T,
+}
+
+impl<S, T, B> tower_service::Service<Request<B>> for MockConnectInfoService<S, T>
+where
+    S: tower_service::Service<Request<B>>,
+    T: Clone + Send + Sync + 'static,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = S::Future;
+
+    #[inline]
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut request: Request<B>) -> S::Future {
+        if request.extensions().get::<ConnectInfo<T>>().is_none() {
+            let info = ConnectInfo(self.value.clone());
+            request.extensions_mut().insert(info);
+        }
+        self.inner.call(request)
+    }
+}
+
 /// The pattern of the route the request matched, as registered, with the
 /// bases of the routers it was nested in: `/api/users/{id}` for
 /// `/api/users/7`. A router mounted as a service with

@@ -1167,3 +1167,79 @@ async fn a_hand_written_handler_that_rewrites_the_uri_reads_the_parameters_as_re
         assert_eq!(answer.body, "ada");
     }
 }
+
+#[tokio::test]
+async fn extractors_deref_to_the_values_they_wrap() {
+    let router = Router::new()
+        .get("/page", |page: Query<Page>| {
+            format!("{} {}", page.page, page.q.as_deref().unwrap_or("-"))
+        })
+        .get("/files/{name}.{ext}", |file: Path<File>| {
+            format!("{}|{}", file.name, file.ext)
+        })
+        .post("/items", |mut item: Json<Item>| {
+            item.id += 1;
+            format!("{} {}", item.id, item.name)
+        })
+        .compile()
+        .unwrap();
+    assert_eq!(get(&router, "/page?page=2&q=x").await.body, "2 x");
+    assert_eq!(get(&router, "/files/a.tar.gz").await.body, "a|tar.gz");
+    let item = send_body(
+        &router,
+        "/items",
+        Some("application/json"),
+        r#"{"id":1,"name":"n"}"#,
+    )
+    .await;
+    assert_eq!(item.body, "2 n");
+}
+
+#[tokio::test]
+async fn a_form_on_get_and_head_reads_the_query_string() {
+    use pronghorn::handler::Form;
+    let router = Router::new()
+        .route(
+            "/search",
+            pronghorn::router::get(|Form(page): Form<Page>| format!("page {}", page.page))
+                .post(|Form(page): Form<Page>| format!("posted {}", page.page)),
+        )
+        .compile()
+        .unwrap();
+    assert_eq!(get(&router, "/search?page=3").await.body, "page 3");
+    let head = send(&router, Method::HEAD, "/search?page=3").await;
+    assert_eq!((head.status, head.body.as_str()), (StatusCode::OK, ""));
+    // A GET whose query does not fit is refused, as a body would be.
+    assert_eq!(
+        get(&router, "/search?page=x").await.status,
+        StatusCode::UNPROCESSABLE_ENTITY
+    );
+    // Other methods read the body, of the form's content type.
+    let form = "application/x-www-form-urlencoded";
+    let posted = send_body(&router, "/search?page=9", Some(form), "page=4").await;
+    assert_eq!(posted.body, "posted 4");
+    let untyped = send_body(&router, "/search", None, "page=4").await;
+    assert_eq!(untyped.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+}
+
+#[tokio::test]
+async fn mock_connect_info_stands_in_for_the_servers() {
+    use pronghorn::handler::{ConnectInfo, MockConnectInfo};
+    use std::net::SocketAddr;
+    let peer = SocketAddr::from(([192, 0, 2, 7], 4000));
+    let router = Router::new()
+        .get("/ip", |ConnectInfo(peer): ConnectInfo<SocketAddr>| {
+            peer.to_string()
+        })
+        .layer(MockConnectInfo(peer))
+        .compile()
+        .unwrap();
+    assert_eq!(get(&router, "/ip").await.body, "192.0.2.7:4000");
+    // The server's own, where there is one, is kept.
+    let mut request = Request::get("/ip").body(String::new()).unwrap();
+    let real = SocketAddr::from(([198, 51, 100, 1], 5000));
+    request.extensions_mut().insert(ConnectInfo(real));
+    let response = router.oneshot(request).await.unwrap();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    assert_eq!(body, "198.51.100.1:5000");
+}

@@ -27,7 +27,8 @@ use crate::{
 };
 
 /// A form sent as the body (`application/x-www-form-urlencoded`),
-/// deserialized into `T` as [`Query`](super::Query) reads a query string.
+/// deserialized into `T` as [`Query`](super::Query) reads a query string;
+/// for a GET or HEAD request, as axum reads it, the query string itself.
 /// A request of another content type answers 415; a body that is not
 /// UTF-8, 400; a form that does not fit `T`, 422, as axum answers. The
 /// body limit applies.
@@ -68,7 +69,7 @@ where
     type Future = BodyFuture<Self>;
 
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
-        let refused = Self::refused(context);
+        let (body, refused) = Self::source(body, context);
         BodyFuture::new(body, context, refused, |bytes| bytes.and_then(Self::parse))
     }
 }
@@ -82,7 +83,7 @@ where
     type Future = BodyFuture<Self>;
 
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
-        let refused = Form::<T>::refused(context);
+        let (body, refused) = Form::<T>::source(body, context);
         BodyFuture::new(body, context, refused, |bytes| {
             Ok(bytes.and_then(Form::parse).map_err(FormRejection))
         })
@@ -90,6 +91,18 @@ where
 }
 
 impl<T: serde::de::DeserializeOwned> Form<T> {
+    /// Where the form is read, and why the request is refused before: a
+    /// GET or HEAD request's form is its query string (its body, if any,
+    /// is not read), another's its body, of the form's content type.
+    fn source(body: Body, context: &RequestContext<'_>) -> (Body, Option<Rejection>) {
+        let method = context.method();
+        if method == http::Method::GET || method == http::Method::HEAD {
+            let query = context.uri().query().unwrap_or("");
+            return (Body::from(Bytes::copy_from_slice(query.as_bytes())), None);
+        }
+        (body, Self::refused(context))
+    }
+
     /// Why a request is refused before its body is read: its content type.
     fn refused(context: &RequestContext<'_>) -> Option<Rejection> {
         let form = media_type(context.headers()).is_some_and(|essence| {
