@@ -100,18 +100,25 @@
 //!
 //! # Where pronghorn answers differently
 //!
-//! On purpose, and each a setting or a line to change where it matters:
+//! On purpose, and each a setting or a line to change where it matters.
+//! [`Router::answers`](crate::Router::answers)`(`[`Answers::Axum`](crate::router::Answers)`)`
+//! on the router that is compiled answers the first four as axum does:
 //!
 //! - **Its own 404 and 405** carry a short `text/plain` body (`Not Found`,
-//!   `Method Not Allowed`), axum's none; `Allow` reads `GET, HEAD`, axum's
-//!   `GET,HEAD`. A [fallback](crate::Router::fallback) and a
+//!   `Method Not Allowed`), axum's none; `Allow` reads `GET, POST, HEAD`,
+//!   axum's `GET,HEAD,POST`. A [fallback](crate::Router::fallback) and a
 //!   [`method_not_allowed`](crate::Router::method_not_allowed) handler
 //!   answer as you write them.
 //! - **Paths**: empty segments are ignored, so `/users/` is answered by
-//!   `/users`, which axum does not match.
+//!   `/users`, which axum does not match. (A router that answers as axum
+//!   still registers `/users` and `/users/` as one route: both at once are
+//!   an error of `compile`.)
 //! - **OPTIONS** on a routed path without an OPTIONS route is answered 204
 //!   with `Allow` (after the prefix hooks, so a CORS prefix can answer a
 //!   preflight); axum answers 405.
+//! - **A catch-all** read with `Path<String>` leaves out the path's empty
+//!   segments (`a/b` for `a//b`); its raw value keeps them
+//!   ([`Params::get_raw`](crate::router::Params::get_raw)).
 //! - **Rejections** name the same faults in other words (`invalid JSON
 //!   body: …` for axum's `Failed to parse the request body as JSON: …`);
 //!   [`Router::rejection`](crate::Router::rejection) shapes them all.

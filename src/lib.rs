@@ -99,7 +99,10 @@
 //! application is tested in-process, without a socket: build the router
 //! the server runs, and send it requests with `tower::ServiceExt::oneshot`.
 //! Hooks and handlers see the body as pronghorn's [`Body`] whatever type
-//! the test sends.
+//! the test sends. A test that calls the router through `ServiceExt::ready`
+//! names the body type once with [`CompiledRouter::into_service`]: on the
+//! router itself, which takes any body, `ready()` cannot tell which request
+//! type is meant.
 //!
 //! ```
 //! # #[cfg(feature = "json")] mod json {

@@ -39,6 +39,7 @@
 //! own in one shape with [`Router::rejection`](crate::Router::rejection).
 
 mod allowance;
+mod answers;
 #[cfg(feature = "axum")]
 mod axum;
 mod de;
@@ -68,6 +69,7 @@ pub use self::axum::Axum;
 #[cfg(feature = "json")]
 pub use self::extract::{Json, JsonRejection};
 pub use self::{
+    answers::Answers,
     extract::{
         BodyFuture, BodyRejection, Form, FormRejection, FromRequestBody, FromRequestHead, Header,
         HeaderRejection, NamedHeader, Needs, Path, PathRejection, Query, QueryRejection, Rejection,

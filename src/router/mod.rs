@@ -4,7 +4,8 @@
 //! # Patterns
 //!
 //! Segments are separated by `/`; empty segments are ignored, in patterns
-//! and in paths alike.
+//! and in paths alike, unless the router answers as axum does
+//! ([`Answers::Axum`]: a trailing slash only where the pattern has one).
 //!
 //! | pattern | matches |
 //! | --- | --- |
@@ -183,7 +184,7 @@ pub use self::{
         service::{Match, RouterAsService, RouterIntoService},
     },
 };
-pub use crate::handler::{Endpoint, EndpointFuture};
+pub use crate::handler::{Answers, Endpoint, EndpointFuture};
 pub use crate::monitor::route::{Failure, RouteExchange, RouteMonitor};
 
 pub use crate::params::{DecodeError, MAX_PARAMETERS, Params};

@@ -1,5 +1,6 @@
 //! The router's behaviour through its public API, a file per topic.
 
+mod answers;
 #[path = "../common/mod.rs"]
 mod common;
 mod errors;

@@ -10,8 +10,8 @@ use crate::router::request::hooks::{
 use super::methods::MethodRouter;
 use crate::{
     handler::{
-        Endpoint, Erased as ErasedFn, ErasedHandler, Handler, Mounted, NESTED_PATTERN_END, Needs,
-        Rejection, RouteService, Shape, StateType, state_type, wrap,
+        Answers, Endpoint, Erased as ErasedFn, ErasedHandler, Handler, Mounted, NESTED_PATTERN_END,
+        Needs, Rejection, RouteService, Shape, StateType, state_type, wrap,
     },
     monitor::route::RouteMonitor,
 };
@@ -42,6 +42,8 @@ pub(crate) struct RouteSettings {
     pub(crate) websocket_protocols: Option<Arc<[Box<str>]>>,
     /// How the extractors' rejections are answered.
     pub(crate) rejection: Option<Shape>,
+    /// The conventions the router answers by.
+    pub(crate) answers: Option<Answers>,
 }
 
 impl RouteSettings {
@@ -58,6 +60,7 @@ impl RouteSettings {
             websocket_protocols: (self.websocket_protocols)
                 .or_else(|| outer.websocket_protocols.clone()),
             rejection: self.rejection.or_else(|| outer.rejection.clone()),
+            answers: self.answers.or(outer.answers),
         }
     }
 }
@@ -590,7 +593,9 @@ impl Router {
         if layers.is_empty() {
             return self;
         }
-        let layered = |answer: fn() -> http::Response<crate::body::Body>| {
+        let answers = self.settings.answers.unwrap_or_default();
+        let layered = |answer: fn(Answers) -> http::Response<crate::body::Body>| {
+            let answer = move || answer(answers);
             let handler: Arc<dyn ErasedHandler> = Arc::new(ErasedFn::new(answer));
             let handler = layers
                 .iter()
@@ -601,12 +606,10 @@ impl Router {
             }
         };
         if self.fallback.is_none() {
-            self.fallback = Some(layered(crate::router::request::pipeline::not_found));
+            self.fallback = Some(layered(Answers::not_found));
         }
         if self.method_not_allowed.is_empty() {
-            (self.method_not_allowed).push(layered(
-                crate::router::request::pipeline::method_not_allowed,
-            ));
+            (self.method_not_allowed).push(layered(Answers::method_not_allowed));
         }
         self
     }
@@ -1120,6 +1123,30 @@ impl Router {
     {
         let shape = move |rejection: Rejection| shape(rejection).into_response();
         self.settings.rejection = Some(Shape(Arc::new(shape)));
+        self
+    }
+
+    /// The conventions the router answers by where pronghorn's and axum's
+    /// differ: its own 404 and 405, `Allow`, OPTIONS, trailing slashes
+    /// (see [`Answers`] for each). The router that is compiled sets them
+    /// for every path; a router nested or merged into it follows them.
+    ///
+    /// ```
+    /// use http::{Request, StatusCode};
+    /// use http_body_util::BodyExt;
+    /// use pronghorn::{Router, router::Answers};
+    /// use tower::ServiceExt;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let router = Router::new().get("/", || "home").answers(Answers::Axum).compile().unwrap();
+    /// let response = router.oneshot(Request::get("/nowhere").body(String::new()).unwrap()).await.unwrap();
+    /// assert_eq!(response.status(), StatusCode::NOT_FOUND);
+    /// assert!(response.into_body().collect().await.unwrap().to_bytes().is_empty());
+    /// # }
+    /// ```
+    pub fn answers(mut self, answers: Answers) -> Self {
+        self.settings.answers = Some(answers);
         self
     }
 

@@ -428,6 +428,7 @@ impl Inner {
                 matched_path_in_response: (route_settings.matched_path_in_response)
                     .unwrap_or(false),
                 params_in_request,
+                nested: spec.nested,
                 prefixes: Box::default(),
                 postfixes: Box::default(),
                 monitors: Box::default(),
@@ -613,7 +614,10 @@ impl Router {
 }
 
 fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
-    let mut inner = Inner::default();
+    let mut inner = Inner {
+        answers: router.settings.answers.unwrap_or_default(),
+        ..Inner::default()
+    };
     inner.add(
         router.with_default_answers(),
         0,

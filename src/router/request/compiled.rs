@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use http::Method;
 
-use crate::handler::{ErasedHandler, Extraction, StateType};
+use crate::handler::{Answers, ErasedHandler, Extraction, StateType};
 
 use super::{
     hooks::{ErasedMonitor, ErasedPostfix, ErasedPrefix},
@@ -164,6 +164,9 @@ pub(crate) struct CompiledRoute {
     /// Whether its handler reads its parameters in the request as it is
     /// handed over (or it has none), not in a copy of the head.
     pub(crate) params_in_request: bool,
+    /// Whether a service nested below its pattern answers it: its base and
+    /// every path below, with or without a trailing slash.
+    pub(crate) nested: bool,
     pub(crate) prefixes: Box<[Applied]>,
     pub(crate) postfixes: Box<[Applied]>,
     pub(crate) monitors: Box<[Applied]>,
@@ -231,6 +234,8 @@ pub(crate) struct Inner {
     /// The state each module gave, by module place: what `state` is made
     /// of again when a module goes.
     pub(crate) states: Vec<(u32, Arc<ModuleState>)>,
+    /// The conventions of the answers no route gives, and of paths.
+    pub(crate) answers: Answers,
 }
 
 /// The state one module gave.

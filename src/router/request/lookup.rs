@@ -10,6 +10,7 @@ use super::{
     table::{Methods, RouteId, catch_all_end, next_segment},
 };
 use crate::{
+    handler::Answers,
     head::RequestHead,
     params::{Captures, MAX_PATH},
 };
@@ -66,8 +67,48 @@ impl Inner {
         if !is_path(path) {
             return self.not_found(path, captures);
         }
-        self.find(method, path, upgrade, captures)
+        if self.answers != Answers::Pronghorn {
+            return self.strictly(method, path, upgrade, captures);
+        }
+        (self.find(method, path, upgrade, captures))
             .unwrap_or_else(|| self.elsewhere(method, path, captures))
+    }
+
+    /// The target as axum's routes match, keeping a path's slashes: a
+    /// trailing slash only where the route's pattern has one, and no empty
+    /// segment but in a catch-all's part.
+    #[cold]
+    #[inline(never)]
+    fn strictly(
+        &self,
+        method: &Method,
+        path: &str,
+        upgrade: bool,
+        captures: &mut Captures,
+    ) -> Target {
+        let target = (self.find(method, path, upgrade, captures))
+            .unwrap_or_else(|| self.elsewhere(method, path, captures));
+        let route = match target {
+            Target::Route { id, .. }
+            | Target::Elsewhere { route: id, .. }
+            | Target::UpgradeRequired { route: id } => &self.routes[id],
+            Target::NotFound | Target::Fallback { .. } => return target,
+        };
+        let pattern = &route.pattern;
+        if route.nested
+            || pattern
+                .segments
+                .iter()
+                .any(|s| matches!(s, Segment::CatchAll))
+        {
+            return target;
+        }
+        let slash = |text: &str| text.len() > 1 && text.ends_with('/');
+        let trimmed = path.strip_suffix('/').unwrap_or(path);
+        if slash(path) == slash(&pattern.source) && !trimmed.contains("//") {
+            return target;
+        }
+        self.not_found(path, captures)
     }
 
     /// The target of a path no route matches: the fallback of the deepest
@@ -170,18 +211,26 @@ impl Inner {
         let (false, Some(route)) = (allowed.is_empty(), first) else {
             return self.not_found(path, captures);
         };
-        if allowed.contains(&Method::GET) && !allowed.contains(&Method::HEAD) {
-            allowed.push(Method::HEAD);
+        let axum = self.answers == Answers::Axum;
+        if !allowed.contains(&Method::HEAD) {
+            // axum writes HEAD after the GET it comes with; pronghorn last.
+            match allowed.iter().position(|m| *m == Method::GET) {
+                Some(get) if axum => allowed.insert(get + 1, Method::HEAD),
+                Some(_) => allowed.push(Method::HEAD),
+                None => {}
+            }
         }
-        let options = *method == Method::OPTIONS;
+        // axum answers OPTIONS as any other method no route takes.
+        let options = *method == Method::OPTIONS && !axum;
         if options && !allowed.contains(&Method::OPTIONS) {
             allowed.push(Method::OPTIONS);
         }
+        let separator = if axum { "," } else { ", " };
         let allow = allowed
             .iter()
             .map(Method::as_str)
             .collect::<Vec<_>>()
-            .join(", ");
+            .join(separator);
         let allow = HeaderValue::from_str(&allow).expect("method names are valid header text");
         Target::Elsewhere {
             allow,

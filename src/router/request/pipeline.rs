@@ -36,7 +36,7 @@ use crate::{
     body::BoxError,
     clock::Clock,
     handler::{
-        ErasedHandler, ErrorValue, Extraction, IntoResponse, MatchedPath, RouteContext,
+        Answers, ErasedHandler, ErrorValue, Extraction, IntoResponse, MatchedPath, RouteContext,
         internal_error,
     },
     head::RequestHead,
@@ -303,23 +303,12 @@ pub(crate) struct Pipeline {
     connection: Option<BoxFuture<()>>,
 }
 
-/// The router's own answer to a path no route takes.
-pub(crate) fn not_found() -> Response<Body> {
-    (StatusCode::NOT_FOUND, "Not Found").into_response()
-}
-
-/// The router's own answer to a method no route of the path takes, but
-/// for its `Allow`.
-pub(crate) fn method_not_allowed() -> Response<Body> {
-    (StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed").into_response()
-}
-
 /// The answer to a request no route's handler answers: 405 with `Allow`,
 /// 426 for a plain GET to a WebSocket route, 404.
-fn fixed_answer(target: &Target) -> Response<Body> {
+fn fixed_answer(target: &Target, answers: Answers) -> Response<Body> {
     match target {
         Target::Elsewhere { allow, .. } => {
-            let mut response = method_not_allowed();
+            let mut response = answers.method_not_allowed();
             response.headers_mut().insert(header::ALLOW, allow.clone());
             response
         }
@@ -330,7 +319,7 @@ fn fixed_answer(target: &Target) -> Response<Body> {
                 .insert(header::UPGRADE, HeaderValue::from_static("websocket"));
             response
         }
-        _ => not_found(),
+        _ => answers.not_found(),
     }
 }
 
@@ -465,7 +454,7 @@ impl Pipeline {
             }
             fixed => {
                 // A fixed answer goes straight to the monitors.
-                self.response = Some(fixed_answer(fixed));
+                self.response = Some(fixed_answer(fixed, router.answers));
                 self.stage = Stage::Finish;
                 (Box::default(), Box::default())
             }
@@ -1005,7 +994,7 @@ impl Pipeline {
             }
             target => {
                 // An OPTIONS no prefix answered on a path no route serves.
-                self.response = Some(fixed_answer(target));
+                self.response = Some(fixed_answer(target, router.answers));
                 Poll::Ready(())
             }
         }

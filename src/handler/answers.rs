@@ -1,0 +1,78 @@
+//! [`Answers`]: the conventions a router answers by where pronghorn's and
+//! axum's differ.
+
+use http::{Response, StatusCode};
+
+use super::IntoResponse;
+use crate::body::Body;
+
+/// The conventions a router answers by where pronghorn's and axum's
+/// differ, set with [`Router::answers`](crate::Router::answers).
+///
+/// | | `Pronghorn` (the default) | `Axum` |
+/// | --- | --- | --- |
+/// | the router's own 404 and 405 | `text/plain` bodies, `Not Found` and `Method Not Allowed` | empty, with no content type |
+/// | `Allow` of a 405 | `GET, POST, HEAD`: registration order, `HEAD` last | `GET,HEAD,POST`: `HEAD` after `GET` |
+/// | OPTIONS on a path routed for other methods | 204 with `Allow`, after the prefix hooks (which may answer a preflight) | 405 with `Allow` |
+/// | a trailing slash, an empty segment | ignored: `/users/` is `/users` | kept: `/users/` matches a route registered as `/users/` only, `/a//b` no route without a catch-all |
+///
+/// pronghorn's own conventions are the default: a 404 that says so, an
+/// OPTIONS answered as RFC 9110 describes, and a path that means the same
+/// with or without a stray slash. `Axum` answers as an application ported
+/// from axum, and its tests, expect.
+///
+/// ```
+/// use http::{Method, Request, StatusCode, header};
+/// use http_body_util::BodyExt;
+/// use pronghorn::{Router, router::{Answers, get}};
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .route("/users", get(|| "all").post(|| "created"))
+///     .answers(Answers::Axum)
+///     .compile()
+///     .unwrap();
+/// let answer = |method: Method, path: &str| {
+///     let request = Request::builder().method(method).uri(path).body(String::new()).unwrap();
+///     router.clone().oneshot(request)
+/// };
+/// let refused = answer(Method::DELETE, "/users").await.unwrap();
+/// assert_eq!(refused.status(), StatusCode::METHOD_NOT_ALLOWED);
+/// assert_eq!(refused.headers()[header::ALLOW], "GET,HEAD,POST");
+/// assert!(refused.into_body().collect().await.unwrap().to_bytes().is_empty());
+/// assert_eq!(answer(Method::GET, "/users/").await.unwrap().status(), StatusCode::NOT_FOUND);
+/// assert_eq!(answer(Method::OPTIONS, "/users").await.unwrap().status(), StatusCode::METHOD_NOT_ALLOWED);
+/// # }
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Answers {
+    /// pronghorn's own conventions.
+    #[default]
+    Pronghorn,
+    /// axum's, as its 0.8 release answers.
+    Axum,
+}
+
+impl Answers {
+    /// The router's own answer to a path no route takes.
+    pub(crate) fn not_found(self) -> Response<Body> {
+        match self {
+            Answers::Pronghorn => (StatusCode::NOT_FOUND, "Not Found").into_response(),
+            Answers::Axum => StatusCode::NOT_FOUND.into_response(),
+        }
+    }
+
+    /// The router's own answer to a method no route of the path takes,
+    /// but for its `Allow`.
+    pub(crate) fn method_not_allowed(self) -> Response<Body> {
+        match self {
+            Answers::Pronghorn => {
+                (StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed").into_response()
+            }
+            Answers::Axum => StatusCode::METHOD_NOT_ALLOWED.into_response(),
+        }
+    }
+}
