@@ -116,12 +116,15 @@
 //! - **OPTIONS** on a routed path without an OPTIONS route is answered 204
 //!   with `Allow` (after the prefix hooks, so a CORS prefix can answer a
 //!   preflight); axum answers 405.
+//! - **Rejections** name the same faults, and the field at fault, in
+//!   other words (``invalid JSON body: items[1].id: …`` for axum's
+//!   `Failed to deserialize the JSON body into the target type: items[1].id: …`);
+//!   [`Router::rejection`](crate::Router::rejection) shapes them all, and
+//!   [`PathRejection::kind`](crate::handler::PathRejection::kind) tells a
+//!   `Path`'s fault as axum's `path::ErrorKind` does.
 //! - **A catch-all** read with `Path<String>` leaves out the path's empty
 //!   segments (`a/b` for `a//b`); its raw value keeps them
 //!   ([`Params::get_raw`](crate::router::Params::get_raw)).
-//! - **Rejections** name the same faults in other words (`invalid JSON
-//!   body: …` for axum's `Failed to parse the request body as JSON: …`);
-//!   [`Router::rejection`](crate::Router::rejection) shapes them all.
 //! - **With `Router::layer`**, the router's own 404 and 405 go through the
 //!   layers as a fallback's answers, with the hooks over the path around
 //!   them; `route_layer` leaves them alone, as in axum. A 405 is the

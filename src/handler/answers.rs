@@ -15,6 +15,15 @@ use crate::body::Body;
 /// | `Allow` of a 405 | `GET, POST, HEAD`: registration order, `HEAD` last | `GET,HEAD,POST`: `HEAD` after `GET` |
 /// | OPTIONS on a path routed for other methods | 204 with `Allow`, after the prefix hooks (which may answer a preflight) | 405 with `Allow` |
 /// | a trailing slash, an empty segment | ignored: `/users/` is `/users` | kept: `/users/` matches a route registered as `/users/` only, `/a//b` no route without a catch-all |
+/// | an extractor's rejection | pronghorn's words: ``invalid query string: `limit`: cannot parse `x` as u32: …`` | axum's: `Failed to deserialize query string: limit: …`, `Invalid URL: Cannot parse ...`, … |
+///
+/// The answers no route gives and the matching of paths follow the setting
+/// of the router that is compiled; a route's rejections follow its own
+/// router's, which a router nested or merged into another takes from it
+/// unless it sets its own. Either way, a rejection names the field at
+/// fault (`items[1].id: invalid type: …` in a JSON body), and a
+/// [`Router::rejection`](crate::Router::rejection) shape is handed the
+/// rejection worded as set.
 ///
 /// pronghorn's own conventions are the default: a 404 that says so, an
 /// OPTIONS answered as RFC 9110 describes, and a path that means the same

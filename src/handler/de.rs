@@ -20,6 +20,33 @@ pub(crate) struct Error {
     /// Whether the keys, or their number, do not fit the type: no values
     /// would do, only other keys.
     pub(crate) shape: bool,
+    /// The value that did not read, where one did not.
+    pub(crate) failed: Option<Box<Failed>>,
+}
+
+/// A value that did not read: its key, where it stood, the type it was
+/// read as (if it was parsed as one), and why it did not read.
+#[derive(Debug)]
+pub(crate) struct Failed {
+    pub(crate) key: String,
+    pub(crate) value: String,
+    pub(crate) at: At,
+    pub(crate) expected: Option<&'static str>,
+    /// Why, without the key: the parser's own words.
+    pub(crate) detail: String,
+    /// Whether the value did not decode to UTF-8.
+    pub(crate) not_utf8: bool,
+}
+
+/// Where a value stood in what it was read into.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum At {
+    /// The only value, read as a value of its own (`Path<u32>`).
+    Single,
+    /// The value at this index of a sequence or tuple.
+    Index(usize),
+    /// The value of its key, in a map or struct.
+    Key,
 }
 
 impl Error {
@@ -28,6 +55,16 @@ impl Error {
         Self {
             message,
             shape: false,
+            failed: None,
+        }
+    }
+
+    /// The value `failed` did not read; the message names its key.
+    pub(crate) fn failed(failed: Failed) -> Self {
+        Self {
+            message: format!("`{}`: {}", failed.key, failed.detail),
+            shape: false,
+            failed: Some(Box::new(failed)),
         }
     }
 
@@ -35,6 +72,16 @@ impl Error {
         Self {
             message,
             shape: true,
+            failed: None,
+        }
+    }
+
+    /// The error as serde's path-naming crates word it: the key, then the
+    /// parser's words (`limit: invalid digit found in string`).
+    pub(crate) fn with_path(&self) -> String {
+        match &self.failed {
+            Some(failed) => format!("{}: {}", failed.key, failed.detail),
+            None => self.message.clone(),
         }
     }
 }
@@ -69,6 +116,8 @@ pub(crate) type Pair<'a> = Result<(Cow<'a, str>, Cow<'a, str>), Error>;
 pub(crate) struct Pairs<'a, I: Iterator<Item = Pair<'a>>> {
     pairs: Peekable<I>,
     count: usize,
+    /// The index of the next element, read as a sequence.
+    index: usize,
     /// The value whose key `next_key_seed` just gave out.
     value: Option<(Cow<'a, str>, Cow<'a, str>)>,
     /// Whether the values are stand-ins, for [`misfit`].
@@ -80,6 +129,7 @@ impl<'a, I: Iterator<Item = Pair<'a>>> Pairs<'a, I> {
         Self {
             pairs: pairs.peekable(),
             count,
+            index: 0,
             value: None,
             probe: false,
         }
@@ -94,10 +144,11 @@ impl<'a, I: Iterator<Item = Pair<'a>>> Pairs<'a, I> {
         }
     }
 
-    fn value(&self, key: Cow<'a, str>, value: Cow<'a, str>) -> Value<'a> {
+    fn value(&self, key: Cow<'a, str>, value: Cow<'a, str>, at: At) -> Value<'a> {
         Value {
             key,
             value,
+            at,
             probe: self.probe,
         }
     }
@@ -110,7 +161,7 @@ impl<'a, I: Iterator<Item = Pair<'a>>> Pairs<'a, I> {
             )));
         }
         let (key, value) = self.pairs.next().expect("one pair")?;
-        Ok(self.value(key, value))
+        Ok(self.value(key, value, At::Single))
     }
 }
 
@@ -232,7 +283,7 @@ impl<'de, I: Iterator<Item = Pair<'de>>> MapAccess<'de> for Pairs<'de, I> {
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
         let (key, value) = self.value.take().expect("a key comes before its value");
-        seed.deserialize(self.value(key, value))
+        seed.deserialize(self.value(key, value, At::Key))
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -251,7 +302,9 @@ impl<'de, I: Iterator<Item = Pair<'de>>> SeqAccess<'de> for Pairs<'de, I> {
             return Ok(None);
         };
         let (key, value) = pair?;
-        seed.deserialize(self.value(key, value)).map(Some)
+        let at = At::Index(self.index);
+        self.index += 1;
+        seed.deserialize(self.value(key, value, at)).map(Some)
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -283,20 +336,38 @@ impl<'de> Deserializer<'de> for Text<'de> {
 struct Value<'a> {
     key: Cow<'a, str>,
     value: Cow<'a, str>,
+    at: At,
     /// A stand-in value, for [`misfit`].
     probe: bool,
 }
 
 impl Value<'_> {
-    fn parse<T: std::str::FromStr>(&self, what: &str) -> Result<T, Error>
+    fn parse<T: std::str::FromStr>(&self, what: &'static str) -> Result<T, Error>
     where
         T::Err: fmt::Display,
     {
-        self.value.parse().map_err(|error| {
-            Error::value(format!(
-                "`{}`: cannot parse `{}` as {what}: {error}",
+        self.value.parse::<T>().map_err(|error| {
+            let detail = error.to_string();
+            let message = format!(
+                "`{}`: cannot parse `{}` as {what}: {detail}",
                 self.key, self.value
-            ))
+            );
+            Error {
+                message,
+                ..self.failed(Some(what), detail)
+            }
+        })
+    }
+
+    /// The error of this value, read as `expected` if it was parsed.
+    fn failed(&self, expected: Option<&'static str>, detail: String) -> Error {
+        Error::failed(Failed {
+            key: self.key.clone().into_owned(),
+            value: self.value.clone().into_owned(),
+            at: self.at,
+            expected,
+            detail,
+            not_utf8: false,
         })
     }
 }
@@ -313,13 +384,13 @@ impl<'de> Deserializer<'de> for Value<'de> {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        let key = self.key;
-        Text(self.value)
+        let failed = |error: Error| Error {
+            shape: error.shape,
+            ..self.failed(None, error.message)
+        };
+        Text(self.value.clone())
             .deserialize_any(visitor)
-            .map_err(|error| Error {
-                message: format!("`{key}`: {}", error.message),
-                ..error
-            })
+            .map_err(failed)
     }
 
     /// A pair as a 2-tuple `(key, value)`, as serde_urlencoded reads
@@ -376,7 +447,7 @@ impl<'de> Deserializer<'de> for Value<'de> {
         };
         let text: StrDeserializer<'_, Error> = value.into_deserializer();
         text.deserialize_enum(name, variants, visitor)
-            .map_err(|error| Error::value(format!("`{}`: {error}", self.key)))
+            .map_err(|error| self.failed(None, error.to_string()))
     }
 
     serde::forward_to_deserialize_any! {
@@ -426,6 +497,7 @@ pub(crate) fn misfit<T: de::DeserializeOwned>(names: &[Box<str>]) -> Option<Stri
         Err(Error {
             message,
             shape: true,
+            ..
         }) => Some(message),
         _ => None,
     }

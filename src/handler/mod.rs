@@ -72,8 +72,9 @@ pub use self::{
     answers::Answers,
     extract::{
         BodyFuture, BodyRejection, Form, FormRejection, FromRequestBody, FromRequestHead, Header,
-        HeaderRejection, NamedHeader, Needs, Path, PathRejection, Query, QueryRejection, Rejection,
-        RequestContext, RouteContext, RouteParams, State, StateType, headers,
+        HeaderRejection, NamedHeader, Needs, Path, PathErrorKind, PathRejection, Query,
+        QueryRejection, Rejection, RequestContext, RouteContext, RouteParams, State, StateType,
+        headers,
     },
     layered::{Endpoint, EndpointFuture, FromLayered, Layered, NeedsOf, RouteMatch},
     request::{

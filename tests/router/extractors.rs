@@ -1209,10 +1209,10 @@ async fn a_form_on_get_and_head_reads_the_query_string() {
     assert_eq!(get(&router, "/search?page=3").await.body, "page 3");
     let head = send(&router, Method::HEAD, "/search?page=3").await;
     assert_eq!((head.status, head.body.as_str()), (StatusCode::OK, ""));
-    // A GET whose query does not fit is refused, as a body would be.
+    // A GET whose query does not fit is refused as a query is: 400.
     assert_eq!(
         get(&router, "/search?page=x").await.status,
-        StatusCode::UNPROCESSABLE_ENTITY
+        StatusCode::BAD_REQUEST
     );
     // Other methods read the body, of the form's content type.
     let form = "application/x-www-form-urlencoded";
@@ -1242,4 +1242,187 @@ async fn mock_connect_info_stands_in_for_the_servers() {
     let response = router.oneshot(request).await.unwrap();
     let body = response.into_body().collect().await.unwrap().to_bytes();
     assert_eq!(body, "198.51.100.1:5000");
+}
+
+/// A router with one route per extractor that can refuse, answering as
+/// `answers` says.
+fn refusing(answers: pronghorn::router::Answers) -> CompiledRouter {
+    use pronghorn::handler::{Form, headers::UserAgent};
+    #[derive(serde::Deserialize)]
+    struct Order {
+        #[allow(dead_code, reason = "read for its shape")]
+        items: Vec<Item>,
+    }
+    Router::new()
+        .post("/json", |_: Json<Order>| "ok")
+        .post("/form", |_: Form<Page>| "ok")
+        .get("/query", |_: Query<Page>| "ok")
+        .get("/one/{id}", |_: Path<u32>| "ok")
+        .get("/two/{a}/{b}", |_: Path<(u32, u32)>| "ok")
+        .get("/named/{name}.{ext}", |_: Path<Named>| "ok")
+        .get("/header", |_: Header<UserAgent>| "ok")
+        .post("/text", |_: String| "ok")
+        .body_limit(64)
+        .answers(answers)
+        .compile()
+        .unwrap()
+}
+
+#[derive(serde::Deserialize)]
+struct Named {
+    #[allow(dead_code, reason = "read for its shape")]
+    name: String,
+    #[allow(dead_code, reason = "read for its shape")]
+    ext: u8,
+}
+
+/// Each refusal, as `(status, text)`.
+async fn refusals(router: &CompiledRouter) -> Vec<(u16, String)> {
+    let mut answers = Vec::new();
+    let json = Some("application/json");
+    let form = Some("application/x-www-form-urlencoded");
+    for (path, content_type, body) in [
+        (
+            "/json",
+            json,
+            r#"{"items":[{"id":1,"name":"a"},{"id":"x","name":"b"}]}"#,
+        ),
+        ("/json", json, r#"{"items":["#),
+        ("/json", None, "{}"),
+        ("/form", form, "page=x"),
+        ("/form", None, "page=1"),
+    ] {
+        let answer = send_body(router, path, content_type, body).await;
+        answers.push((answer.status.as_u16(), answer.body));
+    }
+    let large = send_body(router, "/text", None, &"x".repeat(65)).await;
+    answers.push((large.status.as_u16(), large.body));
+    for path in [
+        "/query?page=x",
+        "/one/x",
+        "/two/1/x",
+        "/named/a.x",
+        "/header",
+    ] {
+        let answer = get(router, path).await;
+        answers.push((answer.status.as_u16(), answer.body));
+    }
+    answers
+}
+
+#[tokio::test]
+async fn rejections_name_the_field_at_fault_in_pronghorns_words_and_in_axums() {
+    use pronghorn::router::Answers;
+    let ours = refusals(&refusing(Answers::Pronghorn)).await;
+    let expected: Vec<(u16, &str)> = vec![
+        (
+            422,
+            "invalid JSON body: items[1].id: invalid type: string \"x\", expected u32 at line 1 column 39",
+        ),
+        (
+            400,
+            "invalid JSON body: items: EOF while parsing a list at line 1 column 10",
+        ),
+        (
+            415,
+            "expected a request with `content-type: application/json`",
+        ),
+        (
+            422,
+            "invalid form body: `page`: cannot parse `x` as u32: invalid digit found in string",
+        ),
+        (
+            415,
+            "expected a request with `content-type: application/x-www-form-urlencoded`",
+        ),
+        (413, "request body larger than the limit of 64 bytes"),
+        (
+            400,
+            "invalid query string: `page`: cannot parse `x` as u32: invalid digit found in string",
+        ),
+        (
+            400,
+            "invalid route parameters: `id`: cannot parse `x` as u32: invalid digit found in string",
+        ),
+        (
+            400,
+            "invalid route parameters: `b`: cannot parse `x` as u32: invalid digit found in string",
+        ),
+        (
+            400,
+            "invalid route parameters: `ext`: cannot parse `x` as u8: invalid digit found in string",
+        ),
+        (400, "missing request header `user-agent`"),
+    ];
+    let ours: Vec<(u16, &str)> = ours.iter().map(|(s, t)| (*s, t.as_str())).collect();
+    assert_eq!(ours, expected);
+
+    let axums = refusals(&refusing(Answers::Axum)).await;
+    let expected: Vec<(u16, &str)> = vec![
+        (
+            422,
+            "Failed to deserialize the JSON body into the target type: items[1].id: invalid type: string \"x\", expected u32 at line 1 column 39",
+        ),
+        (
+            400,
+            "Failed to parse the request body as JSON: items: EOF while parsing a list at line 1 column 10",
+        ),
+        (
+            415,
+            "Expected request with `Content-Type: application/json`",
+        ),
+        (
+            422,
+            "Failed to deserialize form body: page: invalid digit found in string",
+        ),
+        (
+            415,
+            "Form requests must have `Content-Type: application/x-www-form-urlencoded`",
+        ),
+        (
+            413,
+            "Failed to buffer the request body: length limit exceeded",
+        ),
+        (
+            400,
+            "Failed to deserialize query string: page: invalid digit found in string",
+        ),
+        (400, "Invalid URL: Cannot parse `x` to a `u32`"),
+        (
+            400,
+            "Invalid URL: Cannot parse value at index 1 with value `x` to a `u32`",
+        ),
+        (
+            400,
+            "Invalid URL: Cannot parse `ext` with value `x` to a `u8`",
+        ),
+        (400, "Header of type `user-agent` was missing"),
+    ];
+    let axums: Vec<(u16, &str)> = axums.iter().map(|(s, t)| (*s, t.as_str())).collect();
+    assert_eq!(axums, expected);
+}
+
+#[tokio::test]
+async fn a_path_rejection_tells_its_kind() {
+    use pronghorn::handler::{PathErrorKind, PathRejection};
+    let router = Router::new()
+        .get(
+            "/{a}/{b}",
+            |path: Result<Path<(u32, u32)>, PathRejection>| match path {
+                Ok(Path((a, b))) => format!("{a} {b}"),
+                Err(rejection) => format!("{:?}", rejection.kind()),
+            },
+        )
+        .compile()
+        .unwrap();
+    let kind = PathErrorKind::ParseErrorAtIndex {
+        index: 0,
+        value: "x".to_owned(),
+        expected_type: "u32",
+    };
+    assert_eq!(get(&router, "/x/2").await.body, format!("{kind:?}"));
+    assert_eq!(
+        kind.to_string(),
+        "Cannot parse value at index 0 with value `x` to a `u32`"
+    );
 }

@@ -23,15 +23,18 @@ use super::{
 use crate::handler::{IntoResponse, response::internal_error};
 use crate::{
     body::Body,
-    handler::allowance::{BodyAllowance, Reservation, STEP},
+    handler::{
+        Answers,
+        allowance::{BodyAllowance, Reservation, STEP},
+    },
 };
 
 /// A form sent as the body (`application/x-www-form-urlencoded`),
 /// deserialized into `T` as [`Query`](super::Query) reads a query string;
 /// for a GET or HEAD request, as axum reads it, the query string itself.
 /// A request of another content type answers 415; a body that is not
-/// UTF-8, 400; a form that does not fit `T`, 422, as axum answers. The
-/// body limit applies.
+/// UTF-8, 400; a form that does not fit `T`, 422 (400 for a query
+/// string), as axum answers. The body limit applies.
 ///
 /// ```
 /// use http::{Request, StatusCode};
@@ -69,8 +72,14 @@ where
     type Future = BodyFuture<Self>;
 
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
-        let (body, refused) = Self::source(body, context);
-        BodyFuture::new(body, context, refused, |bytes| bytes.and_then(Self::parse))
+        match Self::query(context) {
+            Some(query) => BodyFuture::new(query, context, None, |bytes| {
+                bytes.and_then(|bytes| Self::parse(bytes, false))
+            }),
+            None => BodyFuture::new(body, context, Self::refused(context), |bytes| {
+                bytes.and_then(|bytes| Self::parse(bytes, true))
+            }),
+        }
     }
 }
 
@@ -83,24 +92,31 @@ where
     type Future = BodyFuture<Self>;
 
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
-        let (body, refused) = Form::<T>::source(body, context);
-        BodyFuture::new(body, context, refused, |bytes| {
-            Ok(bytes.and_then(Form::parse).map_err(FormRejection))
-        })
+        match Form::<T>::query(context) {
+            Some(query) => BodyFuture::new(query, context, None, |bytes| {
+                Ok(bytes
+                    .and_then(|bytes| Form::parse(bytes, false))
+                    .map_err(FormRejection))
+            }),
+            None => BodyFuture::new(body, context, Form::<T>::refused(context), |bytes| {
+                Ok(bytes
+                    .and_then(|bytes| Form::parse(bytes, true))
+                    .map_err(FormRejection))
+            }),
+        }
     }
 }
 
 impl<T: serde::de::DeserializeOwned> Form<T> {
-    /// Where the form is read, and why the request is refused before: a
-    /// GET or HEAD request's form is its query string (its body, if any,
-    /// is not read), another's its body, of the form's content type.
-    fn source(body: Body, context: &RequestContext<'_>) -> (Body, Option<Rejection>) {
+    /// The form of a GET or HEAD request: its query string, as a body to
+    /// read in its stead (its own body, if any, is not read). `None` for
+    /// another method, whose form is its body.
+    fn query(context: &RequestContext<'_>) -> Option<Body> {
         let method = context.method();
-        if method == http::Method::GET || method == http::Method::HEAD {
+        (method == http::Method::GET || method == http::Method::HEAD).then(|| {
             let query = context.uri().query().unwrap_or("");
-            return (Body::from(Bytes::copy_from_slice(query.as_bytes())), None);
-        }
-        (body, Self::refused(context))
+            Body::from(Bytes::copy_from_slice(query.as_bytes()))
+        })
     }
 
     /// Why a request is refused before its body is read: its content type.
@@ -108,10 +124,17 @@ impl<T: serde::de::DeserializeOwned> Form<T> {
         let form = media_type(context.headers()).is_some_and(|essence| {
             essence.eq_ignore_ascii_case(b"application/x-www-form-urlencoded")
         });
-        unless_of_type(form, "Form", "application/x-www-form-urlencoded")
+        unless_of_type(
+            form,
+            "Form",
+            "application/x-www-form-urlencoded",
+            "Form requests must have `Content-Type: application/x-www-form-urlencoded`",
+        )
     }
 
-    fn parse(bytes: Bytes) -> Result<Self, Rejection> {
+    /// The form in `bytes`: a body's (a misfit is 422), else a query
+    /// string's (400), as axum answers them.
+    fn parse(bytes: Bytes, body: bool) -> Result<Self, Rejection> {
         let text = std::str::from_utf8(&bytes).map_err(|error| {
             Rejection::new(
                 "Form",
@@ -120,18 +143,30 @@ impl<T: serde::de::DeserializeOwned> Form<T> {
             )
         })?;
         from_pairs(text).map(Form).map_err(|error| {
-            let message = format!("invalid form body: {error}");
-            Rejection::new("Form", StatusCode::UNPROCESSABLE_ENTITY, message)
+            let (status, axum) = match body {
+                true => (
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "Failed to deserialize form body",
+                ),
+                false => (StatusCode::BAD_REQUEST, "Failed to deserialize form"),
+            };
+            Rejection::new("Form", status, format!("invalid form body: {error}"))
+                .or_as_axum(format!("{axum}: {}", error.with_path()))
         })
     }
 }
 
 /// The 415 of `extractor` for a request whose content type is not `of_type`
-/// (`matches` says whether it is).
-fn unless_of_type(matches: bool, extractor: &'static str, of_type: &str) -> Option<Rejection> {
+/// (`matches` says whether it is); axum tells the client `axum`.
+fn unless_of_type(
+    matches: bool,
+    extractor: &'static str,
+    of_type: &str,
+    axum: &'static str,
+) -> Option<Rejection> {
     (!matches).then(|| {
         let message = format!("expected a request with `content-type: {of_type}`");
-        Rejection::new(extractor, StatusCode::UNSUPPORTED_MEDIA_TYPE, message)
+        Rejection::new(extractor, StatusCode::UNSUPPORTED_MEDIA_TYPE, message).or_as_axum(axum)
     })
 }
 
@@ -255,6 +290,7 @@ pub struct BodyFuture<T> {
     convert: fn(Result<Bytes, Rejection>) -> Result<T, Rejection>,
     /// How the route's router answers a rejection, if it says.
     shape: Option<Shape>,
+    answers: Answers,
 }
 
 /// A body's bytes as they arrive. A body that comes in one frame, as a
@@ -317,6 +353,7 @@ fn too_large(limit: usize) -> Rejection {
         StatusCode::PAYLOAD_TOO_LARGE,
         format!("request body larger than the limit of {limit} bytes"),
     )
+    .or_as_axum("Failed to buffer the request body: length limit exceeded")
 }
 
 /// A body extractor's deadline, armed the second time the body keeps the
@@ -435,13 +472,16 @@ impl<T> BodyFuture<T> {
             limit,
             convert,
             shape: context.rejection.cloned(),
+            answers: context.answers,
         }
     }
 
     /// The answer to the body as read, or as refused.
     fn finish(&mut self, bytes: Result<Bytes, Rejection>) -> Poll<Result<T, Response<Body>>> {
         let value = (self.convert)(bytes);
-        Poll::Ready(value.map_err(|refused| rejection::answer(self.shape.as_ref(), refused)))
+        Poll::Ready(
+            value.map_err(|refused| rejection::answer(self.shape.as_ref(), self.answers, refused)),
+        )
     }
 }
 
@@ -491,6 +531,7 @@ impl<T> Future for BodyFuture<T> {
                             StatusCode::BAD_REQUEST,
                             format!("request body could not be read: {error}"),
                         )
+                        .or_as_axum(format!("Failed to buffer the request body: {error}"))
                     }));
                 }
                 Poll::Ready(None) => {
@@ -544,6 +585,7 @@ body_extractor!(String, |bytes: Bytes| {
             StatusCode::BAD_REQUEST,
             format!("request body is not UTF-8: {error}"),
         )
+        .or_as_axum(format!("Request body didn't contain valid UTF-8: {error}"))
     })
 });
 
@@ -666,19 +708,48 @@ where
 impl<T: serde::de::DeserializeOwned> Json<T> {
     /// Why a request is refused before its body is read: its content type.
     fn refused(context: &RequestContext<'_>) -> Option<Rejection> {
-        unless_of_type(is_json(context.headers()), "Json", "application/json")
+        unless_of_type(
+            is_json(context.headers()),
+            "Json",
+            "application/json",
+            "Expected request with `Content-Type: application/json`",
+        )
     }
 
+    /// The JSON in `bytes`; a rejection names the field at fault by its
+    /// path (`items[2].id: invalid type: …`), as axum's does.
     fn parse(bytes: Bytes) -> Result<Self, Rejection> {
-        serde_json::from_slice(&bytes).map(Json).map_err(|error| {
+        let mut deserializer = serde_json::Deserializer::from_slice(&bytes);
+        let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
             // As axum: well-formed JSON of the wrong shape is 422.
-            let status = match error.classify() {
-                serde_json::error::Category::Data => StatusCode::UNPROCESSABLE_ENTITY,
-                _ => StatusCode::BAD_REQUEST,
-            };
-            Rejection::new("Json", status, format!("invalid JSON body: {error}"))
-        })
+            let data = error.inner().classify() == serde_json::error::Category::Data;
+            json_rejection(data, &error)
+        })?;
+        // Text after the value is malformed JSON.
+        deserializer
+            .end()
+            .map_err(|error| json_rejection(false, &error))?;
+        Ok(Json(value))
     }
+}
+
+/// The rejection of a JSON body: of the wrong shape for its type (`data`,
+/// 422) or not JSON at all (400).
+#[cfg(feature = "json")]
+#[cold]
+fn json_rejection(data: bool, error: &dyn fmt::Display) -> Rejection {
+    let (status, axum) = match data {
+        true => (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "Failed to deserialize the JSON body into the target type",
+        ),
+        false => (
+            StatusCode::BAD_REQUEST,
+            "Failed to parse the request body as JSON",
+        ),
+    };
+    Rejection::new("Json", status, format!("invalid JSON body: {error}"))
+        .or_as_axum(format!("{axum}: {error}"))
 }
 
 #[cfg(feature = "json")]

@@ -13,8 +13,8 @@ use std::{borrow::Cow, marker::PhantomData};
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, Uri, Version};
 
 use super::{
-    FromRequestHead, HeaderRejection, Needs, PathNeeds, PathRejection, QueryRejection, Rejection,
-    RequestContext, state_type,
+    FromRequestHead, HeaderRejection, Needs, PathErrorKind, PathNeeds, PathRejection,
+    QueryRejection, Rejection, RequestContext, state_type,
 };
 use crate::{
     body::Body,
@@ -167,14 +167,15 @@ impl<T: serde::de::DeserializeOwned> FromRequestHead for Path<T> {
 
     #[inline]
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
-        Self::deserialize(context.params).map_err(|error| context.reject(Self::rejection(error).0))
+        Self::deserialize(context.params)
+            .map_err(|error| context.reject(Self::rejection(error).rejection))
     }
 
     /// `None` when the route's parameters do not fit `T` (a route without
     /// them); 400 when a value does not decode or parse.
     fn from_head_optional(context: &RequestContext<'_>) -> Result<Option<Self>, Response<Body>> {
         optional(context, Self::deserialize(context.params), |e| {
-            Self::rejection(e).0
+            Self::rejection(e).rejection
         })
     }
 }
@@ -198,16 +199,49 @@ impl<T: serde::de::DeserializeOwned> Path<T> {
             .iter_raw()
             .map(|(name, raw)| match crate::params::decode(raw) {
                 Ok(value) => Ok((Cow::Borrowed(name), value)),
-                Err(error) => Err(de::Error::value(format!("`{name}`: {error}"))),
+                Err(error) => Err(de::Error::failed(de::Failed {
+                    key: name.to_owned(),
+                    value: raw.to_owned(),
+                    at: de::At::Key,
+                    expected: None,
+                    detail: error.to_string(),
+                    not_utf8: true,
+                })),
             });
         T::deserialize(de::Pairs::new(pairs, params.len())).map(Path)
     }
 
     fn rejection(error: de::Error) -> PathRejection {
-        PathRejection(bad_request(
-            "Path",
-            format!("invalid route parameters: {error}"),
-        ))
+        let kind = match error.failed.as_deref() {
+            Some(failed) if failed.not_utf8 => PathErrorKind::InvalidUtf8InPathParam {
+                key: failed.key.clone(),
+            },
+            Some(failed) => match (failed.expected, failed.at) {
+                (Some(expected_type), de::At::Single) => PathErrorKind::ParseError {
+                    value: failed.value.clone(),
+                    expected_type,
+                },
+                (Some(expected_type), de::At::Index(index)) => PathErrorKind::ParseErrorAtIndex {
+                    index,
+                    value: failed.value.clone(),
+                    expected_type,
+                },
+                (Some(expected_type), de::At::Key) => PathErrorKind::ParseErrorAtKey {
+                    key: failed.key.clone(),
+                    value: failed.value.clone(),
+                    expected_type,
+                },
+                (None, _) => PathErrorKind::DeserializeError {
+                    key: failed.key.clone(),
+                    value: failed.value.clone(),
+                    message: failed.detail.clone(),
+                },
+            },
+            None => PathErrorKind::Message(error.message.clone()),
+        };
+        let rejection = bad_request("Path", format!("invalid route parameters: {error}"))
+            .or_as_axum(format!("Invalid URL: {kind}"));
+        PathRejection { rejection, kind }
     }
 }
 
@@ -298,10 +332,10 @@ impl<T: serde::de::DeserializeOwned> Query<T> {
     }
 
     fn rejection(error: de::Error) -> QueryRejection {
-        QueryRejection(bad_request(
-            "Query",
-            format!("invalid query string: {error}"),
-        ))
+        let axum = format!("Failed to deserialize query string: {}", error.with_path());
+        QueryRejection(
+            bad_request("Query", format!("invalid query string: {error}")).or_as_axum(axum),
+        )
     }
 }
 
@@ -399,10 +433,10 @@ impl<N: NamedHeader> Header<N> {
     fn find(context: &RequestContext<'_>) -> Result<Self, HeaderRejection> {
         match context.headers().get(N::NAME) {
             Some(value) => Ok(Header(value.clone(), PhantomData)),
-            None => Err(HeaderRejection(bad_request(
-                "Header",
-                format!("missing request header `{}`", N::NAME),
-            ))),
+            None => Err(HeaderRejection(
+                bad_request("Header", format!("missing request header `{}`", N::NAME))
+                    .or_as_axum(format!("Header of type `{}` was missing", N::NAME)),
+            )),
         }
     }
 }

@@ -16,7 +16,7 @@ use http::{HeaderMap, Method, Request, Response, Uri, request::Parts};
 
 use crate::{body::Body, head::RequestHead, params::Params};
 
-use super::layered::RouteInfo;
+use super::{answers::Answers, layered::RouteInfo};
 
 mod body;
 mod head;
@@ -32,7 +32,8 @@ pub use self::{
     body::{BodyFuture, Form},
     head::{Header, NamedHeader, Path, Query, RouteParams, State, headers},
     rejection::{
-        BodyRejection, FormRejection, HeaderRejection, PathRejection, QueryRejection, Rejection,
+        BodyRejection, FormRejection, HeaderRejection, PathErrorKind, PathRejection,
+        QueryRejection, Rejection,
     },
 };
 
@@ -67,6 +68,8 @@ pub(crate) struct Extraction {
     /// What the route's tower layers hand its handler with the request:
     /// `None` for a handler without layers.
     pub(crate) layered: Option<Arc<RouteInfo>>,
+    /// How the rejections are worded.
+    pub(crate) answers: Answers,
 }
 
 impl<'a> RouteContext<'a> {
@@ -84,6 +87,7 @@ impl<'a> RouteContext<'a> {
             body_limit: self.extraction.limit,
             body_timeout: self.extraction.timeout,
             rejection: self.extraction.rejection.as_ref(),
+            answers: self.extraction.answers,
         }
     }
 
@@ -112,6 +116,7 @@ pub struct RequestContext<'a> {
     pub(crate) body_limit: usize,
     pub(crate) body_timeout: Duration,
     pub(crate) rejection: Option<&'a Shape>,
+    pub(crate) answers: Answers,
 }
 
 impl<'a> RequestContext<'a> {
@@ -139,7 +144,7 @@ impl<'a> RequestContext<'a> {
     /// }
     /// ```
     pub fn reject(&self, rejection: Rejection) -> Response<Body> {
-        rejection::answer(self.rejection, rejection)
+        rejection::answer(self.rejection, self.answers, rejection)
     }
 
     /// The request method.

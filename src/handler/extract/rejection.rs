@@ -5,7 +5,10 @@ use std::{borrow::Cow, fmt, ops::Deref, sync::Arc};
 
 use http::{Response, StatusCode};
 
-use crate::{body::Body, handler::IntoResponse};
+use crate::{
+    body::Body,
+    handler::{Answers, IntoResponse},
+};
 
 /// Why an extractor refused a request: the status it answers (400, 413,
 /// 415, 422, …) and what it tells the client.
@@ -31,6 +34,9 @@ pub struct Rejection {
     extractor: &'static str,
     status: StatusCode,
     message: Cow<'static, str>,
+    /// What axum's extractor tells the client of the same fault, for a
+    /// router that answers as axum does.
+    axum: Option<Cow<'static, str>>,
 }
 
 impl Rejection {
@@ -45,7 +51,25 @@ impl Rejection {
             extractor,
             status,
             message: message.into(),
+            axum: None,
         }
+    }
+
+    /// The same rejection, telling the client `message` where the router
+    /// answers as axum does ([`Answers::Axum`](crate::router::Answers)).
+    pub(crate) fn or_as_axum(mut self, message: impl Into<Cow<'static, str>>) -> Self {
+        self.axum = Some(message.into());
+        self
+    }
+
+    /// The rejection as a router answering by `answers` words it.
+    pub(crate) fn worded(mut self, answers: Answers) -> Self {
+        if answers == Answers::Axum {
+            if let Some(axum) = self.axum.take() {
+                self.message = axum;
+            }
+        }
+        self
     }
 
     /// The status it answers.
@@ -91,9 +115,15 @@ impl fmt::Debug for Shape {
     }
 }
 
-/// The answer to `rejection`: as `shape` makes it, else as it is.
+/// The answer to `rejection`: worded by `answers`, as `shape` makes it,
+/// else as it is.
 #[inline]
-pub(crate) fn answer(shape: Option<&Shape>, rejection: Rejection) -> Response<Body> {
+pub(crate) fn answer(
+    shape: Option<&Shape>,
+    answers: Answers,
+    rejection: Rejection,
+) -> Response<Body> {
+    let rejection = rejection.worded(answers);
     match shape {
         Some(shape) => (shape.0)(rejection),
         None => rejection.into_response(),
@@ -139,7 +169,6 @@ macro_rules! named_rejections {
 }
 
 named_rejections! {
-    PathRejection: "`Path`";
     QueryRejection: "`Query`";
     HeaderRejection: "`Header`";
     FormRejection: "`Form`";
@@ -149,4 +178,160 @@ named_rejections! {
 #[cfg(feature = "json")]
 named_rejections! {
     JsonRejection: "`Json`";
+}
+
+/// Why `Path` refused a request: a [`Rejection`] (400), for a handler that
+/// takes `Result<Path<T>, PathRejection>` to answer it itself, and the
+/// [kind](PathErrorKind) of fault: which parameter, with which value,
+/// did not read as which type.
+///
+/// ```
+/// use http::{Request, StatusCode};
+/// use http_body_util::BodyExt;
+/// use pronghorn::{Router, handler::{Path, PathErrorKind, PathRejection}};
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .get("/users/{id}", |id: Result<Path<u32>, PathRejection>| match id {
+///         Ok(Path(id)) => format!("user {id}"),
+///         Err(rejection) => match rejection.kind() {
+///             PathErrorKind::ParseError { value, expected_type } => {
+///                 format!("`{value}` is no {expected_type}")
+///             }
+///             other => other.to_string(),
+///         },
+///     })
+///     .compile()
+///     .unwrap();
+/// let response = router.oneshot(Request::get("/users/ada").body(String::new()).unwrap()).await.unwrap();
+/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "`ada` is no u32");
+/// # }
+/// ```
+#[derive(Clone, Debug)]
+pub struct PathRejection {
+    pub(crate) rejection: Rejection,
+    pub(crate) kind: PathErrorKind,
+}
+
+impl PathRejection {
+    /// What was wrong, for a message of your own.
+    pub fn kind(&self) -> &PathErrorKind {
+        &self.kind
+    }
+}
+
+impl Deref for PathRejection {
+    type Target = Rejection;
+
+    fn deref(&self) -> &Rejection {
+        &self.rejection
+    }
+}
+
+impl From<PathRejection> for Rejection {
+    fn from(rejection: PathRejection) -> Rejection {
+        rejection.rejection
+    }
+}
+
+impl fmt::Display for PathRejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.rejection.fmt(f)
+    }
+}
+
+impl std::error::Error for PathRejection {}
+
+/// Its status, with its message as plain text.
+impl IntoResponse for PathRejection {
+    fn into_response(self) -> Response<Body> {
+        self.rejection.into_response()
+    }
+}
+
+/// What kept a route's parameters from reading as a `Path`'s type, as
+/// axum's `path::ErrorKind` tells it (its `Display` is axum's wording).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PathErrorKind {
+    /// The value of parameter `key` does not parse as `expected_type`
+    /// (a field of a struct or map).
+    ParseErrorAtKey {
+        /// The parameter.
+        key: String,
+        /// Its value, percent-decoded.
+        value: String,
+        /// The type it was read as.
+        expected_type: &'static str,
+    },
+    /// The value at `index` does not parse as `expected_type` (an element
+    /// of a tuple or sequence).
+    ParseErrorAtIndex {
+        /// Its place among the parameters.
+        index: usize,
+        /// Its value, percent-decoded.
+        value: String,
+        /// The type it was read as.
+        expected_type: &'static str,
+    },
+    /// The route's one value does not parse as `expected_type`.
+    ParseError {
+        /// The value, percent-decoded.
+        value: String,
+        /// The type it was read as.
+        expected_type: &'static str,
+    },
+    /// The value of parameter `key` is not UTF-8 once percent-decoded.
+    InvalidUtf8InPathParam {
+        /// The parameter.
+        key: String,
+    },
+    /// The value of parameter `key` was refused by its type's own
+    /// deserializer (an enum's unknown variant, a validating newtype).
+    DeserializeError {
+        /// The parameter.
+        key: String,
+        /// Its value, percent-decoded.
+        value: String,
+        /// Why its type refused it.
+        message: String,
+    },
+    /// Anything else.
+    Message(String),
+}
+
+impl fmt::Display for PathErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PathErrorKind::ParseErrorAtKey {
+                key,
+                value,
+                expected_type,
+            } => write!(
+                f,
+                "Cannot parse `{key}` with value `{value}` to a `{expected_type}`"
+            ),
+            PathErrorKind::ParseErrorAtIndex {
+                index,
+                value,
+                expected_type,
+            } => write!(
+                f,
+                "Cannot parse value at index {index} with value `{value}` to a `{expected_type}`"
+            ),
+            PathErrorKind::ParseError {
+                value,
+                expected_type,
+            } => write!(f, "Cannot parse `{value}` to a `{expected_type}`"),
+            PathErrorKind::InvalidUtf8InPathParam { key } => write!(f, "Invalid UTF-8 in `{key}`"),
+            PathErrorKind::DeserializeError {
+                key,
+                value,
+                message,
+            } => write!(f, "Cannot parse `{key}` with value `{value}`: {message}"),
+            PathErrorKind::Message(message) => f.write_str(message),
+        }
+    }
 }

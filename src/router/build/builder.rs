@@ -1127,9 +1127,11 @@ impl Router {
     }
 
     /// The conventions the router answers by where pronghorn's and axum's
-    /// differ: its own 404 and 405, `Allow`, OPTIONS, trailing slashes
-    /// (see [`Answers`] for each). The router that is compiled sets them
-    /// for every path; a router nested or merged into it follows them.
+    /// differ: its own 404 and 405, `Allow`, OPTIONS, trailing slashes,
+    /// the words of its extractors' rejections (see [`Answers`] for each).
+    /// The router that is compiled sets them for every path; a router
+    /// nested or merged into it follows them, and may word its own
+    /// routes' rejections otherwise.
     ///
     /// ```
     /// use http::{Request, StatusCode};

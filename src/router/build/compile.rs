@@ -56,12 +56,14 @@ impl Extraction {
         let limit = settings.body_limit.unwrap_or(DEFAULT_BODY_LIMIT);
         let timeout = settings.body_timeout.unwrap_or(DEFAULT_BODY_TIMEOUT);
         let rejection = settings.rejection.clone();
+        let answers = settings.answers.unwrap_or_default();
         let layered = layered.map(|(pattern, names)| {
             let extraction = Extraction {
                 limit,
                 timeout,
                 rejection: rejection.clone(),
                 layered: None,
+                answers,
             };
             Arc::new(RouteInfo {
                 pattern,
@@ -74,6 +76,7 @@ impl Extraction {
             timeout,
             rejection,
             layered,
+            answers,
         }
     }
 }

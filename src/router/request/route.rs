@@ -60,6 +60,8 @@ pub struct Route<'a> {
     /// How the route's router answers rejections, for a prefix's
     /// extractors.
     pub(crate) rejection: Option<&'a crate::handler::Shape>,
+    /// How the route's router words rejections.
+    pub(crate) answers: crate::handler::Answers,
     /// The request's headers, for a postfix; a prefix has the request.
     pub(crate) headers: Option<&'a HeaderMap>,
     /// Where a prefix stages headers; `None` for other hooks.
@@ -119,6 +121,7 @@ impl<'a> Route<'a> {
             body_limit: 0,
             body_timeout: std::time::Duration::ZERO,
             rejection: self.rejection,
+            answers: self.answers,
         }
     }
 
