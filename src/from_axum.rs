@@ -90,9 +90,9 @@
 //! | `axum::serve(listener, app)` | [`serve`](crate::serve())`(listener, app.compile()?)`: a router is compiled first, and its mistakes are errors of [`compile`](crate::Router::compile), not panics |
 //! | `middleware::from_fn` | a [prefix](crate::Router::prefix) or [postfix](crate::Router::postfix) hook, or [`PrefixLayer`](crate::PrefixLayer) / [`PostfixLayer`](crate::PostfixLayer) given to `layer` |
 //! | `Path`, `Query`, `Json`, `Form`, `State`, `Extension`, `ConnectInfo`, `MatchedPath`, `OriginalUri`, `HeaderMap`, `Method`, `Uri`, `Bytes`, `String`, `Request` | the same names in [`handler`](crate::handler), the wrappers with `Deref` to their value, and `Form` reading a GET's query string |
-//! | `TypedHeader` | [`Header<N>`](crate::handler::Header), a header's value by its name's type (no typed parsing as the `headers` crate does) |
+//! | `TypedHeader` (axum-extra) | `handler::TypedHeader`, the same (feature `typed-header`); or [`Header<N>`](crate::handler::Header), a header's raw value by its name's type |
 //! | `WebSocketUpgrade` | [`Router::websocket`](crate::Router::websocket) (feature `ws`) |
-//! | `Sse`, `KeepAlive` | [`Sse`](crate::sse::Sse), with [`keep_alive(interval)`](crate::sse::Sse::keep_alive) (no text of its own) |
+//! | `Sse`, `KeepAlive` | [`Sse`](crate::sse::Sse) and [`KeepAlive`](crate::sse::KeepAlive), the same (`text`, `event`, `interval`) |
 //! | `app.into_service()`, `as_service()` in tests | [`CompiledRouter::into_service`](crate::CompiledRouter::into_service), [`as_service`](crate::CompiledRouter::as_service); `oneshot` on the router itself takes a request with any body |
 //! | `request.extensions().get::<MatchedPath>()` in a layer | the same, with pronghorn's [`MatchedPath`](crate::handler::MatchedPath); the parameters are in its [`RouteMatch`](crate::handler::RouteMatch) |
 //! | `MockConnectInfo(addr)` in tests | [`MockConnectInfo`](crate::handler::MockConnectInfo), the same |

@@ -140,7 +140,81 @@ impl fmt::Display for Event {
 /// ```
 pub struct Sse<S> {
     events: S,
-    keep_alive: Option<Duration>,
+    keep_alive: Option<KeepAlive>,
+}
+
+/// What [`Sse::keep_alive`] sends, and after how long a quiet stream sends
+/// it: by default every 15 seconds, an empty comment (`:`), as axum's
+/// `KeepAlive` does; a text of your own with [`text`](Self::text), or a
+/// whole event with [`event`](Self::event). A `Duration` is a keep-alive
+/// of that interval whose comment reads `keep-alive`.
+///
+/// ```
+/// use std::time::Duration;
+/// use pronghorn::sse::{Event, KeepAlive, Sse};
+///
+/// let events = futures_util::stream::empty::<Result<Event, std::convert::Infallible>>();
+/// let sse = Sse::new(events).keep_alive(KeepAlive::new().interval(Duration::from_secs(5)).text("ping"));
+/// # let _ = sse;
+/// assert_eq!(KeepAlive::new().text("ping").frame(), ": ping\n\n");
+/// assert_eq!(KeepAlive::default().frame(), ":\n\n");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeepAlive {
+    /// `None`: off (an interval of zero).
+    interval: Option<Duration>,
+    /// The bytes sent, a comment or an event.
+    frame: Bytes,
+}
+
+impl KeepAlive {
+    /// Every 15 seconds, an empty comment.
+    pub fn new() -> Self {
+        Self {
+            interval: Some(Duration::from_secs(15)),
+            frame: Bytes::from_static(b":\n\n"),
+        }
+    }
+
+    /// After `interval` without an event. Zero turns keep-alive off: a
+    /// comment every time the stream has nothing to send would flood the
+    /// connection; one too long to count, `Duration::MAX`, sends none
+    /// either.
+    pub fn interval(mut self, interval: Duration) -> Self {
+        self.interval = (!interval.is_zero()).then_some(interval.min(FOREVER));
+        self
+    }
+
+    /// A comment line reading `text` (line breaks removed: they would end
+    /// the comment early).
+    pub fn text(mut self, text: &str) -> Self {
+        self.frame = Bytes::from(format!(": {}\n\n", one_line(text)));
+        self
+    }
+
+    /// `event` itself, in the comment's stead.
+    pub fn event(mut self, event: Event) -> Self {
+        self.frame = Bytes::from(event.to_string());
+        self
+    }
+
+    /// The text sent, as it goes on the wire.
+    pub fn frame(&self) -> &str {
+        std::str::from_utf8(&self.frame).unwrap_or_default()
+    }
+}
+
+impl Default for KeepAlive {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A keep-alive after `interval`, whose comment reads `keep-alive`.
+impl From<Duration> for KeepAlive {
+    fn from(interval: Duration) -> Self {
+        Self::new().interval(interval).text("keep-alive")
+    }
 }
 
 impl<S> fmt::Debug for Sse<S> {
@@ -160,13 +234,13 @@ impl<S> Sse<S> {
         }
     }
 
-    /// Sends a keep-alive comment after `interval` without an event.
-    ///
-    /// An interval of zero turns keep-alive off: a comment every time the
-    /// stream has nothing to send would flood the connection. One too long
-    /// to count, `Duration::MAX`, sends none either.
-    pub fn keep_alive(mut self, interval: Duration) -> Self {
-        self.keep_alive = (!interval.is_zero()).then_some(interval.min(FOREVER));
+    /// Sends a keep-alive after a quiet interval: a [`KeepAlive`], or a
+    /// `Duration`, after which the comment `keep-alive` goes. An interval
+    /// of zero turns keep-alive off: a comment every time the stream has
+    /// nothing to send would flood the connection. One too long to count,
+    /// `Duration::MAX`, sends none either.
+    pub fn keep_alive(mut self, keep_alive: impl Into<KeepAlive>) -> Self {
+        self.keep_alive = Some(keep_alive.into());
         self
     }
 }
@@ -179,9 +253,12 @@ where
     fn into_response(self) -> Response<Body> {
         let stream = EventStream {
             events: self.events,
-            keep_alive: self.keep_alive.map(|interval| KeepAlive {
-                interval,
-                timer: None,
+            keep_alive: (self.keep_alive).and_then(|keep_alive| {
+                Some(Ticker {
+                    interval: keep_alive.interval?,
+                    frame: keep_alive.frame,
+                    timer: None,
+                })
             }),
         };
         let mut response = Response::new(Body::from_stream(stream));
@@ -196,13 +273,14 @@ where
 }
 
 /// The keep-alive timer, started by the stream's first poll: the response
-/// may be built outside the runtime that will send it.
-struct KeepAlive {
+/// may be built outside the runtime that will send it; and what it sends.
+struct Ticker {
     interval: Duration,
+    frame: Bytes,
     timer: Option<Pin<Box<Sleep>>>,
 }
 
-impl KeepAlive {
+impl Ticker {
     /// Starts the interval again, from now.
     fn restart(&mut self) {
         let deadline = Instant::now() + self.interval;
@@ -232,7 +310,7 @@ pin_project! {
     struct EventStream<S> {
         #[pin]
         events: S,
-        keep_alive: Option<KeepAlive>,
+        keep_alive: Option<Ticker>,
     }
 }
 
@@ -256,7 +334,7 @@ where
             Poll::Pending => {
                 if let Some(keep_alive) = this.keep_alive {
                     if keep_alive.poll_due(cx) {
-                        return Poll::Ready(Some(Ok(Bytes::from_static(b": keep-alive\n\n"))));
+                        return Poll::Ready(Some(Ok(keep_alive.frame.clone())));
                     }
                 }
                 Poll::Pending

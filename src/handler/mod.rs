@@ -48,6 +48,8 @@ mod layered;
 mod request;
 mod response;
 mod service;
+#[cfg(feature = "typed-header")]
+mod typed_header;
 
 use std::{
     future::Future,
@@ -68,6 +70,9 @@ pub(crate) use self::allowance::{BodyAllowance, ServerAllowance, UNCOUNTED};
 pub use self::axum::Axum;
 #[cfg(feature = "json")]
 pub use self::extract::{Json, JsonRejection};
+#[cfg(feature = "typed-header")]
+#[cfg_attr(docsrs, doc(cfg(feature = "typed-header")))]
+pub use self::typed_header::TypedHeader;
 pub use self::{
     answers::Answers,
     extract::{

@@ -1426,3 +1426,67 @@ async fn a_path_rejection_tells_its_kind() {
         "Cannot parse value at index 0 with value `x` to a `u32`"
     );
 }
+
+#[cfg(feature = "typed-header")]
+#[tokio::test]
+async fn typed_headers_decode_as_the_headers_crate_types_them() {
+    use headers::{ContentLength, UserAgent};
+    use pronghorn::{handler::TypedHeader, router::Answers};
+    let router = |answers| {
+        Router::new()
+            .get("/", |TypedHeader(agent): TypedHeader<UserAgent>| {
+                agent.to_string()
+            })
+            .get("/length", |length: Option<TypedHeader<ContentLength>>| {
+                length.map_or("none".to_owned(), |length| length.0.0.to_string())
+            })
+            .answers(answers)
+            .compile()
+            .unwrap()
+    };
+    let request = |path: &str, header: Option<(&str, &str)>| {
+        let mut request = Request::get(path);
+        if let Some((name, value)) = header {
+            request = request.header(name, value);
+        }
+        request.body(String::new()).unwrap()
+    };
+    let text = |response: Response<Body>| async move {
+        let status = response.status();
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        (status, String::from_utf8(body.to_vec()).unwrap())
+    };
+    let ours = router(Answers::Pronghorn);
+    let answer = ours
+        .clone()
+        .oneshot(request("/", Some(("user-agent", "curl/8"))))
+        .await;
+    assert_eq!(
+        text(answer.unwrap()).await,
+        (StatusCode::OK, "curl/8".to_owned())
+    );
+    let answer = ours.clone().oneshot(request("/", None)).await.unwrap();
+    let missing = (
+        StatusCode::BAD_REQUEST,
+        "missing request header `user-agent`".to_owned(),
+    );
+    assert_eq!(text(answer).await, missing);
+    let answer = ours
+        .clone()
+        .oneshot(request("/length", None))
+        .await
+        .unwrap();
+    assert_eq!(text(answer).await, (StatusCode::OK, "none".to_owned()));
+    let answer = ours
+        .oneshot(request("/length", Some(("content-length", "x"))))
+        .await;
+    assert_eq!(text(answer.unwrap()).await.0, StatusCode::BAD_REQUEST);
+
+    let axum = router(Answers::Axum);
+    let answer = axum.oneshot(request("/", None)).await.unwrap();
+    let missing = (
+        StatusCode::BAD_REQUEST,
+        "Header of type `user-agent` was missing".to_owned(),
+    );
+    assert_eq!(text(answer).await, missing);
+}

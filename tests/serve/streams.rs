@@ -85,6 +85,36 @@ fn sse_keep_alive_fills_a_quiet_stream_and_data_lines_split_as_clients_split_the
     });
 }
 
+/// A `KeepAlive` sends its own text, an empty comment by default (axum's),
+/// or a whole event.
+#[tokio::test(start_paused = true)]
+async fn sse_keep_alive_sends_its_own_text_or_event() {
+    use pronghorn::{IntoResponse, sse::KeepAlive};
+
+    let second = Duration::from_secs(1);
+    for (keep_alive, expected) in [
+        (KeepAlive::new().interval(second), ":\n\n"),
+        (
+            KeepAlive::new().interval(second).text("ping\nping"),
+            ": pingping\n\n",
+        ),
+        (
+            KeepAlive::new()
+                .interval(second)
+                .event(Event::default().event("beat").data("")),
+            "event: beat\ndata: \n\n",
+        ),
+    ] {
+        let events = stream::pending::<Result<Event, std::io::Error>>();
+        let mut body = Sse::new(events)
+            .keep_alive(keep_alive)
+            .into_response()
+            .into_body();
+        let frame = body.frame().await.unwrap().unwrap().into_data().unwrap();
+        assert_eq!(frame, expected);
+    }
+}
+
 /// A zero interval would send a comment at every quiet poll: it turns
 /// keep-alive off instead.
 #[tokio::test(start_paused = true)]
