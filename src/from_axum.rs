@@ -4,8 +4,10 @@
 //!
 //! # Side by side
 //!
-//! An axum 0.8 application and its port. Only the imports, `with_state`
-//! and the `compile` before serving change:
+//! An axum 0.8 application and its port. Only the imports and
+//! `with_state` change; the port compiles its router, so that a mistake in
+//! it is an error to handle rather than a panic at the first request (a
+//! `Router` is served as it is too, as axum's is):
 //!
 //! ```
 //! # mod axum_app {
@@ -87,13 +89,13 @@
 //! | `Router::layer`, `Router::route_layer`, `MethodRouter::layer`, `Handler::layer` | the same names, with [`Endpoint`](crate::handler::Endpoint) where axum writes `Route` (`L: Layer<Route>`) |
 //! | `HandleErrorLayer::new(\|error: BoxError\| async { … })` | [`HandleErrorLayer`](crate::HandleErrorLayer), the same, and a synchronous function too |
 //! | `with_state(state)` | [`Router::state`](crate::Router::state); `State<T>` reads it |
-//! | `axum::serve(listener, app)` | [`serve`](crate::serve())`(listener, app.compile()?)`: a router is compiled first, and its mistakes are errors of [`compile`](crate::Router::compile), not panics |
+//! | `axum::serve(listener, app)` | [`serve`](crate::serve())`(listener, app)`, a `Router` compiled at its first request; or `app.compile()?` first, to handle its mistakes as errors of [`compile`](crate::Router::compile) |
 //! | `middleware::from_fn` | a [prefix](crate::Router::prefix) or [postfix](crate::Router::postfix) hook, or [`PrefixLayer`](crate::PrefixLayer) / [`PostfixLayer`](crate::PostfixLayer) given to `layer` |
 //! | `Path`, `Query`, `Json`, `Form`, `State`, `Extension`, `ConnectInfo`, `MatchedPath`, `OriginalUri`, `HeaderMap`, `Method`, `Uri`, `Bytes`, `String`, `Request` | the same names in [`handler`](crate::handler), the wrappers with `Deref` to their value, and `Form` reading a GET's query string |
 //! | `TypedHeader` (axum-extra) | `handler::TypedHeader`, the same (feature `typed-header`); or [`Header<N>`](crate::handler::Header), a header's raw value by its name's type |
 //! | `WebSocketUpgrade` | [`Router::websocket`](crate::Router::websocket) (feature `ws`) |
 //! | `Sse`, `KeepAlive` | [`Sse`](crate::sse::Sse) and [`KeepAlive`](crate::sse::KeepAlive), the same (`text`, `event`, `interval`) |
-//! | `app.into_service()`, `as_service()` in tests | [`CompiledRouter::into_service`](crate::CompiledRouter::into_service), [`as_service`](crate::CompiledRouter::as_service); `oneshot` on the router itself takes a request with any body |
+//! | `app.oneshot(request)`, `app.into_service()` in tests | the same, on a [`Router`](crate::Router) or a [`CompiledRouter`](crate::CompiledRouter) (also [`as_service`](crate::CompiledRouter::as_service)); the example `testing` is axum's, its tests unchanged |
 //! | `request.extensions().get::<MatchedPath>()` in a layer | the same, with pronghorn's [`MatchedPath`](crate::handler::MatchedPath); the parameters are in its [`RouteMatch`](crate::handler::RouteMatch) |
 //! | `MockConnectInfo(addr)` in tests | [`MockConnectInfo`](crate::handler::MockConnectInfo), the same |
 //! | an axum extractor or response in a pronghorn handler | [`Axum`](crate::handler::Axum) (feature `axum`) |

@@ -178,21 +178,21 @@ where
 
 /// A tower service that [`serve`] can run: hyper's requests in, responses
 /// out, cloned for each connection. Every such service is one: the trait
-/// is there for the compiler's message about a value that is not — most
-/// often a [`Router`](crate::Router) not yet compiled.
+/// is there for the compiler's message about a value that is not — a
+/// handler given where a service is due, say. A [`Router`](crate::Router)
+/// is one as it is, compiled at its first request; compile it first
+/// (`serve(listener, router.compile()?)`) to handle its mistakes as errors.
 ///
 /// ```compile_fail
 /// # async fn run(listener: tokio::net::TcpListener) {
-/// let router = pronghorn::Router::new().get("/", || "hello");
-/// // error: `Router` is not a service `serve` can run
-/// // note: a `Router` is served compiled: `serve(listener, router.compile()?)`
-/// pronghorn::serve(listener, router);
+/// // error: `{closure}` is not a service `serve` can run
+/// pronghorn::serve(listener, || "hello");
 /// # }
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a service `serve` can run",
     label = "not a `Service<Request<Incoming>>` that is `Clone + Send + 'static`",
-    note = "a `Router` is served compiled: `serve(listener, router.compile()?)`, or behind `Reloadable::new(router)?` to change it while it serves",
+    note = "a handler is served inside a `Router`: `serve(listener, Router::new().get(\"/\", handler))`",
     note = "`serve` runs a tower `Service` of hyper's `Request<Incoming>` that answers a `Response` and is `Clone + Send + 'static`, its future `Send + 'static`, its error `Into<BoxError>`"
 )]
 pub trait Served<B>:

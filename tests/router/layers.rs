@@ -459,3 +459,28 @@ async fn a_test_names_its_request_type_once_through_into_service() {
         .unwrap();
     assert_eq!(response.status(), StatusCode::OK);
 }
+
+#[tokio::test]
+async fn a_router_is_a_service_as_it_is_and_serves_a_change_made_after() {
+    let mut router = Router::new().get("/", || "home");
+    for _ in 0..2 {
+        let request = Request::get("/").body(String::new()).unwrap();
+        let response = router.call(request).await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+    }
+    // A change made after it was served is served too.
+    let changed = router.get("/more", || "more");
+    let request = Request::get("/more").body(String::new()).unwrap();
+    assert_eq!(
+        changed.oneshot(request).await.unwrap().status(),
+        StatusCode::OK
+    );
+}
+
+#[tokio::test]
+#[should_panic(expected = "does not compile")]
+async fn a_router_served_as_it_is_that_does_not_compile_panics_naming_its_mistake() {
+    let router = Router::new().get("/users/:id", || "one");
+    let request = Request::get("/users/7").body(String::new()).unwrap();
+    let _ = router.oneshot(request).await;
+}

@@ -3,6 +3,7 @@ use std::{fmt, sync::Arc};
 use http::Method;
 
 use super::scope::Scope;
+use crate::router::request::compiled::CompiledRouter;
 use crate::router::request::hooks::{
     Erased as ErasedHook, ErasedMonitor, ErasedPostfix, ErasedPrefix, RoutePostfix, RoutePrefix,
 };
@@ -131,7 +132,10 @@ impl<H: ?Sized> Clone for HookSpec<H> {
 /// [`Body`](crate::Body).
 ///
 /// Registration never fails: every mistake — a malformed pattern, a
-/// duplicate route — is reported by [`compile`], naming the pattern.
+/// duplicate route — is reported by [`compile`], naming the pattern. A
+/// router is also a tower `Service` as it is, as axum's is, compiled at
+/// its first request (a mistake panics then): an application's tests call
+/// `app().oneshot(request)`, and [`serve`](crate::serve()) takes `app()`.
 ///
 /// [`compile`]: Router::compile
 ///
@@ -164,7 +168,7 @@ impl<H: ?Sized> Clone for HookSpec<H> {
 /// assert_eq!(response.status(), StatusCode::OK);
 /// # }
 /// ```
-#[must_use = "a router does nothing until it is compiled (`compile`) and served"]
+#[must_use = "a router does nothing until it is served, as it is or compiled (`compile`)"]
 pub struct Router {
     pub(crate) routes: Vec<RouteSpec>,
     pub(crate) prefixes: Vec<HookSpec<dyn ErasedPrefix>>,
@@ -188,7 +192,14 @@ pub struct Router {
     /// The layers given to [`Router::layer`], in order: the router's own
     /// 404 and 405 go through them.
     pub(crate) default_layers: Vec<DefaultLayer>,
+    /// The router compiled, once it is served as it is (a `Service`):
+    /// shared with its clones, and left behind by any change.
+    pub(crate) compiled: Compiled,
 }
+
+/// A router compiled for serving it as it is, shared by its clones.
+#[derive(Clone, Default)]
+pub(crate) struct Compiled(pub(crate) Arc<std::sync::OnceLock<CompiledRouter>>);
 
 impl RouteSpec {
     pub(crate) fn http<H: Handler<M>, M: 'static>(
@@ -238,6 +249,7 @@ impl Clone for Router {
             method_not_allowed: self.method_not_allowed.clone(),
             nested_fallbacks: self.nested_fallbacks.clone(),
             default_layers: self.default_layers.clone(),
+            compiled: self.compiled.clone(),
         }
     }
 }
@@ -299,6 +311,7 @@ impl Router {
             nested_fallbacks: Vec::new(),
             method_not_allowed: Vec::new(),
             default_layers: Vec::new(),
+            compiled: Compiled::default(),
         }
     }
 
@@ -323,6 +336,7 @@ impl Router {
     /// assert!(router.at(&Method::GET, "/cache/users").is_none());
     /// ```
     pub fn route(mut self, pattern: &str, methods: MethodRouter) -> Self {
+        self.compiled = Compiled::default();
         self.routes
             .extend(methods.routes.into_iter().map(|route| RouteSpec {
                 pattern: pattern.to_owned(),
@@ -337,6 +351,7 @@ impl Router {
         H: Handler<M>,
         M: 'static,
     {
+        self.compiled = Compiled::default();
         self.routes
             .push(RouteSpec::http(Some(method), pattern, handler));
         self
@@ -349,6 +364,7 @@ impl Router {
         H: Handler<M>,
         M: 'static,
     {
+        self.compiled = Compiled::default();
         self.routes.push(RouteSpec::http(None, pattern, handler));
         self
     }
@@ -527,6 +543,7 @@ impl Router {
         L: tower_layer::Layer<Endpoint> + Send + Sync + 'static,
         L::Service: RouteService,
     {
+        self.compiled = Compiled::default();
         let answers = (self.routes.iter_mut())
             .chain(self.fallback.iter_mut())
             .chain(self.method_not_allowed.iter_mut())
@@ -578,6 +595,7 @@ impl Router {
         L: tower_layer::Layer<Endpoint>,
         L::Service: RouteService,
     {
+        self.compiled = Compiled::default();
         for spec in &mut self.routes {
             spec.wrap(&layer);
         }
@@ -589,6 +607,7 @@ impl Router {
     /// fallback and a `method_not_allowed` handler of the router's own,
     /// unless it has its own.
     pub(crate) fn with_default_answers(mut self) -> Self {
+        self.compiled = Compiled::default();
         let layers = std::mem::take(&mut self.default_layers);
         if layers.is_empty() {
             return self;
@@ -621,6 +640,7 @@ impl Router {
         service: S,
         nested: bool,
     ) -> Self {
+        self.compiled = Compiled::default();
         let mounted = Mounted { service, nested };
         self.routes.push(RouteSpec {
             nested,
@@ -663,6 +683,7 @@ impl Router {
         H: Handler<M>,
         M: 'static,
     {
+        self.compiled = Compiled::default();
         self.fallback = Some(RouteSpec::http(None, "", handler));
         self
     }
@@ -704,6 +725,7 @@ impl Router {
         H: Handler<M>,
         M: 'static,
     {
+        self.compiled = Compiled::default();
         (self.method_not_allowed).push(RouteSpec::http(None, "", handler));
         self
     }
@@ -735,6 +757,7 @@ impl Router {
     /// # }
     /// ```
     pub fn fallback_service<S: RouteService>(mut self, service: S) -> Self {
+        self.compiled = Compiled::default();
         let mounted = Mounted {
             service,
             nested: false,
@@ -749,6 +772,7 @@ impl Router {
     #[cfg(feature = "ws")]
     #[cfg_attr(docsrs, doc(cfg(feature = "ws")))]
     pub fn websocket_limits(mut self, limits: crate::ws::Limits) -> Self {
+        self.compiled = Compiled::default();
         self.settings.websocket_limits = Some(limits);
         self
     }
@@ -781,6 +805,7 @@ impl Router {
         I: IntoIterator<Item = P>,
         P: Into<Box<str>>,
     {
+        self.compiled = Compiled::default();
         self.settings.websocket_protocols = Some(protocols.into_iter().map(Into::into).collect());
         self
     }
@@ -819,6 +844,7 @@ impl Router {
         H: crate::ws::WebSocketHandler<M>,
         M: 'static,
     {
+        self.compiled = Compiled::default();
         let mut needs = Needs::default();
         H::needs(&mut needs);
         self.routes.push(RouteSpec {
@@ -863,6 +889,7 @@ impl Router {
         H: RoutePrefix<M>,
         M: 'static,
     {
+        self.compiled = Compiled::default();
         self.prefixes
             .push(HookSpec::new(scope.into(), Arc::new(ErasedHook::new(hook))));
         self
@@ -905,6 +932,7 @@ impl Router {
         H: RoutePostfix<M>,
         M: 'static,
     {
+        self.compiled = Compiled::default();
         self.postfixes
             .push(HookSpec::new(scope.into(), Arc::new(ErasedHook::new(hook))));
         self
@@ -953,6 +981,7 @@ impl Router {
         H: RouteMonitor<M>,
         M: 'static,
     {
+        self.compiled = Compiled::default();
         self.monitors
             .push(HookSpec::new(scope.into(), Arc::new(ErasedHook::new(hook))));
         self
@@ -1003,6 +1032,7 @@ impl Router {
         H: RouteMonitor<M>,
         M: 'static,
     {
+        self.compiled = Compiled::default();
         self.monitors.push(HookSpec {
             body_end: true,
             ..HookSpec::new(scope.into(), Arc::new(ErasedHook::new(hook)))
@@ -1038,6 +1068,7 @@ impl Router {
     /// assert!(error.to_string().contains("Greeting"), "{error}");
     /// ```
     pub fn state<T: Clone + Send + Sync + 'static>(mut self, state: T) -> Self {
+        self.compiled = Compiled::default();
         self.state.insert(state);
         self.state_types.push(state_type::<T>());
         self
@@ -1076,6 +1107,7 @@ impl Router {
     /// # }
     /// ```
     pub fn matched_path_in_response(mut self, enabled: bool) -> Self {
+        self.compiled = Compiled::default();
         self.settings.matched_path_in_response = Some(enabled);
         self
     }
@@ -1121,6 +1153,7 @@ impl Router {
         F: Fn(Rejection) -> R + Send + Sync + 'static,
         R: crate::handler::IntoResponse,
     {
+        self.compiled = Compiled::default();
         let shape = move |rejection: Rejection| shape(rejection).into_response();
         self.settings.rejection = Some(Shape(Arc::new(shape)));
         self
@@ -1148,6 +1181,7 @@ impl Router {
     /// # }
     /// ```
     pub fn answers(mut self, answers: Answers) -> Self {
+        self.compiled = Compiled::default();
         self.settings.answers = Some(answers);
         self
     }
@@ -1184,6 +1218,7 @@ impl Router {
     /// # }
     /// ```
     pub fn body_limit(mut self, bytes: usize) -> Self {
+        self.compiled = Compiled::default();
         self.settings.body_limit = Some(bytes);
         self
     }
@@ -1224,6 +1259,7 @@ impl Router {
     #[cfg(feature = "server")]
     #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
     pub fn body_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.compiled = Compiled::default();
         self.settings.body_timeout = Some(timeout);
         self
     }
@@ -1259,6 +1295,7 @@ impl Router {
     /// assert!(twice.compile().is_err());
     /// ```
     pub fn nest(mut self, base: &str, other: Router) -> Self {
+        self.compiled = Compiled::default();
         // `other`'s root is `base` itself, not `base/`.
         let base = base.trim_end_matches('/');
         let join = |pattern: &str| match pattern.trim_start_matches('/') {

@@ -1,10 +1,19 @@
 //! Build time: what [`Router::compile`] makes of a [`Router`] — the
 //! compiled tables, one module added or taken away at a time.
 
-use std::sync::Arc;
+use std::{
+    convert::Infallible,
+    sync::Arc,
+    task::{Context, Poll},
+};
+
+use bytes::Bytes;
+use http::{Request, Response};
+use tower_service::Service;
 
 use http::Method;
 
+use crate::body::{Body, BoxError};
 use crate::handler::{Extraction, NESTED_PATTERN_END, RouteInfo, StateType};
 
 use super::{
@@ -21,6 +30,8 @@ use crate::router::request::{
         Answer, Applied, CompiledRoute, CompiledRouter, Fallback, Hook, Hooks, Inner, ModuleState,
     },
     pattern::{Pattern, Segment, match_parts},
+    pipeline::ResponseFuture,
+    service::RouterIntoService,
     table::{FxHasher, Key, RouteId},
 };
 
@@ -250,6 +261,7 @@ impl Inner {
             // A module's layers wrap its routes and fallbacks already; the
             // router's own answers are the root's.
             default_layers: _,
+            compiled: _,
         } = router;
         let settings = settings.or(outer);
         let prefixes = compile_hooks(prefixes, place)?;
@@ -613,6 +625,79 @@ impl Router {
     /// ```
     pub fn compile(self) -> Result<CompiledRouter, RouteError> {
         compile(self)
+    }
+}
+
+impl Router {
+    /// The router compiled for serving it as it is, once for it and the
+    /// clones it shares the compiled router with.
+    ///
+    /// # Panics
+    ///
+    /// If the router does not compile, naming the error: a router served
+    /// without [`compile`](Self::compile) is a mistake found at its first
+    /// request, as axum finds its own at registration.
+    fn served(&self) -> &CompiledRouter {
+        self.compiled
+            .0
+            .get_or_init(|| match self.clone().compile() {
+                Ok(router) => router,
+                Err(error) => {
+                    panic!("a `Router` served without `compile` does not compile: {error}")
+                }
+            })
+    }
+
+    /// The router, compiled, as a service of requests with one body type
+    /// `B`: [`CompiledRouter::into_service`] for a router not yet
+    /// compiled, as axum's `Router::into_service`.
+    ///
+    /// # Panics
+    ///
+    /// If the router does not compile; [`compile`](Self::compile) returns
+    /// the error instead.
+    ///
+    /// ```
+    /// use http::{Request, StatusCode};
+    /// use pronghorn::{Body, Router};
+    /// use tower::{Service, ServiceExt};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let mut app = Router::new().get("/", || "home").into_service();
+    /// let request = Request::get("/").body(Body::empty()).unwrap();
+    /// let response = app.ready().await.unwrap().call(request).await.unwrap();
+    /// assert_eq!(response.status(), StatusCode::OK);
+    /// # }
+    /// ```
+    pub fn into_service<B>(self) -> RouterIntoService<B> {
+        self.served().clone().into_service()
+    }
+}
+
+/// A router is a `Service` as it is, as axum's is: compiled at its first
+/// request, once for it and the clones it shares that with, so that an
+/// application's tests call `app().oneshot(request)` and `serve` takes
+/// `app()`. Compile it yourself ([`Router::compile`]) to handle its
+/// mistakes as errors: served as it is, a router that does not compile
+/// panics at its first request, naming the mistake.
+impl<B> Service<Request<B>> for Router
+where
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
+    type Response = Response<Body>;
+    type Error = Infallible;
+    type Future = ResponseFuture;
+
+    #[inline]
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    #[inline]
+    fn call(&mut self, request: Request<B>) -> ResponseFuture {
+        ResponseFuture::new(&self.served().inner, request)
     }
 }
 
