@@ -76,10 +76,10 @@ pub use self::typed_header::TypedHeader;
 pub use self::{
     answers::Answers,
     extract::{
-        BodyFuture, BodyRejection, Form, FormRejection, FromRequestBody, FromRequestHead, Header,
-        HeaderRejection, NamedHeader, Needs, Path, PathErrorKind, PathRejection, Query,
-        QueryRejection, Rejection, RequestContext, RouteContext, RouteParams, State, StateType,
-        headers,
+        BodyFuture, BodyRejection, Form, FormRejection, FromRequest, FromRequestBody,
+        FromRequestHead, HasRejection, Header, HeaderRejection, NamedHeader, Needs, Path,
+        PathErrorKind, PathRejection, Query, QueryRejection, Rejection, RequestContext,
+        RouteContext, RouteParams, State, StateType, WithRejection, WithRejectionFuture, headers,
     },
     layered::{Endpoint, EndpointFuture, FromLayered, Layered, NeedsOf, RouteMatch},
     request::{

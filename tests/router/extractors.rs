@@ -1490,3 +1490,50 @@ async fn typed_headers_decode_as_the_headers_crate_types_them() {
     );
     assert_eq!(text(answer).await, missing);
 }
+
+#[tokio::test]
+async fn with_rejection_answers_an_extractors_refusal_in_the_apps_own_type() {
+    use pronghorn::handler::{PathRejection, WithRejection};
+
+    struct ApiError(StatusCode, String);
+    impl From<PathRejection> for ApiError {
+        fn from(rejection: PathRejection) -> Self {
+            ApiError(
+                StatusCode::NOT_FOUND,
+                format!("no item: {}", rejection.kind()),
+            )
+        }
+    }
+    impl From<pronghorn::handler::JsonRejection> for ApiError {
+        fn from(rejection: pronghorn::handler::JsonRejection) -> Self {
+            ApiError(rejection.status(), "bad item".to_owned())
+        }
+    }
+    impl pronghorn::IntoResponse for ApiError {
+        fn into_response(self) -> Response<Body> {
+            (self.0, self.1).into_response()
+        }
+    }
+    let router = Router::new()
+        .get(
+            "/items/{id}",
+            |WithRejection(Path(id), _): WithRejection<Path<u32>, ApiError>| format!("item {id}"),
+        )
+        .post("/items", |item: WithRejection<Json<Item>, ApiError>| {
+            item.name.clone()
+        })
+        .compile()
+        .unwrap();
+    assert_eq!(get(&router, "/items/7").await.body, "item 7");
+    let missing = get(&router, "/items/x").await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+    assert_eq!(missing.body, "no item: Cannot parse `x` to a `u32`");
+    let json = Some("application/json");
+    let posted = send_body(&router, "/items", json, r#"{"id":1,"name":"n"}"#).await;
+    assert_eq!(posted.body, "n");
+    let refused = send_body(&router, "/items", json, "{").await;
+    assert_eq!(
+        (refused.status, refused.body.as_str()),
+        (StatusCode::BAD_REQUEST, "bad item")
+    );
+}

@@ -21,6 +21,7 @@ use super::{answers::Answers, layered::RouteInfo};
 mod body;
 mod head;
 mod rejection;
+mod with_rejection;
 
 #[cfg(feature = "json")]
 pub use self::body::Json;
@@ -35,6 +36,7 @@ pub use self::{
         BodyRejection, FormRejection, HeaderRejection, PathErrorKind, PathRejection,
         QueryRejection, Rejection,
     },
+    with_rejection::{HasRejection, WithRejection, WithRejectionFuture},
 };
 
 /// What the router hands a handler beside the request: the parameters of
@@ -468,4 +470,82 @@ pub trait FromRequestBody: Sized {
 
     /// Starts reading `body`.
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future;
+}
+
+/// An extractor of the whole request written as an `async fn`, as axum's
+/// `FromRequest` is written: it takes the request by value (its head a
+/// copy, its body limited to [`Router::body_limit`](crate::Router::body_limit)
+/// and the body timeout as it is read) and answers the value or its
+/// rejection. It is a handler's last argument, as any
+/// [`FromRequestBody`] is (every `FromRequest` is one).
+///
+/// Its future is boxed when the handler is called: one allocation a
+/// request. The body extractors of pronghorn's own, written with a named
+/// future ([`BodyFuture`]), cost none.
+///
+/// ```
+/// use bytes::Bytes;
+/// use http::{Request, StatusCode};
+/// use http_body_util::BodyExt;
+/// use pronghorn::{Body, IntoResponse, Router, handler::FromRequest};
+/// use tower::ServiceExt;
+///
+/// /// A body's non-empty lines.
+/// struct Lines(Vec<String>);
+///
+/// impl FromRequest for Lines {
+///     type Rejection = (StatusCode, &'static str);
+///
+///     async fn from_request(request: Request<Body>) -> Result<Self, Self::Rejection> {
+///         let Ok(body) = request.into_body().collect().await else {
+///             return Err((StatusCode::PAYLOAD_TOO_LARGE, "too long"));
+///         };
+///         let text = String::from_utf8(body.to_bytes().to_vec())
+///             .map_err(|_| (StatusCode::BAD_REQUEST, "not UTF-8"))?;
+///         Ok(Lines(text.lines().filter(|l| !l.is_empty()).map(str::to_owned).collect()))
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .post("/lines", |Lines(lines): Lines| format!("{} lines", lines.len()))
+///     .body_limit(64)
+///     .compile()
+///     .unwrap();
+/// let request = Request::post("/lines").body("one\n\ntwo\n".to_owned()).unwrap();
+/// let response = router.clone().oneshot(request).await.unwrap();
+/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "2 lines");
+///
+/// let request = Request::post("/lines").body("x".repeat(65)).unwrap();
+/// assert_eq!(router.oneshot(request).await.unwrap().status(), StatusCode::PAYLOAD_TOO_LARGE);
+/// # }
+/// ```
+pub trait FromRequest: Sized + Send + 'static {
+    /// What answers the request when the extractor refuses it.
+    type Rejection: super::IntoResponse;
+
+    /// The value, from `request`.
+    fn from_request(
+        request: Request<Body>,
+    ) -> impl Future<Output = Result<Self, Self::Rejection>> + Send + 'static;
+}
+
+impl<T: FromRequest> FromRequestBody for T {
+    type Future = crate::step::BoxFuture<Result<Self, Response<Body>>>;
+
+    fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
+        match streamed(body, context.body_limit, context.body_timeout) {
+            Ok(body) => {
+                let mut request = Request::from_parts(context.head(), body);
+                super::MatchedPath::insert(&mut request, context.pattern(), false);
+                let future = T::from_request(request);
+                Box::pin(async move { (future.await).map_err(super::IntoResponse::into_response) })
+            }
+            Err(rejection) => {
+                let response = context.reject(rejection);
+                Box::pin(std::future::ready(Err(response)))
+            }
+        }
+    }
 }
