@@ -88,7 +88,7 @@
 //! | `nest`, `merge`, `fallback` | the same; `method_not_allowed_fallback` is [`Router::method_not_allowed`](crate::Router::method_not_allowed) |
 //! | `Router::layer`, `Router::route_layer`, `MethodRouter::layer`, `Handler::layer` | the same names, with [`Endpoint`](crate::handler::Endpoint) where axum writes `Route` (`L: Layer<Route>`) |
 //! | `HandleErrorLayer::new(\|error: BoxError\| async { … })` | [`HandleErrorLayer`](crate::HandleErrorLayer), the same, and a synchronous function too |
-//! | `with_state(state)` | [`Router::state`](crate::Router::state); `State<T>` reads it |
+//! | `with_state(state)` | [`Router::state`](crate::Router::state), per router as axum's; `State<T>` reads it |
 //! | `axum::serve(listener, app)` | [`serve`](crate::serve())`(listener, app)`, a `Router` compiled at its first request; or `app.compile()?` first, to handle its mistakes as errors of [`compile`](crate::Router::compile) |
 //! | `middleware::from_fn` | a [prefix](crate::Router::prefix) or [postfix](crate::Router::postfix) hook, or [`PrefixLayer`](crate::PrefixLayer) / [`PostfixLayer`](crate::PostfixLayer) given to `layer` |
 //! | `Path`, `Query`, `Json`, `Form`, `State`, `Extension`, `ConnectInfo`, `MatchedPath`, `OriginalUri`, `HeaderMap`, `Method`, `Uri`, `Bytes`, `String`, `Request` | the same names in [`handler`](crate::handler), the wrappers with `Deref` to their value, and `Form` reading a GET's query string |
@@ -137,8 +137,9 @@
 //! - **Layers and WebSockets**: a WebSocket route's handshake is the
 //!   router's; tower layers do not wrap it (prefix hooks run before it).
 //! - **`HandleErrorLayer`** takes the error alone, no extractors before it.
-//! - **State** is one value per type across nested and merged routers:
-//!   give two values of one type a newtype each.
+//! - **State** is read by type: a handler's `State<T>` reads the `T` its
+//!   router holds, else its outer router's, where axum's routers each
+//!   hold one state value of one type (`FromRef` picks parts of it).
 //! - **Bodies**: extractors read at most 2 MiB (axum: 2 MB) and wait at
 //!   most 30 s for a body (axum: no limit); see
 //!   [`body_limit`](crate::Router::body_limit) and `body_timeout`.

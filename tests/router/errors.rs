@@ -318,8 +318,8 @@ fn segments_with_a_colon_or_star_that_name_nothing_stay_static() {
 }
 
 /// State is checked when the table compiles: a handler's `State<T>` that no
-/// router holds, and two states of one type (also across nested routers
-/// and reloadable modules), are errors naming the type.
+/// router holds, and two states of one type given by one router (or by two
+/// reloadable modules), are errors naming the type.
 #[test]
 fn missing_and_duplicate_state_are_compile_errors_naming_the_type() {
     use pronghorn::{handler::State, router::Reloadable};
@@ -346,12 +346,12 @@ fn missing_and_duplicate_state_are_compile_errors_naming_the_type() {
         twice.to_string(),
         "two states of type `u64`: give each a type of its own (a newtype), so that handlers can tell them apart"
     );
-    let across = Router::new()
-        .state(1u64)
-        .nest("/m", Router::new().state(2u64))
+    // Twice by one router nested in another, likewise.
+    let nested_twice = Router::new()
+        .nest("/m", Router::new().state(1u64).state(2u64))
         .compile();
     assert!(matches!(
-        across,
+        nested_twice,
         Err(RouteError::DuplicateState { name: "u64" })
     ));
 
@@ -620,4 +620,70 @@ fn errors_name_types_without_their_module_paths() {
             "{message}"
         );
     }
+}
+
+/// Each router holds its own state: two routers nested in one may hold a
+/// value of one type each, and each route reads its own router's, else
+/// that of the router it is nested in; a route whose routers hold none
+/// reads one another router gave, the outer's first.
+#[tokio::test]
+async fn each_nested_router_reads_its_own_state() {
+    use pronghorn::handler::State;
+
+    #[derive(Clone)]
+    struct Name(&'static str);
+    let module = |name: &'static str| {
+        Router::new()
+            .get("/", |State(Name(name)): State<Name>| name)
+            .state(Name(name))
+    };
+    let router = Router::new()
+        .get("/", |State(Name(name)): State<Name>| name)
+        .nest("/a", module("a"))
+        .nest(
+            "/b",
+            module("b").nest(
+                "/inner",
+                Router::new().get("/", |State(Name(n)): State<Name>| n),
+            ),
+        )
+        .nest(
+            "/c",
+            Router::new().get("/", |State(Name(n)): State<Name>| n),
+        )
+        .state(Name("root"))
+        .compile()
+        .unwrap();
+    for (path, expected) in [
+        ("/", "root"),
+        ("/a", "a"),
+        ("/b", "b"),
+        ("/b/inner", "b"),
+        ("/c", "root"),
+    ] {
+        assert_eq!(get(&router, path).await.body, expected, "{path}");
+    }
+    // A hook reads its own router's state too.
+    let hooked = Router::new()
+        .nest(
+            "/a",
+            module("a").prefix("/", |State(Name(name)): State<Name>| match name {
+                "a" => Err(StatusCode::IM_A_TEAPOT),
+                _ => Ok(()),
+            }),
+        )
+        .state(Name("root"))
+        .compile()
+        .unwrap();
+    assert_eq!(get(&hooked, "/a").await.status, StatusCode::IM_A_TEAPOT);
+    // A module that gives a state its sibling reads, as before.
+    let sibling = Router::new()
+        .nest(
+            "/api",
+            Router::new().get("/count", |State(n): State<u64>| n.to_string()),
+        )
+        .merge(Router::new().state(7u64))
+        .compile()
+        .unwrap();
+    assert_eq!(get(&sibling, "/api/count").await.body, "7");
 }

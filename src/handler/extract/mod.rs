@@ -72,6 +72,9 @@ pub(crate) struct Extraction {
     pub(crate) layered: Option<Arc<RouteInfo>>,
     /// How the rejections are worded.
     pub(crate) answers: Answers,
+    /// The state of the router the route was registered in, when it is
+    /// not the compiled router's: read before that.
+    pub(crate) own_state: Option<Arc<http::Extensions>>,
 }
 
 impl<'a> RouteContext<'a> {
@@ -86,6 +89,7 @@ impl<'a> RouteContext<'a> {
             pattern: self.pattern,
             params: self.params(request),
             state: self.state.as_ref(),
+            own_state: self.extraction.own_state.as_deref(),
             body_limit: self.extraction.limit,
             body_timeout: self.extraction.timeout,
             rejection: self.extraction.rejection.as_ref(),
@@ -115,6 +119,8 @@ pub struct RequestContext<'a> {
     pub(crate) pattern: &'a str,
     pub(crate) params: Params<'a>,
     pub(crate) state: &'a http::Extensions,
+    /// The state of the route's own router, read first.
+    pub(crate) own_state: Option<&'a http::Extensions>,
     pub(crate) body_limit: usize,
     pub(crate) body_timeout: Duration,
     pub(crate) rejection: Option<&'a Shape>,
@@ -191,9 +197,14 @@ impl<'a> RequestContext<'a> {
         self.pattern
     }
 
-    /// The router's state of type `T`, if it has one.
+    /// The state of type `T` the route's router holds, else the state of
+    /// that type of the router it is nested in, and so on to the root, if
+    /// one does.
     pub fn state<T: Send + Sync + 'static>(&self) -> Option<&'a T> {
-        self.state.get::<T>()
+        match self.own_state.and_then(http::Extensions::get::<T>) {
+            Some(own) => Some(own),
+            None => self.state.get::<T>(),
+        }
     }
 
     /// The most bytes a body extractor reads

@@ -66,6 +66,45 @@ impl RouteSettings {
     }
 }
 
+/// The state a nested or merged router gave, for its own routes and hooks
+/// (with the state of the routers nested in it, theirs winning).
+pub(crate) struct OwnState {
+    pub(crate) values: Arc<http::Extensions>,
+    pub(crate) types: Vec<StateType>,
+}
+
+impl OwnState {
+    /// The state a router's routes see: what it gave and what the routers
+    /// nested in it gave.
+    fn of(values: http::Extensions, types: Vec<StateType>) -> Arc<Self> {
+        Arc::new(Self {
+            values: Arc::new(values),
+            types,
+        })
+    }
+
+    /// This state, and `inner`'s over it: the state of a router nested in
+    /// this one.
+    fn under(self: &Arc<Self>, inner: Option<Arc<Self>>) -> Arc<Self> {
+        let Some(inner) = inner else {
+            return Arc::clone(self);
+        };
+        let mut values = (*self.values).clone();
+        values.extend((*inner.values).clone());
+        let mut types = inner.types.clone();
+        types.extend(self.types.iter().filter(|(id, _)| !inner.holds(id)));
+        Arc::new(Self {
+            values: Arc::new(values),
+            types,
+        })
+    }
+
+    /// Whether it holds a state of the type `id`.
+    pub(crate) fn holds(&self, id: &std::any::TypeId) -> bool {
+        self.types.iter().any(|(held, _)| held == id)
+    }
+}
+
 pub(crate) struct RouteSpec {
     pub(crate) method: Option<Method>,
     pub(crate) pattern: String,
@@ -77,6 +116,8 @@ pub(crate) struct RouteSpec {
     pub(crate) nested: bool,
     /// The settings of the routers it was nested from; the innermost's win.
     pub(crate) settings: RouteSettings,
+    /// The state of the routers it was nested from, if they gave any.
+    pub(crate) own_state: Option<Arc<OwnState>>,
 }
 
 /// What answers a route.
@@ -101,14 +142,31 @@ pub(crate) struct HookSpec<H: ?Sized> {
     pub(crate) hook: Arc<H>,
     /// A monitor called again when the response body ends.
     pub(crate) body_end: bool,
+    /// The state of the routers it was nested from, if they gave any.
+    pub(crate) own_state: Option<Arc<OwnState>>,
 }
 
 impl<H: ?Sized> HookSpec<H> {
+    /// The hook of a router nested in another: its scope rebased, its
+    /// router's state over theirs.
+    fn nested(
+        self,
+        rebase: &dyn Fn(Scope) -> Scope,
+        own: &dyn Fn(Option<Arc<OwnState>>) -> Option<Arc<OwnState>>,
+    ) -> Self {
+        Self {
+            scope: rebase(self.scope),
+            own_state: own(self.own_state),
+            ..self
+        }
+    }
+
     fn new(scope: Scope, hook: Arc<H>) -> Self {
         Self {
             scope,
             hook,
             body_end: false,
+            own_state: None,
         }
     }
 }
@@ -119,6 +177,7 @@ impl<H: ?Sized> Clone for HookSpec<H> {
             scope: self.scope.clone(),
             hook: self.hook.clone(),
             body_end: self.body_end,
+            own_state: self.own_state.clone(),
         }
     }
 }
@@ -175,9 +234,12 @@ pub struct Router {
     pub(crate) postfixes: Vec<HookSpec<dyn ErasedPostfix>>,
     pub(crate) monitors: Vec<HookSpec<dyn ErasedMonitor>>,
     pub(crate) state: http::Extensions,
-    /// The types of `state`, in registration order (a type twice is an
-    /// error of `compile`).
+    /// The types of `state`, in registration order.
     pub(crate) state_types: Vec<StateType>,
+    /// The types this router gave itself, with `state`.
+    pub(crate) given: Vec<std::any::TypeId>,
+    /// A type one router gave twice, an error of `compile`.
+    pub(crate) duplicate_state: Option<&'static str>,
     /// Settings for its routes: body limits, WebSocket limits and the like.
     pub(crate) settings: RouteSettings,
     /// What answers a path no route matches, in 404's stead.
@@ -216,6 +278,7 @@ impl RouteSpec {
             needs,
             nested: false,
             settings: RouteSettings::default(),
+            own_state: None,
         }
     }
 }
@@ -229,6 +292,7 @@ impl Clone for RouteSpec {
             needs: self.needs.clone(),
             nested: self.nested,
             settings: self.settings.clone(),
+            own_state: self.own_state.clone(),
         }
     }
 }
@@ -244,6 +308,8 @@ impl Clone for Router {
             monitors: self.monitors.clone(),
             state: self.state.clone(),
             state_types: self.state_types.clone(),
+            given: self.given.clone(),
+            duplicate_state: self.duplicate_state,
             settings: self.settings.clone(),
             fallback: self.fallback.clone(),
             method_not_allowed: self.method_not_allowed.clone(),
@@ -306,6 +372,8 @@ impl Router {
             monitors: Vec::new(),
             state: http::Extensions::new(),
             state_types: Vec::new(),
+            given: Vec::new(),
+            duplicate_state: None,
             settings: RouteSettings::default(),
             fallback: None,
             nested_fallbacks: Vec::new(),
@@ -854,6 +922,7 @@ impl Router {
             needs,
             nested: false,
             settings: RouteSettings::default(),
+            own_state: None,
         });
         self
     }
@@ -1041,36 +1110,61 @@ impl Router {
     }
 
     /// Shares `state` with handlers, which take it with
-    /// [`State<T>`](crate::handler::State).
+    /// [`State<T>`](crate::handler::State), as axum's `with_state` does.
+    ///
+    /// Each router holds its own: a route reads the state of its type that
+    /// its own router holds, else that of the router it is nested in, and
+    /// so on out; and where none of its routers holds one, the one
+    /// another router gave (the outer router's first, then in the order
+    /// of nesting). Two routers nested in one may so hold a value of one
+    /// type each, for their own routes and hooks.
     ///
     /// # Errors
     ///
-    /// At [`compile`](Self::compile): a second state of the same type
-    /// (here or in a nested or merged router), and a handler that asks for
-    /// a state of a type no router holds, are [`RouteError`](crate::RouteError)s
-    /// naming the type. Give each state a type of its own (a newtype, or
-    /// one struct holding them all).
+    /// At [`compile`](Self::compile): one router given two states of the
+    /// same type (or two [reloadable](crate::router::Reloadable) modules),
+    /// and a handler that asks for a state of a type no router holds, are
+    /// [`RouteError`](crate::RouteError)s naming the type.
     ///
     /// ```
+    /// use http::Request;
+    /// use http_body_util::BodyExt;
     /// use pronghorn::{Router, RouteError, handler::State};
+    /// use tower::ServiceExt;
     ///
     /// #[derive(Clone)]
     /// struct Greeting(&'static str);
     ///
+    /// let greet = |State(Greeting(text)): State<Greeting>| text;
     /// let app = Router::new()
-    ///     .get("/", |State(Greeting(text)): State<Greeting>| text)
-    ///     .state(Greeting("hello"));
-    /// assert!(app.compile().is_ok());
+    ///     .get("/", greet)
+    ///     .nest("/fr", Router::new().get("/", greet).state(Greeting("bonjour")))
+    ///     .state(Greeting("hello"))
+    ///     .compile()
+    ///     .unwrap();
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// for (path, text) in [("/", "hello"), ("/fr", "bonjour")] {
+    ///     let response = app.clone().oneshot(Request::get(path).body(String::new()).unwrap()).await.unwrap();
+    ///     assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), text);
+    /// }
+    /// # });
     ///
-    /// let module = Router::new().state(Greeting("bonjour"));
-    /// let error = Router::new().state(Greeting("hello")).merge(module).compile().unwrap_err();
+    /// let error = Router::new().state(Greeting("a")).state(Greeting("b")).compile().unwrap_err();
     /// assert!(matches!(error, RouteError::DuplicateState { .. }));
     /// assert!(error.to_string().contains("Greeting"), "{error}");
     /// ```
     pub fn state<T: Clone + Send + Sync + 'static>(mut self, state: T) -> Self {
         self.compiled = Compiled::default();
+        let given = state_type::<T>();
+        if self.given.contains(&given.0) {
+            self.duplicate_state = self.duplicate_state.or(Some(given.1));
+        }
+        self.given.push(given.0);
+        // Its own value, over one a router nested in it gave.
         self.state.insert(state);
-        self.state_types.push(state_type::<T>());
+        if !self.state_types.iter().any(|(held, _)| *held == given.0) {
+            self.state_types.push(given);
+        }
         self
     }
 
@@ -1267,8 +1361,9 @@ impl Router {
     /// Mounts `other`'s routes and hooks under `base` (`"/api"`: `/users`
     /// becomes `/api/users`), after this router's own.
     ///
-    /// Its state joins this router's (a state of a type both hold is an
-    /// error of `compile`); its [fallback](Self::fallback) answers the
+    /// Its state is its own routes' and hooks' first, and the others'
+    /// where this router holds none of its type (see [`state`](Self::state));
+    /// its [fallback](Self::fallback) answers the
     /// paths below `base` that no route matches; its settings for routes
     /// ([body limit](Self::body_limit) and timeout, WebSocket limits and
     /// subprotocols, [`matched_path_in_response`](Self::matched_path_in_response)),
@@ -1307,32 +1402,39 @@ impl Router {
             scope
         };
         let settings = other.settings;
+        // What its routes and hooks see first: the state it holds (its own
+        // and its nested routers'). Routes elsewhere see it too, where this
+        // router holds none of the type.
+        let given = (!other.state_types.is_empty())
+            .then(|| OwnState::of(other.state.clone(), other.state_types.clone()));
+        let mut state = other.state;
+        state.extend(std::mem::take(&mut self.state));
+        self.state = state;
+        for held in other.state_types {
+            if !self.state_types.iter().any(|(seen, _)| *seen == held.0) {
+                self.state_types.push(held);
+            }
+        }
+        self.duplicate_state = self.duplicate_state.or(other.duplicate_state);
+        let own = |inner: Option<Arc<OwnState>>| match &given {
+            Some(given) => Some(given.under(inner)),
+            None => inner,
+        };
         self.routes
             .extend(other.routes.into_iter().map(|route| RouteSpec {
                 pattern: join(&route.pattern),
                 settings: route.settings.or(&settings),
+                own_state: own(route.own_state),
                 ..route
             }));
-        self.prefixes
-            .extend(other.prefixes.into_iter().map(|h| HookSpec {
-                scope: rebase(h.scope),
-                ..h
-            }));
-        self.postfixes
-            .extend(other.postfixes.into_iter().map(|h| HookSpec {
-                scope: rebase(h.scope),
-                ..h
-            }));
-        self.monitors
-            .extend(other.monitors.into_iter().map(|h| HookSpec {
-                scope: rebase(h.scope),
-                ..h
-            }));
-        self.state.extend(other.state);
-        self.state_types.extend(other.state_types);
+        let (rebase, own) = (&rebase, &own);
+        (self.prefixes).extend(other.prefixes.into_iter().map(|h| h.nested(rebase, own)));
+        (self.postfixes).extend(other.postfixes.into_iter().map(|h| h.nested(rebase, own)));
+        (self.monitors).extend(other.monitors.into_iter().map(|h| h.nested(rebase, own)));
         (self.method_not_allowed).extend(other.method_not_allowed.into_iter().map(|spec| {
             RouteSpec {
                 settings: spec.settings.or(&settings),
+                own_state: own(spec.own_state),
                 ..spec
             }
         }));
@@ -1342,6 +1444,7 @@ impl Router {
                 .map(|(below, spec)| {
                     let spec = RouteSpec {
                         settings: spec.settings.or(&settings),
+                        own_state: own(spec.own_state),
                         ..spec
                     };
                     (join(&below), spec)

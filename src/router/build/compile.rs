@@ -18,8 +18,8 @@ use crate::handler::{Extraction, NESTED_PATTERN_END, RouteInfo, StateType};
 
 use super::{
     builder::{
-        DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, HookSpec, Responder, RouteSettings, RouteSpec,
-        Router,
+        DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, HookSpec, OwnState, Responder, RouteSettings,
+        RouteSpec, Router,
     },
     error::RouteError,
 };
@@ -63,7 +63,12 @@ impl Extraction {
     /// What the extractors of a route with `settings` hold to; for a
     /// handler in tower layers, also what they hand it of its route: its
     /// pattern and its parameters' names, `layered`.
-    fn of(settings: &RouteSettings, layered: Option<(Arc<str>, Names)>) -> Self {
+    fn of(
+        settings: &RouteSettings,
+        own_state: Option<&OwnState>,
+        layered: Option<(Arc<str>, Names)>,
+    ) -> Self {
+        let own_state = own_state.map(|own| Arc::clone(&own.values));
         let limit = settings.body_limit.unwrap_or(DEFAULT_BODY_LIMIT);
         let timeout = settings.body_timeout.unwrap_or(DEFAULT_BODY_TIMEOUT);
         let rejection = settings.rejection.clone();
@@ -75,6 +80,7 @@ impl Extraction {
                 rejection: rejection.clone(),
                 layered: None,
                 answers,
+                own_state: own_state.clone(),
             };
             Arc::new(RouteInfo {
                 pattern,
@@ -88,6 +94,7 @@ impl Extraction {
             rejection,
             layered,
             answers,
+            own_state,
         }
     }
 }
@@ -143,6 +150,7 @@ fn compile_hooks<H: ?Sized>(
                 hook: spec.hook,
                 body_end: spec.body_end,
                 key: key(place, index),
+                own_state: spec.own_state.map(|own| Arc::clone(&own.values)),
             })
         })
         .collect()
@@ -262,13 +270,18 @@ impl Inner {
             // router's own answers are the root's.
             default_layers: _,
             compiled: _,
+            given: _,
+            duplicate_state,
         } = router;
+        if let Some(name) = duplicate_state {
+            return Err(RouteError::DuplicateState { name });
+        }
         let settings = settings.or(outer);
         let prefixes = compile_hooks(prefixes, place)?;
         let postfixes = compile_hooks(postfixes, place)?;
         let monitors = compile_hooks(monitors, place)?;
-        for (index, (id, name)) in state_types.iter().enumerate() {
-            if state_types[..index].iter().any(|(seen, _)| seen == id) || self.holds(id) {
+        for (id, name) in &state_types {
+            if self.holds(id) {
                 return Err(RouteError::DuplicateState { name });
             }
         }
@@ -289,14 +302,16 @@ impl Inner {
             self.states.sort_by_key(|&(place, _)| place);
             self.merge_states();
         }
-        let held = |inner: &Inner, (id, _): &StateType| {
-            inner.holds(id) || also_held.iter().any(|(held, _)| held == id)
+        let held = |inner: &Inner, spec: &RouteSpec, (id, _): &StateType| {
+            inner.holds(id)
+                || also_held.iter().any(|(held, _)| held == id)
+                || (spec.own_state.as_deref()).is_some_and(|own| own.holds(id))
         };
         // What a handler's extractors need that the tables, or its route
         // with parameters of these names, do not give.
         let unmet = |inner: &Inner, added: &mut Added, spec: &RouteSpec, names: &[Box<str>]| {
             for needed in &spec.needs.state {
-                if !held(inner, needed) {
+                if !held(inner, spec, needed) {
                     return Some(RouteError::MissingState {
                         pattern: spec.pattern.clone(),
                         name: needed.1,
@@ -342,6 +357,7 @@ impl Inner {
                 Responder::Http(handler) => self.fallbacks.push(Arc::new(Fallback {
                     extraction: Extraction::of(
                         &spec.settings.or(&settings),
+                        spec.own_state.as_deref(),
                         (handler.layered()).then(|| (Arc::from(""), Arc::clone(&base.names))),
                     ),
                     base,
@@ -365,6 +381,7 @@ impl Inner {
                         base: Pattern::parse("/")?,
                         extraction: Extraction::of(
                             &spec.settings.or(&settings),
+                            spec.own_state.as_deref(),
                             (handler.layered()).then(|| (Arc::from(""), Arc::from([]))),
                         ),
                         handler,
@@ -424,6 +441,7 @@ impl Inner {
             };
             let extraction = Extraction::of(
                 &route_settings,
+                spec.own_state.as_deref(),
                 layered.then(|| (Arc::clone(&pattern.source), Arc::clone(&pattern.names))),
             );
             let mut route = CompiledRoute {

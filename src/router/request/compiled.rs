@@ -121,6 +121,9 @@ pub(crate) struct Hook<H: ?Sized> {
     /// Its place in registration order: its module's, then its own among
     /// the module's hooks of its kind.
     pub(crate) key: Key,
+    /// The state of the router it was registered in, when it is not the
+    /// compiled router's.
+    pub(crate) own_state: Option<Arc<http::Extensions>>,
 }
 
 impl<H: ?Sized> Hook<H> {

@@ -57,6 +57,8 @@ pub struct Route<'a> {
     pub(crate) captures: &'a Captures,
     /// The router's state, for a prefix's extractors.
     pub(crate) state: &'a http::Extensions,
+    /// The state of the hook's own router, read first.
+    pub(crate) own_state: Option<&'a http::Extensions>,
     /// How the route's router answers rejections, for a prefix's
     /// extractors.
     pub(crate) rejection: Option<&'a crate::handler::Shape>,
@@ -118,6 +120,7 @@ impl<'a> Route<'a> {
             pattern: self.pattern.unwrap_or(""),
             params: self.params(),
             state: self.state,
+            own_state: self.own_state,
             body_limit: 0,
             body_timeout: std::time::Duration::ZERO,
             rejection: self.rejection,
