@@ -80,6 +80,9 @@ pub(crate) struct Extraction {
 impl<'a> RouteContext<'a> {
     /// The context extractors read, for the head of `request` (its body is
     /// not read: the handler takes it apart).
+    // Inlined: most handlers read little of it, and a handler of no
+    // argument none.
+    #[inline]
     pub fn with_request<'p>(&self, request: &'p Request<Body>) -> RequestContext<'p>
     where
         'a: 'p,
@@ -99,6 +102,7 @@ impl<'a> RouteContext<'a> {
 
     /// The parameters of the matched route, in the path of `request`, the
     /// request this context came with.
+    #[inline]
     pub(crate) fn params<'p>(&self, request: &'p Request<Body>) -> Params<'p>
     where
         'a: 'p,
