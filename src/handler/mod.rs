@@ -45,6 +45,8 @@ mod axum;
 mod de;
 mod extract;
 mod layered;
+#[cfg(feature = "multipart")]
+mod multipart;
 mod request;
 mod response;
 mod service;
@@ -70,6 +72,9 @@ pub(crate) use self::allowance::{BodyAllowance, ServerAllowance, UNCOUNTED};
 pub use self::axum::Axum;
 #[cfg(feature = "json")]
 pub use self::extract::{Json, JsonRejection};
+#[cfg(feature = "multipart")]
+#[cfg_attr(docsrs, doc(cfg(feature = "multipart")))]
+pub use self::multipart::{Field, Multipart, MultipartError};
 #[cfg(feature = "typed-header")]
 #[cfg_attr(docsrs, doc(cfg(feature = "typed-header")))]
 pub use self::typed_header::TypedHeader;

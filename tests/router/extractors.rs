@@ -1537,3 +1537,44 @@ async fn with_rejection_answers_an_extractors_refusal_in_the_apps_own_type() {
         (StatusCode::BAD_REQUEST, "bad item")
     );
 }
+
+#[cfg(feature = "multipart")]
+#[tokio::test]
+async fn multipart_reads_fields_and_files_within_the_body_limit() {
+    use pronghorn::handler::{Multipart, MultipartError};
+    let router = Router::new()
+        .post("/upload", |mut multipart: Multipart| async move {
+            let mut seen = Vec::new();
+            while let Some(field) = multipart.next_field().await? {
+                let name = field.name().unwrap_or("").to_owned();
+                let file = field.file_name().map(str::to_owned);
+                let kind = field.content_type().map(str::to_owned);
+                let text = field.text().await?;
+                seen.push(format!("{name} {file:?} {kind:?} {text}"));
+            }
+            Ok::<_, MultipartError>(seen.join("\n"))
+        })
+        .body_limit(200)
+        .compile()
+        .unwrap();
+    let body = concat!(
+        "--B\r\ncontent-disposition: form-data; name=\"title\"\r\n\r\nnotes\r\n",
+        "--B\r\ncontent-disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\n",
+        "content-type: text/plain\r\n\r\none\ntwo\r\n--B--\r\n",
+    );
+    let form = Some("multipart/form-data; boundary=B");
+    let answer = send_body(&router, "/upload", form, body).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(
+        answer.body,
+        "title None None notes\nfile Some(\"a.txt\") Some(\"text/plain\") one\ntwo"
+    );
+    let large = format!(
+        "--B\r\ncontent-disposition: form-data; name=\"big\"\r\n\r\n{}\r\n--B--\r\n",
+        "x".repeat(300)
+    );
+    let answer = send_body(&router, "/upload", form, &large).await;
+    assert_eq!(answer.status, StatusCode::PAYLOAD_TOO_LARGE);
+    let answer = send_body(&router, "/upload", Some("text/plain"), body).await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+}
