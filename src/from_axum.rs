@@ -94,7 +94,7 @@
 //! | `Path`, `Query`, `Json`, `Form`, `State`, `Extension`, `ConnectInfo`, `MatchedPath`, `OriginalUri`, `HeaderMap`, `Method`, `Uri`, `Bytes`, `String`, `Request` | the same names in [`handler`](crate::handler), the wrappers with `Deref` to their value, and `Form` reading a GET's query string |
 //! | `Multipart`, `Field`, `MultipartError` | `handler::Multipart`, the same (feature `multipart`) |
 //! | `TypedHeader` (axum-extra) | `handler::TypedHeader`, the same (feature `typed-header`); or [`Header<N>`](crate::handler::Header), a header's raw value by its name's type |
-//! | `WebSocketUpgrade` | [`Router::websocket`](crate::Router::websocket) (feature `ws`) |
+//! | `WebSocketUpgrade` | `ws::WebSocketUpgrade`, the same (feature `ws`): the handler upgrades, or answers plain HTTP; or [`Router::websocket`](crate::Router::websocket) for a route that is a WebSocket, its monitors run at the connection's end |
 //! | `Sse`, `KeepAlive` | [`Sse`](crate::sse::Sse) and [`KeepAlive`](crate::sse::KeepAlive), the same (`text`, `event`, `interval`) |
 //! | `app.oneshot(request)`, `app.into_service()` in tests | the same, on a [`Router`](crate::Router) or a [`CompiledRouter`](crate::CompiledRouter) (also [`as_service`](crate::CompiledRouter::as_service)); the example `testing` is axum's, its tests unchanged |
 //! | `request.extensions().get::<MatchedPath>()` in a layer | the same, with pronghorn's [`MatchedPath`](crate::handler::MatchedPath); the parameters are in its [`RouteMatch`](crate::handler::RouteMatch) |
@@ -135,8 +135,10 @@
 //!   them; `route_layer` leaves them alone, as in axum. A 405 is the
 //!   router's, not a method router's, so `MethodRouter::layer` does not
 //!   wrap it.
-//! - **Layers and WebSockets**: a WebSocket route's handshake is the
-//!   router's; tower layers do not wrap it (prefix hooks run before it).
+//! - **Layers and WebSockets**: the handshake of a route given to
+//!   `Router::websocket` is the router's, which tower layers do not wrap
+//!   (prefix hooks run before it); a handler taking `WebSocketUpgrade` is
+//!   wrapped as any handler.
 //! - **`HandleErrorLayer`** takes the error alone, no extractors before it.
 //! - **State** is read by type: a handler's `State<T>` reads the `T` its
 //!   router holds, else its outer router's, where axum's routers each

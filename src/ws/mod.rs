@@ -75,13 +75,17 @@ mod codec;
 mod frames;
 mod message;
 mod socket;
+mod upgrade;
 
 use self::{
     codec::Codec,
     socket::{Socket, Wait},
 };
 
-pub use self::message::{CloseFrame, Error, Message, Utf8Bytes, close_code};
+pub use self::{
+    message::{CloseFrame, Error, Message, Utf8Bytes, close_code},
+    upgrade::WebSocketUpgrade,
+};
 
 /// The connection a WebSocket handler receives over the upgraded HTTP
 /// connection: a `Stream` of the client's [`Message`]s and a `Sink` of the
@@ -646,45 +650,13 @@ pub(crate) fn handshake(
         Ok(connected) => connected,
         Err(refused) => return refused,
     };
-    // A slot among the server's WebSockets, held as long as the socket.
-    let slot = match request.extensions().get::<UpgradeSlots>() {
-        Some(slots) => match slots.try_take() {
-            Some(slot) => Some(slot),
-            None => {
-                return (
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "too many WebSocket connections open; try again later",
-                )
-                    .into_response();
-            }
-        },
-        None => None,
+    let Some(accepted) = Accepted::at(request.extensions(), limits, chosen) else {
+        return too_many_websockets();
     };
-    // Watched from now: a shutdown during the handshake counts too.
-    let shutdown = (request.extensions().get::<ShutdownHandle>()).map(ShutdownHandle::watch);
-    let allowance = request.extensions().get::<BodyAllowance>().cloned();
     let upgrade = hyper::upgrade::on(request);
     *connection = Some(Box::pin(async move {
         match upgrade.await {
-            Ok(upgraded) => {
-                let io = Socket::new(TokioIo::new(upgraded), allowance, limits.max_message_size);
-                let codec = Codec::new(io, limits.config()).await;
-                let socket = WebSocket {
-                    codec,
-                    send_wait: Wait::new(limits.send_timeout),
-                    message_wait: Wait::new(limits.message_timeout),
-                    silence: Wait::new(limits.ping_interval),
-                    pinged: false,
-                    idle: Wait::new(limits.idle_timeout),
-                    exchanged: 0,
-                    timed_out: false,
-                    shutdown,
-                    protocol: chosen,
-                    going_away: GoingAway::No,
-                    _slot: slot,
-                };
-                connected(socket).await;
-            }
+            Ok(upgraded) => connected(accepted.socket(upgraded).await).await,
             Err(error) => tracing::debug!(%error, "pronghorn: WebSocket upgrade failed"),
         }
     }));
@@ -700,6 +672,77 @@ pub(crate) fn handshake(
         headers.insert(header::SEC_WEBSOCKET_PROTOCOL, protocol);
     }
     response
+}
+
+/// The answer to a handshake past the server's WebSocket cap.
+fn too_many_websockets() -> Response<Body> {
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        "too many WebSocket connections open; try again later",
+    )
+        .into_response()
+}
+
+/// What the server lends an accepted handshake's socket, taken when the
+/// handshake is answered: a slot among the server's WebSockets, held as
+/// long as the socket; the shutdown it watches from then (a shutdown
+/// during the handshake counts too); the allowance its large messages take
+/// room in.
+pub(crate) struct Accepted {
+    limits: Limits,
+    protocol: Option<Box<str>>,
+    slot: Option<tokio::sync::OwnedSemaphorePermit>,
+    shutdown: Option<ShutdownWatch>,
+    allowance: Option<BodyAllowance>,
+}
+
+impl Accepted {
+    /// What the server lends a handshake whose request has `extensions`;
+    /// `None` when its WebSockets are all taken.
+    pub(crate) fn at(
+        extensions: &http::Extensions,
+        limits: Limits,
+        protocol: Option<Box<str>>,
+    ) -> Option<Self> {
+        let slot = match extensions.get::<UpgradeSlots>() {
+            Some(slots) => Some(slots.try_take()?),
+            None => None,
+        };
+        Some(Self {
+            limits,
+            protocol,
+            slot,
+            shutdown: extensions
+                .get::<ShutdownHandle>()
+                .map(ShutdownHandle::watch),
+            allowance: extensions.get::<BodyAllowance>().cloned(),
+        })
+    }
+
+    /// The socket over the connection `upgraded`.
+    pub(crate) async fn socket(self, upgraded: Upgraded) -> WebSocket {
+        let limits = self.limits;
+        let io = Socket::new(
+            TokioIo::new(upgraded),
+            self.allowance,
+            limits.max_message_size,
+        );
+        let codec = Codec::new(io, limits.config()).await;
+        WebSocket {
+            codec,
+            send_wait: Wait::new(limits.send_timeout),
+            message_wait: Wait::new(limits.message_timeout),
+            silence: Wait::new(limits.ping_interval),
+            pinged: false,
+            idle: Wait::new(limits.idle_timeout),
+            exchanged: 0,
+            timed_out: false,
+            shutdown: self.shutdown,
+            protocol: self.protocol,
+            going_away: GoingAway::No,
+            _slot: self.slot,
+        }
+    }
 }
 
 /// The first of `protocols` (the server's, preferred first) that the

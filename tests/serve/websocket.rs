@@ -701,3 +701,84 @@ async fn a_websocket_handshake_with_a_browser_s_many_headers_counts_against_the_
     first.close(None).await.unwrap();
     server.stop().await;
 }
+
+/// A handler that takes the handshake as an extractor decides per request:
+/// it upgrades, with a subprotocol and a header of its choosing, or
+/// answers plain HTTP; a request that is no handshake is refused.
+#[tokio::test]
+async fn a_websocket_upgrade_extractor_lets_the_handler_decide() {
+    use pronghorn::{IntoResponse, handler::Query, ws::WebSocketUpgrade};
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+
+    #[derive(serde::Deserialize)]
+    struct Room {
+        name: String,
+    }
+    let router = Router::new()
+        .get(
+            "/chat",
+            |Query(room): Query<Room>, upgrade: WebSocketUpgrade| {
+                if room.name == "closed" {
+                    return (StatusCode::FORBIDDEN, "closed room").into_response();
+                }
+                let name = room.name;
+                upgrade
+                    .protocols(["chat.v2"])
+                    .header(
+                        http::HeaderName::from_static("x-room"),
+                        HeaderValue::from_str(&name).unwrap(),
+                    )
+                    .on_upgrade(move |mut socket| async move {
+                        let _ = socket
+                            .send(Message::text(format!("welcome to {name}")))
+                            .await;
+                        while let Some(Ok(message)) = socket.next().await {
+                            if message.is_close() || socket.send(message).await.is_err() {
+                                break;
+                            }
+                        }
+                    })
+            },
+        )
+        .compile()
+        .unwrap();
+    let address = common::serve_on_loopback(router, |server| server).await;
+
+    let mut handshake = format!("ws://{address}/chat?name=rust")
+        .into_client_request()
+        .unwrap();
+    (handshake.headers_mut()).insert(
+        header::SEC_WEBSOCKET_PROTOCOL,
+        HeaderValue::from_static("chat.v1, chat.v2"),
+    );
+    let stream = TcpStream::connect(address).await.unwrap();
+    let (mut socket, response) = tokio_tungstenite::client_async(handshake, stream)
+        .await
+        .unwrap();
+    assert_eq!(
+        response.headers()[header::SEC_WEBSOCKET_PROTOCOL],
+        "chat.v2"
+    );
+    assert_eq!(response.headers()["x-room"], "rust");
+    let welcome = socket.next().await.unwrap().unwrap().into_text().unwrap();
+    assert_eq!(welcome.as_str(), "welcome to rust");
+    let message = tokio_tungstenite::tungstenite::Message::text("hi");
+    socket.send(message.clone()).await.unwrap();
+    assert_eq!(socket.next().await.unwrap().unwrap(), message);
+
+    // Refused by the handler: plain HTTP, no upgrade.
+    let refused = websocket_connect(address, "/chat?name=closed")
+        .await
+        .unwrap_err();
+    let tokio_tungstenite::tungstenite::Error::Http(response) = refused else {
+        panic!("a plain HTTP answer: {refused:?}");
+    };
+    assert_eq!(response.status(), StatusCode::FORBIDDEN);
+    // No handshake at all: the extractor refuses it.
+    let mut sender = common::connect(address).await;
+    let plain = request(Method::GET, "/chat?name=rust")
+        .body(http_body_util::Empty::<bytes::Bytes>::new())
+        .unwrap();
+    let response = sender.send_request(plain).await.unwrap();
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+}
