@@ -99,7 +99,7 @@
 //! | `app.oneshot(request)`, `app.into_service()` in tests | the same, on a [`Router`](crate::Router) or a [`CompiledRouter`](crate::CompiledRouter) (also [`as_service`](crate::CompiledRouter::as_service)); the example `testing` is axum's, its tests unchanged |
 //! | `request.extensions().get::<MatchedPath>()` in a layer | the same, with pronghorn's [`MatchedPath`](crate::handler::MatchedPath); the parameters are in its [`RouteMatch`](crate::handler::RouteMatch) |
 //! | `impl FromRequest` with `async fn from_request` | [`FromRequest`](crate::handler::FromRequest), the same but for the state argument (a head extractor reads it); `FromRequestParts` is [`FromRequestHead`](crate::handler::FromRequestHead), synchronous |
-//! | `WithRejection<E, R>` (axum-extra), `#[from_request(via(..), rejection(..))]` | [`WithRejection`](crate::handler::WithRejection), the same |
+//! | `WithRejection<E, R>` (axum-extra), `#[derive(FromRequest)]` / `FromRequestParts` with `#[from_request(via(..), rejection(..))]` | [`WithRejection`](crate::handler::WithRejection), and the same derives in `handler` (feature `macros`), for one-field tuple structs |
 //! | `MockConnectInfo(addr)` in tests | [`MockConnectInfo`](crate::handler::MockConnectInfo), the same |
 //! | an axum extractor or response in a pronghorn handler | [`Axum`](crate::handler::Axum) (feature `axum`) |
 //!

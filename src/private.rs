@@ -79,3 +79,47 @@ where
     F: Future<Output = R> + Send,
 {
 }
+
+/// The response of a derived extractor's refusal.
+pub type Response = http::Response<crate::body::Body>;
+
+/// The future of a derived body extractor: the value of the extractor it
+/// reads through, made into its own.
+pub struct Via<F, E, T> {
+    future: F,
+    convert: fn(E) -> T,
+}
+
+impl<F, E, T> Via<F, E, T> {
+    /// `future`'s value, made into a `T` by `convert`.
+    pub fn new(future: F, convert: fn(E) -> T) -> Self {
+        Self { future, convert }
+    }
+}
+
+impl<F, E, T> std::fmt::Debug for Via<F, E, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Via").finish_non_exhaustive()
+    }
+}
+
+#[expect(
+    clippy::result_large_err,
+    reason = "a rejection is the response that answers the request: boxing it would allocate on every rejection"
+)]
+impl<F, E, T> Future for Via<F, E, T>
+where
+    F: Future<Output = Result<E, Response>> + Unpin,
+{
+    type Output = Result<T, Response>;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        let convert = self.convert;
+        std::pin::Pin::new(&mut self.future)
+            .poll(cx)
+            .map(|value| value.map(convert))
+    }
+}

@@ -96,3 +96,147 @@ fn checks(function: &ItemFn) -> syn::Result<TokenStream2> {
         }
     })
 }
+
+/// `#[derive(FromRequest)]`: a body extractor (pronghorn's `FromRequestBody`)
+/// for a one-field tuple struct, read through the extractor named in
+/// `#[from_request(via(Extractor))]` and refused with its rejection, or with
+/// `#[from_request(rejection(MyError))]`'s type made from it, as axum's
+/// derive does.
+///
+/// ```ignore
+/// #[derive(FromRequest)]
+/// #[from_request(via(pronghorn::handler::Json), rejection(ApiError))]
+/// struct Json<T>(T);
+/// ```
+#[proc_macro_derive(FromRequest, attributes(from_request))]
+pub fn derive_from_request(item: TokenStream) -> TokenStream {
+    derive(item, Part::Body)
+}
+
+/// `#[derive(FromRequestParts)]`: the same as `FromRequest`, for an
+/// extractor of the request's head (pronghorn's `FromRequestHead`), read
+/// through `via` a head extractor such as `Path` or `Query`.
+#[proc_macro_derive(FromRequestParts, attributes(from_request))]
+pub fn derive_from_request_parts(item: TokenStream) -> TokenStream {
+    derive(item, Part::Head)
+}
+
+/// What a derived extractor reads.
+#[derive(Clone, Copy)]
+enum Part {
+    Head,
+    Body,
+}
+
+fn derive(item: TokenStream, part: Part) -> TokenStream {
+    let input = parse_macro_input!(item as syn::DeriveInput);
+    derived(&input, part)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+fn derived(input: &syn::DeriveInput, part: Part) -> syn::Result<TokenStream2> {
+    let (mut via, mut rejection) = (None::<syn::Path>, None::<syn::Type>);
+    for attribute in input
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("from_request"))
+    {
+        attribute.parse_nested_meta(|meta| {
+            let content;
+            syn::parenthesized!(content in meta.input);
+            if meta.path.is_ident("via") {
+                via = Some(content.parse()?);
+            } else if meta.path.is_ident("rejection") {
+                rejection = Some(content.parse()?);
+            } else {
+                return Err(meta.error("expected `via(Extractor)` or `rejection(Type)`"));
+            }
+            Ok(())
+        })?;
+    }
+    let Some(via) = via else {
+        return Err(syn::Error::new_spanned(
+            &input.ident,
+            "a derived extractor reads through another: add `#[from_request(via(Extractor))]`",
+        ));
+    };
+    let syn::Data::Struct(syn::DataStruct {
+        fields: syn::Fields::Unnamed(fields),
+        ..
+    }) = &input.data
+    else {
+        return Err(syn::Error::new_spanned(
+            &input.ident,
+            "a derived extractor is a tuple struct of one field: `struct Json<T>(T);`",
+        ));
+    };
+    let [field] = fields.unnamed.iter().collect::<Vec<_>>()[..] else {
+        return Err(syn::Error::new_spanned(
+            fields,
+            "a derived extractor is a tuple struct of one field",
+        ));
+    };
+    let name = &input.ident;
+    let field_ty = &field.ty;
+    let read = quote!(#via<#field_ty>);
+    let (extracted, unwrap) = match &rejection {
+        Some(rejection) => (
+            quote!(::pronghorn::handler::WithRejection<#read, #rejection>),
+            quote!(|::pronghorn::handler::WithRejection(#via(value), _)| Self(value)),
+        ),
+        None => (read.clone(), quote!(|#via(value)| Self(value))),
+    };
+    let mut generics = input.generics.clone();
+    let trait_path = match part {
+        Part::Head => quote!(::pronghorn::handler::FromRequestHead),
+        Part::Body => quote!(::pronghorn::handler::FromRequestBody),
+    };
+    let where_clause = generics.make_where_clause();
+    where_clause
+        .predicates
+        .push(syn::parse_quote!(#extracted: #trait_path));
+    for param in input.generics.type_params() {
+        let ident = &param.ident;
+        where_clause
+            .predicates
+            .push(syn::parse_quote!(#ident: ::core::marker::Send + 'static));
+    }
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let body = match part {
+        Part::Head => quote! {
+            fn from_head(
+                context: &::pronghorn::handler::RequestContext<'_>,
+            ) -> ::core::result::Result<Self, ::pronghorn::__private::Response> {
+                let extracted = <#extracted as #trait_path>::from_head(context)?;
+                ::core::result::Result::Ok((#unwrap)(extracted))
+            }
+
+            fn needs(needs: &mut ::pronghorn::handler::Needs) {
+                <#extracted as #trait_path>::needs(needs);
+            }
+        },
+        Part::Body => quote! {
+            type Future = ::pronghorn::__private::Via<
+                <#extracted as #trait_path>::Future,
+                #extracted,
+                Self,
+            >;
+
+            fn from_body(
+                body: ::pronghorn::Body,
+                context: &::pronghorn::handler::RequestContext<'_>,
+            ) -> Self::Future {
+                ::pronghorn::__private::Via::new(
+                    <#extracted as #trait_path>::from_body(body, context),
+                    #unwrap,
+                )
+            }
+        },
+    };
+    Ok(quote! {
+        impl #impl_generics #trait_path for #name #ty_generics #where_clause {
+            #body
+        }
+    })
+}

@@ -100,6 +100,69 @@ pub(crate) use self::{
     response::{ErrorValue, error_response, internal_error},
     service::{Mounted, NESTED_PATTERN_END},
 };
+/// Derives an extractor that reads through another, as axum's derives do
+/// (feature `macros`): `#[derive(FromRequest)]` a body extractor,
+/// `#[derive(FromRequestParts)]` one of the head, each a one-field tuple
+/// struct with `#[from_request(via(Extractor))]` and, to answer the
+/// extractor's rejection as a type of yours made from it,
+/// `rejection(Type)`.
+///
+/// ```
+/// use http::{Request, StatusCode};
+/// use http_body_util::BodyExt;
+/// use pronghorn::{IntoResponse, Router, handler::{FromRequest, FromRequestParts, JsonRejection, PathRejection}};
+/// use tower::ServiceExt;
+///
+/// #[derive(FromRequest)]
+/// #[from_request(via(pronghorn::handler::Json), rejection(ApiError))]
+/// struct Json<T>(T);
+///
+/// #[derive(FromRequestParts)]
+/// #[from_request(via(pronghorn::handler::Path), rejection(ApiError))]
+/// struct Id(u32);
+///
+/// struct ApiError(StatusCode, String);
+///
+/// impl From<JsonRejection> for ApiError {
+///     fn from(rejection: JsonRejection) -> Self {
+///         ApiError(rejection.status(), format!("bad body: {}", rejection.message()))
+///     }
+/// }
+///
+/// impl From<PathRejection> for ApiError {
+///     fn from(rejection: PathRejection) -> Self {
+///         ApiError(StatusCode::NOT_FOUND, rejection.kind().to_string())
+///     }
+/// }
+///
+/// impl IntoResponse for ApiError {
+///     fn into_response(self) -> http::Response<pronghorn::Body> {
+///         (self.0, self.1).into_response()
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .put("/items/{id}", |Id(id): Id, Json(name): Json<String>| format!("{id} is {name}"))
+///     .compile()
+///     .unwrap();
+/// let put = |path: &str, body: &str| {
+///     Request::put(path).header("content-type", "application/json").body(body.to_owned()).unwrap()
+/// };
+/// let response = router.clone().oneshot(put("/items/7", r#""seven""#)).await.unwrap();
+/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "7 is seven");
+/// let response = router.clone().oneshot(put("/items/x", r#""x""#)).await.unwrap();
+/// assert_eq!(response.status(), StatusCode::NOT_FOUND);
+/// let response = router.oneshot(put("/items/7", "[7]")).await.unwrap();
+/// assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
+/// let text = response.into_body().collect().await.unwrap().to_bytes();
+/// assert!(text.starts_with(b"bad body: invalid JSON body: invalid type"));
+/// # }
+/// ```
+#[cfg(feature = "macros")]
+#[cfg_attr(docsrs, doc(cfg(feature = "macros")))]
+pub use pronghorn_macros::{FromRequest, FromRequestParts};
 
 use crate::{
     body::Body,
