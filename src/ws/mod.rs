@@ -674,13 +674,17 @@ pub(crate) fn handshake(
     response
 }
 
-/// The answer to a handshake past the server's WebSocket cap.
+/// The answer to a handshake past the server's WebSocket cap. It closes
+/// its connection: a crowd of handshakes refused keeps no connection
+/// slots from other clients while they wait to be shed as idle.
 fn too_many_websockets() -> Response<Body> {
-    (
+    let mut response = (
         StatusCode::SERVICE_UNAVAILABLE,
         "too many WebSocket connections open; try again later",
     )
-        .into_response()
+        .into_response();
+    (response.headers_mut()).insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
 }
 
 /// What the server lends an accepted handshake's socket, taken when the

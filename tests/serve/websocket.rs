@@ -782,3 +782,65 @@ async fn a_websocket_upgrade_extractor_lets_the_handler_decide() {
     let response = sender.send_request(plain).await.unwrap();
     assert_eq!(response.status(), StatusCode::BAD_REQUEST);
 }
+
+/// 1,024 WebSocket handshakes at once on `serve`'s defaults, from clients
+/// that keep their connections open whatever they are answered: half
+/// upgrade (the WebSocket cap), the rest are answered 503 and the server
+/// closes their connections, so that a new client's GET is answered at
+/// once rather than once those connections are shed as idle.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crowd_of_websocket_handshakes_past_the_cap_leaves_room_for_other_clients() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let (router, _reports) = echo_reporting(pronghorn::ws::Limits::default());
+    let server = Server::start(router, |server| server).await;
+    let address = server.address;
+    let handshake = "GET /echo HTTP/1.1\r\nhost: localhost\r\nconnection: upgrade\r\n\
+        upgrade: websocket\r\nsec-websocket-version: 13\r\n\
+        sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n";
+    let crowd: Vec<_> = (0..1024)
+        .map(|_| {
+            tokio::spawn(async move {
+                let mut stream = TcpStream::connect(address).await.unwrap();
+                stream.write_all(handshake.as_bytes()).await.unwrap();
+                let mut head = Vec::new();
+                while !head.ends_with(b"\r\n\r\n") {
+                    let mut byte = [0; 1];
+                    assert_eq!(stream.read(&mut byte).await.unwrap(), 1, "an answer");
+                    head.push(byte[0]);
+                }
+                let status = String::from_utf8_lossy(&head[9..12]).into_owned();
+                (status, stream)
+            })
+        })
+        .collect();
+    let (mut upgraded, mut refused) = (Vec::new(), Vec::new());
+    for client in crowd {
+        match client.await.unwrap() {
+            (status, stream) if status == "101" => upgraded.push(stream),
+            (status, stream) if status == "503" => refused.push(stream),
+            (status, _) => panic!("a handshake answered {status}"),
+        }
+    }
+    assert_eq!((upgraded.len(), refused.len()), (512, 512));
+    // The server closes the refused connections, though their clients
+    // keep them open.
+    for mut stream in refused {
+        let mut rest = Vec::new();
+        let read = tokio::time::timeout(Duration::from_millis(500), stream.read_to_end(&mut rest));
+        read.await
+            .expect("the server closes a refused connection")
+            .unwrap();
+    }
+    for _ in 0..3 {
+        let answer = tokio::time::timeout(
+            Duration::from_millis(500),
+            get_on_a_new_connection(address, "/echo"),
+        )
+        .await
+        .expect("a new client is answered within 0.5 s");
+        assert_eq!(answer.status, StatusCode::UPGRADE_REQUIRED);
+    }
+    drop(upgraded);
+    server.stop().await;
+}
