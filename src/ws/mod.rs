@@ -94,6 +94,10 @@ pub use self::{
 /// is part of this API.) [`Router::websocket`](crate::Router::websocket)
 /// shows an echo handler.
 ///
+/// A handler may simply return, whether or not the client began a close:
+/// the close frame the connection owes (or, if none was begun, a normal
+/// close) is sent as the socket is dropped, so that the close is clean.
+///
 /// Served by [`serve`](crate::serve), the connection ends with the server:
 /// when a graceful shutdown begins, the next read sends the client a close
 /// frame with code 1001 (Going Away), then yields the client's close
@@ -254,6 +258,18 @@ impl Stream for WebSocket {
                 None => None,
             });
         }
+    }
+}
+
+/// A handler that returns, however it ends, completes the close handshake
+/// as far as it goes without waiting: the close frame it owes the client
+/// (or, if none was begun, a normal close) is written if the socket takes
+/// it at once, as it does a frame this small, before the connection ends.
+/// A client that closed gets its answer: the close is clean.
+impl Drop for WebSocket {
+    fn drop(&mut self) {
+        let cx = &mut Context::from_waker(std::task::Waker::noop());
+        let _ = self.codec.poll_close(cx);
     }
 }
 

@@ -816,7 +816,9 @@ async fn a_crowd_of_websocket_handshakes_past_the_cap_leaves_room_for_other_clie
         .collect();
     let (mut upgraded, mut refused) = (Vec::new(), Vec::new());
     for client in crowd {
-        match client.await.unwrap() {
+        // A handshake left unanswered fails the test rather than hang it.
+        let answered = tokio::time::timeout(Duration::from_secs(60), client).await;
+        match answered.expect("every handshake is answered").unwrap() {
             (status, stream) if status == "101" => upgraded.push(stream),
             (status, stream) if status == "503" => refused.push(stream),
             (status, _) => panic!("a handshake answered {status}"),
@@ -843,4 +845,48 @@ async fn a_crowd_of_websocket_handshakes_past_the_cap_leaves_room_for_other_clie
     }
     drop(upgraded);
     server.stop().await;
+}
+
+/// A handler written the obvious way — read until the client's close, then
+/// return — closes cleanly: the crate sends the close frame it owes before
+/// the connection ends. So does one that returns without a close begun.
+#[tokio::test]
+async fn a_handler_that_returns_completes_the_close_handshake() {
+    use tokio_tungstenite::tungstenite::Message as Wire;
+
+    let router = Router::new()
+        .websocket("/obvious", |mut socket: WebSocket| async move {
+            while let Some(Ok(message)) = socket.next().await {
+                if message.is_close() {
+                    break;
+                }
+            }
+        })
+        .websocket("/leaves", |_: WebSocket| async {})
+        .compile()
+        .unwrap();
+    let address = common::serve_on_loopback(router, |server| server).await;
+
+    let within = Duration::from_secs(10);
+    let (mut client, _) = websocket_connect(address, "/obvious").await.unwrap();
+    client.send(Wire::Close(None)).await.unwrap();
+    let mut closed = false;
+    while let Some(frame) = tokio::time::timeout(within, client.next())
+        .await
+        .expect("an answer")
+    {
+        match frame {
+            Ok(Wire::Close(_)) => closed = true,
+            Ok(other) => panic!("unexpected {other:?}"),
+            Err(error) => panic!("an unclean close: {error}"),
+        }
+    }
+    assert!(closed, "the server answered the close");
+
+    let (mut client, _) = websocket_connect(address, "/leaves").await.unwrap();
+    let first = tokio::time::timeout(within, client.next())
+        .await
+        .expect("an answer");
+    let first = first.expect("a frame before the end");
+    assert!(matches!(first, Ok(Wire::Close(_))), "{first:?}");
 }
