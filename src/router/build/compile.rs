@@ -1,19 +1,10 @@
 //! Build time: what [`Router::compile`] makes of a [`Router`] — the
 //! compiled tables, one module added or taken away at a time.
 
-use std::{
-    convert::Infallible,
-    sync::Arc,
-    task::{Context, Poll},
-};
-
-use bytes::Bytes;
-use http::{Request, Response};
-use tower_service::Service;
+use std::sync::Arc;
 
 use http::Method;
 
-use crate::body::{Body, BoxError};
 use crate::handler::{Extraction, NESTED_PATTERN_END, RouteInfo, StateType};
 
 use super::{
@@ -30,8 +21,7 @@ use crate::router::request::{
         Answer, Applied, CompiledRoute, CompiledRouter, Fallback, Hook, Hooks, Inner, ModuleState,
     },
     pattern::{Pattern, Segment, match_parts},
-    pipeline::ResponseFuture,
-    service::RouterIntoService,
+    service::{RouterIntoService, serves_requests},
     table::{FxHasher, Key, RouteId},
 };
 
@@ -693,31 +683,16 @@ impl Router {
     }
 }
 
-/// A router is a `Service` as it is, as axum's is: compiled at its first
-/// request, once for it and the clones it shares that with, so that an
-/// application's tests call `app().oneshot(request)` and `serve` takes
-/// `app()`. Compile it yourself ([`Router::compile`]) to handle its
-/// mistakes as errors: served as it is, a router that does not compile
-/// panics at its first request, naming the mistake.
-impl<B> Service<Request<B>> for Router
-where
-    B: http_body::Body<Data = Bytes> + Send + 'static,
-    B::Error: Into<BoxError>,
-{
-    type Response = Response<Body>;
-    type Error = Infallible;
-    type Future = ResponseFuture;
-
-    #[inline]
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    #[inline]
-    fn call(&mut self, request: Request<B>) -> ResponseFuture {
-        ResponseFuture::new(&self.served().inner, request)
-    }
-}
+serves_requests!(
+    /// A router is a `Service` as it is, as axum's is: compiled at its first
+    /// request, once for it and the clones it shares that with, so that an
+    /// application's tests call `app().oneshot(request)` and `serve` takes
+    /// `app()`. Compile it yourself ([`Router::compile`]) to handle its
+    /// mistakes as errors: served as it is, a router that does not compile
+    /// panics at its first request, naming the mistake.
+    Router,
+    |this| &this.served().inner
+);
 
 fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
     let mut inner = Inner {

@@ -2,26 +2,21 @@
 //! serves.
 
 use std::{
-    convert::Infallible,
     fmt,
     sync::{Arc, Mutex, PoisonError},
-    task::{Context, Poll},
 };
 
 use arc_swap::{ArcSwap, cache::Cache};
-use http::{Request, Response};
-use tower_service::Service;
 
 use super::{
     builder::{RouteSettings, Router},
     compile::Added,
     error::RouteError,
 };
-use crate::body::Body;
 use crate::handler::StateType;
 use crate::router::request::{
     compiled::{CompiledRouter, Inner},
-    pipeline::ResponseFuture,
+    service::serves_requests,
 };
 
 /// A router whose table can be swapped, or changed by registering and
@@ -454,23 +449,8 @@ impl Reloadable {
     }
 }
 
-/// Serves a request with any body, as [`CompiledRouter`] does.
-impl<B> Service<Request<B>> for Reloadable
-where
-    B: http_body::Body<Data = bytes::Bytes> + Send + 'static,
-    B::Error: Into<crate::body::BoxError>,
-{
-    type Response = Response<Body>;
-    type Error = Infallible;
-    type Future = ResponseFuture;
-
-    #[inline]
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    #[inline]
-    fn call(&mut self, request: Request<B>) -> ResponseFuture {
-        ResponseFuture::new(self.live.load(), request)
-    }
-}
+serves_requests!(
+    /// Serves a request with any body, as [`CompiledRouter`] does.
+    Reloadable,
+    |this| this.live.load()
+);

@@ -1,27 +1,15 @@
 //! The compiled router as a tower `Service`, and its response future.
 
-use std::{
-    convert::Infallible,
-    fmt,
-    marker::PhantomData,
-    task::{Context, Poll},
-};
+use std::{fmt, marker::PhantomData};
 
-use http::{Method, Request, Response};
-use tower_service::Service;
+use http::Method;
 
 use super::{
     compiled::CompiledRouter,
     lookup::{Target, is_path},
-    pipeline::ResponseFuture,
 };
-use bytes::Bytes;
 
-use crate::{
-    body::Body,
-    body::BoxError,
-    params::{Captures, Params},
-};
+use crate::params::{Captures, Params};
 
 impl fmt::Debug for CompiledRouter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -169,31 +157,43 @@ impl<B> fmt::Debug for RouterAsService<'_, B> {
     }
 }
 
-macro_rules! typed_view {
-    ($($view:ty),*) => {$(
-        impl<B> Service<Request<B>> for $view
+/// `Service<Request<B>>`, for requests with any body `B`, for a type
+/// that serves them with the compiled tables its accessor gives (`|this|
+/// &this.inner`): the compiled router, its typed views, a `Router` served
+/// as it is, a `Reloadable`'s live tables. Always ready, never failing.
+macro_rules! serves_requests {
+    ($(#[$attr:meta])* $ty:ty, |$this:ident| $tables:expr) => {
+        $(#[$attr])*
+        impl<B> ::tower_service::Service<::http::Request<B>> for $ty
         where
-            B: http_body::Body<Data = Bytes> + Send + 'static,
-            B::Error: Into<BoxError>,
+            B: ::http_body::Body<Data = ::bytes::Bytes> + Send + 'static,
+            B::Error: Into<$crate::body::BoxError>,
         {
-            type Response = Response<Body>;
-            type Error = Infallible;
-            type Future = ResponseFuture;
+            type Response = ::http::Response<$crate::body::Body>;
+            type Error = ::std::convert::Infallible;
+            type Future = $crate::router::request::pipeline::ResponseFuture;
 
             #[inline]
-            fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-                Poll::Ready(Ok(()))
+            fn poll_ready(
+                &mut self,
+                _: &mut ::std::task::Context<'_>,
+            ) -> ::std::task::Poll<Result<(), ::std::convert::Infallible>> {
+                ::std::task::Poll::Ready(Ok(()))
             }
 
             #[inline]
-            fn call(&mut self, request: Request<B>) -> ResponseFuture {
-                ResponseFuture::new(&self.router.inner, request)
+            fn call(&mut self, request: ::http::Request<B>) -> Self::Future {
+                let $this = self;
+                $crate::router::request::pipeline::ResponseFuture::new($tables, request)
             }
         }
-    )*};
+    };
 }
 
-typed_view!(RouterIntoService<B>, RouterAsService<'_, B>);
+pub(crate) use serves_requests;
+
+serves_requests!(RouterIntoService<B>, |this| &this.router.inner);
+serves_requests!(RouterAsService<'_, B>, |this| &this.router.inner);
 
 /// A route found by [`CompiledRouter::at`].
 pub struct Match<'a> {
@@ -224,26 +224,11 @@ impl fmt::Debug for Match<'_> {
     }
 }
 
-/// The router serves a request with any body: hyper's `Incoming`, a
-/// `String` in a test, an `http_body_util::Full`, pronghorn's own
-/// [`Body`]. The body becomes a [`Body`] at the boundary, without an
-/// allocation for those; another is boxed.
-impl<B> Service<Request<B>> for CompiledRouter
-where
-    B: http_body::Body<Data = Bytes> + Send + 'static,
-    B::Error: Into<BoxError>,
-{
-    type Response = Response<Body>;
-    type Error = Infallible;
-    type Future = ResponseFuture;
-
-    #[inline]
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    #[inline]
-    fn call(&mut self, request: Request<B>) -> ResponseFuture {
-        ResponseFuture::new(&self.inner, request)
-    }
-}
+serves_requests!(
+    /// The router serves a request with any body: hyper's `Incoming`, a
+    /// `String` in a test, an `http_body_util::Full`, pronghorn's own
+    /// [`Body`](crate::body::Body). The body becomes a `Body` at the
+    /// boundary, without an allocation for those; another is boxed.
+    CompiledRouter,
+    |this| &this.inner
+);
