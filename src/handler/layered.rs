@@ -350,12 +350,6 @@ fn hand_over(request: &mut Request<Body>, route: &RouteContext<'_>) -> Request<B
         Some(info) => Arc::clone(info),
         None => RouteInfo::of(route),
     };
-    let uri = match info.names.is_empty() {
-        true => Uri::default(),
-        false => (route.head.map(RequestHead::uri))
-            .unwrap_or_else(|| request.uri())
-            .clone(),
-    };
     let mut owned = match route.head.is_some() {
         false => std::mem::replace(request, Request::new(Body::empty())),
         true => {
@@ -371,6 +365,15 @@ fn hand_over(request: &mut Request<Body>, route: &RouteContext<'_>) -> Request<B
     let extensions = owned.extensions();
     let fresh = (extensions.get::<RouteMatch>()).is_none_or(|m| !Arc::ptr_eq(&m.info, &info));
     if fresh {
+        // The parameters were captured in the path as received: the head's
+        // copy, where the router kept one, else the request's own.
+        let uri = match info.names.is_empty() {
+            true => Uri::default(),
+            false => (route.head.map(RequestHead::uri))
+                .unwrap_or_else(|| owned.uri())
+                .clone(),
+        };
+        let extensions = owned.extensions();
         if let Some(matched) = MatchedPath::of_shared(extensions, &info.pattern) {
             owned.extensions_mut().insert(matched);
         }

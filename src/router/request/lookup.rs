@@ -70,6 +70,19 @@ impl Inner {
         if self.answers != Answers::Pronghorn {
             return self.strictly(method, path, upgrade, captures);
         }
+        self.route_or_elsewhere(method, path, upgrade, captures)
+    }
+
+    /// The route for the request, else the `Allow` answer of the path, or
+    /// 404: the target as pronghorn's routes match.
+    #[inline(always)]
+    fn route_or_elsewhere(
+        &self,
+        method: &Method,
+        path: &str,
+        upgrade: bool,
+        captures: &mut Captures,
+    ) -> Target {
         (self.find(method, path, upgrade, captures))
             .unwrap_or_else(|| self.elsewhere(method, path, captures))
     }
@@ -86,8 +99,7 @@ impl Inner {
         upgrade: bool,
         captures: &mut Captures,
     ) -> Target {
-        let target = (self.find(method, path, upgrade, captures))
-            .unwrap_or_else(|| self.elsewhere(method, path, captures));
+        let target = self.route_or_elsewhere(method, path, upgrade, captures);
         let route = match target {
             Target::Route { id, .. }
             | Target::Elsewhere { route: id, .. }
