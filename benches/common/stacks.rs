@@ -381,6 +381,14 @@ fn router_json() -> Response<Body> {
     response
 }
 
+/// The dynamic route's handler: the JSON body for user 42, else 404.
+fn router_user(Path(id): Path<u32>) -> Response<Body> {
+    match id {
+        42 => router_json(),
+        _ => IntoResponse::into_response(StatusCode::NOT_FOUND),
+    }
+}
+
 /// pronghorn's router with three path-scoped hooks, on `routes` (one
 /// static route `/users/42`, or the dynamic `/users/{id}` with a typed
 /// parameter).
@@ -458,13 +466,7 @@ pub fn router_1000() -> CompiledRouter {
 
 /// The router, dynamic route with a typed parameter.
 pub fn router_dynamic() -> CompiledRouter {
-    let routes = Router::new().get("/users/{id}", |Path(id): Path<u32>| {
-        if id == 42 {
-            router_json()
-        } else {
-            IntoResponse::into_response(StatusCode::NOT_FOUND)
-        }
-    });
+    let routes = Router::new().get("/users/{id}", router_user);
     router_with(routes, route_prefix, route_postfix)
         .compile()
         .unwrap()
@@ -494,24 +496,19 @@ async fn axum_monitor(request: AxumRequest, next: Next) -> axum::response::Respo
     response
 }
 
+/// axum's handler of the dynamic route, as `router_user`.
+async fn axum_user(axum::extract::Path(id): axum::extract::Path<u32>) -> axum::response::Response {
+    if id == 42 {
+        AxumIntoResponse::into_response(([(header::CONTENT_TYPE, "application/json")], JSON))
+    } else {
+        AxumIntoResponse::into_response(StatusCode::NOT_FOUND)
+    }
+}
+
 /// axum: a `Router` with the three steps as `from_fn` middleware.
 pub fn axum_from_fn() -> axum::Router {
     axum::Router::new()
-        .route(
-            "/users/{id}",
-            axum::routing::get(
-                |axum::extract::Path(id): axum::extract::Path<u32>| async move {
-                    if id == 42 {
-                        AxumIntoResponse::into_response((
-                            [(header::CONTENT_TYPE, "application/json")],
-                            JSON,
-                        ))
-                    } else {
-                        AxumIntoResponse::into_response(StatusCode::NOT_FOUND)
-                    }
-                },
-            ),
-        )
+        .route("/users/{id}", axum::routing::get(axum_user))
         .layer(axum::middleware::from_fn(axum_prefix))
         .layer(axum::middleware::from_fn(axum_postfix))
         .layer(axum::middleware::from_fn(axum_monitor))
@@ -520,10 +517,7 @@ pub fn axum_from_fn() -> axum::Router {
 /// The router's dynamic route alone: no hook, no layer.
 pub fn router_plain() -> CompiledRouter {
     Router::new()
-        .get("/users/{id}", |Path(id): Path<u32>| match id {
-            42 => router_json(),
-            _ => IntoResponse::into_response(StatusCode::NOT_FOUND),
-        })
+        .get("/users/{id}", router_user)
         .compile()
         .unwrap()
 }
@@ -532,10 +526,7 @@ pub fn router_plain() -> CompiledRouter {
 /// as an axum application adds it.
 pub fn router_trace() -> CompiledRouter {
     Router::new()
-        .get("/users/{id}", |Path(id): Path<u32>| match id {
-            42 => router_json(),
-            _ => IntoResponse::into_response(StatusCode::NOT_FOUND),
-        })
+        .get("/users/{id}", router_user)
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .compile()
         .unwrap()
@@ -577,21 +568,7 @@ pub fn router_layers() -> CompiledRouter {
 /// axum's router with the same route and `TraceLayer`.
 pub fn axum_trace() -> axum::Router {
     axum::Router::new()
-        .route(
-            "/users/{id}",
-            axum::routing::get(
-                |axum::extract::Path(id): axum::extract::Path<u32>| async move {
-                    if id == 42 {
-                        AxumIntoResponse::into_response((
-                            [(header::CONTENT_TYPE, "application/json")],
-                            JSON,
-                        ))
-                    } else {
-                        AxumIntoResponse::into_response(StatusCode::NOT_FOUND)
-                    }
-                },
-            ),
-        )
+        .route("/users/{id}", axum::routing::get(axum_user))
         .layer(tower_http::trace::TraceLayer::new_for_http())
 }
 
