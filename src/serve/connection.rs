@@ -152,6 +152,8 @@ where
         }
         let lines = HostAndUpgrade::read(&request);
         let (upgrade_header, host_sound) = (lines.upgrade, lines.host_is_sound(request.version()));
+        let malformed =
+            request.version() == Version::HTTP_2 && is_malformed_http2(&request, lines.host);
         #[cfg(feature = "ws")]
         if upgrade_header {
             let handle = crate::upgrade::ShutdownHandle(Arc::clone(&self.shutdown));
@@ -192,6 +194,20 @@ where
         };
         if !host_sound {
             return refuse(StatusCode::BAD_REQUEST, stream);
+        }
+        if malformed {
+            // A malformed request is a stream error of type PROTOCOL_ERROR
+            // (RFC 9113, 8.1.1): hyper resets the stream with the reason
+            // of the `h2::Error` it finds in the service's error.
+            return ConnectionFuture {
+                state: State::Failed {
+                    error: Some(Box::new(h2::Error::from(h2::Reason::PROTOCOL_ERROR))),
+                },
+                stream,
+                next_head: None,
+                head: None,
+                upgrade,
+            };
         }
         let head = match &self.heads {
             Some(heads) if http2 => match heads.reserve(&request) {
@@ -524,6 +540,40 @@ impl<'a> HostAndUpgrade<'a> {
         };
         sound && self.host.is_none_or(|host| is_host(host.as_bytes()))
     }
+}
+
+/// Whether an HTTP/2 request is malformed in a way that the `h2` crate
+/// lets through (RFC 9113, 8.2.1 and 8.3): a field value that starts or
+/// ends with a space or a tab, a `Host` that names another authority than
+/// `:authority`, a CONNECT without `:authority`.
+fn is_malformed_http2<B>(request: &Request<B>, host: Option<&http::HeaderValue>) -> bool {
+    let authority = request.uri().authority();
+    if request.method() == Method::CONNECT && authority.is_none() {
+        return true;
+    }
+    if let (Some(host), Some(authority)) = (host, authority) {
+        let scheme = request.uri().scheme_str();
+        if !same_authority(host.as_bytes(), authority.as_str().as_bytes(), scheme) {
+            return true;
+        }
+    }
+    request
+        .headers()
+        .values()
+        .any(|value| matches!(value.as_bytes(), [b' ' | b'\t', ..] | [.., b' ' | b'\t']))
+}
+
+/// Whether a `Host` and an `:authority` name one authority once normalized
+/// as their scheme says (RFC 3986, 6.2.3): the host without regard to
+/// case, a port that is the scheme's default the same as none.
+fn same_authority(host: &[u8], authority: &[u8], scheme: Option<&str>) -> bool {
+    let default_port: &[u8] = match scheme {
+        Some("https") => b":443",
+        _ => b":80",
+    };
+    let host = host.strip_suffix(default_port).unwrap_or(host);
+    let authority = authority.strip_suffix(default_port).unwrap_or(authority);
+    host.eq_ignore_ascii_case(authority)
 }
 
 /// Whether every byte of `host` may be part of a `Host`. Eight bytes a

@@ -254,9 +254,29 @@ impl Stream for WebSocket {
                     Some(message) => Some(Ok(message)),
                     None => continue,
                 },
-                Some(Err(error)) => Some(Err(error.into())),
+                Some(Err(error)) => {
+                    if matches!(error, tungstenite::Error::Capacity(_)) {
+                        this.refuse_too_big(cx);
+                    }
+                    Some(Err(error.into()))
+                }
                 None => None,
             });
+        }
+    }
+}
+
+impl WebSocket {
+    /// A message or frame over the limits was refused: the connection is
+    /// closed with code 1009 (RFC 6455, 7.4.1), the close frame written
+    /// now if the socket takes it and otherwise when the handler returns.
+    fn refuse_too_big(&mut self, cx: &mut Context<'_>) {
+        let close = tungstenite::Message::Close(Some(tungstenite::protocol::CloseFrame {
+            code: CloseCode::Size,
+            reason: "message too big".into(),
+        }));
+        if self.codec.start_send(close).is_ok() {
+            let _ = self.codec.poll_flush(cx);
         }
     }
 }
@@ -434,6 +454,10 @@ impl Default for Limits {
 /// is kept above it.
 const WRITE_BUFFER_SIZE: usize = 128 * 1024;
 
+/// The longest header a frame has (RFC 6455, 5.2): a 2-byte head, an
+/// 8-byte length and a 4-byte mask.
+const MAX_FRAME_HEADER: usize = 14;
+
 /// What tungstenite reads at once, and keeps for each connection while
 /// no frame is underway: an idle connection's memory, and what a message
 /// waiting for room in the server's allowance holds past the uncounted
@@ -442,6 +466,11 @@ const READ_BUFFER_SIZE: usize = 16 * 1024;
 
 impl Limits {
     /// The largest message a client may send, in bytes (default 1 MiB).
+    /// A larger one (or a frame larger than
+    /// [`max_frame_size`](Self::max_frame_size)) is refused: the read
+    /// fails with an error whose [`is_capacity`](Error::is_capacity) is
+    /// true, and the connection is closed with code 1009, "message too
+    /// big" (RFC 6455, 7.4.1).
     pub fn max_message_size(mut self, bytes: usize) -> Self {
         self.max_message_size = bytes;
         self
@@ -455,6 +484,12 @@ impl Limits {
 
     /// The most bytes of messages waiting to be written to the client
     /// (default 1 MiB; at least 256 KiB, smaller values are raised to it).
+    /// A message of up to this size can be sent (its frame's header is
+    /// not counted): a handler can echo the largest message a client may
+    /// send while this is at least
+    /// [`max_message_size`](Self::max_message_size). The send of a larger
+    /// one fails with an error whose [`is_capacity`](Error::is_capacity)
+    /// is true.
     pub fn max_write_buffer_size(mut self, bytes: usize) -> Self {
         self.max_write_buffer_size = bytes.max(2 * WRITE_BUFFER_SIZE);
         self
@@ -512,7 +547,7 @@ impl Limits {
         WebSocketConfig::default()
             .read_buffer_size(READ_BUFFER_SIZE)
             .write_buffer_size(WRITE_BUFFER_SIZE)
-            .max_write_buffer_size(self.max_write_buffer_size)
+            .max_write_buffer_size(self.max_write_buffer_size + MAX_FRAME_HEADER)
             .max_message_size(Some(self.max_message_size))
             .max_frame_size(Some(self.max_frame_size))
     }

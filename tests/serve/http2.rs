@@ -59,6 +59,70 @@ async fn an_http2_answer_the_client_stalls_does_not_hold_up_the_others() {
     server.stop().await;
 }
 
+/// The stream error an HTTP/2 request met, if any: the reason of the
+/// `h2::Error` in the client's error.
+async fn http2_reset_reason(
+    address: SocketAddr,
+    request: Request<Empty<Bytes>>,
+) -> Option<h2::Reason> {
+    let stream = TcpStream::connect(address).await.unwrap();
+    let (mut sender, connection) =
+        hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
+            .await
+            .unwrap();
+    tokio::spawn(connection);
+    let error = match sender.send_request(request).await {
+        Ok(response) => {
+            assert_eq!(response.status(), StatusCode::OK);
+            return None;
+        }
+        Err(error) => error,
+    };
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&error);
+    while let Some(error) = source {
+        if let Some(h2) = error.downcast_ref::<h2::Error>() {
+            return h2.reason();
+        }
+        source = error.source();
+    }
+    panic!("not a stream error: {error:?}");
+}
+
+/// RFC 9113, 8.1.1: a malformed request is a stream error of type
+/// PROTOCOL_ERROR — also the kinds the `h2` crate lets through (8.2.1: a
+/// field value that starts or ends with whitespace; 8.3.1: a `Host` that
+/// names another authority than `:authority`).
+#[tokio::test]
+async fn malformed_http2_requests_are_reset_with_protocol_error() {
+    let router = Router::new().get("/", || "hello").compile().unwrap();
+    let server = Server::start(router, |server| server).await;
+    let address = server.address;
+    let with = |name: &'static str, value: &'static str| {
+        Request::get(format!("http://{address}/"))
+            .header(name, HeaderValue::from_static(value))
+            .body(Empty::new())
+            .unwrap()
+    };
+    for (request, what) in [
+        (with("x-value", " leading space"), "leading space"),
+        (with("x-value", "trailing tab\t"), "trailing tab"),
+        (with("host", "another.example"), "another authority"),
+    ] {
+        assert_eq!(
+            http2_reset_reason(address, request).await,
+            Some(h2::Reason::PROTOCOL_ERROR),
+            "{what}"
+        );
+    }
+    // The same authority once normalized: host case, the scheme's default port.
+    let same = Request::get("http://LocalHost/")
+        .header("host", "localhost:80")
+        .body(Empty::new())
+        .unwrap();
+    assert_eq!(http2_reset_reason(address, same).await, None);
+    server.stop().await;
+}
+
 /// What a server tells a new HTTP/2 client in its first frames: its
 /// settings, and how far it opens the connection's flow-control window.
 struct Announced {
