@@ -10,6 +10,11 @@
 //!
 //! - `/` answers every method with the request's body, or `hello` when it
 //!   has none;
+//! - `/status/{code}` answers every method with that status and the body
+//!   `hello` (which the server must not send where the status forbids a
+//!   body: 1xx, 204, 304);
+//! - `/stream` answers GET with `hello` as a body of unknown length;
+//! - `/get-only` answers GET (and HEAD) only: another method gets 405;
 //! - `/ws` is a WebSocket echo, written the obvious way: loop on `next()`,
 //!   send back what came, stop at the end. A prefix hook runs before every
 //!   handshake and refuses one whose query is `deny`.
@@ -19,13 +24,14 @@
 //! messages reach 16 MiB; under the defaults (1 MiB) the larger ones are
 //! refused with close code 1009, as [`pronghorn::ws::Limits`] documents.
 
-use std::ops::ControlFlow;
+use std::{convert::Infallible, ops::ControlFlow};
 
 use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
 use http::{Request, StatusCode};
 use pronghorn::{
     Body, CompiledRouter, Router,
+    handler::Path,
     router::Route,
     serve,
     ws::{Limits, Message, WebSocket},
@@ -41,6 +47,16 @@ pub fn app(large_messages: bool) -> CompiledRouter {
                 body
             }
         })
+        .any("/status/{code}", |Path(code): Path<u16>| {
+            let status = StatusCode::from_u16(code).unwrap_or(StatusCode::BAD_REQUEST);
+            (status, "hello")
+        })
+        .get("/stream", || {
+            let chunks = ["hel", "lo"]
+                .map(|chunk| Ok::<_, Infallible>(Bytes::from_static(chunk.as_bytes())));
+            Body::from_stream(futures_util::stream::iter(chunks))
+        })
+        .get("/get-only", || "hello")
         .websocket("/ws", |mut socket: WebSocket| async move {
             while let Some(Ok(message)) = socket.next().await {
                 let echo = matches!(message, Message::Text(_) | Message::Binary(_));

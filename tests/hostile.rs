@@ -306,6 +306,39 @@ async fn every_malformed_request_is_answered_with_its_status() {
                 .to_vec(),
             400,
         ),
+        (
+            "a transfer coding other than chunked before it",
+            b"POST /text HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n"
+                .to_vec(),
+            501,
+        ),
+        (
+            "a transfer coding other than chunked on a line of its own",
+            b"POST /text HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+                .to_vec(),
+            501,
+        ),
+        (
+            "chunked twice",
+            b"POST /text HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, chunked\r\n\r\n0\r\n\r\n"
+                .to_vec(),
+            400,
+        ),
+        (
+            "a target in the authority form outside CONNECT",
+            b"GET localhost:80 HTTP/1.1\r\nHost: x\r\n\r\n".to_vec(),
+            400,
+        ),
+        (
+            "a target of * outside OPTIONS",
+            b"GET * HTTP/1.1\r\nHost: x\r\n\r\n".to_vec(),
+            400,
+        ),
+        (
+            "a Host whose port is not digits",
+            b"GET /hello HTTP/1.1\r\nHost: localhost:8o\r\n\r\n".to_vec(),
+            400,
+        ),
         ("a chunk size that is not hexadecimal", chunked("zz\r\nhello\r\n0\r\n\r\n"), 400),
         (
             "a bare line feed in a chunk extension",

@@ -150,10 +150,8 @@ where
                 .extensions_mut()
                 .insert(crate::handler::ConnectInfo(peer));
         }
-        let lines = HostAndUpgrade::read(&request);
-        let (upgrade_header, host_sound) = (lines.upgrade, lines.host_is_sound(request.version()));
-        let malformed =
-            request.version() == Version::HTTP_2 && is_malformed_http2(&request, lines.host);
+        let fields = HeadFields::read(&request);
+        let (upgrade_header, verdict) = (fields.upgrade, fields.verdict(&request));
         #[cfg(feature = "ws")]
         if upgrade_header {
             let handle = crate::upgrade::ShutdownHandle(Arc::clone(&self.shutdown));
@@ -192,22 +190,23 @@ where
             head: None,
             upgrade,
         };
-        if !host_sound {
-            return refuse(StatusCode::BAD_REQUEST, stream);
-        }
-        if malformed {
+        match verdict {
+            Verdict::Sound => {}
+            Verdict::Refused(status) => return refuse(status, stream),
             // A malformed request is a stream error of type PROTOCOL_ERROR
             // (RFC 9113, 8.1.1): hyper resets the stream with the reason
             // of the `h2::Error` it finds in the service's error.
-            return ConnectionFuture {
-                state: State::Failed {
-                    error: Some(Box::new(h2::Error::from(h2::Reason::PROTOCOL_ERROR))),
-                },
-                stream,
-                next_head: None,
-                head: None,
-                upgrade,
-            };
+            Verdict::Malformed => {
+                return ConnectionFuture {
+                    state: State::Failed {
+                        error: Some(Box::new(h2::Error::from(h2::Reason::PROTOCOL_ERROR))),
+                    },
+                    stream,
+                    next_head: None,
+                    head: None,
+                    upgrade,
+                };
+            }
         }
         let head = match &self.heads {
             Some(heads) if http2 => match heads.reserve(&request) {
@@ -285,8 +284,9 @@ pin_project! {
         // the answer to an HTTP/1 request with a body (see `call`).
         Waiting { service: S, request: Option<R> },
         Failed { error: Option<BoxError> },
-        // Answered without the service: a head with no `Host` or two
-        // (400), or one past the server's allowance for heads (503).
+        // Answered without the service: a head the connection refuses
+        // (400, 501; see `HeadFields::verdict`), or one past the server's
+        // allowance for heads (503).
         Refused { status: StatusCode },
     }
 }
@@ -339,7 +339,7 @@ where
                 StateProj::Refused { status } => {
                     let mut response = Response::new(None);
                     *response.status_mut() = *status;
-                    if *status == StatusCode::BAD_REQUEST {
+                    if *status != StatusCode::SERVICE_UNAVAILABLE {
                         response.headers_mut().insert(
                             http::header::CONNECTION,
                             http::HeaderValue::from_static("close"),
@@ -486,21 +486,32 @@ where
     }
 }
 
-/// What `call` reads of a request's headers: its `Host` lines and whether
-/// it asks for an upgrade.
-struct HostAndUpgrade<'a> {
+/// What `call` reads of a request's headers: its `Host` lines, whether it
+/// asks for an upgrade and whether it names a transfer coding.
+struct HeadFields<'a> {
     /// The first `Host` line.
     host: Option<&'a http::HeaderValue>,
     /// More than one `Host` line.
     hosts: bool,
     upgrade: bool,
+    /// A `Transfer-Encoding` line.
+    coding: bool,
 }
 
-/// Up to this many header names, [`HostAndUpgrade::read`] looks through the names
+/// What the connection makes of a request's head before its service does.
+enum Verdict {
+    Sound,
+    /// Answered with this status, and the connection closed.
+    Refused(StatusCode),
+    /// An HTTP/2 stream reset with PROTOCOL_ERROR.
+    Malformed,
+}
+
+/// Up to this many header names, [`HeadFields::read`] looks through the names
 /// rather than look each up: one pass costs less than the hash of a name.
 const SCANNED_NAMES: usize = 8;
 
-impl<'a> HostAndUpgrade<'a> {
+impl<'a> HeadFields<'a> {
     fn read<B>(request: &'a Request<B>) -> Self {
         let headers = request.headers();
         if headers.keys_len() > SCANNED_NAMES {
@@ -509,12 +520,14 @@ impl<'a> HostAndUpgrade<'a> {
                 host: hosts.next(),
                 hosts: hosts.next().is_some(),
                 upgrade: headers.contains_key(http::header::UPGRADE),
+                coding: headers.contains_key(http::header::TRANSFER_ENCODING),
             };
         }
         let mut head = Self {
             host: None,
             hosts: false,
             upgrade: false,
+            coding: false,
         };
         for (name, value) in headers {
             if name == http::header::HOST {
@@ -522,9 +535,40 @@ impl<'a> HostAndUpgrade<'a> {
                 head.host.get_or_insert(value);
             } else if name == http::header::UPGRADE {
                 head.upgrade = true;
+            } else if name == http::header::TRANSFER_ENCODING {
+                head.coding = true;
             }
         }
         head
+    }
+
+    /// Whether the request goes to the service, or is refused here:
+    ///
+    /// - a `Host` that is not as RFC 9112 (3.2) requires is 400;
+    /// - over HTTP/1, a target in the authority form outside CONNECT, or
+    ///   `*` outside OPTIONS, is 400 (3.2.3, 3.2.4);
+    /// - over HTTP/1, a transfer coding other than `chunked` is 501 (hyper
+    ///   reads the body as chunked whatever came before it, and nothing
+    ///   here decodes the others), and `chunked` twice is 400 (6.1);
+    /// - over HTTP/2, what [`is_malformed_http2`] finds resets the stream.
+    fn verdict<B>(&self, request: &Request<B>) -> Verdict {
+        let version = request.version();
+        if !self.host_is_sound(version) {
+            return Verdict::Refused(StatusCode::BAD_REQUEST);
+        }
+        if version == Version::HTTP_2 {
+            return match is_malformed_http2(request, self.host) {
+                true => Verdict::Malformed,
+                false => Verdict::Sound,
+            };
+        }
+        if !is_target_sound(request.method(), request.uri()) {
+            return Verdict::Refused(StatusCode::BAD_REQUEST);
+        }
+        match self.coding {
+            true => coding_refusal(request.headers()).map_or(Verdict::Sound, Verdict::Refused),
+            false => Verdict::Sound,
+        }
     }
 
     /// Whether the request's `Host` is as HTTP/1 requires (RFC 9112,
@@ -539,6 +583,46 @@ impl<'a> HostAndUpgrade<'a> {
             _ => true,
         };
         sound && self.host.is_none_or(|host| is_host(host.as_bytes()))
+    }
+}
+
+/// Whether an HTTP/1 request's target has a form its method may use (RFC
+/// 9112, 3.2): the authority form is CONNECT's alone, `*` OPTIONS' alone.
+fn is_target_sound(method: &Method, uri: &http::Uri) -> bool {
+    match uri.path().as_bytes().first() {
+        Some(b'/') => true,
+        Some(b'*') => *method == Method::OPTIONS,
+        _ => *method == Method::CONNECT,
+    }
+}
+
+/// The status a request's `Transfer-Encoding` is refused with, if any.
+/// hyper has refused those whose last coding is not `chunked` (400).
+fn coding_refusal(headers: &http::HeaderMap) -> Option<StatusCode> {
+    let (mut chunked, mut others) = (0, false);
+    let codings = headers.get_all(http::header::TRANSFER_ENCODING).iter();
+    for coding in codings.flat_map(|value| value.as_bytes().split(|&byte| byte == b',')) {
+        match trim_whitespace(coding) {
+            // An empty list element is no coding (RFC 9110, 5.6.1).
+            [] => {}
+            coding if coding.eq_ignore_ascii_case(b"chunked") => chunked += 1,
+            _ => others = true,
+        }
+    }
+    match (chunked, others) {
+        (1, false) => None,
+        (2.., _) => Some(StatusCode::BAD_REQUEST),
+        _ => Some(StatusCode::NOT_IMPLEMENTED),
+    }
+}
+
+/// `bytes` without the spaces and tabs around it (OWS).
+fn trim_whitespace(bytes: &[u8]) -> &[u8] {
+    let start = bytes.iter().position(|&b| b != b' ' && b != b'\t');
+    let end = bytes.iter().rposition(|&b| b != b' ' && b != b'\t');
+    match (start, end) {
+        (Some(start), Some(end)) => &bytes[start..=end],
+        _ => &[],
     }
 }
 
@@ -576,10 +660,36 @@ fn same_authority(host: &[u8], authority: &[u8], scheme: Option<&str>) -> bool {
     host.eq_ignore_ascii_case(authority)
 }
 
+/// Whether `host` may be a `Host`: every byte one a host may hold, and a
+/// port, if any, of digits alone.
+fn is_host(host: &[u8]) -> bool {
+    has_host_bytes(host) && has_sound_port(host)
+}
+
+/// Whether what follows a `Host`'s host — after an IP literal's `]`, or
+/// from the first `:` — is nothing or a port: `:` and digits.
+fn has_sound_port(host: &[u8]) -> bool {
+    let rest = match host.first() {
+        Some(b'[') => match host.iter().position(|&byte| byte == b']') {
+            Some(end) => &host[end + 1..],
+            None => return false,
+        },
+        _ => match host.iter().position(|&byte| byte == b':') {
+            Some(colon) => &host[colon..],
+            None => return true,
+        },
+    };
+    match rest {
+        [] => true,
+        [b':', port @ ..] => port.iter().all(u8::is_ascii_digit),
+        _ => false,
+    }
+}
+
 /// Whether every byte of `host` may be part of a `Host`. Eight bytes a
 /// step, with no early exit, so that the steps unroll: this runs on every
 /// HTTP/1 request.
-fn is_host(host: &[u8]) -> bool {
+fn has_host_bytes(host: &[u8]) -> bool {
     let mut chunks = host.chunks_exact(8);
     let mut sound = true;
     for chunk in &mut chunks {
@@ -618,7 +728,51 @@ fn is_host_byte(byte: u8) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::is_host;
+    use http::{HeaderMap, HeaderValue, StatusCode, header::TRANSFER_ENCODING};
+
+    use super::{coding_refusal, is_host};
+
+    #[test]
+    fn a_host_s_port_is_digits_alone() {
+        for sound in [
+            "localhost",
+            "localhost:8080",
+            "localhost:",
+            "[::1]",
+            "[::1]:443",
+        ] {
+            assert!(is_host(sound.as_bytes()), "{sound}");
+        }
+        for unsound in ["localhost:abc", "a:1:2", "[::1", "[::1]x", "[::1]:8a"] {
+            assert!(!is_host(unsound.as_bytes()), "{unsound}");
+        }
+    }
+
+    #[test]
+    fn transfer_codings_other_than_one_chunked_are_refused() {
+        let refusal = |lines: &[&'static str]| {
+            let mut headers = HeaderMap::new();
+            for line in lines {
+                headers.append(TRANSFER_ENCODING, HeaderValue::from_static(line));
+            }
+            coding_refusal(&headers)
+        };
+        assert_eq!(refusal(&["chunked"]), None);
+        assert_eq!(refusal(&[" Chunked\t"]), None);
+        assert_eq!(refusal(&[", chunked,"]), None);
+        assert_eq!(
+            refusal(&["chunked, chunked"]),
+            Some(StatusCode::BAD_REQUEST)
+        );
+        assert_eq!(
+            refusal(&["gzip, chunked"]),
+            Some(StatusCode::NOT_IMPLEMENTED)
+        );
+        assert_eq!(
+            refusal(&["gzip", "chunked"]),
+            Some(StatusCode::NOT_IMPLEMENTED)
+        );
+    }
 
     #[test]
     fn a_host_is_refused_for_one_bad_byte_wherever_it_stands() {

@@ -101,6 +101,17 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// all there in time; a body the handler streams fails with an error at
 /// the same deadline).
 ///
+/// Some requests are refused before the service sees them. Over HTTP/1:
+/// a missing `Host` in HTTP/1.1, two `Host` lines, or one that is not a
+/// host and port (400); a target in the authority form outside CONNECT,
+/// or `*` outside OPTIONS (400); a transfer coding other than `chunked`
+/// (501) or `chunked` twice (400); each answered with `connection: close`.
+/// Over HTTP/2, a request that RFC 9113 (8.1.1) makes malformed and the
+/// `h2` crate lets through — a field value with leading or trailing
+/// whitespace, a `Host` that names another authority than `:authority`, a
+/// CONNECT without `:authority` — has its stream reset with
+/// PROTOCOL_ERROR.
+///
 /// A body extractor (`Json`, `Bytes`, `String`, `Form`) holds what it has
 /// read until the body is complete, up to the body limit. Over HTTP/1 a
 /// connection reads one body at a time; over HTTP/2 a client could start

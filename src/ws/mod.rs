@@ -640,8 +640,13 @@ pub(crate) fn erase<H: WebSocketHandler<M>, M>(handler: H) -> Arc<ErasedWebSocke
     Arc::new(move |context| handler.prepare(context))
 }
 
-/// Whether `headers` ask for a WebSocket upgrade.
-pub(crate) fn is_upgrade(headers: &HeaderMap) -> bool {
+/// Whether a request asks for a WebSocket upgrade: over HTTP/1.1, with
+/// `upgrade: websocket` and `connection: upgrade`. An `Upgrade` in an
+/// HTTP/1.0 request is ignored (RFC 9110, 7.8).
+pub(crate) fn is_upgrade(version: http::Version, headers: &HeaderMap) -> bool {
+    if version != http::Version::HTTP_11 {
+        return false;
+    }
     let has_token =
         |name, token: &str| tokens(headers, name).any(|part| part.eq_ignore_ascii_case(token));
     has_token(header::UPGRADE, "websocket") && has_token(header::CONNECTION, "upgrade")

@@ -917,3 +917,30 @@ async fn a_handler_that_returns_completes_the_close_handshake() {
     let first = first.expect("a frame before the end");
     assert!(matches!(first, Ok(Wire::Close(_))), "{first:?}");
 }
+
+/// RFC 9110, 7.8: an `Upgrade` in an HTTP/1.0 request is ignored: the
+/// handshake is answered as a plain GET to a WebSocket route, 426.
+#[tokio::test]
+async fn a_websocket_handshake_over_http_1_0_is_not_upgraded() {
+    let router = Router::new()
+        .websocket("/ws", |_: WebSocket, _: RouteParams| async {})
+        .compile()
+        .unwrap();
+    let server = Server::start(router, |server| server).await;
+    let mut client = TcpStream::connect(server.address).await.unwrap();
+    client
+        .write_all(
+            b"GET /ws HTTP/1.0\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+              Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+        )
+        .await
+        .unwrap();
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), client.read_to_end(&mut answer))
+        .await
+        .expect("answered and closed")
+        .unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.0 426 "), "{answer}");
+    server.stop().await;
+}

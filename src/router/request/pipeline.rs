@@ -391,7 +391,8 @@ impl Pipeline {
         let request = (self.request.as_ref()).expect("the request is present until a step runs");
         // The upgrade headers are read only when some route takes them.
         #[cfg(feature = "ws")]
-        let upgrade = !router.websockets.is_empty() && crate::ws::is_upgrade(request.headers());
+        let upgrade = !router.websockets.is_empty()
+            && crate::ws::is_upgrade(request.version(), request.headers());
         #[cfg(not(feature = "ws"))]
         let upgrade = false;
         let path = request.uri().path();
