@@ -56,8 +56,13 @@ impl Drop for TempDir {
 }
 
 async fn start(tls: Tls) -> SocketAddr {
+    start_with(tls, 0).await
+}
+
+/// Serves `/hello` over `tls` on `workers` threads of the server's own.
+async fn start_with(tls: Tls, workers: usize) -> SocketAddr {
     let router = Router::new().get("/hello", || "hello").compile().unwrap();
-    common::serve_on_loopback(router, |server| server.tls(tls)).await
+    common::serve_on_loopback(router, |server| server.tls(tls).workers(workers)).await
 }
 
 /// A TLS connection to `address` that trusts only `trusted`, offering
@@ -110,12 +115,22 @@ fn presented(stream: &TlsStream<TcpStream>) -> CertificateDer<'static> {
 
 #[tokio::test]
 async fn https_speaks_http1_or_http2_as_the_client_chooses_by_alpn() {
+    speaks_http1_or_http2_by_alpn(0).await;
+}
+
+#[tokio::test]
+async fn https_on_workers_speaks_http1_or_http2_as_the_client_chooses() {
+    speaks_http1_or_http2_by_alpn(2).await;
+}
+
+async fn speaks_http1_or_http2_by_alpn(workers: usize) {
     let generated = generate();
-    let dir = TempDir::new("alpn");
+    let dir = TempDir::new(&format!("alpn-{workers}"));
     let (certificate, key) = (dir.0.join("cert.pem"), dir.0.join("key.pem"));
     std::fs::write(&certificate, &generated.certificate).unwrap();
     std::fs::write(&key, &generated.key).unwrap();
-    let address = start(Tls::from_pem_files(&certificate, &key).unwrap()).await;
+    let tls = Tls::from_pem_files(&certificate, &key).unwrap();
+    let address = start_with(tls, workers).await;
 
     let stream = connect(address, &generated.der, b"http/1.1").await.unwrap();
     assert_eq!(stream.get_ref().1.alpn_protocol(), Some(&b"http/1.1"[..]));

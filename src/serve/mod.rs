@@ -286,6 +286,9 @@ struct Limits {
     http2_header_buffer: usize,
     tcp_keepalive: Duration,
     shutdown_timeout: Duration,
+    /// Worker threads of the server's own; 0: none, the connections run
+    /// on the runtime that awaits the server.
+    workers: usize,
 }
 
 impl Default for Limits {
@@ -314,6 +317,7 @@ impl Default for Limits {
             http2_header_buffer: 64 * 1024 * 1024,
             tcp_keepalive: Duration::from_secs(60),
             shutdown_timeout: Duration::from_secs(30),
+            workers: 0,
         }
     }
 }
@@ -688,6 +692,49 @@ impl<S> Serve<S> {
     pub fn tls(mut self, tls: Tls) -> Self {
         self.tls = Some(tls);
         self
+    }
+
+    /// Serves the connections on `workers` threads of the server's own,
+    /// each running a single-threaded tokio runtime: a connection lives on
+    /// one worker from its accept to its end, with its HTTP/2 streams and
+    /// its WebSocket, and nothing of it moves between threads. The accept
+    /// loop stays on the runtime that awaits the server and hands the
+    /// connections to the workers in turn, so that each serves an equal
+    /// share of them. 0, the default: no workers, every connection a task
+    /// of the runtime that awaits the server.
+    ///
+    /// The server's limits hold across the workers as on one: the
+    /// connection cap (and the shedding of the connection idle longest),
+    /// the WebSocket cap, the allowances for heads, bodies and HTTP/2
+    /// windows are the server's, not a worker's. A graceful shutdown drains
+    /// every worker within its deadline; the workers stop when the server
+    /// returns (or its future is dropped).
+    ///
+    /// On a machine with many cores, workers spare the connections the
+    /// multi-thread runtime's work stealing, whose shared queues and moved
+    /// tasks cost more the more cores take part; a service whose handlers
+    /// spawn work of their own onto the runtime's other threads is better
+    /// served without.
+    ///
+    /// ```no_run
+    /// use pronghorn::{Router, serve};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> std::io::Result<()> {
+    /// let router = Router::new().get("/", || "hello").compile().unwrap();
+    /// let listener = tokio::net::TcpListener::bind("0.0.0.0:8080").await?;
+    /// serve(listener, router).per_core().await
+    /// # }
+    /// ```
+    pub fn workers(mut self, workers: usize) -> Self {
+        self.limits.workers = workers;
+        self
+    }
+
+    /// As many [`workers`](Self::workers) as the cores the process may use
+    /// (`std::thread::available_parallelism`; one if that is unknown).
+    pub fn per_core(self) -> Self {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        self.workers(cores)
     }
 
     /// The address the server listens on.

@@ -63,6 +63,10 @@ where
         window: limits.http2_receive_window,
     };
     let keepalive = keepalive(limits.tcp_keepalive);
+    let mut workers = match limits.workers {
+        0 => None,
+        count => Some(Workers::start(count)?),
+    };
     let mut connections = JoinSet::new();
     let mut signal = pin!(signal);
     // A client accepted at the limit, waiting for the slot of a connection
@@ -108,6 +112,96 @@ where
             .http2()
             .initial_stream_window_size(window)
             .initial_connection_window_size(window);
+        let peer = connect_info.then_some(peer);
+        let service = Connection::new(
+            service.clone(),
+            Arc::clone(&watch),
+            &shutdown,
+            peer,
+            &bounds,
+            grant,
+        );
+        let start = Start {
+            builder: builder.clone(),
+            service,
+            watch: Arc::clone(&watch),
+            slot,
+            shutdown: Arc::clone(&shutdown),
+            limits,
+            clock,
+            #[cfg(feature = "tls")]
+            tls: tls.clone(),
+        };
+        let task = match &mut workers {
+            None => connections.spawn(start.run(Socket::Registered(stream))),
+            // The socket leaves this runtime's reactor for the worker's.
+            Some(workers) => match stream.into_std() {
+                Ok(stream) => {
+                    connections.spawn_on(start.run(Socket::Moved(stream)), workers.next())
+                }
+                Err(error) => {
+                    tracing::debug!(%error, "pronghorn: could not hand a connection to a worker");
+                    continue;
+                }
+            },
+        };
+        slots.started(index, &watch, task);
+    }
+    drop(listener);
+    drain(connections, &shutdown, limits.shutdown_timeout).await;
+    Ok(())
+}
+
+/// A socket on its way to its connection's task.
+enum Socket {
+    /// Accepted on the runtime that runs the task.
+    Registered(TcpStream),
+    /// Taken off the accepting runtime's reactor, for a worker's.
+    Moved(std::net::TcpStream),
+}
+
+/// What a connection's task needs to serve it, made where it was accepted.
+struct Start<S> {
+    builder: auto::Builder<TokioExecutor>,
+    service: Connection<S>,
+    watch: Arc<ConnectionWatch>,
+    slot: super::slots::Slot,
+    shutdown: Arc<Shutdown>,
+    limits: Limits,
+    clock: tokio::time::Instant,
+    #[cfg(feature = "tls")]
+    tls: Option<super::Tls>,
+}
+
+impl<S> Start<S> {
+    /// Serves the connection on `socket` until it ends: TLS if set, write
+    /// coalescing, hyper, graceful shutdown and the watchdog's timeouts.
+    async fn run<B>(self, socket: Socket)
+    where
+        S: Served<B>,
+        B: http_body::Body<Data: Send, Error: Into<BoxError>> + Send + 'static,
+    {
+        let Self {
+            builder,
+            service,
+            watch,
+            slot,
+            shutdown,
+            limits,
+            clock,
+            #[cfg(feature = "tls")]
+            tls,
+        } = self;
+        let stream = match socket {
+            Socket::Registered(stream) => stream,
+            Socket::Moved(stream) => match TcpStream::from_std(stream) {
+                Ok(stream) => stream,
+                Err(error) => {
+                    tracing::debug!(%error, "pronghorn: a worker could not take a connection");
+                    return;
+                }
+            },
+        };
         #[cfg(feature = "tls")]
         let stream = match &tls {
             Some(tls) => tls.accept(stream),
@@ -121,15 +215,6 @@ where
             Arc::clone(&watch),
             Some(slot),
         );
-        let peer = connect_info.then_some(peer);
-        let service = Connection::new(
-            service.clone(),
-            Arc::clone(&watch),
-            &shutdown,
-            peer,
-            &bounds,
-            grant,
-        );
         let connection = builder
             .serve_connection_with_upgrades(TokioIo::new(io), service)
             .into_owned();
@@ -137,17 +222,53 @@ where
             connection.graceful_shutdown();
         });
         let connection = Batched::new(connection, limits.pipeline_buffer > 0);
-        let connection = Watchdog::new(connection, Arc::clone(&watch), limits.timeouts, clock);
-        let task = connections.spawn(async move {
-            if let Err(error) = connection.await {
-                tracing::debug!(error = %error, "pronghorn: connection ended with an error");
-            }
-        });
-        slots.started(index, &watch, task);
+        let connection = Watchdog::new(connection, watch, limits.timeouts, clock);
+        if let Err(error) = connection.await {
+            tracing::debug!(error = %error, "pronghorn: connection ended with an error");
+        }
     }
-    drop(listener);
-    drain(connections, &shutdown, limits.shutdown_timeout).await;
-    Ok(())
+}
+
+/// The server's worker threads (see [`Serve::workers`]): each runs a
+/// single-threaded runtime until the server ends.
+struct Workers {
+    handles: Vec<tokio::runtime::Handle>,
+    /// Dropped when the server ends: each worker's runtime then stops.
+    _stop: tokio::sync::watch::Sender<()>,
+    /// The worker the next connection goes to.
+    next: usize,
+}
+
+impl Workers {
+    fn start(count: usize) -> std::io::Result<Self> {
+        let (stop, stopped) = tokio::sync::watch::channel(());
+        let mut handles = Vec::with_capacity(count);
+        for index in 0..count {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            handles.push(runtime.handle().clone());
+            let mut stopped = stopped.clone();
+            std::thread::Builder::new()
+                .name(format!("pronghorn-worker-{index}"))
+                .spawn(move || {
+                    runtime.block_on(async move { while stopped.changed().await.is_ok() {} });
+                })?;
+        }
+        Ok(Self {
+            handles,
+            _stop: stop,
+            next: 0,
+        })
+    }
+
+    /// The runtime of the worker whose turn it is: connections go round
+    /// the workers in turn.
+    fn next(&mut self) -> &tokio::runtime::Handle {
+        let handle = &self.handles[self.next];
+        self.next = (self.next + 1) % self.handles.len();
+        handle
+    }
 }
 
 /// hyper's connection settings, from the limits.

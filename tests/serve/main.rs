@@ -9,6 +9,7 @@ mod shutdown;
 mod streams;
 mod timeouts;
 mod websocket;
+mod workers;
 
 use std::{
     net::SocketAddr,

@@ -1,0 +1,189 @@
+//! `Serve::workers`: connections on threads of the server's own, each a
+//! single-threaded runtime, under the server's limits.
+
+use pronghorn::router::Reloadable;
+
+use super::*;
+
+/// The name of the thread that answered: which worker served the request.
+fn thread_router() -> CompiledRouter {
+    Router::new()
+        .get("/thread", || {
+            std::thread::current()
+                .name()
+                .unwrap_or("unnamed")
+                .to_owned()
+        })
+        .get("/hello", || "hello")
+        .websocket(
+            "/echo",
+            |mut socket: WebSocket, _: RouteParams| async move {
+                while let Some(Ok(message)) = socket.next().await {
+                    if socket.send(message).await.is_err() {
+                        break;
+                    }
+                }
+            },
+        )
+        .compile()
+        .unwrap()
+}
+
+async fn http1_get(sender: &mut Sender, address: SocketAddr, path: &str) -> String {
+    let request = Request::get(path)
+        .header(header::HOST, address.to_string())
+        .body(Full::default())
+        .unwrap();
+    let response = sender.send_request(request).await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    String::from_utf8(body.to_vec()).unwrap()
+}
+
+#[tokio::test]
+async fn workers_serve_http1_http2_and_websockets_on_their_own_threads() {
+    let server = Server::start(thread_router(), |server| server.workers(2)).await;
+    let mut sender = common::connect(server.address).await;
+    let thread = http1_get(&mut sender, server.address, "/thread").await;
+    assert!(thread.starts_with("pronghorn-worker-"), "{thread}");
+
+    let (http2, _, response) = http2_get(server.address, "/thread").await;
+    assert_eq!(response.version(), Version::HTTP_2);
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    assert!(body.starts_with(b"pronghorn-worker-"), "{body:?}");
+    drop(http2);
+
+    let (mut socket, _) = websocket_connect(server.address, "/echo").await.unwrap();
+    socket.send(Wire::text("over a worker")).await.unwrap();
+    let echo = socket.next().await.unwrap().unwrap();
+    assert_eq!(echo.into_text().unwrap(), "over a worker");
+    drop(socket);
+    drop(sender);
+    server.stop().await;
+}
+
+/// Connections go round the workers in turn: with many, each worker
+/// serves its share.
+#[tokio::test]
+async fn workers_each_serve_an_equal_share_of_the_connections() {
+    let server = Server::start(thread_router(), |server| server.workers(2)).await;
+    let mut served = std::collections::HashMap::<String, usize>::new();
+    for _ in 0..100 {
+        let mut sender = common::connect(server.address).await;
+        let thread = http1_get(&mut sender, server.address, "/thread").await;
+        *served.entry(thread).or_default() += 1;
+    }
+    assert_eq!(served.len(), 2, "{served:?}");
+    for (worker, connections) in &served {
+        assert!(*connections >= 40, "{worker} served {connections} of 100");
+    }
+    server.stop().await;
+}
+
+/// The connection cap is the server's: connections on both workers fill
+/// it, and a new client sheds the one idle longest, whichever worker has it.
+#[tokio::test]
+async fn the_connection_cap_holds_across_workers() {
+    let server = Server::start(thread_router(), |server| {
+        server.workers(2).max_connections(4)
+    })
+    .await;
+    let mut clients = Vec::new();
+    let mut threads = std::collections::HashSet::new();
+    for _ in 0..4 {
+        let mut client = TcpStream::connect(server.address).await.unwrap();
+        client
+            .write_all(b"GET /thread HTTP/1.1\r\nHost: x\r\n\r\n")
+            .await
+            .unwrap();
+        let mut answer = [0; 1024];
+        let read = client.read(&mut answer).await.unwrap();
+        let answer = String::from_utf8_lossy(&answer[..read]).into_owned();
+        threads.insert(answer.rsplit("\r\n").next().unwrap().to_owned());
+        clients.push(client);
+    }
+    assert_eq!(threads.len(), 2, "the four connections are on both workers");
+    // A fifth client is served, and the first connection, idle longest, is
+    // closed for it.
+    let mut sender = common::connect(server.address).await;
+    assert_eq!(
+        http1_get(&mut sender, server.address, "/hello").await,
+        "hello"
+    );
+    let mut rest = Vec::new();
+    let closed = tokio::time::timeout(Duration::from_secs(10), clients[0].read_to_end(&mut rest))
+        .await
+        .expect("the idle longest is closed");
+    assert!(closed.is_ok());
+    drop(sender);
+    server.stop().await;
+}
+
+/// A graceful shutdown lets the requests in flight on every worker finish.
+#[tokio::test]
+async fn a_graceful_shutdown_drains_the_requests_in_flight_on_every_worker() {
+    let (release, released) = tokio::sync::watch::channel(false);
+    let (entered, mut entries) = mpsc::unbounded_channel::<()>();
+    let router = Router::new()
+        .get("/slow", move || {
+            let mut released = released.clone();
+            let entered = entered.clone();
+            async move {
+                entered.send(()).unwrap();
+                let _ = released.wait_for(|released| *released).await;
+                std::thread::current().name().unwrap_or("").to_owned()
+            }
+        })
+        .compile()
+        .unwrap();
+    let server = Server::start(router, |server| server.workers(2)).await;
+    let address = server.address;
+    let mut requests = Vec::new();
+    for _ in 0..4 {
+        let mut sender = common::connect(address).await;
+        requests.push(tokio::spawn(async move {
+            http1_get(&mut sender, address, "/slow").await
+        }));
+    }
+    // Every request is in its handler before the signal: the handlers wait.
+    for _ in 0..4 {
+        entries.recv().await.unwrap();
+    }
+    let stopped = tokio::spawn(server.stop());
+    // The signal came once the listener is closed: then the handlers end.
+    while TcpStream::connect(address).await.is_ok() {
+        tokio::task::yield_now().await;
+    }
+    release.send(true).unwrap();
+    let mut threads = std::collections::HashSet::new();
+    for request in requests {
+        threads.insert(request.await.unwrap());
+    }
+    assert_eq!(threads.len(), 2, "{threads:?}");
+    tokio::time::timeout(Duration::from_secs(10), stopped)
+        .await
+        .expect("the server returns once its connections are done")
+        .unwrap();
+}
+
+/// A reload is seen by every worker at once: the table is shared.
+#[tokio::test]
+async fn a_reload_is_seen_by_every_worker() {
+    let app = Reloadable::new(Router::new().get("/hello", || "before")).unwrap();
+    let server = Server::start(app.clone(), |server| server.workers(2)).await;
+    let mut senders = Vec::new();
+    for _ in 0..2 {
+        let mut sender = common::connect(server.address).await;
+        assert_eq!(
+            http1_get(&mut sender, server.address, "/hello").await,
+            "before"
+        );
+        senders.push(sender);
+    }
+    app.swap(Router::new().get("/hello", || "after")).unwrap();
+    for sender in &mut senders {
+        assert_eq!(http1_get(sender, server.address, "/hello").await, "after");
+    }
+    drop(senders);
+    server.stop().await;
+}
