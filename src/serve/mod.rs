@@ -710,11 +710,16 @@ impl<S> Serve<S> {
     /// every worker within its deadline; the workers stop when the server
     /// returns (or its future is dropped).
     ///
-    /// On a machine with many cores, workers spare the connections the
-    /// multi-thread runtime's work stealing, whose shared queues and moved
-    /// tasks cost more the more cores take part; a service whose handlers
-    /// spawn work of their own onto the runtime's other threads is better
-    /// served without.
+    /// Which to pick: workers, for a server that has the machine to
+    /// itself — they spare the connections the multi-thread runtime's work
+    /// stealing, whose shared queues and moved tasks cost more the more
+    /// cores take part. Measured on two cores (the repository's
+    /// BENCHMARKS.md, "Over cores"): a request's CPU time with 2 workers is
+    /// 0.98× that with 1 on GET and 0.92× on POST, where `serve` on a
+    /// multi-thread runtime of 2 threads costs 0.98× and 1.14× what it does
+    /// on 1. Without workers, for a service whose handlers lean on the
+    /// runtime they run in (work spawned onto its other threads, blocking
+    /// sections), or a server that shares its runtime with other work.
     ///
     /// ```no_run
     /// use pronghorn::{Router, serve};

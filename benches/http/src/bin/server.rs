@@ -80,16 +80,37 @@ fn main() {
     let port: u16 = args.next().and_then(|p| p.parse().ok()).unwrap_or(8080);
     let routes: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(10);
     let address = SocketAddr::from(([127, 0, 0, 1], port));
+    // The scaling stacks (scale.sh): each runs on WORKERS threads.
+    let workers: usize = std::env::var("WORKERS").ok().and_then(|w| w.parse().ok()).unwrap_or(1);
     match stack.as_str() {
-        "actix" => actix(address, routes),
+        "actix" => actix(address, routes, 1),
+        "actix-workers" => actix(address, routes, workers),
+        "hyper-per-core" => hyper_per_core(address, routes, workers),
+        "pronghorn-multi-thread" | "axum-multi-thread" => {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(workers)
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async {
+                let listener = tokio::net::TcpListener::bind(address).await.unwrap();
+                println!("{stack} listening on {address} with {workers} threads");
+                match stack.as_str() {
+                    "pronghorn-multi-thread" => pronghorn(listener, routes, false, 0).await,
+                    _ => axum(listener, routes, false).await,
+                }
+            });
+        }
         other => {
             let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
             runtime.block_on(async {
                 let listener = tokio::net::TcpListener::bind(address).await.unwrap();
                 println!("{other} listening on {address} with {routes} routes");
                 match other {
-                    "pronghorn" => pronghorn(listener, routes, false).await,
-                    "pronghorn-h1" => pronghorn(listener, routes, true).await,
+                    "pronghorn" => pronghorn(listener, routes, false, 0).await,
+                    "pronghorn-h1" => pronghorn(listener, routes, true, 0).await,
+                    // The accept loop here, the connections on the workers.
+                    "pronghorn-workers" => pronghorn(listener, routes, false, workers).await,
                     "pronghorn-inline" => pronghorn_inline(listener).await,
                     "pronghorn-layers" => pronghorn_layers(listener, routes).await,
                     "hyper" => hyper(listener, routes).await,
@@ -104,7 +125,7 @@ fn main() {
 
 // ---- pronghorn -------------------------------------------------------------
 
-async fn pronghorn(listener: tokio::net::TcpListener, routes: usize, http1_only: bool) {
+async fn pronghorn(listener: tokio::net::TcpListener, routes: usize, http1_only: bool, workers: usize) {
     use pronghorn::{
         Body, Router,
         handler::{Json, Path},
@@ -141,7 +162,7 @@ async fn pronghorn(listener: tokio::net::TcpListener, routes: usize, http1_only:
         .compile()
         .unwrap();
     if !http1_only {
-        pronghorn::serve(listener, router).await.unwrap();
+        pronghorn::serve(listener, router).workers(workers).await.unwrap();
         return;
     }
     // Diagnostic variant: the router on hyper's HTTP/1 connection directly,
@@ -264,6 +285,34 @@ async fn hyper(listener: tokio::net::TcpListener, routes: usize) {
     }
 }
 
+/// Bare hyper as servers that scale run it: a thread per worker, each a
+/// single-threaded runtime with a listener of its own on the same port
+/// (`SO_REUSEPORT`: the kernel spreads the connections by their address).
+fn hyper_per_core(address: SocketAddr, routes: usize, workers: usize) {
+    println!("hyper-per-core listening on {address} with {workers} threads");
+    let threads: Vec<_> = (0..workers)
+        .map(|_| {
+            let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+            socket.set_reuse_address(true).unwrap();
+            socket.set_reuse_port(true).unwrap();
+            socket.set_nonblocking(true).unwrap();
+            socket.bind(&address.into()).unwrap();
+            socket.listen(1024).unwrap();
+            let listener: std::net::TcpListener = socket.into();
+            std::thread::spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+                runtime.block_on(async move {
+                    let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                    hyper(listener, routes).await;
+                });
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap();
+    }
+}
+
 // ---- pronghorn's layers around bare hyper's routes ---------------------------
 
 /// Diagnostic variant: bare hyper's `match`, with the three steps as
@@ -359,7 +408,7 @@ async fn axum(listener: tokio::net::TcpListener, routes: usize, http1_only: bool
 
 // ---- actix-web ---------------------------------------------------------------
 
-fn actix(address: SocketAddr, routes: usize) {
+fn actix(address: SocketAddr, routes: usize, workers: usize) {
     use actix_web::{
         App, HttpResponse, HttpServer,
         dev::Service as _,
@@ -421,7 +470,7 @@ fn actix(address: SocketAddr, routes: usize) {
             }
             app
         })
-        .workers(1)
+        .workers(workers)
         // As every other server here: without it, pipelined answers that
         // leave the handler in separate writes wait for the client's
         // delayed ACK (seen: 2.3k req/s, p99 44 ms, pipelined async).
