@@ -151,105 +151,109 @@ where
                 .insert(crate::handler::ConnectInfo(peer));
         }
         let fields = HeadFields::read(&request);
-        let (upgrade_header, verdict) = (fields.upgrade, fields.verdict(&request));
-        #[cfg(feature = "ws")]
-        if upgrade_header {
-            let handle = crate::upgrade::ShutdownHandle(Arc::clone(&self.shutdown));
-            request.extensions_mut().insert(handle);
-            request.extensions_mut().insert(self.upgrades.clone());
-        }
+        let (upgrade_header, admission) = (fields.upgrade, fields.admission(&request));
         let http2 = request.version() == Version::HTTP_2;
-        if !http2 {
-            // HTTP/1 has no flow-control windows.
-            drop(self.window.take());
-        }
-        // A request with a body gets the allowance its extractor reads
-        // (over HTTP/1, not a small one); a request for an upgrade, the
-        // one its WebSocket's messages read.
         let body = !request.body().is_end_stream();
-        let allowance = match http2 {
-            true if body => &self.http2_allowance,
-            false if upgrade_header || (body && !declared_small(request.body())) => {
-                &self.http1_allowance
-            }
-            _ => &None,
-        };
-        if let Some(allowance) = allowance {
-            request.extensions_mut().insert(allowance.clone());
-        }
+        self.lend(&mut request, upgrade_header, http2, body);
         let stream = http2.then(|| self.watch.stream_opened());
         // hyper hands the socket to a request's upgrade when the
         // connection ends after it, whatever the answer: one asked for by
         // an `Upgrade` header or a CONNECT.
         let upgrade = upgrade_header || request.method() == Method::CONNECT;
-        let refuse = |status, stream| ConnectionFuture {
-            state: State::Refused { status },
-            stream,
-            // A refused HTTP/1 request ends its connection.
-            next_head: None,
-            head: None,
-            upgrade,
-        };
-        match verdict {
-            Verdict::Sound => {}
-            Verdict::Refused(status) => return refuse(status, stream),
+        let here = |state, stream| ConnectionFuture::answered_here(state, stream, upgrade);
+        let head = match admission {
+            Admission::Refused(status) => return here(State::Refused { status }, stream),
             // A malformed request is a stream error of type PROTOCOL_ERROR
             // (RFC 9113, 8.1.1): hyper resets the stream with the reason
             // of the `h2::Error` it finds in the service's error.
-            Verdict::Malformed => {
-                return ConnectionFuture {
-                    state: State::Failed {
-                        error: Some(Box::new(h2::Error::from(h2::Reason::PROTOCOL_ERROR))),
-                    },
-                    stream,
-                    next_head: None,
-                    head: None,
-                    upgrade,
-                };
+            Admission::Malformed => {
+                let error = Box::new(h2::Error::from(h2::Reason::PROTOCOL_ERROR));
+                return here(State::Failed { error: Some(error) }, stream);
             }
-        }
-        let head = match &self.heads {
-            Some(heads) if http2 => match heads.reserve(&request) {
-                Some(head) => Some(head),
-                None => return refuse(StatusCode::SERVICE_UNAVAILABLE, stream),
+            Admission::Sound => match &self.heads {
+                Some(heads) if http2 => match heads.reserve(&request) {
+                    Some(head) => Some(head),
+                    None => {
+                        let status = StatusCode::SERVICE_UNAVAILABLE;
+                        return here(State::Refused { status }, stream);
+                    }
+                },
+                _ => None,
             },
-            _ => None,
-        };
-        // hyper calls the service from the connection's task, one call at
-        // a time (HTTP/2 streams too), and no future holds the borrow: it
-        // ends with this call.
-        let mut service = self.service.borrow_mut();
-        let state = if body && !http2 {
-            // hyper calls the service before it hands over the body bytes
-            // it read with the head, and hands them over before it polls
-            // the answer: called then, a handler finds a small body there
-            // and answers at once, its state never boxed.
-            State::Waiting {
-                service: service.clone(),
-                request: Some(request),
-            }
-        } else {
-            // The readiness asked here with a waker that ignores wake-ups
-            // is asked again, with the task's, on the clone below.
-            match service.poll_ready(&mut Context::from_waker(Waker::noop())) {
-                Poll::Ready(Ok(())) => State::Called {
-                    future: service.call(request),
-                },
-                Poll::Ready(Err(error)) => State::Failed {
-                    error: Some(error.into()),
-                },
-                Poll::Pending => State::Waiting {
-                    service: service.clone(),
-                    request: Some(request),
-                },
-            }
         };
         ConnectionFuture {
-            state,
+            state: self.start(request, http2, body),
             stream,
             next_head: (!http2).then(|| NextHead(Arc::clone(&self.watch))),
             head,
             upgrade,
+        }
+    }
+}
+
+impl<S> Connection<S> {
+    /// Lends the request what the connection holds for it: a request for
+    /// an upgrade, the server's shutdown and WebSocket slots; a request
+    /// with a body, the allowance its extractor reads (over HTTP/1, not a
+    /// small one); a request for an upgrade, the one its WebSocket's
+    /// messages read.
+    #[inline(always)]
+    fn lend<B: HttpBody>(&self, request: &mut Request<B>, upgrade: bool, http2: bool, body: bool) {
+        #[cfg(feature = "ws")]
+        if upgrade {
+            let handle = crate::upgrade::ShutdownHandle(Arc::clone(&self.shutdown));
+            request.extensions_mut().insert(handle);
+            request.extensions_mut().insert(self.upgrades.clone());
+        }
+        if !http2 {
+            // HTTP/1 has no flow-control windows.
+            drop(self.window.take());
+        }
+        let allowance = match http2 {
+            true if body => &self.http2_allowance,
+            false if upgrade || (body && !declared_small(request.body())) => &self.http1_allowance,
+            _ => &None,
+        };
+        if let Some(allowance) = allowance {
+            request.extensions_mut().insert(allowance.clone());
+        }
+    }
+
+    /// Calls the service with `request`, or readies the call for the
+    /// future's first poll.
+    #[inline(always)]
+    fn start<R>(&self, request: R, http2: bool, body: bool) -> State<S, R>
+    where
+        S: Service<R> + Clone,
+        S::Error: Into<BoxError>,
+    {
+        // hyper calls the service from the connection's task, one call at
+        // a time (HTTP/2 streams too), and no future holds the borrow: it
+        // ends with this call.
+        let mut service = self.service.borrow_mut();
+        if body && !http2 {
+            // hyper calls the service before it hands over the body bytes
+            // it read with the head, and hands them over before it polls
+            // the answer: called then, a handler finds a small body there
+            // and answers at once, its state never boxed.
+            return State::Waiting {
+                service: service.clone(),
+                request: Some(request),
+            };
+        }
+        // The readiness asked here with a waker that ignores wake-ups is
+        // asked again, with the task's, on the clone below.
+        match service.poll_ready(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready(Ok(())) => State::Called {
+                future: service.call(request),
+            },
+            Poll::Ready(Err(error)) => State::Failed {
+                error: Some(error.into()),
+            },
+            Poll::Pending => State::Waiting {
+                service: service.clone(),
+                request: Some(request),
+            },
         }
     }
 }
@@ -288,6 +292,20 @@ pin_project! {
         // (400, 501; see `HeadFields::verdict`), or one past the server's
         // allowance for heads (503).
         Refused { status: StatusCode },
+    }
+}
+
+impl<S: Service<R>, R> ConnectionFuture<S, R> {
+    /// A request answered by the connection, not the service: it ends an
+    /// HTTP/1 connection, and holds no place among the HTTP/2 heads.
+    fn answered_here(state: State<S, R>, stream: Option<StreamGuard>, upgrade: bool) -> Self {
+        Self {
+            state,
+            stream,
+            next_head: None,
+            head: None,
+            upgrade,
+        }
     }
 }
 
@@ -499,7 +517,7 @@ struct HeadFields<'a> {
 }
 
 /// What the connection makes of a request's head before its service does.
-enum Verdict {
+enum Admission {
     Sound,
     /// Answered with this status, and the connection closed.
     Refused(StatusCode),
@@ -551,23 +569,23 @@ impl<'a> HeadFields<'a> {
     ///   reads the body as chunked whatever came before it, and nothing
     ///   here decodes the others), and `chunked` twice is 400 (6.1);
     /// - over HTTP/2, what [`is_malformed_http2`] finds resets the stream.
-    fn verdict<B>(&self, request: &Request<B>) -> Verdict {
+    fn admission<B>(&self, request: &Request<B>) -> Admission {
         let version = request.version();
         if !self.host_is_sound(version) {
-            return Verdict::Refused(StatusCode::BAD_REQUEST);
+            return Admission::Refused(StatusCode::BAD_REQUEST);
         }
         if version == Version::HTTP_2 {
             return match is_malformed_http2(request, self.host) {
-                true => Verdict::Malformed,
-                false => Verdict::Sound,
+                true => Admission::Malformed,
+                false => Admission::Sound,
             };
         }
         if !is_target_sound(request.method(), request.uri()) {
-            return Verdict::Refused(StatusCode::BAD_REQUEST);
+            return Admission::Refused(StatusCode::BAD_REQUEST);
         }
         match self.coding {
-            true => coding_refusal(request.headers()).map_or(Verdict::Sound, Verdict::Refused),
-            false => Verdict::Sound,
+            true => coding_refusal(request.headers()).map_or(Admission::Sound, Admission::Refused),
+            false => Admission::Sound,
         }
     }
 

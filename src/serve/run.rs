@@ -9,6 +9,7 @@ use hyper_util::{
 };
 use tokio::{
     net::{TcpListener, TcpStream},
+    sync::OwnedSemaphorePermit,
     task::JoinSet,
 };
 
@@ -50,18 +51,7 @@ where
     let clock = tokio::time::Instant::now();
     let shutdown = Arc::new(Shutdown::default());
     let slots = Slots::new(limits.max_connections);
-    let bounds = ServerBounds {
-        #[cfg(feature = "ws")]
-        upgrades: crate::upgrade::UpgradeSlots::new(
-            (limits.max_websockets).unwrap_or(limits.max_connections.div_ceil(2)),
-        ),
-        bodies: (limits.body_buffer > 0).then(|| ServerAllowance::new(limits.body_buffer)),
-        http2_bodies: limits.http2_body_buffer,
-        heads: HeadAllowance::new(limits.http2_header_buffer),
-        windows: (limits.http2_receive_buffer > 0)
-            .then(|| WindowAllowance::new(limits.http2_receive_buffer)),
-        window: limits.http2_receive_window,
-    };
+    let bounds = server_bounds(&limits);
     let keepalive = keepalive(limits.tcp_keepalive);
     let mut workers = match limits.workers {
         0 => None,
@@ -74,31 +64,10 @@ where
     let mut arrived = None;
     loop {
         while connections.try_join_next().is_some() {}
-        // A free slot first. At the limit, a new client makes room: the
-        // connection idle longest is shed, and the client waits for its
-        // slot (or, while none is idle, for any).
-        let slot = match slots.try_free() {
-            Some(slot) => slot,
-            None => tokio::select! {
-                slot = slots.free() => slot,
-                accepted = accept(&listener, &keepalive), if arrived.is_none() => {
-                    arrived = Some(accepted);
-                    slots.shed_idle_longest();
-                    continue;
-                }
-                () = tokio::time::sleep(SHED_RETRY), if arrived.is_some() => {
-                    slots.shed_idle_longest();
-                    continue;
-                }
-                () = signal.as_mut() => break,
-            },
-        };
-        let (stream, peer) = match arrived.take() {
-            Some(accepted) => accepted,
-            None => tokio::select! {
-                accepted = accept(&listener, &keepalive) => accepted,
-                () = signal.as_mut() => break,
-            },
+        let Some((slot, (stream, peer))) =
+            next_client(&slots, &listener, &keepalive, &mut arrived, signal.as_mut()).await
+        else {
+            break;
         };
         let watch = Arc::new(ConnectionWatch::new(
             limits.http2_send_buffer,
@@ -132,28 +101,94 @@ where
             #[cfg(feature = "tls")]
             tls: tls.clone(),
         };
-        let task = match &mut workers {
-            None => connections.spawn(start.run(Socket::Registered(stream))),
-            // The socket leaves this runtime's reactor for the worker's.
-            Some(workers) => match stream.into_std() {
-                Ok(stream) => {
-                    connections.spawn_on(start.run(Socket::Moved(stream)), workers.next())
-                }
-                Err(error) => {
-                    tracing::debug!(%error, "pronghorn: could not hand a connection to a worker");
-                    continue;
-                }
-            },
-        };
-        slots.started(index, &watch, task);
+        if let Some(task) = spawn(&mut connections, workers.as_mut(), start, stream) {
+            slots.started(index, &watch, task);
+        }
     }
     drop(listener);
     drain(connections, &shutdown, limits.shutdown_timeout).await;
     Ok(())
 }
 
+/// The server-wide bounds every connection shares, from the limits.
+fn server_bounds(limits: &Limits) -> ServerBounds {
+    ServerBounds {
+        #[cfg(feature = "ws")]
+        upgrades: crate::upgrade::UpgradeSlots::new(
+            (limits.max_websockets).unwrap_or(limits.max_connections.div_ceil(2)),
+        ),
+        bodies: (limits.body_buffer > 0).then(|| ServerAllowance::new(limits.body_buffer)),
+        http2_bodies: limits.http2_body_buffer,
+        heads: HeadAllowance::new(limits.http2_header_buffer),
+        windows: (limits.http2_receive_buffer > 0)
+            .then(|| WindowAllowance::new(limits.http2_receive_buffer)),
+        window: limits.http2_receive_window,
+    }
+}
+
+/// The next client and a free slot for it; `None` once `signal` comes.
+/// At the connection limit, a new client makes room: the connection idle
+/// longest is shed, and the client waits (in `arrived`) for its slot, or,
+/// while none is idle, for any.
+async fn next_client<F: Future<Output = ()>>(
+    slots: &Slots,
+    listener: &TcpListener,
+    keepalive: &Option<socket2::TcpKeepalive>,
+    arrived: &mut Option<(TcpStream, SocketAddr)>,
+    mut signal: std::pin::Pin<&mut F>,
+) -> Option<(OwnedSemaphorePermit, (TcpStream, SocketAddr))> {
+    let slot = loop {
+        if let Some(slot) = slots.try_free() {
+            break slot;
+        }
+        tokio::select! {
+            slot = slots.free() => break slot,
+            accepted = accept(listener, keepalive), if arrived.is_none() => {
+                *arrived = Some(accepted);
+                slots.shed_idle_longest();
+            }
+            () = tokio::time::sleep(SHED_RETRY), if arrived.is_some() => {
+                slots.shed_idle_longest();
+            }
+            () = signal.as_mut() => return None,
+        }
+    };
+    let accepted = match arrived.take() {
+        Some(accepted) => accepted,
+        None => tokio::select! {
+            accepted = accept(listener, keepalive) => accepted,
+            () = signal.as_mut() => return None,
+        },
+    };
+    Some((slot, accepted))
+}
+
+/// Spawns the connection's task: on this runtime, or on the next worker's.
+fn spawn<S, B>(
+    connections: &mut JoinSet<()>,
+    workers: Option<&mut Workers>,
+    start: Start<S>,
+    stream: TcpStream,
+) -> Option<tokio::task::AbortHandle>
+where
+    S: Served<B>,
+    B: http_body::Body<Data: Send, Error: Into<BoxError>> + Send + 'static,
+{
+    let Some(workers) = workers else {
+        return Some(connections.spawn(start.run(Handoff::Registered(stream))));
+    };
+    // The socket leaves this runtime's reactor for the worker's.
+    match stream.into_std() {
+        Ok(stream) => Some(connections.spawn_on(start.run(Handoff::Moved(stream)), workers.next())),
+        Err(error) => {
+            tracing::debug!(%error, "pronghorn: could not hand a connection to a worker");
+            None
+        }
+    }
+}
+
 /// A socket on its way to its connection's task.
-enum Socket {
+enum Handoff {
     /// Accepted on the runtime that runs the task.
     Registered(TcpStream),
     /// Taken off the accepting runtime's reactor, for a worker's.
@@ -176,7 +211,7 @@ struct Start<S> {
 impl<S> Start<S> {
     /// Serves the connection on `socket` until it ends: TLS if set, write
     /// coalescing, hyper, graceful shutdown and the watchdog's timeouts.
-    async fn run<B>(self, socket: Socket)
+    async fn run<B>(self, socket: Handoff)
     where
         S: Served<B>,
         B: http_body::Body<Data: Send, Error: Into<BoxError>> + Send + 'static,
@@ -193,8 +228,8 @@ impl<S> Start<S> {
             tls,
         } = self;
         let stream = match socket {
-            Socket::Registered(stream) => stream,
-            Socket::Moved(stream) => match TcpStream::from_std(stream) {
+            Handoff::Registered(stream) => stream,
+            Handoff::Moved(stream) => match TcpStream::from_std(stream) {
                 Ok(stream) => stream,
                 Err(error) => {
                     tracing::debug!(%error, "pronghorn: a worker could not take a connection");

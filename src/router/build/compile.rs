@@ -20,6 +20,7 @@ use crate::router::request::{
     compiled::{
         Answer, Applied, CompiledRoute, CompiledRouter, Fallback, Hook, Hooks, Inner, ModuleState,
     },
+    hooks::{ErasedMonitor, ErasedPostfix, ErasedPrefix},
     pattern::{Pattern, Segment, match_parts},
     service::{RouterIntoService, serves_requests},
     table::{FxHasher, Key, RouteId},
@@ -228,6 +229,28 @@ fn hook_lists(inner: &Inner, route: &mut CompiledRoute) {
     }
 }
 
+/// The module being added, as its steps read it.
+struct Adding<'a> {
+    place: u32,
+    /// The router's settings over the outer routers'.
+    settings: RouteSettings,
+    /// State types the handlers may read besides what the tables hold.
+    also_held: &'a [StateType],
+}
+
+/// A module's hooks, compiled.
+struct ModuleHooks {
+    prefixes: Vec<Hook<dyn ErasedPrefix>>,
+    postfixes: Vec<Hook<dyn ErasedPostfix>>,
+    monitors: Vec<Hook<dyn ErasedMonitor>>,
+}
+
+impl ModuleHooks {
+    fn is_empty(&self) -> bool {
+        self.prefixes.is_empty() && self.postfixes.is_empty() && self.monitors.is_empty()
+    }
+}
+
 impl Inner {
     /// Adds `router`'s routes, hooks, state and fallbacks, as the module at
     /// `place` in registration order (the base is at 0): its routes take
@@ -246,7 +269,7 @@ impl Inner {
         also_held: &[StateType],
     ) -> Result<Added, RouteError> {
         let Router {
-            routes: specs,
+            routes,
             prefixes,
             postfixes,
             monitors,
@@ -266,67 +289,106 @@ impl Inner {
         if let Some(name) = duplicate_state {
             return Err(RouteError::DuplicateState { name });
         }
-        let settings = settings.or(outer);
-        let prefixes = compile_hooks(prefixes, place)?;
-        let postfixes = compile_hooks(postfixes, place)?;
-        let monitors = compile_hooks(monitors, place)?;
-        for (id, name) in &state_types {
-            if self.holds(id) {
-                return Err(RouteError::DuplicateState { name });
-            }
-        }
+        let module = Adding {
+            place,
+            settings: settings.or(outer),
+            also_held,
+        };
+        let hooks = ModuleHooks {
+            prefixes: compile_hooks(prefixes, place)?,
+            postfixes: compile_hooks(postfixes, place)?,
+            monitors: compile_hooks(monitors, place)?,
+        };
         let mut added = Added {
             place,
-            routes: Vec::with_capacity(specs.len()),
-            hooks: !(prefixes.is_empty() && postfixes.is_empty() && monitors.is_empty()),
+            routes: Vec::with_capacity(routes.len()),
+            hooks: !hooks.is_empty(),
             state: !state_types.is_empty(),
             fallbacks: fallback.is_some() || !nested_fallbacks.is_empty(),
             needs: Vec::new(),
         };
-        if added.state {
-            let given = ModuleState {
-                types: state_types,
-                values: state,
-            };
-            self.states.push((place, Arc::new(given)));
+        self.add_state(place, state_types, state)?;
+        let own = fallback.map(|spec| ("/".to_owned(), spec));
+        self.add_fallbacks(&module, &mut added, own.into_iter().chain(nested_fallbacks))?;
+        self.add_method_not_allowed(&module, &mut added, method_not_allowed)?;
+        // The hooks, and those of the routes already in that they apply
+        // to: before this module's routes, which are checked against every
+        // hook as they come in.
+        self.add_hooks(hooks);
+        self.add_routes(&module, &mut added, routes)?;
+        Ok(added)
+    }
+
+    /// Adds a module's state, refused if the tables hold a type of it.
+    fn add_state(
+        &mut self,
+        place: u32,
+        types: Vec<StateType>,
+        values: http::Extensions,
+    ) -> Result<(), RouteError> {
+        if let Some((_, name)) = types.iter().find(|(id, _)| self.holds(id)) {
+            return Err(RouteError::DuplicateState { name });
+        }
+        if !types.is_empty() {
+            self.states
+                .push((place, Arc::new(ModuleState { types, values })));
             self.states.sort_by_key(|&(place, _)| place);
             self.merge_states();
         }
-        let held = |inner: &Inner, spec: &RouteSpec, (id, _): &StateType| {
-            inner.holds(id)
-                || also_held.iter().any(|(held, _)| held == id)
+        Ok(())
+    }
+
+    /// What a handler's extractors need that the tables, or its route
+    /// with parameters of these `names`, do not give; the state it reads
+    /// is noted in `added`.
+    fn unmet(
+        &self,
+        module: &Adding<'_>,
+        added: &mut Added,
+        spec: &RouteSpec,
+        names: &[Box<str>],
+    ) -> Option<RouteError> {
+        let held = |(id, _): &StateType| {
+            self.holds(id)
+                || module.also_held.iter().any(|(held, _)| held == id)
                 || (spec.own_state.as_deref()).is_some_and(|own| own.holds(id))
         };
-        // What a handler's extractors need that the tables, or its route
-        // with parameters of these names, do not give.
-        let unmet = |inner: &Inner, added: &mut Added, spec: &RouteSpec, names: &[Box<str>]| {
-            for needed in &spec.needs.state {
-                if !held(inner, spec, needed) {
-                    return Some(RouteError::MissingState {
-                        pattern: spec.pattern.clone(),
-                        name: needed.1,
-                    });
-                }
-                if !added.needs.iter().any(|(_, (id, _))| *id == needed.0) {
-                    added.needs.push((spec.pattern.as_str().into(), *needed));
-                }
+        for needed in &spec.needs.state {
+            if !held(needed) {
+                return Some(RouteError::MissingState {
+                    pattern: spec.pattern.clone(),
+                    name: needed.1,
+                });
             }
-            let path = spec.needs.path?;
-            // The check runs the type's `Deserialize`: one that panics on
-            // the value it is given settles nothing (and fails at request
-            // time with a 500, as it would have).
-            let reason = std::panic::catch_unwind(|| (path.misfit)(names)).ok()??;
-            Some(RouteError::PathParameters {
-                pattern: spec.pattern.clone(),
-                type_name: path.type_name,
-                reason,
-            })
-        };
-        let own = fallback.map(|spec| ("/".to_owned(), spec));
-        for (index, (base, spec)) in own.into_iter().chain(nested_fallbacks).enumerate() {
+            if !added.needs.iter().any(|(_, (id, _))| *id == needed.0) {
+                added.needs.push((spec.pattern.as_str().into(), *needed));
+            }
+        }
+        let path = spec.needs.path?;
+        // The check runs the type's `Deserialize`: one that panics on the
+        // value it is given settles nothing (and fails at request time
+        // with a 500, as it would have).
+        let reason = std::panic::catch_unwind(|| (path.misfit)(names)).ok()??;
+        Some(RouteError::PathParameters {
+            pattern: spec.pattern.clone(),
+            type_name: path.type_name,
+            reason,
+        })
+    }
+
+    /// Adds a module's fallbacks, each with the base path it answers
+    /// under, and keeps the fallbacks deepest first, then in registration
+    /// order.
+    fn add_fallbacks(
+        &mut self,
+        module: &Adding<'_>,
+        added: &mut Added,
+        fallbacks: impl Iterator<Item = (String, RouteSpec)>,
+    ) -> Result<(), RouteError> {
+        for (index, (base, spec)) in fallbacks.enumerate() {
             let base = Pattern::parse(&base)?;
             // A fallback takes the parameters of its base.
-            if let Some(error) = unmet(self, &mut added, &spec, &base.names) {
+            if let Some(error) = self.unmet(module, added, &spec, &base.names) {
                 return Err(error);
             }
             if spec.needs.matched_path {
@@ -334,11 +396,7 @@ impl Inner {
                     base: base.source.to_string(),
                 });
             }
-            if self
-                .fallbacks
-                .iter()
-                .any(|seen| seen.base.source == base.source)
-            {
+            if (self.fallbacks.iter()).any(|seen| seen.base.source == base.source) {
                 return Err(RouteError::DuplicateFallback {
                     base: base.source.to_string(),
                 });
@@ -346,23 +404,35 @@ impl Inner {
             match spec.endpoint {
                 Responder::Http(handler) => self.fallbacks.push(Arc::new(Fallback {
                     extraction: Extraction::of(
-                        &spec.settings.or(&settings),
+                        &spec.settings.or(&module.settings),
                         spec.own_state.as_deref(),
                         (handler.layered()).then(|| (Arc::from(""), Arc::clone(&base.names))),
                     ),
                     base,
                     handler,
-                    key: key(place, index),
+                    key: key(module.place, index),
                 })),
                 #[cfg(feature = "ws")]
                 Responder::WebSocket(_) => {}
             }
         }
-        for spec in method_not_allowed {
+        (self.fallbacks).sort_by_key(|f| (std::cmp::Reverse(f.base.segments.len()), f.key));
+        Ok(())
+    }
+
+    /// Adds a module's handler of requests no route takes the method of
+    /// (one in all the tables).
+    fn add_method_not_allowed(
+        &mut self,
+        module: &Adding<'_>,
+        added: &mut Added,
+        specs: Vec<RouteSpec>,
+    ) -> Result<(), RouteError> {
+        for spec in specs {
             if self.method_not_allowed.is_some() {
                 return Err(RouteError::DuplicateMethodNotAllowed);
             }
-            if let Some(error) = unmet(self, &mut added, &spec, &[]) {
+            if let Some(error) = self.unmet(module, added, &spec, &[]) {
                 return Err(error);
             }
             match spec.endpoint {
@@ -370,24 +440,30 @@ impl Inner {
                     let fallback = Fallback {
                         base: Pattern::parse("/")?,
                         extraction: Extraction::of(
-                            &spec.settings.or(&settings),
+                            &spec.settings.or(&module.settings),
                             spec.own_state.as_deref(),
                             (handler.layered()).then(|| (Arc::from(""), Arc::from([]))),
                         ),
                         handler,
-                        key: key(place, 0),
+                        key: key(module.place, 0),
                     };
-                    self.method_not_allowed = Some((place, Arc::new(fallback)));
+                    self.method_not_allowed = Some((module.place, Arc::new(fallback)));
                 }
                 #[cfg(feature = "ws")]
                 Responder::WebSocket(_) => {}
             }
         }
-        // Deepest first, then in registration order.
-        (self.fallbacks).sort_by_key(|f| (std::cmp::Reverse(f.base.segments.len()), f.key));
-        // The hooks, and those of the routes already in that they apply
-        // to: before this module's routes, which are checked against every
-        // hook as they come in.
+        Ok(())
+    }
+
+    /// Adds a module's hooks, and each to the routes already in that it
+    /// applies to.
+    fn add_hooks(&mut self, hooks: ModuleHooks) {
+        let ModuleHooks {
+            prefixes,
+            postfixes,
+            monitors,
+        } = hooks;
         let scopes: Vec<String> = (prefixes.iter().map(|h| static_start(&h.pattern)))
             .chain(postfixes.iter().map(|h| static_start(&h.pattern)))
             .chain(monitors.iter().map(|h| static_start(&h.pattern)))
@@ -402,61 +478,23 @@ impl Inner {
             self.monitors.insert(Arc::new(hook));
         }
         self.rehook(&scopes);
+    }
+
+    /// Adds a module's routes to the tables, each with the hooks that
+    /// apply to it, then settles the tables' static paths.
+    fn add_routes(
+        &mut self,
+        module: &Adding<'_>,
+        added: &mut Added,
+        specs: Vec<RouteSpec>,
+    ) -> Result<(), RouteError> {
         let mut statics: Vec<(bool, String)> = Vec::new();
         let mut texts = std::collections::HashSet::with_capacity_and_hasher(
             specs.len(),
             std::hash::BuildHasherDefault::<FxHasher>::default(),
         );
         for (index, spec) in specs.into_iter().enumerate() {
-            let mut pattern = Pattern::parse(&spec.pattern).map_err(|error| match spec.nested {
-                true => nested(&spec.pattern, error),
-                false => error,
-            })?;
-            pattern.intern(&mut texts);
-            if let Some(error) = unmet(self, &mut added, &spec, &pattern.names) {
-                return Err(error);
-            }
-            let route_settings = spec.settings.or(&settings);
-            let params_in_request = match &spec.endpoint {
-                Responder::Http(handler) => {
-                    pattern.names.is_empty() || handler.reads_params_first()
-                }
-                #[cfg(feature = "ws")]
-                Responder::WebSocket(_) => false,
-            };
-            let layered = match &spec.endpoint {
-                Responder::Http(handler) => handler.layered(),
-                #[cfg(feature = "ws")]
-                Responder::WebSocket(_) => false,
-            };
-            let extraction = Extraction::of(
-                &route_settings,
-                spec.own_state.as_deref(),
-                layered.then(|| (Arc::clone(&pattern.source), Arc::clone(&pattern.names))),
-            );
-            let mut route = CompiledRoute {
-                method: spec.method,
-                key: key(place, index),
-                answer: match spec.endpoint {
-                    Responder::Http(handler) => Answer::Http(handler),
-                    #[cfg(feature = "ws")]
-                    Responder::WebSocket(handler) => Answer::WebSocket(Box::new(WebSocketRoute {
-                        handler,
-                        limits: route_settings.websocket_limits.unwrap_or_default(),
-                        protocols: (route_settings.websocket_protocols.clone())
-                            .unwrap_or_else(|| Arc::new([])),
-                    })),
-                },
-                extraction,
-                matched_path_in_response: (route_settings.matched_path_in_response)
-                    .unwrap_or(false),
-                params_in_request,
-                nested: spec.nested,
-                prefixes: Box::default(),
-                postfixes: Box::default(),
-                monitors: Box::default(),
-                pattern,
-            };
+            let mut route = self.compile_route(module, added, index, spec, &mut texts)?;
             hook_lists(self, &mut route);
             let route = Arc::new(route);
             let id = self.routes.insert(route.clone());
@@ -471,26 +509,78 @@ impl Inner {
                 return Err(RouteError::DuplicateRoute {
                     method: route.method.as_ref().map_or("*", Method::as_str).to_owned(),
                     first: self.routes[first].pattern.source.to_string(),
-                    second: spec.pattern,
+                    second: route.pattern.source.to_string(),
                 });
             }
             if let Some(path) = route.pattern.static_path() {
                 statics.push((websocket, path));
             }
         }
-        self.table.settle(
-            statics
-                .iter()
-                .filter(|(ws, _)| !ws)
-                .map(|(_, path)| path.as_str()),
+        let paths = |websockets: bool| {
+            (statics.iter())
+                .filter(move |(ws, _)| *ws == websockets)
+                .map(|(_, path)| path.as_str())
+        };
+        self.table.settle(paths(false));
+        self.websockets.settle(paths(true));
+        Ok(())
+    }
+
+    /// One route of a module as the tables hold it, its hooks not yet
+    /// found: its pattern parsed (its texts shared through `texts`), its
+    /// extractors' needs checked, its settings settled.
+    fn compile_route(
+        &self,
+        module: &Adding<'_>,
+        added: &mut Added,
+        index: usize,
+        spec: RouteSpec,
+        texts: &mut std::collections::HashSet<Arc<str>, std::hash::BuildHasherDefault<FxHasher>>,
+    ) -> Result<CompiledRoute, RouteError> {
+        let mut pattern = Pattern::parse(&spec.pattern).map_err(|error| match spec.nested {
+            true => nested(&spec.pattern, error),
+            false => error,
+        })?;
+        pattern.intern(texts);
+        if let Some(error) = self.unmet(module, added, &spec, &pattern.names) {
+            return Err(error);
+        }
+        let settings = spec.settings.or(&module.settings);
+        let (params_in_request, layered) = match &spec.endpoint {
+            Responder::Http(handler) => (
+                pattern.names.is_empty() || handler.reads_params_first(),
+                handler.layered(),
+            ),
+            #[cfg(feature = "ws")]
+            Responder::WebSocket(_) => (false, false),
+        };
+        let extraction = Extraction::of(
+            &settings,
+            spec.own_state.as_deref(),
+            layered.then(|| (Arc::clone(&pattern.source), Arc::clone(&pattern.names))),
         );
-        self.websockets.settle(
-            statics
-                .iter()
-                .filter(|(ws, _)| *ws)
-                .map(|(_, path)| path.as_str()),
-        );
-        Ok(added)
+        Ok(CompiledRoute {
+            method: spec.method,
+            key: key(module.place, index),
+            answer: match spec.endpoint {
+                Responder::Http(handler) => Answer::Http(handler),
+                #[cfg(feature = "ws")]
+                Responder::WebSocket(handler) => Answer::WebSocket(Box::new(WebSocketRoute {
+                    handler,
+                    limits: settings.websocket_limits.unwrap_or_default(),
+                    protocols: (settings.websocket_protocols.clone())
+                        .unwrap_or_else(|| Arc::new([])),
+                })),
+            },
+            extraction,
+            matched_path_in_response: settings.matched_path_in_response.unwrap_or(false),
+            params_in_request,
+            nested: spec.nested,
+            prefixes: Box::default(),
+            postfixes: Box::default(),
+            monitors: Box::default(),
+            pattern,
+        })
     }
 
     /// Takes away what `added` added. Costs what the module held, and for

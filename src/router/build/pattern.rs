@@ -130,6 +130,50 @@ fn foreign_parameter(raw: &str) -> Option<String> {
     }
 }
 
+/// The parameter whose `{` is at `i` in the segment `raw` (at `start` in
+/// `pattern`): whether it is a catch-all, its name, checked against the
+/// `names` before it, and where the segment goes on after its `}`.
+fn parameter<'a>(
+    pattern: &str,
+    raw: &'a str,
+    i: usize,
+    start: usize,
+    names: &[Box<str>],
+) -> Result<(bool, &'a str, usize), RouteError> {
+    let Some(length) = raw[i + 1..].find('}') else {
+        return Err(RouteError::UnbalancedBrace {
+            pattern: pattern.to_owned(),
+            at: start + i,
+        });
+    };
+    let inside = &raw[i + 1..i + 1 + length];
+    let (is_catch_all, name) = match inside.strip_prefix('*') {
+        Some(name) => (true, name),
+        None => (false, inside),
+    };
+    if name.is_empty() {
+        return Err(RouteError::EmptyParameter {
+            pattern: pattern.to_owned(),
+        });
+    }
+    if !valid_name(name) {
+        return Err(RouteError::InvalidName {
+            pattern: pattern.to_owned(),
+            name: name.to_owned(),
+        });
+    }
+    if names.iter().any(|known| **known == *name) {
+        return Err(RouteError::DuplicateParameter {
+            pattern: pattern.to_owned(),
+            name: name.to_owned(),
+        });
+    }
+    Ok((is_catch_all, name, i + 2 + length))
+}
+
+/// One segment of `pattern`, `raw`, at `start` in it: a static text, a
+/// catch-all, or literals and parameters; its parameters' names are added
+/// to `names`.
 fn parse_segment(
     pattern: &str,
     raw: &str,
@@ -158,35 +202,7 @@ fn parse_segment(
                 });
             }
             b'{' => {
-                let Some(length) = raw[i + 1..].find('}') else {
-                    return Err(RouteError::UnbalancedBrace {
-                        pattern: pattern.to_owned(),
-                        at: start + i,
-                    });
-                };
-                let inside = &raw[i + 1..i + 1 + length];
-                let (is_catch_all, name) = match inside.strip_prefix('*') {
-                    Some(name) => (true, name),
-                    None => (false, inside),
-                };
-                if name.is_empty() {
-                    return Err(RouteError::EmptyParameter {
-                        pattern: pattern.to_owned(),
-                    });
-                }
-                if !valid_name(name) {
-                    return Err(RouteError::InvalidName {
-                        pattern: pattern.to_owned(),
-                        name: name.to_owned(),
-                    });
-                }
-                if names.iter().any(|known| **known == *name) {
-                    return Err(RouteError::DuplicateParameter {
-                        pattern: pattern.to_owned(),
-                        name: name.to_owned(),
-                    });
-                }
-                let end = i + 2 + length;
+                let (is_catch_all, name, end) = parameter(pattern, raw, i, start, names)?;
                 if is_catch_all {
                     if i != 0 || end != bytes.len() {
                         return Err(RouteError::CatchAllNotAlone {
