@@ -55,11 +55,8 @@ use crate::{
     body::Body,
     handler::IntoResponse,
     hook::{FnAsync, FnSync},
-    step::{BoxFuture, Step},
+    step::{BoxFuture, ResponseStep, Step},
 };
-
-/// The answer of an error handler: ready, or a future of it.
-type Answer = Step<Response<Body>, BoxFuture<Response<Body>>>;
 
 /// A function that turns an error `E` into an answer: a closure taking the
 /// error and returning anything [`IntoResponse`] (the marker [`FnSync`]:
@@ -79,7 +76,7 @@ where
     F: Fn(E) -> R + Clone,
     R: IntoResponse,
 {
-    fn answer(&self, error: E) -> Answer {
+    fn answer(&self, error: E) -> ResponseStep {
         Step::Ready(self(error).into_response())
     }
 }
@@ -90,7 +87,7 @@ where
     Fut: Future + Send + 'static,
     Fut::Output: IntoResponse,
 {
-    fn answer(&self, error: E) -> Answer {
+    fn answer(&self, error: E) -> ResponseStep {
         let future = self(error);
         Step::Pending(Box::pin(async move { future.await.into_response() }))
     }
@@ -149,7 +146,7 @@ pub struct HandleError<S, F, M = FnAsync> {
     /// for the next call. Only ever reached through `&mut self`, so never
     /// locked: the mutex makes the service `Sync`, as a router's layers
     /// must be, around an answer that is only `Send`.
-    refused: Mutex<Option<Answer>>,
+    refused: Mutex<Option<ResponseStep>>,
     _marker: PhantomData<fn() -> M>,
 }
 
@@ -173,7 +170,7 @@ impl<S: fmt::Debug, F, M> fmt::Debug for HandleError<S, F, M> {
 }
 
 impl<S, F, M> HandleError<S, F, M> {
-    fn refused(&mut self) -> &mut Option<Answer> {
+    fn refused(&mut self) -> &mut Option<ResponseStep> {
         self.refused
             .get_mut()
             .unwrap_or_else(PoisonError::into_inner)
@@ -239,7 +236,7 @@ pin_project! {
             handler: Option<F>,
         },
         Answer {
-            answer: Option<Answer>,
+            answer: Option<ResponseStep>,
         },
     }
 }

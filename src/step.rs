@@ -14,6 +14,11 @@ use std::{
 /// type-erased.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
+/// A response, or the future of one: what a handler's or an error
+/// handler's call gives.
+pub(crate) type ResponseStep =
+    Step<http::Response<crate::Body>, BoxFuture<http::Response<crate::Body>>>;
+
 /// The answer of a hook or handler: a value now, or a future of it.
 ///
 /// Every step of a pronghorn pipeline answers with a `Step`. A [`Step::Ready`]

@@ -336,7 +336,7 @@ where
     L::Service: RouteService,
 {
     let service = layer.layer(Endpoint::new(Arc::clone(handler)));
-    Arc::new(super::Erased::new(Layered::<_, ()>::new(service)))
+    Arc::new(super::TypedHandler::new(Layered::<_, ()>::new(service)))
 }
 
 /// The request the layers take, by value: moved out of the router's

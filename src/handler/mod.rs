@@ -171,6 +171,7 @@ use crate::{
 };
 
 pub use crate::step::BoxFuture;
+use crate::step::ResponseStep;
 
 /// Marker of a handler whose last argument reads the body.
 #[derive(Debug)]
@@ -305,22 +306,21 @@ pub trait Handler<M>: Clone + Send + Sync + 'static {
         L: tower_layer::Layer<Endpoint>,
         L::Service: RouteService,
     {
-        let handler: std::sync::Arc<dyn ErasedHandler> = std::sync::Arc::new(Erased::new(self));
+        let handler: std::sync::Arc<dyn ErasedHandler> =
+            std::sync::Arc::new(TypedHandler::new(self));
         Layered::new(layer.layer(Endpoint::new(handler)))
     }
 }
 
-type Answer = Step<Response<Body>, BoxFuture<Response<Body>>>;
-
 /// A synchronous handler's answer.
 #[inline]
-fn now<R: IntoResponse>(value: R) -> Answer {
+fn now<R: IntoResponse>(value: R) -> ResponseStep {
     Step::Ready(value.into_response())
 }
 
 /// An asynchronous handler's answer: its future, boxed.
 #[inline]
-fn later<F>(future: F) -> Answer
+fn later<F>(future: F) -> ResponseStep
 where
     F: Future + Send + 'static,
     F::Output: IntoResponse + 'static,
@@ -347,7 +347,7 @@ where
 /// Polls a pending answer's future once with `cx`: one that completes at
 /// once answers now, and one still pending has the waker of `cx`.
 #[inline]
-fn first_poll(answer: Answer, cx: &mut Context<'_>) -> Answer {
+fn first_poll(answer: ResponseStep, cx: &mut Context<'_>) -> ResponseStep {
     match answer {
         Step::Pending(mut future) => match future.as_mut().poll(cx) {
             Poll::Ready(response) => Step::Ready(response),
@@ -494,7 +494,7 @@ macro_rules! handler_impls {
 
 /// A handler's [`Step`], its answer turned into a response.
 #[inline]
-fn erase_step<R, Fut>(step: Step<R, Fut>) -> Answer
+fn erase_step<R, Fut>(step: Step<R, Fut>) -> ResponseStep
 where
     R: IntoResponse + 'static,
     Fut: Future<Output = R> + Send + 'static,
@@ -560,12 +560,13 @@ pub(crate) trait ErasedHandler: Send + Sync + 'static {
     fn layered(&self) -> bool;
 }
 
-pub(crate) struct Erased<H, M> {
+/// A handler with its marker type, behind `dyn ErasedHandler`.
+pub(crate) struct TypedHandler<H, M> {
     handler: H,
     _marker: PhantomData<fn() -> M>,
 }
 
-impl<H, M> Erased<H, M> {
+impl<H, M> TypedHandler<H, M> {
     pub(crate) fn new(handler: H) -> Self {
         Self {
             handler,
@@ -574,7 +575,7 @@ impl<H, M> Erased<H, M> {
     }
 }
 
-impl<H, M> ErasedHandler for Erased<H, M>
+impl<H, M> ErasedHandler for TypedHandler<H, M>
 where
     H: Handler<M>,
     M: 'static,

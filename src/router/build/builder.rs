@@ -5,14 +5,14 @@ use http::Method;
 use super::scope::Scope;
 use crate::router::request::compiled::CompiledRouter;
 use crate::router::request::hooks::{
-    Erased as ErasedHook, ErasedMonitor, ErasedPostfix, ErasedPrefix, RoutePostfix, RoutePrefix,
+    ErasedMonitor, ErasedPostfix, ErasedPrefix, RoutePostfix, RoutePrefix, TypedHook,
 };
 
 use super::methods::MethodRouter;
 use crate::{
     handler::{
-        Answers, Endpoint, Erased as ErasedFn, ErasedHandler, Handler, Mounted, NESTED_PATTERN_END,
-        Needs, Rejection, RouteService, Shape, StateType, state_type, wrap,
+        Answers, Endpoint, ErasedHandler, Handler, Mounted, NESTED_PATTERN_END, Needs, Rejection,
+        RouteService, Shape, StateType, TypedHandler, state_type, wrap,
     },
     monitor::route::RouteMonitor,
 };
@@ -274,7 +274,7 @@ impl RouteSpec {
         Self {
             method,
             pattern: pattern.to_owned(),
-            endpoint: Responder::Http(Arc::new(ErasedFn::new(handler))),
+            endpoint: Responder::Http(Arc::new(TypedHandler::new(handler))),
             needs,
             nested: false,
             settings: RouteSettings::default(),
@@ -683,7 +683,7 @@ impl Router {
         let answers = self.settings.answers.unwrap_or_default();
         let layered = |answer: fn(Answers) -> http::Response<crate::body::Body>| {
             let answer = move || answer(answers);
-            let handler: Arc<dyn ErasedHandler> = Arc::new(ErasedFn::new(answer));
+            let handler: Arc<dyn ErasedHandler> = Arc::new(TypedHandler::new(answer));
             let handler = layers
                 .iter()
                 .fold(handler, |handler, layer| layer(&handler));
@@ -960,7 +960,7 @@ impl Router {
     {
         self.compiled = Compiled::default();
         self.prefixes
-            .push(HookSpec::new(scope.into(), Arc::new(ErasedHook::new(hook))));
+            .push(HookSpec::new(scope.into(), Arc::new(TypedHook::new(hook))));
         self
     }
 
@@ -1003,7 +1003,7 @@ impl Router {
     {
         self.compiled = Compiled::default();
         self.postfixes
-            .push(HookSpec::new(scope.into(), Arc::new(ErasedHook::new(hook))));
+            .push(HookSpec::new(scope.into(), Arc::new(TypedHook::new(hook))));
         self
     }
 
@@ -1052,7 +1052,7 @@ impl Router {
     {
         self.compiled = Compiled::default();
         self.monitors
-            .push(HookSpec::new(scope.into(), Arc::new(ErasedHook::new(hook))));
+            .push(HookSpec::new(scope.into(), Arc::new(TypedHook::new(hook))));
         self
     }
 
@@ -1104,7 +1104,7 @@ impl Router {
         self.compiled = Compiled::default();
         self.monitors.push(HookSpec {
             body_end: true,
-            ..HookSpec::new(scope.into(), Arc::new(ErasedHook::new(hook)))
+            ..HookSpec::new(scope.into(), Arc::new(TypedHook::new(hook)))
         });
         self
     }

@@ -18,7 +18,8 @@ use super::{
 use crate::router::request::compiled::WebSocketRoute;
 use crate::router::request::{
     compiled::{
-        Answer, Applied, CompiledRoute, CompiledRouter, Fallback, Hook, Hooks, Inner, ModuleState,
+        Applied, CompiledRoute, CompiledRouter, Fallback, Handling, Hook, Hooks, ModuleState,
+        Tables,
     },
     hooks::{ErasedMonitor, ErasedPostfix, ErasedPrefix},
     pattern::{Pattern, Segment, match_parts},
@@ -43,7 +44,7 @@ pub(crate) struct Added {
 impl CompiledRoute {
     /// Whether a WebSocket handler answers it.
     fn is_websocket(&self) -> bool {
-        !matches!(self.answer, Answer::Http(_))
+        !matches!(self.handling, Handling::Http(_))
     }
 }
 
@@ -220,7 +221,7 @@ fn applied<H: ?Sized>(
 /// The hooks of each kind that may apply to `route`: for an HTTP route
 /// prefixes, postfixes and monitors, for a WebSocket route (whose
 /// response is the handshake's) prefixes and monitors.
-fn hook_lists(inner: &Inner, route: &mut CompiledRoute) {
+fn hook_lists(inner: &Tables, route: &mut CompiledRoute) {
     let (method, pattern) = (route.method.as_ref(), &route.pattern);
     route.prefixes = applied(&inner.prefixes, method, pattern);
     route.monitors = applied(&inner.monitors, method, pattern);
@@ -251,7 +252,7 @@ impl ModuleHooks {
     }
 }
 
-impl Inner {
+impl Tables {
     /// Adds `router`'s routes, hooks, state and fallbacks, as the module at
     /// `place` in registration order (the base is at 0): its routes take
     /// `outer`'s settings where neither they nor `router` set one, and may
@@ -562,10 +563,10 @@ impl Inner {
         Ok(CompiledRoute {
             method: spec.method,
             key: key(module.place, index),
-            answer: match spec.endpoint {
-                Responder::Http(handler) => Answer::Http(handler),
+            handling: match spec.endpoint {
+                Responder::Http(handler) => Handling::Http(handler),
                 #[cfg(feature = "ws")]
-                Responder::WebSocket(handler) => Answer::WebSocket(Box::new(WebSocketRoute {
+                Responder::WebSocket(handler) => Handling::WebSocket(Box::new(WebSocketRoute {
                     handler,
                     limits: settings.websocket_limits.unwrap_or_default(),
                     protocols: (settings.websocket_protocols.clone())
@@ -785,9 +786,9 @@ serves_requests!(
 );
 
 fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
-    let mut inner = Inner {
+    let mut inner = Tables {
         answers: router.settings.answers.unwrap_or_default(),
-        ..Inner::default()
+        ..Tables::default()
     };
     inner.add(
         router.with_default_answers(),

@@ -15,7 +15,7 @@ use super::{
 };
 use crate::handler::StateType;
 use crate::router::request::{
-    compiled::{CompiledRouter, Inner},
+    compiled::{CompiledRouter, Tables},
     service::serves_requests,
 };
 
@@ -64,11 +64,11 @@ pub struct Reloadable {
     shared: Arc<Shared>,
     /// This handle's view of the live table: revalidated on every call by
     /// one pointer comparison, reloaded only after a swap.
-    live: Cache<Arc<ArcSwap<Inner>>, Arc<Inner>>,
+    live: Cache<Arc<ArcSwap<Tables>>, Arc<Tables>>,
 }
 
 struct Shared {
-    live: Arc<ArcSwap<Inner>>,
+    live: Arc<ArcSwap<Tables>>,
     /// What the live table's modules added to it: what taking one away
     /// takes.
     registry: Mutex<Registry>,
@@ -397,7 +397,7 @@ impl Reloadable {
         let is_kept = |module: &&Module| kept.binary_search(&module.added.place()).is_ok();
         // A clone of the live table shares all of it: what follows copies
         // only what the changes change.
-        let mut next = Inner::clone(&self.shared.live.load());
+        let mut next = Tables::clone(&self.shared.live.load());
         let mut gave_state = false;
         for module in registry.modules.iter().filter(|module| !is_kept(module)) {
             gave_state |= module.added.gave_state();

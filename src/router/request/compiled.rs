@@ -51,7 +51,7 @@ use super::{
 /// assert_eq!(response.headers()["allow"], "GET, HEAD");
 /// ```
 pub struct CompiledRouter {
-    pub(crate) inner: Arc<Inner>,
+    pub(crate) inner: Arc<Tables>,
 }
 
 impl Clone for CompiledRouter {
@@ -160,7 +160,7 @@ pub(crate) struct CompiledRoute {
     pub(crate) method: Option<Method>,
     /// Its place in registration order.
     pub(crate) key: Key,
-    pub(crate) answer: Answer,
+    pub(crate) handling: Handling,
     pub(crate) extraction: Extraction,
     /// Whether its responses carry their `MatchedPath`.
     pub(crate) matched_path_in_response: bool,
@@ -190,9 +190,10 @@ impl CompiledRoute {
     }
 }
 
-/// What answers a compiled route.
+/// How a compiled route is answered: by an HTTP handler, or by a
+/// WebSocket handler after the handshake.
 #[derive(Clone)]
-pub(crate) enum Answer {
+pub(crate) enum Handling {
     Http(Arc<dyn ErasedHandler>),
     /// A WebSocket handler, with its settings: boxed, so that the many
     /// HTTP routes do not carry them.
@@ -217,7 +218,7 @@ pub(crate) struct WebSocketRoute {
 /// [`Reloadable`](crate::router::Reloadable) changes a clone of the live tables and
 /// makes it live.
 #[derive(Clone, Default)]
-pub(crate) struct Inner {
+pub(crate) struct Tables {
     pub(crate) table: Table,
     /// WebSocket routes, found like GET routes among themselves.
     pub(crate) websockets: Table,

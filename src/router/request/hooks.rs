@@ -582,13 +582,14 @@ pub(crate) trait ErasedMonitor: Send + Sync + 'static {
     fn call(&self, exchange: &RouteExchange<'_>) -> Step<(), BoxFuture<()>>;
 }
 
-/// A hook with its marker erased.
-pub(crate) struct Erased<H, M> {
+/// A hook with its marker type, behind `dyn ErasedPrefix`, `dyn
+/// ErasedPostfix` or `dyn ErasedMonitor`.
+pub(crate) struct TypedHook<H, M> {
     hook: H,
     _marker: PhantomData<fn() -> M>,
 }
 
-impl<H, M> Erased<H, M> {
+impl<H, M> TypedHook<H, M> {
     pub(crate) fn new(hook: H) -> Self {
         Self {
             hook,
@@ -597,7 +598,7 @@ impl<H, M> Erased<H, M> {
     }
 }
 
-impl<H: RoutePrefix<M>, M: 'static> ErasedPrefix for Erased<H, M> {
+impl<H: RoutePrefix<M>, M: 'static> ErasedPrefix for TypedHook<H, M> {
     #[inline]
     fn call(
         &self,
@@ -646,7 +647,7 @@ impl<H: RoutePrefix<M>, M: 'static> ErasedPrefix for Erased<H, M> {
     }
 }
 
-impl<H: RoutePostfix<M>, M: 'static> ErasedPostfix for Erased<H, M> {
+impl<H: RoutePostfix<M>, M: 'static> ErasedPostfix for TypedHook<H, M> {
     #[inline]
     fn call(
         &self,
@@ -670,7 +671,7 @@ impl<H: RoutePostfix<M>, M: 'static> ErasedPostfix for Erased<H, M> {
     }
 }
 
-impl<H: RouteMonitor<M>, M: 'static> ErasedMonitor for Erased<H, M> {
+impl<H: RouteMonitor<M>, M: 'static> ErasedMonitor for TypedHook<H, M> {
     #[inline]
     fn call(&self, exchange: &RouteExchange<'_>) -> Step<(), BoxFuture<()>> {
         self.hook.call(exchange)

@@ -5,7 +5,7 @@
 use http::{HeaderValue, Method};
 
 use super::{
-    compiled::{Applied, Hook, Hooks, Inner},
+    compiled::{Applied, Hook, Hooks, Tables},
     pattern::{Pattern, Segment, match_parts},
     table::{Methods, RouteId, catch_all_end, next_segment},
 };
@@ -21,7 +21,7 @@ pub(crate) enum Target {
     Route { id: RouteId, as_get: bool },
     /// No route for the method: 405, or for OPTIONS an automatic 204; both
     /// with `Allow`. `route` is the first of the routes the path matched.
-    Elsewhere {
+    MethodNotAllowed {
         allow: HeaderValue,
         options: bool,
         route: RouteId,
@@ -29,7 +29,7 @@ pub(crate) enum Target {
     /// No route for the path, and no fallback: 404.
     NotFound,
     /// No route for the path: the fallback at this index in
-    /// `Inner::fallbacks` answers.
+    /// `Tables::fallbacks` answers.
     Fallback { id: usize },
     /// A plain GET to a path only WebSocket routes answer: 426.
     UpgradeRequired { route: RouteId },
@@ -40,10 +40,10 @@ impl Target {
     /// the path matched for an automatic OPTIONS answer or a 426. None for
     /// a 405 or a 404.
     #[inline]
-    pub(crate) fn pattern<'r>(&self, router: &'r Inner) -> Option<&'r str> {
+    pub(crate) fn pattern<'r>(&self, router: &'r Tables) -> Option<&'r str> {
         match *self {
             Target::Route { id, .. }
-            | Target::Elsewhere {
+            | Target::MethodNotAllowed {
                 options: true,
                 route: id,
                 ..
@@ -54,7 +54,7 @@ impl Target {
     }
 }
 
-impl Inner {
+impl Tables {
     /// Finds the target of a request; `upgrade` when it asks for a
     /// WebSocket upgrade.
     pub(crate) fn lookup(
@@ -102,7 +102,7 @@ impl Inner {
         let target = self.route_or_elsewhere(method, path, upgrade, captures);
         let route = match target {
             Target::Route { id, .. }
-            | Target::Elsewhere { route: id, .. }
+            | Target::MethodNotAllowed { route: id, .. }
             | Target::UpgradeRequired { route: id } => &self.routes[id],
             Target::NotFound | Target::Fallback { .. } => return target,
         };
@@ -244,7 +244,7 @@ impl Inner {
             .collect::<Vec<_>>()
             .join(separator);
         let allow = HeaderValue::from_str(&allow).expect("method names are valid header text");
-        Target::Elsewhere {
+        Target::MethodNotAllowed {
             allow,
             options,
             route,

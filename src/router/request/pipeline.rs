@@ -21,7 +21,7 @@ use std::{
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
 
 use super::{
-    compiled::{Answer, Applied, CompiledRoute, Hook, Hooks, Inner},
+    compiled::{Applied, CompiledRoute, Handling, Hook, Hooks, Tables},
     hooks::{
         Done, ErasedMonitor, ErasedPostfix, ErasedPrefix, PostfixFlow, PrefixFlow, take_staged,
     },
@@ -70,7 +70,7 @@ enum Kind {
 /// Dropped before the run ended, it is cancelled (the response future has
 /// no drop of its own: a request answered at once pays for none).
 struct Running {
-    router: Arc<Inner>,
+    router: Arc<Tables>,
     /// `None` once the state has gone on with the response.
     pipeline: Option<Box<Pipeline>>,
 }
@@ -90,7 +90,7 @@ impl Drop for Running {
 
 impl ResponseFuture {
     #[inline]
-    pub(crate) fn new<B>(router: &Arc<Inner>, request: Request<B>) -> Self
+    pub(crate) fn new<B>(router: &Arc<Tables>, request: Request<B>) -> Self
     where
         B: http_body::Body<Data = Bytes> + Send + 'static,
         B::Error: Into<BoxError>,
@@ -112,7 +112,7 @@ impl ResponseFuture {
     /// poll of the future.
     // Out of line: only a suspension comes here.
     #[inline(never)]
-    pub(crate) fn running(router: &Arc<Inner>, pipeline: Pipeline) -> Self {
+    pub(crate) fn running(router: &Arc<Tables>, pipeline: Pipeline) -> Self {
         Self {
             kind: Kind::Running(Running {
                 router: Arc::clone(router),
@@ -176,7 +176,7 @@ impl fmt::Debug for ResponseFuture {
 /// request's state goes with the connection or the body; those monitors
 /// see the status again, not the headers, which have gone out.
 #[cold]
-fn go_on(router: &Arc<Inner>, mut pipeline: Box<Pipeline>) -> Response<Body> {
+fn go_on(router: &Arc<Tables>, mut pipeline: Box<Pipeline>) -> Response<Body> {
     #[cfg(feature = "ws")]
     if let Some(connection) = pipeline.connection.take() {
         let response = pipeline.response.take().expect("a step answered");
@@ -307,7 +307,7 @@ pub(crate) struct Pipeline {
 /// 426 for a plain GET to a WebSocket route, 404.
 fn fixed_answer(target: &Target, answers: Answers) -> Response<Body> {
     match target {
-        Target::Elsewhere { allow, .. } => {
+        Target::MethodNotAllowed { allow, .. } => {
             let mut response = answers.method_not_allowed();
             response.headers_mut().insert(header::ALLOW, allow.clone());
             response
@@ -333,7 +333,7 @@ impl Pipeline {
     /// state then moves into the future, which polls that step again with
     /// the caller's waker on its first poll and goes on from there.
     #[inline]
-    pub(crate) fn start<B>(router: &Arc<Inner>, request: Request<B>) -> ResponseFuture
+    pub(crate) fn start<B>(router: &Arc<Tables>, request: Request<B>) -> ResponseFuture
     where
         B: http_body::Body<Data = Bytes> + Send + 'static,
         B::Error: Into<BoxError>,
@@ -387,7 +387,7 @@ impl Pipeline {
     /// route's hooks were settled at compile time; for an answer no route
     /// gives they are found by matching the path.
     #[inline(always)]
-    fn look_up(&mut self, router: &Inner) {
+    fn look_up(&mut self, router: &Tables) {
         let request = (self.request.as_ref()).expect("the request is present until a step runs");
         // The upgrade headers are read only when some route takes them.
         #[cfg(feature = "ws")]
@@ -420,7 +420,7 @@ impl Pipeline {
     /// whether it has monitors. A fixed answer (404, 405, 426) is given here.
     // Out of line: a routed request's hooks were settled at compile time.
     #[inline(never)]
-    fn find_hooks(&mut self, router: &Inner) -> bool {
+    fn find_hooks(&mut self, router: &Tables) -> bool {
         let head = self.head.as_ref().expect(COPIED);
         let target = &self.target;
         let methods = [head.method()];
@@ -433,7 +433,7 @@ impl Pipeline {
             ),
             // A 405 that a handler answers, as a fallback, with the
             // router's `Allow`.
-            Target::Elsewhere {
+            Target::MethodNotAllowed {
                 options: false,
                 allow,
                 ..
@@ -447,7 +447,7 @@ impl Pipeline {
             }
             // OPTIONS runs the prefixes over its path, routed or
             // not: one may answer a preflight.
-            Target::Elsewhere { options: true, .. } | Target::NotFound
+            Target::MethodNotAllowed { options: true, .. } | Target::NotFound
                 if *head.method() == Method::OPTIONS =>
             {
                 let prefixes = applied_at(&router.prefixes, &methods, head.path());
@@ -473,7 +473,7 @@ impl Pipeline {
 /// parameters, body limits and shape of rejections, the router's state.
 #[inline(always)]
 fn route_context<'a>(
-    router: &'a Inner,
+    router: &'a Tables,
     head: Option<&'a RequestHead>,
     captures: &'a Captures,
     pattern: &'a str,
@@ -580,7 +580,7 @@ impl Pipeline {
     /// every step: a panic in a prefix, the handler or a postfix (or their
     /// futures) lands here, becomes a 500, and the run goes on with the
     /// staged headers and the monitors. Monitors are guarded one by one.
-    pub(crate) fn run(&mut self, router: &Inner, cx: &mut Context<'_>) -> Poll<()> {
+    pub(crate) fn run(&mut self, router: &Tables, cx: &mut Context<'_>) -> Poll<()> {
         loop {
             match catch_unwind(AssertUnwindSafe(|| self.steps(router, cx))) {
                 Ok(poll) => return poll,
@@ -602,7 +602,7 @@ impl Pipeline {
     /// the response through at once. A step that suspends leaves its future
     /// in `self.pending` and ends the turn; an early answer moves the run
     /// to the finish.
-    fn steps(&mut self, router: &Inner, cx: &mut Context<'_>) -> Poll<()> {
+    fn steps(&mut self, router: &Tables, cx: &mut Context<'_>) -> Poll<()> {
         let (route, pattern) = match self.target {
             Target::Route { id, .. } => {
                 let route = &router.routes[id];
@@ -820,7 +820,7 @@ impl Pipeline {
     /// response. Nothing waits for them any more, so an asynchronous
     /// monitor's future is polled once, then dropped.
     #[cold]
-    fn cancel(&mut self, router: &Inner) {
+    fn cancel(&mut self, router: &Tables) {
         if self.clock.is_none() || self.stage == Stage::Done {
             return;
         }
@@ -847,14 +847,14 @@ impl Pipeline {
     /// The WebSocket connection has ended, its handler having failed or
     /// not: the monitors run now.
     #[cfg(feature = "ws")]
-    fn connection_ended(&mut self, router: &Inner, failure: Option<Failure>) {
+    fn connection_ended(&mut self, router: &Tables, failure: Option<Failure>) {
         self.failure = failure.map(Box::new);
         self.stage = Stage::Monitor(0);
         self.run_unawaited(router);
     }
 
     /// The response body has ended: the monitors that asked hear how.
-    fn body_ended(&mut self, router: &Inner, end: BodyEnd) {
+    fn body_ended(&mut self, router: &Tables, end: BodyEnd) {
         self.body_end = Some(Box::new(end));
         self.stage = Stage::Monitor(0);
         self.run_unawaited(router);
@@ -863,7 +863,7 @@ impl Pipeline {
     /// Runs the monitors from where the run stands to the end, with no one
     /// to wait for them: an asynchronous one's future is polled once, then
     /// dropped.
-    fn run_unawaited(&mut self, router: &Inner) {
+    fn run_unawaited(&mut self, router: &Tables) {
         let cx = &mut Context::from_waker(Waker::noop());
         while self.run(router, cx).is_pending() {
             self.pending = Pending::None;
@@ -877,7 +877,7 @@ impl Pipeline {
         &mut self,
         hook: &Hook<dyn ErasedPrefix>,
         pattern: Option<&str>,
-        router: &Inner,
+        router: &Tables,
         answered_by: Option<&CompiledRoute>,
     ) -> bool {
         let mut route = Route {
@@ -913,7 +913,7 @@ impl Pipeline {
     /// handler's future, polled once, is not ready.
     fn handler(
         &mut self,
-        router: &Inner,
+        router: &Tables,
         route: Option<&CompiledRoute>,
         cx: &mut Context<'_>,
     ) -> Poll<()> {
@@ -924,10 +924,10 @@ impl Pipeline {
         let (pattern, names) = (&*route.pattern.source, &*route.pattern.names);
         // Without the `ws` feature the match has one arm.
         #[cfg_attr(not(feature = "ws"), allow(clippy::infallible_destructuring_match))]
-        let handler = match &route.answer {
-            Answer::Http(handler) => handler,
+        let handler = match &route.handling {
+            Handling::Http(handler) => handler,
             #[cfg(feature = "ws")]
-            Answer::WebSocket(websocket) => {
+            Handling::WebSocket(websocket) => {
                 self.handshake(router, route, websocket);
                 return Poll::Ready(());
             }
@@ -942,7 +942,7 @@ impl Pipeline {
     #[inline(never)]
     fn handshake(
         &mut self,
-        router: &Inner,
+        router: &Tables,
         route: &CompiledRoute,
         websocket: &super::compiled::WebSocketRoute,
     ) {
@@ -969,7 +969,7 @@ impl Pipeline {
     /// The answer to a request no route matched that reached the handler's
     /// stage: the fallback's, or for OPTIONS the automatic one.
     #[inline(never)]
-    fn without_route(&mut self, router: &Inner, cx: &mut Context<'_>) -> Poll<()> {
+    fn without_route(&mut self, router: &Tables, cx: &mut Context<'_>) -> Poll<()> {
         match &self.target {
             &Target::Fallback { id } => {
                 let fallback = &router.fallbacks[id];
@@ -983,12 +983,12 @@ impl Pipeline {
                     cx,
                 )
             }
-            Target::Elsewhere { options: false, .. } => {
+            Target::MethodNotAllowed { options: false, .. } => {
                 let (_, answer) = (router.method_not_allowed.as_ref())
                     .expect("a 405 reaches the handler's stage with its handler");
                 self.call(router, &answer.handler, "", &[], &answer.extraction, cx)
             }
-            Target::Elsewhere { allow, .. } => {
+            Target::MethodNotAllowed { allow, .. } => {
                 // An automatic OPTIONS answer: no prefix answered it.
                 let mut response = StatusCode::NO_CONTENT.into_response();
                 response.headers_mut().insert(header::ALLOW, allow.clone());
@@ -1008,7 +1008,7 @@ impl Pipeline {
     #[inline(always)]
     fn call(
         &mut self,
-        router: &Inner,
+        router: &Tables,
         handler: &Arc<dyn ErasedHandler>,
         pattern: &str,
         names: &[Box<str>],
@@ -1052,7 +1052,7 @@ impl Pipeline {
         &mut self,
         hook: &Hook<dyn ErasedPostfix>,
         pattern: Option<&str>,
-        router: &Inner,
+        router: &Tables,
     ) -> bool {
         let route = Route {
             head: self.head.as_ref().expect(COPIED),

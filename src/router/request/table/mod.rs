@@ -331,7 +331,7 @@ impl Node {
 
 /// A pattern as the tree lays it out: runs of static bytes, and the
 /// dynamic segments and catch-all between them.
-enum Step<'p> {
+enum PathStep<'p> {
     Static(String),
     Dynamic(&'p [Part]),
     /// A catch-all, with the static segments after it; always last.
@@ -339,7 +339,7 @@ enum Step<'p> {
 }
 
 /// The steps of `pattern`, from the root.
-fn steps(pattern: &Pattern) -> Vec<Step<'_>> {
+fn steps(pattern: &Pattern) -> Vec<PathStep<'_>> {
     let mut steps = Vec::new();
     // Static bytes not yet laid out: `/` and each static segment, up to the
     // next dynamic segment or catch-all.
@@ -349,13 +349,13 @@ fn steps(pattern: &Pattern) -> Vec<Step<'_>> {
         match segment {
             Segment::Static(static_text) => text.push_str(static_text),
             Segment::Dynamic(parts) => {
-                steps.push(Step::Static(std::mem::take(&mut text)));
-                steps.push(Step::Dynamic(parts));
+                steps.push(PathStep::Static(std::mem::take(&mut text)));
+                steps.push(PathStep::Dynamic(parts));
             }
             Segment::CatchAll => {
-                steps.push(Step::Static(std::mem::take(&mut text)));
+                steps.push(PathStep::Static(std::mem::take(&mut text)));
                 let suffix = pattern.suffix.as_deref().unwrap_or_default();
-                steps.push(Step::CatchAll(suffix.into()));
+                steps.push(PathStep::CatchAll(suffix.into()));
                 return steps;
             }
         }
@@ -363,7 +363,7 @@ fn steps(pattern: &Pattern) -> Vec<Step<'_>> {
     if pattern.segments.is_empty() {
         text.push('/');
     }
-    steps.push(Step::Static(text));
+    steps.push(PathStep::Static(text));
     steps
 }
 
@@ -373,7 +373,7 @@ fn steps(pattern: &Pattern) -> Vec<Step<'_>> {
 fn remove(
     node: &mut Node,
     text: &[u8],
-    steps: &[Step<'_>],
+    steps: &[PathStep<'_>],
     method: Option<&Method>,
     (route, key): (RouteId, Key),
 ) -> bool {
@@ -398,10 +398,10 @@ fn remove(
     }
     let removed = match steps.split_first() {
         None => node.methods.remove(method, route),
-        Some((Step::Static(text), rest)) => {
+        Some((PathStep::Static(text), rest)) => {
             remove(node, text.as_bytes(), rest, method, (route, key))
         }
-        Some((Step::Dynamic(parts), rest)) => {
+        Some((PathStep::Dynamic(parts), rest)) => {
             let Some(index) = node.dynamics.iter().position(|d| *d.parts == **parts) else {
                 return false;
             };
@@ -424,7 +424,7 @@ fn remove(
             }
             true
         }
-        Some((Step::CatchAll(suffix), _)) => {
+        Some((PathStep::CatchAll(suffix), _)) => {
             let Some(index) = node.catch_alls.iter().position(|c| c.suffix == *suffix) else {
                 return false;
             };
@@ -492,8 +492,8 @@ impl Table {
         let mut node = &mut self.root;
         for step in steps(pattern) {
             match step {
-                Step::Static(text) => node = node.descend(text.as_bytes()),
-                Step::Dynamic(parts) => {
+                PathStep::Static(text) => node = node.descend(text.as_bytes()),
+                PathStep::Dynamic(parts) => {
                     let index = match node.dynamics.iter().position(|d| *d.parts == *parts) {
                         Some(index) => index,
                         None => {
@@ -513,7 +513,7 @@ impl Table {
                         .expect("still there");
                     node = Arc::make_mut(&mut node.dynamics[index].node);
                 }
-                Step::CatchAll(suffix) => {
+                PathStep::CatchAll(suffix) => {
                     let index = match node.catch_alls.iter().position(|c| c.suffix == suffix) {
                         Some(index) => index,
                         None => {
