@@ -17,7 +17,7 @@ pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 /// A response, or the future of one: what a handler's or an error
 /// handler's call gives.
 pub(crate) type ResponseStep =
-    Step<http::Response<crate::Body>, BoxFuture<http::Response<crate::Body>>>;
+    Step<http::Response<crate::body::Body>, BoxFuture<http::Response<crate::body::Body>>>;
 
 /// The answer of a hook or handler: a value now, or a future of it.
 ///

@@ -45,11 +45,11 @@ mod axum;
 mod de;
 mod extract;
 mod layered;
+mod mounted;
 #[cfg(feature = "multipart")]
 mod multipart;
 mod request;
 mod response;
-mod service;
 #[cfg(feature = "typed-header")]
 mod typed_header;
 
@@ -87,18 +87,18 @@ pub use self::{
         RouteContext, RouteParams, State, StateType, WithRejection, WithRejectionFuture, headers,
     },
     layered::{Endpoint, EndpointFuture, FromLayered, Layered, NeedsOf, RouteMatch},
+    mounted::RouteService,
     request::{
         ConnectInfo, Extension, Html, MatchedPath, MockConnectInfo, MockConnectInfoService,
         OriginalUri, Redirect,
     },
     response::IntoResponse,
-    service::RouteService,
 };
 pub(crate) use self::{
     extract::{Extraction, HeadExtractors, Shape, for_each_arity, state_type},
     layered::{RouteInfo, wrap},
+    mounted::{Mounted, NESTED_PATTERN_END},
     response::{ErrorValue, error_response, internal_error},
-    service::{Mounted, NESTED_PATTERN_END},
 };
 /// Derives an extractor that reads through another, as axum's derives do
 /// (feature `macros`): `#[derive(FromRequest)]` a body extractor,

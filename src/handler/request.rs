@@ -7,7 +7,7 @@ use http::{Request, Response, StatusCode, Uri};
 
 use super::{
     FromRequestBody, FromRequestHead, IntoResponse, Needs, RequestContext, extract::streamed,
-    response::internal_error, service::NESTED_PATTERN_END,
+    mounted::NESTED_PATTERN_END, response::internal_error,
 };
 use crate::body::Body;
 

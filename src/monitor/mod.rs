@@ -104,6 +104,7 @@
 
 mod access_log;
 mod body;
+mod exchange;
 mod future;
 mod hook;
 mod layer;
@@ -123,8 +124,9 @@ pub use self::metrics::{
 pub use self::{
     access_log::AccessLog,
     body::{BodyEnd, Ended},
+    exchange::Exchange,
     future::ResponseFuture,
-    hook::{Exchange, MonitorHook},
+    hook::MonitorHook,
     layer::MonitorLayer,
     service::Monitor,
     to_body_end::{BodyMonitor, BodyMonitorFuture, BodyMonitorLayer},

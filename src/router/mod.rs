@@ -176,11 +176,11 @@ pub use self::{
     },
     request::{
         compiled::{CompiledRouter, Priority},
-        hooks::{
-            PostfixOutput, PrefixOutput, Replace, RoutePostfix, RoutePrefix, RouteVerdict, Staged,
-        },
         pipeline::ResponseFuture,
         route::Route,
+        route_hooks::{
+            PostfixOutput, PrefixOutput, Replace, RoutePostfix, RoutePrefix, RouteVerdict, Staged,
+        },
         service::{Match, RouterAsService, RouterIntoService},
     },
 };

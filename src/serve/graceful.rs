@@ -12,7 +12,7 @@ use pin_project_lite::pin_project;
 use tokio::sync::futures::OwnedNotified;
 
 use super::timeouts::CloseGracefully;
-use crate::upgrade::Shutdown;
+use crate::shutdown::Shutdown;
 
 pin_project! {
     /// A connection that shuts down gracefully on the [`Shutdown`] signal:

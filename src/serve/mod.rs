@@ -7,11 +7,13 @@
 //! [`budget`] (what HTTP/2 answers hold unsent), [`timeouts`] (the
 //! watchdog) and [`graceful`] (shutdown).
 
+mod admission;
 mod budget;
 mod connection;
 mod graceful;
 mod heads;
 mod io;
+mod response_body;
 mod run;
 mod slots;
 mod timeouts;
@@ -23,7 +25,6 @@ mod windows;
 pub use self::tls::Tls;
 
 use std::{
-    error::Error as StdError,
     fmt,
     future::{Future, IntoFuture, pending},
     net::SocketAddr,
@@ -39,7 +40,7 @@ use tower_service::Service;
 use self::{timeouts::Timeouts, windows::INITIAL_WINDOW};
 use crate::clock::FOREVER;
 
-type BoxError = Box<dyn StdError + Send + Sync>;
+use crate::body::BoxError;
 
 /// Serves `service` on `listener` until the returned future is dropped or,
 /// with [`Serve::with_graceful_shutdown`], until a signal.
@@ -179,7 +180,7 @@ where
     Serve {
         listener,
         service,
-        limits: Limits::default(),
+        limits: Settings::default(),
         connect_info: false,
         half_close: false,
         #[cfg(feature = "tls")]
@@ -253,7 +254,7 @@ impl<S, B> Served<B> for S where
 pub struct Serve<S> {
     listener: TcpListener,
     service: S,
-    limits: Limits,
+    limits: Settings,
     /// Whether each request carries the client's address.
     connect_info: bool,
     /// Whether an HTTP/1 client may close its sending side and still be
@@ -263,9 +264,9 @@ pub struct Serve<S> {
     tls: Option<Tls>,
 }
 
-/// The settings of a [`Serve`].
+/// The settings of a [`Serve`]: the limits, and how it runs.
 #[derive(Debug, Clone, Copy)]
-struct Limits {
+struct Settings {
     /// The watchdog's: header read, keep-alive, HTTP/2 idle.
     timeouts: Timeouts,
     http2_keep_alive: Duration,
@@ -291,7 +292,7 @@ struct Limits {
     workers: usize,
 }
 
-impl Default for Limits {
+impl Default for Settings {
     fn default() -> Self {
         Self {
             timeouts: Timeouts {

@@ -14,7 +14,7 @@ use tokio::{
 };
 
 use super::{
-    BoxError, Limits, Serve, Served,
+    BoxError, Serve, Served, Settings,
     connection::{Connection, ServerBounds},
     graceful::Graceful,
     heads::HeadAllowance,
@@ -23,7 +23,7 @@ use super::{
     timeouts::{ConnectionWatch, Watchdog},
     windows::WindowAllowance,
 };
-use crate::{handler::ServerAllowance, log::RateLimit, upgrade::Shutdown};
+use crate::{handler::ServerAllowance, log::RateLimit, shutdown::Shutdown};
 
 /// Pauses after an `accept` that failed for lack of resources (file
 /// descriptors, memory), rather than spin.
@@ -111,7 +111,7 @@ where
 }
 
 /// The server-wide bounds every connection shares, from the limits.
-fn server_bounds(limits: &Limits) -> ServerBounds {
+fn server_bounds(limits: &Settings) -> ServerBounds {
     ServerBounds {
         #[cfg(feature = "ws")]
         upgrades: crate::upgrade::UpgradeSlots::new(
@@ -202,7 +202,7 @@ struct Start<S> {
     watch: Arc<ConnectionWatch>,
     slot: super::slots::Slot,
     shutdown: Arc<Shutdown>,
-    limits: Limits,
+    limits: Settings,
     clock: tokio::time::Instant,
     #[cfg(feature = "tls")]
     tls: Option<super::Tls>,
@@ -307,7 +307,7 @@ impl Workers {
 }
 
 /// hyper's connection settings, from the limits.
-fn hyper_builder(limits: &Limits, half_close: bool) -> auto::Builder<TokioExecutor> {
+fn hyper_builder(limits: &Settings, half_close: bool) -> auto::Builder<TokioExecutor> {
     let mut builder = auto::Builder::new(TokioExecutor::new());
     builder
         .http1()

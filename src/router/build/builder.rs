@@ -4,8 +4,9 @@ use http::Method;
 
 use super::scope::Scope;
 use crate::router::request::compiled::CompiledRouter;
-use crate::router::request::hooks::{
-    ErasedMonitor, ErasedPostfix, ErasedPrefix, RoutePostfix, RoutePrefix, TypedHook,
+use crate::router::request::{
+    erased::{ErasedMonitor, ErasedPostfix, ErasedPrefix, TypedHook},
+    route_hooks::{RoutePostfix, RoutePrefix},
 };
 
 use super::methods::MethodRouter;
@@ -105,6 +106,7 @@ impl OwnState {
     }
 }
 
+#[derive(Clone)]
 pub(crate) struct RouteSpec {
     pub(crate) method: Option<Method>,
     pub(crate) pattern: String,
@@ -121,20 +123,11 @@ pub(crate) struct RouteSpec {
 }
 
 /// What answers a route.
+#[derive(Clone)]
 pub(crate) enum Responder {
     Http(Arc<dyn ErasedHandler>),
     #[cfg(feature = "ws")]
     WebSocket(Arc<crate::ws::ErasedWebSocket>),
-}
-
-impl Clone for Responder {
-    fn clone(&self) -> Self {
-        match self {
-            Self::Http(handler) => Self::Http(handler.clone()),
-            #[cfg(feature = "ws")]
-            Self::WebSocket(handler) => Self::WebSocket(handler.clone()),
-        }
-    }
 }
 
 pub(crate) struct HookSpec<H: ?Sized> {
@@ -228,6 +221,7 @@ impl<H: ?Sized> Clone for HookSpec<H> {
 /// # }
 /// ```
 #[must_use = "a router does nothing until it is served, as it is or compiled (`compile`)"]
+#[derive(Clone)]
 pub struct Router {
     pub(crate) routes: Vec<RouteSpec>,
     pub(crate) prefixes: Vec<HookSpec<dyn ErasedPrefix>>,
@@ -283,43 +277,8 @@ impl RouteSpec {
     }
 }
 
-impl Clone for RouteSpec {
-    fn clone(&self) -> Self {
-        Self {
-            method: self.method.clone(),
-            pattern: self.pattern.clone(),
-            endpoint: self.endpoint.clone(),
-            needs: self.needs.clone(),
-            nested: self.nested,
-            settings: self.settings.clone(),
-            own_state: self.own_state.clone(),
-        }
-    }
-}
-
 /// Cloning a router shares its handlers and hooks (they are reference
 /// counted): the clone registers and compiles on its own.
-impl Clone for Router {
-    fn clone(&self) -> Self {
-        Self {
-            routes: self.routes.clone(),
-            prefixes: self.prefixes.clone(),
-            postfixes: self.postfixes.clone(),
-            monitors: self.monitors.clone(),
-            state: self.state.clone(),
-            state_types: self.state_types.clone(),
-            given: self.given.clone(),
-            duplicate_state: self.duplicate_state,
-            settings: self.settings.clone(),
-            fallback: self.fallback.clone(),
-            method_not_allowed: self.method_not_allowed.clone(),
-            nested_fallbacks: self.nested_fallbacks.clone(),
-            default_layers: self.default_layers.clone(),
-            compiled: self.compiled.clone(),
-        }
-    }
-}
-
 impl Default for Router {
     fn default() -> Self {
         Self::new()

@@ -21,7 +21,7 @@ use crate::router::request::{
         Applied, CompiledRoute, CompiledRouter, Fallback, Handling, Hook, Hooks, ModuleState,
         Tables,
     },
-    hooks::{ErasedMonitor, ErasedPostfix, ErasedPrefix},
+    erased::{ErasedMonitor, ErasedPostfix, ErasedPrefix},
     pattern::{Pattern, Segment, match_parts},
     service::{RouterIntoService, serves_requests},
     table::{FxHasher, Key, RouteId},

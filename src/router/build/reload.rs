@@ -60,6 +60,7 @@ use crate::router::request::{
 /// app.unregister("blog").unwrap();
 /// assert!(app.current().at(&Method::GET, "/blog/1").is_none());
 /// ```
+#[derive(Clone)]
 pub struct Reloadable {
     shared: Arc<Shared>,
     /// This handle's view of the live table: revalidated on every call by
@@ -109,11 +110,12 @@ impl Registry {
 /// until the update ends, so a conflict shows then, as the update's error.
 #[derive(Debug)]
 pub struct Modules {
-    modules: Vec<(Arc<str>, Staged)>,
+    modules: Vec<(Arc<str>, ModuleChange)>,
 }
 
+/// A module of an update: live as it is, or to be added.
 #[derive(Debug)]
-enum Staged {
+enum ModuleChange {
     /// A module live now, at this place.
     Live(u32),
     /// A module to add: at the place of the one it replaces, or at a new
@@ -127,7 +129,7 @@ enum Staged {
 impl Modules {
     /// Stages `module` under `id`, as [`Reloadable::register`] adds it.
     pub fn register(&mut self, id: impl Into<String>, module: Router) -> &mut Self {
-        let staged = Staged::New {
+        let staged = ModuleChange::New {
             router: Box::new(module),
             place: None,
         };
@@ -154,10 +156,10 @@ impl Modules {
             return false;
         };
         let place = match self.modules[position].1 {
-            Staged::Live(place) => Some(place),
-            Staged::New { place, .. } => place,
+            ModuleChange::Live(place) => Some(place),
+            ModuleChange::New { place, .. } => place,
         };
-        self.modules[position].1 = Staged::New {
+        self.modules[position].1 = ModuleChange::New {
             router: Box::new(module),
             place,
         };
@@ -180,15 +182,6 @@ fn ids<'a>(modules: impl Iterator<Item = &'a str>) -> Vec<String> {
     (modules.filter(|id| seen.insert(*id)))
         .map(str::to_owned)
         .collect()
-}
-
-impl Clone for Reloadable {
-    fn clone(&self) -> Self {
-        Self {
-            shared: self.shared.clone(),
-            live: self.live.clone(),
-        }
-    }
 }
 
 impl fmt::Debug for Reloadable {
@@ -362,7 +355,7 @@ impl Reloadable {
         let mut registry = self.lock();
         let mut staged = Modules {
             modules: (registry.modules.iter())
-                .map(|module| (module.id.clone(), Staged::Live(module.added.place())))
+                .map(|module| (module.id.clone(), ModuleChange::Live(module.added.place())))
                 .collect(),
         };
         let answer = change(&mut staged)?;
@@ -389,8 +382,8 @@ impl Reloadable {
     ) -> Result<(Vec<u32>, Vec<Module>, u32), RouteError> {
         let mut kept: Vec<u32> = (staged.modules.iter())
             .filter_map(|(_, staged)| match staged {
-                Staged::Live(place) => Some(*place),
-                Staged::New { .. } => None,
+                ModuleChange::Live(place) => Some(*place),
+                ModuleChange::New { .. } => None,
             })
             .collect();
         kept.sort_unstable();
@@ -406,15 +399,15 @@ impl Reloadable {
         // State given by any module of the change may be read by all.
         let also_held: Vec<StateType> = (staged.modules.iter())
             .flat_map(|(_, staged)| match staged {
-                Staged::New { router, .. } => router.state_types.as_slice(),
-                Staged::Live(_) => &[],
+                ModuleChange::New { router, .. } => router.state_types.as_slice(),
+                ModuleChange::Live(_) => &[],
             })
             .copied()
             .collect();
         let mut next_place = registry.next_place;
         let mut added = Vec::new();
         for (id, staged) in staged.modules {
-            let Staged::New { router, place } = staged else {
+            let ModuleChange::New { router, place } = staged else {
                 continue;
             };
             let place = place.unwrap_or_else(|| {

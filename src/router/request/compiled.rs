@@ -9,7 +9,7 @@ use http::Method;
 use crate::handler::{Answers, ErasedHandler, Extraction, StateType};
 
 use super::{
-    hooks::{ErasedMonitor, ErasedPostfix, ErasedPrefix},
+    erased::{ErasedMonitor, ErasedPostfix, ErasedPrefix},
     pattern::Pattern,
     slab::Slab,
     table::{Key, Table},
@@ -50,16 +50,9 @@ use super::{
 /// assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
 /// assert_eq!(response.headers()["allow"], "GET, HEAD");
 /// ```
+#[derive(Clone)]
 pub struct CompiledRouter {
     pub(crate) inner: Arc<Tables>,
-}
-
-impl Clone for CompiledRouter {
-    fn clone(&self) -> Self {
-        Self {
-            inner: self.inner.clone(),
-        }
-    }
 }
 
 /// When a hook runs among the hooks that apply: lower runs first.

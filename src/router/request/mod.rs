@@ -2,12 +2,13 @@
 //! runs a request's steps. Nothing here imports build time.
 
 pub(crate) mod compiled;
-pub(crate) mod hooks;
+pub(crate) mod erased;
 pub(crate) mod kept;
 pub(crate) mod lookup;
 pub(crate) mod pattern;
 pub(crate) mod pipeline;
 pub(crate) mod route;
+pub(crate) mod route_hooks;
 pub(crate) mod service;
 pub(crate) mod slab;
 pub(crate) mod table;

@@ -22,12 +22,11 @@ use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header
 
 use super::{
     compiled::{Applied, CompiledRoute, Handling, Hook, Hooks, Tables},
-    hooks::{
-        Done, ErasedMonitor, ErasedPostfix, ErasedPrefix, PostfixFlow, PrefixFlow, take_staged,
-    },
+    erased::{Done, ErasedMonitor, ErasedPostfix, ErasedPrefix},
     kept::KeptHeaders,
     lookup::{COPIED, Target, applied_at, next_hook},
     route::Route,
+    route_hooks::{PostfixFlow, PrefixFlow, take_staged},
 };
 use bytes::Bytes;
 

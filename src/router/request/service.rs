@@ -1,4 +1,7 @@
-//! The compiled router as a tower `Service`, and its response future.
+//! The compiled router as a tower `Service`: its `Service` impls (one
+//! macro for the router's views), the request types it takes, and the
+//! views of one body type for tests. Its response future is
+//! `pipeline.rs`'s.
 
 use std::{fmt, marker::PhantomData};
 

@@ -17,6 +17,7 @@
 //! `m` paths through the tree, not the table.
 
 mod index;
+mod methods;
 mod path;
 mod walk;
 
@@ -28,6 +29,7 @@ use crate::params::{Captures, MAX_PATH};
 
 pub(crate) use self::index::FxHasher;
 use self::index::Index;
+pub(crate) use self::methods::Methods;
 pub(crate) use self::path::{catch_all_end, next_segment};
 use self::{
     path::{is_normalized, normalize, tail_word},
@@ -43,95 +45,6 @@ pub(crate) type RouteId = usize;
 /// methods at one place are kept in this order whatever the order of the
 /// changes that put them there.
 pub(crate) type Key = u64;
-
-/// The routes that end at one place of the tree, by method.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Methods {
-    /// In the order of their keys.
-    entries: Vec<(Method, RouteId, Key)>,
-    any: Option<(RouteId, Key)>,
-}
-
-impl Methods {
-    /// Registers `route` for `method` (`None`: any method), or returns the
-    /// route already there.
-    fn insert(&mut self, method: Option<&Method>, route: RouteId, key: Key) -> Result<(), RouteId> {
-        let Some(method) = method else {
-            if let Some((existing, _)) = self.any {
-                return Err(existing);
-            }
-            self.any = Some((route, key));
-            return Ok(());
-        };
-        if let Some(existing) = self.get(method) {
-            return Err(existing);
-        }
-        let at = self.entries.partition_point(|&(_, _, k)| k < key);
-        self.entries.insert(at, (method.clone(), route, key));
-        Ok(())
-    }
-
-    /// Removes `route`, registered for `method`; whether it was here.
-    fn remove(&mut self, method: Option<&Method>, route: RouteId) -> bool {
-        match method {
-            None if self.any.is_some_and(|(id, _)| id == route) => {
-                self.any = None;
-                true
-            }
-            None => false,
-            Some(method) => {
-                let before = self.entries.len();
-                self.entries
-                    .retain(|(m, id, _)| !(m == method && *id == route));
-                self.entries.len() != before
-            }
-        }
-    }
-
-    /// The key of the first route registered here.
-    fn min_key(&self) -> Option<Key> {
-        let first = self.entries.iter().map(|&(_, _, key)| key).min();
-        match (first, self.any) {
-            (Some(a), Some((_, b))) => Some(a.min(b)),
-            (a, b) => a.or(b.map(|(_, key)| key)),
-        }
-    }
-
-    #[inline]
-    pub(crate) fn get(&self, method: &Method) -> Option<RouteId> {
-        self.entries
-            .iter()
-            .find(|(m, _, _)| m == method)
-            .map(|&(_, route, _)| route)
-    }
-
-    #[inline]
-    pub(crate) fn any(&self) -> Option<RouteId> {
-        self.any.map(|(route, _)| route)
-    }
-
-    /// The first route registered here for a method, else the any-method
-    /// one.
-    pub(crate) fn first(&self) -> Option<RouteId> {
-        self.entries
-            .first()
-            .map(|&(_, route, _)| route)
-            .or(self.any())
-    }
-
-    pub(crate) fn methods(&self) -> impl Iterator<Item = &Method> {
-        self.entries.iter().map(|(method, _, _)| method)
-    }
-
-    /// Every route here.
-    fn routes(&self) -> impl Iterator<Item = RouteId> + '_ {
-        (self.entries.iter().map(|&(_, route, _)| route)).chain(self.any())
-    }
-
-    fn is_empty(&self) -> bool {
-        self.entries.is_empty() && self.any.is_none()
-    }
-}
 
 /// A node of the tree: the bytes it matches after its parent's, and what
 /// may follow them.

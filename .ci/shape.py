@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Checks the shape ARCHITECTURE.md asks of `src/`: no function longer than
+80 lines (a message table excepted), and no two public or crate-visible
+types of one name (those named by their module excepted, as each layer's
+`ResponseFuture`). Exits 1, naming what breaks a rule."""
+
+import collections
+import pathlib
+import re
+import sys
+
+LONGEST = 80
+# (file, function): long by nature.
+LONG_ALLOWED = {("router/build/error.rs", "fmt")}  # RouteError's messages, one arm each
+# Named in their modules: each layer's `ResponseFuture` (as tower-http
+# names them), and a module's `Error` (`de::Error`, `ws::Error`, as std's
+# `io::Error` and `fmt::Error`).
+SAME_NAME_ALLOWED = {"ResponseFuture", "Error"}
+
+src = pathlib.Path(__file__).resolve().parent.parent / "src"
+failures = []
+visible = collections.defaultdict(set)
+for path in sorted(src.rglob("*.rs")):
+    name = str(path.relative_to(src))
+    lines = path.read_text().split("\n")
+    for i, line in enumerate(lines):
+        found = re.match(r"(?:pub|pub\(crate\)) (?:struct|enum|trait|type) (\w+)", line.lstrip())
+        if found:
+            visible[found.group(1)].add(name)
+        function = re.match(r"\s*(?:pub(?:\([^)]*\))?\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?fn\s+(\w+)", line)
+        if not function or line.rstrip().endswith(";"):
+            continue
+        depth, started, end = 0, False, i
+        while end < len(lines):
+            code = re.sub(r'"(\\.|[^"\\])*"', '""', lines[end])
+            code = re.sub(r"'(\\.|[^'\\])'", "''", code).split("//")[0]
+            for ch in code:
+                if ch == "{":
+                    depth, started = depth + 1, True
+                elif ch == "}":
+                    depth -= 1
+            if (started and depth == 0) or (not started and code.rstrip().endswith(";")):
+                break
+            end += 1
+        length = end - i + 1
+        if started and length > LONGEST and (name, function.group(1)) not in LONG_ALLOWED:
+            failures.append(f"src/{name}:{i + 1}: `{function.group(1)}` is {length} lines (at most {LONGEST})")
+for type_name, files in sorted(visible.items()):
+    if len(files) > 1 and type_name not in SAME_NAME_ALLOWED:
+        failures.append(f"`{type_name}` is defined in {', '.join(sorted(files))}: one name, one thing")
+for failure in failures:
+    print(failure)
+sys.exit(1 if failures else 0)
