@@ -40,3 +40,22 @@ pipelined() {
 requests_in() {
     sed -n 's/^ *\([0-9]*\) requests in.*/\1/p'
 }
+
+# cpu_ticks PID: the CPU time PID has used (user and system, all its
+# threads), in clock ticks.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# to_ms LATENCY: a wrk latency (850.00us, 1.20ms, 2.00s) in milliseconds.
+to_ms() {
+    awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /s$/ && v !~ /ms$/) n *= 1000; printf "%.3f", n }'
+}
+
+# wrk_figures OUTPUT TICKS: from a `wrk --latency` report and the server's
+# CPU ticks over it, sets `rps`, `requests`, `p99` (ms) and `cpu` (µs of
+# server CPU a request).
+wrk_figures() {
+    rps=$(sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p' <<< "$1")
+    requests=$(sed -n 's/^ *\([0-9]*\) requests in.*/\1/p' <<< "$1")
+    p99=$(to_ms "$(awk '$1 == "99%" {print $2}' <<< "$1")")
+    cpu=$(awk -v t="$2" -v hz="$(getconf CLK_TCK)" -v n="$requests" 'BEGIN { printf "%.3f", t / hz * 1e6 / n }')
+}

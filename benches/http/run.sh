@@ -21,7 +21,6 @@ need taskset util-linux
 cargo build --release --bin server -q
 server=target/release/server
 port=18080
-ticks=$(getconf CLK_TCK)
 raw=target/http-bench.tsv
 printf 'scenario\tstack\trun\treq_per_s\tp99_ms\terrors\tcpu_us_per_req\n' > "$raw"
 
@@ -40,10 +39,6 @@ scenarios=(
 )
 read -ra stacks <<< "${STACKS:-hyper pronghorn axum actix}"
 
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-to_ms() { # wrk latency (e.g. 850.00us, 1.20ms, 2.00s) to milliseconds
-    awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /s$/ && v !~ /ms$/) n *= 1000; printf "%.3f", n }'
-}
 
 for run in $(seq 1 "$repetitions"); do
     for scenario in "${scenarios[@]}"; do
@@ -64,14 +59,11 @@ for run in $(seq 1 "$repetitions"); do
             output=$(taskset -c 1 wrk "${wrk_args[@]}" -d"${seconds}s" --latency "$url" "${tail_args[@]}")
             after=$(cpu_ticks "$pid")
             stop KILL
-            rps=$(sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p' <<< "$output")
-            requests=$(sed -n 's/^ *\([0-9]*\) requests in.*/\1/p' <<< "$output")
-            p99=$(to_ms "$(awk '$1 == "99%" {print $2}' <<< "$output")")
+            wrk_figures "$output" "$(( after - before ))"
             socket=$(sed -n 's/.*Socket errors: connect \([0-9]*\), read \([0-9]*\), write \([0-9]*\), timeout \([0-9]*\).*/\1 \2 \3 \4/p' <<< "$output" | awk '{print $1 + $2 + $3 + $4}')
             non2xx=$(sed -n 's/.*Non-2xx or 3xx responses: *\([0-9]*\).*/\1/p' <<< "$output")
             [ "$path" = /error ] && non2xx=0   # 500 is the expected answer there
             errors=$(( ${socket:-0} + ${non2xx:-0} ))
-            cpu=$(awk -v t="$(( after - before ))" -v hz="$ticks" -v n="$requests" 'BEGIN { printf "%.3f", t / hz * 1e6 / n }')
             printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$stack" "$run" "$rps" "$p99" "$errors" "$cpu" >> "$raw"
             echo "run $run  $name  $stack: $rps req/s, p99 $p99 ms, errors $errors, cpu $cpu us/req" >&2
         done

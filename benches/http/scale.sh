@@ -28,17 +28,12 @@ need wrk
 cargo build --release --bin server -q
 server=target/release/server
 port=19080
-ticks=$(getconf CLK_TCK)
 raw=target/scale.tsv
 printf 'scenario\tstack\tworkers\trun\treq_per_s\tp99_ms\tcpu_us_per_req\n' > "$raw"
 stacks=(pronghorn-workers pronghorn-multi-thread hyper-per-core actix-workers axum-multi-thread)
 # name | path | wrk script
 scenarios=("GET JSON|/json|" "POST JSON|/echo|post.lua")
 
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-to_ms() {
-    awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /s$/ && v !~ /ms$/) n *= 1000; printf "%.3f", n }'
-}
 
 for run in $(seq 1 "$repetitions"); do
     for workers in $(seq 1 "$max_workers"); do
@@ -56,10 +51,7 @@ for run in $(seq 1 "$repetitions"); do
                 output=$(wrk "${wrk_args[@]}" -d"${seconds}s" --latency "$url")
                 after=$(cpu_ticks "$pid")
                 stop KILL
-                rps=$(sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p' <<< "$output")
-                requests=$(sed -n 's/^ *\([0-9]*\) requests in.*/\1/p' <<< "$output")
-                p99=$(to_ms "$(awk '$1 == "99%" {print $2}' <<< "$output")")
-                cpu=$(awk -v t="$(( after - before ))" -v hz="$ticks" -v n="$requests" 'BEGIN { printf "%.3f", t / hz * 1e6 / n }')
+                wrk_figures "$output" "$(( after - before ))"
                 printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$stack" "$workers" "$run" "$rps" "$p99" "$cpu" >> "$raw"
                 echo "run $run  $workers workers  $name  $stack: $rps req/s, p99 $p99 ms, cpu $cpu us/req" >&2
             done
