@@ -69,7 +69,7 @@ impl Limits {
     /// The largest message a client may send, in bytes (default 1 MiB).
     /// A larger one (or a frame larger than
     /// [`max_frame_size`](Self::max_frame_size)) is refused: the read
-    /// fails with an error whose [`is_capacity`](Error::is_capacity) is
+    /// fails with an error whose [`is_capacity`](super::Error::is_capacity) is
     /// true, and the connection is closed with code 1009, "message too
     /// big" (RFC 6455, 7.4.1).
     pub fn max_message_size(mut self, bytes: usize) -> Self {
@@ -89,7 +89,7 @@ impl Limits {
     /// not counted): a handler can echo the largest message a client may
     /// send while this is at least
     /// [`max_message_size`](Self::max_message_size). The send of a larger
-    /// one fails with an error whose [`is_capacity`](Error::is_capacity)
+    /// one fails with an error whose [`is_capacity`](super::Error::is_capacity)
     /// is true.
     pub fn max_write_buffer_size(mut self, bytes: usize) -> Self {
         self.max_write_buffer_size = bytes.max(2 * WRITE_BUFFER_SIZE);
@@ -99,7 +99,7 @@ impl Limits {
     /// How long a send may wait on a client that takes none of it
     /// (default 30 s), counted from the last byte the client took: then
     /// the send fails with an error whose
-    /// [`is_timeout`](Error::is_timeout) is true, and the handler had best
+    /// [`is_timeout`](super::Error::is_timeout) is true, and the handler had best
     /// end. A client that reads slowly but steadily is not cut off.
     /// `Duration::MAX` waits for ever.
     pub fn send_timeout(mut self, timeout: Duration) -> Self {
@@ -110,7 +110,7 @@ impl Limits {
     /// How long a client has to send a whole message once it began it
     /// (default 30 s), the frames of a fragmented message and the control
     /// frames among them included: then the next read yields an error
-    /// whose [`is_timeout`](Error::is_timeout) is true, and the reads
+    /// whose [`is_timeout`](super::Error::is_timeout) is true, and the reads
     /// after it none. Without it, a client that begins a message and
     /// sends no more holds what it sent, up to the largest message, for
     /// as long as its handler reads. `Duration::MAX` waits for ever.
@@ -122,7 +122,7 @@ impl Limits {
     /// The liveness check (default 30 s): once the client has sent
     /// nothing for this long, it is sent a ping, and if it sends nothing
     /// (its pong, or anything else) for as long again, the next read
-    /// yields an error whose [`is_timeout`](Error::is_timeout) is true,
+    /// yields an error whose [`is_timeout`](super::Error::is_timeout) is true,
     /// and the reads after it none. A client that vanished, or that
     /// holds a connection open without a WebSocket behind it, so lets go
     /// of it within twice this time. The check runs while the handler
@@ -135,7 +135,7 @@ impl Limits {
 
     /// How long a connection may carry no message either way (default:
     /// no limit): then the next read yields an error whose
-    /// [`is_timeout`](Error::is_timeout) is true, and the reads after it
+    /// [`is_timeout`](super::Error::is_timeout) is true, and the reads after it
     /// none. Pings and pongs are not messages: a live client that says
     /// nothing and is told nothing is let go after this time. The check
     /// runs while the handler reads.
