@@ -2,7 +2,9 @@
 # Scaling over cores: each server with 1, 2, … N workers, and what a
 # request costs it as the workers grow. Stacks: pronghorn's `serve` with
 # workers of its own (`pronghorn-workers`: `Serve::workers`) and on a
-# multi-thread runtime of N threads (`pronghorn-multi-thread`); bare hyper
+# multi-thread runtime of N threads (`pronghorn-multi-thread`), and `serve`
+# once per worker on a listener of its own (`pronghorn-reuseport`, the other
+# way to feed workers: SO_REUSEPORT, its limits per worker); bare hyper
 # with a single-threaded runtime and an SO_REUSEPORT listener per worker
 # (`hyper-per-core`); actix-web with N workers; axum's `serve` on a
 # multi-thread runtime of N threads. Every server has the same routes.
@@ -16,6 +18,7 @@
 #
 # Usage: benches/http/scale.sh [SECONDS_PER_RUN] [REPETITIONS] [MAX_WORKERS]
 #        (MAX_WORKERS defaults to the machine's cores)
+#        STACKS='pronghorn-workers pronghorn-multi-thread' benches/http/scale.sh ...
 # Output: a markdown table on stdout, raw runs in target/scale.tsv.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -30,7 +33,7 @@ server=target/release/server
 port=19080
 raw=target/scale.tsv
 printf 'scenario\tstack\tworkers\trun\treq_per_s\tp99_ms\tcpu_us_per_req\n' > "$raw"
-stacks=(pronghorn-workers pronghorn-multi-thread hyper-per-core actix-workers axum-multi-thread)
+read -ra stacks <<< "${STACKS:-pronghorn-workers pronghorn-reuseport pronghorn-multi-thread hyper-per-core actix-workers axum-multi-thread}"
 # name | path | wrk script
 scenarios=("GET JSON|/json|" "POST JSON|/echo|post.lua")
 

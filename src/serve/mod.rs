@@ -716,11 +716,14 @@ impl<S> Serve<S> {
     /// stealing, whose shared queues and moved tasks cost more the more
     /// cores take part. Measured on two cores (the repository's
     /// BENCHMARKS.md, "Over cores"): a request's CPU time with 2 workers is
-    /// 0.98× that with 1 on GET and 0.92× on POST, where `serve` on a
-    /// multi-thread runtime of 2 threads costs 0.98× and 1.14× what it does
-    /// on 1. Without workers, for a service whose handlers lean on the
-    /// runtime they run in (work spawned onto its other threads, blocking
-    /// sections), or a server that shares its runtime with other work.
+    /// 0.87× to 0.98× that with 1 on GET and 0.92× to 1.05× on POST over
+    /// three runs, level with `serve` on a multi-thread runtime of 2
+    /// threads on GET and 8 % to 15 % below it on POST, where the
+    /// multi-thread runtime's cost per request grows with its threads
+    /// (1.02× to 1.18× what it costs on 1). Without workers, for a service
+    /// whose handlers lean on the runtime they run in (work spawned onto
+    /// its other threads, blocking sections), or a server that shares its
+    /// runtime with other work.
     ///
     /// ```no_run
     /// use pronghorn::{Router, serve};

@@ -85,7 +85,10 @@ fn main() {
     match stack.as_str() {
         "actix" => actix(address, routes, 1),
         "actix-workers" => actix(address, routes, workers),
-        "hyper-per-core" => hyper_per_core(address, routes, workers),
+        "hyper-per-core" => per_core(address, workers, move |listener| hyper(listener, routes)),
+        // `serve` once per worker, each on a listener of its own: its
+        // limits are then the worker's, not the server's.
+        "pronghorn-reuseport" => per_core(address, workers, move |listener| pronghorn(listener, routes, false, 0)),
         "pronghorn-multi-thread" | "axum-multi-thread" => {
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .worker_threads(workers)
@@ -285,11 +288,16 @@ async fn hyper(listener: tokio::net::TcpListener, routes: usize) {
     }
 }
 
-/// Bare hyper as servers that scale run it: a thread per worker, each a
+/// A server as those that scale run it: a thread per worker, each a
 /// single-threaded runtime with a listener of its own on the same port
-/// (`SO_REUSEPORT`: the kernel spreads the connections by their address).
-fn hyper_per_core(address: SocketAddr, routes: usize, workers: usize) {
-    println!("hyper-per-core listening on {address} with {workers} threads");
+/// (`SO_REUSEPORT`: the kernel spreads the connections by their address),
+/// running `serve_on` there.
+fn per_core<F, Fut>(address: SocketAddr, workers: usize, serve_on: F)
+where
+    F: Fn(tokio::net::TcpListener) -> Fut + Clone + Send + 'static,
+    Fut: std::future::Future<Output = ()>,
+{
+    println!("listening on {address} with {workers} threads, a listener each");
     let threads: Vec<_> = (0..workers)
         .map(|_| {
             let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
@@ -299,11 +307,11 @@ fn hyper_per_core(address: SocketAddr, routes: usize, workers: usize) {
             socket.bind(&address.into()).unwrap();
             socket.listen(1024).unwrap();
             let listener: std::net::TcpListener = socket.into();
+            let serve_on = serve_on.clone();
             std::thread::spawn(move || {
                 let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
                 runtime.block_on(async move {
-                    let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-                    hyper(listener, routes).await;
+                    serve_on(tokio::net::TcpListener::from_std(listener).unwrap()).await;
                 });
             })
         })
