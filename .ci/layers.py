@@ -3,7 +3,7 @@
 crate::…`, or a `crate::…::` path) only modules of its own layer or lower
 ones, and imports an item from the module that defines it, not through the
 crate root's re-exports; and the router's request time (`router/request/`)
-imports nothing of its build time (`router/build/`). Exits 1, naming each import that breaks a rule,
+imports nothing of its setup time (`router/setup/`). Exits 1, naming each import that breaks a rule,
 when one does."""
 
 import pathlib
@@ -50,10 +50,10 @@ for path in sorted(src.rglob("*.rs")):
     if parts[:2] == ("router", "request"):
         # Unit tests may build what they test.
         code = text.split("#[cfg(test)]\nmod tests")[0]
-        for found in re.finditer(r"\bbuild::|\bsuper::super::", code):
+        for found in re.finditer(r"\bsetup::|\bsuper::super::", code):
             line = text[: found.start()].count("\n") + 1
             failures.append(
-                f"{path.relative_to(src.parent)}:{line}: request time names build time (`{found.group(0)}`)"
+                f"{path.relative_to(src.parent)}:{line}: request time names setup time (`{found.group(0)}`)"
             )
     for root in re.finditer(r"crate::([A-Z][A-Za-z]*)\b(?!::)", text):
         line = text[: root.start()].count("\n") + 1

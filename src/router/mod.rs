@@ -154,15 +154,24 @@
 //! }
 //! ```
 
-// Build time: what `Router` collects and `compile` makes of it, and the
+// Setup time (`setup/`): what `Router` collects and `compile` makes of it, and the
 // changes a `Reloadable` makes. Request time: the compiled tables, the
 // lookup and the pipeline that serve a request. Request time imports
-// nothing of build time (`.ci/layers.py` checks it).
-mod build;
+// nothing of setup time (`.ci/layers.py` checks it).
 mod request;
+mod setup;
 
 pub use self::{
-    build::{
+    request::{
+        compiled::{CompiledRouter, Priority},
+        pipeline::ResponseFuture,
+        route::Route,
+        route_hooks::{
+            PostfixOutput, PrefixOutput, Replace, RoutePostfix, RoutePrefix, RouteVerdict, Staged,
+        },
+        service::{Match, RouterAsService, RouterIntoService},
+    },
+    setup::{
         builder::Router,
         error::RouteError,
         methods::{
@@ -173,15 +182,6 @@ pub use self::{
         },
         reload::{Modules, Reloadable},
         scope::Scope,
-    },
-    request::{
-        compiled::{CompiledRouter, Priority},
-        pipeline::ResponseFuture,
-        route::Route,
-        route_hooks::{
-            PostfixOutput, PrefixOutput, Replace, RoutePostfix, RoutePrefix, RouteVerdict, Staged,
-        },
-        service::{Match, RouterAsService, RouterIntoService},
     },
 };
 pub use crate::handler::{Answers, Endpoint, EndpointFuture};

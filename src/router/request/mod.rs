@@ -1,5 +1,5 @@
 //! Request time: the compiled tables, the lookup, and the pipeline that
-//! runs a request's steps. Nothing here imports build time.
+//! runs a request's steps. Nothing here imports setup time.
 
 pub(crate) mod compiled;
 pub(crate) mod erased;

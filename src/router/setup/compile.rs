@@ -1,4 +1,4 @@
-//! Build time: what [`Router::compile`] makes of a [`Router`] — the
+//! Setup time: what [`Router::compile`] makes of a [`Router`] — the
 //! compiled tables, one module added or taken away at a time.
 
 use std::sync::Arc;

@@ -1,4 +1,4 @@
-//! Build time: the [`Router`](builder::Router) a user writes, its scopes
+//! Setup time: the [`Router`](builder::Router) a user writes, its scopes
 //! and patterns, what [`compile`](builder::Router::compile) makes of it,
 //! and the changes a [`Reloadable`](reload::Reloadable) makes to live
 //! tables.
