@@ -187,3 +187,46 @@ async fn a_reload_is_seen_by_every_worker() {
     drop(senders);
     server.stop().await;
 }
+
+/// The WebSocket cap is the server's: two WebSockets, one on each worker,
+/// fill a cap of two, and a third handshake is answered 503 whichever
+/// worker it reaches; a slot given back on one worker serves the other.
+#[tokio::test]
+async fn the_websocket_cap_holds_across_workers() {
+    let server = Server::start(thread_router(), |server| {
+        server.workers(2).max_connections(8).max_websockets(2)
+    })
+    .await;
+    // Two connections in a row: one on each worker, in turn.
+    let mut sockets = Vec::new();
+    for _ in 0..2 {
+        let (socket, _) = websocket_connect(server.address, "/echo").await.unwrap();
+        sockets.push(socket);
+    }
+    for _ in 0..2 {
+        let refused = websocket_connect(server.address, "/echo").await;
+        let Err(tokio_tungstenite::tungstenite::Error::Http(response)) = refused else {
+            panic!("past the cap, the upgrade must be refused: {refused:?}");
+        };
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    }
+    drop(sockets.pop());
+    let again = async {
+        loop {
+            if let Ok((socket, _)) = websocket_connect(server.address, "/echo").await {
+                return socket;
+            }
+            tokio::task::yield_now().await;
+        }
+    };
+    let mut socket = tokio::time::timeout(Duration::from_secs(10), again)
+        .await
+        .expect("a slot once one closes");
+    socket.send(Wire::text("again")).await.unwrap();
+    assert_eq!(
+        socket.next().await.unwrap().unwrap().into_text().unwrap(),
+        "again"
+    );
+    drop((socket, sockets));
+    server.stop().await;
+}
