@@ -269,6 +269,17 @@ async fn http2_get(
     (sender, connection, response)
 }
 
+/// A WebSocket to `path`, once the server has a slot for one: each
+/// handshake refused is tried again.
+async fn websocket_once_free(address: SocketAddr, path: &str) -> WsClient {
+    loop {
+        if let Ok((socket, _)) = websocket_connect(address, path).await {
+            return socket;
+        }
+        tokio::task::yield_now().await;
+    }
+}
+
 /// A WebSocket client.
 type WsClient = tokio_tungstenite::WebSocketStream<TcpStream>;
 

@@ -667,14 +667,7 @@ async fn a_websocket_handshake_past_the_websocket_cap_is_503_and_other_requests_
     assert_eq!(parts.status, StatusCode::UPGRADE_REQUIRED);
     // A WebSocket that closes gives its slot back.
     drop(second);
-    let again = async {
-        loop {
-            if let Ok((socket, _)) = websocket_connect(server.address, "/echo").await {
-                return socket;
-            }
-            tokio::task::yield_now().await;
-        }
-    };
+    let again = websocket_once_free(server.address, "/echo");
     let mut third = tokio::time::timeout(Duration::from_secs(10), again)
         .await
         .expect("a slot once one closes");

@@ -211,14 +211,7 @@ async fn the_websocket_cap_holds_across_workers() {
         assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
     }
     drop(sockets.pop());
-    let again = async {
-        loop {
-            if let Ok((socket, _)) = websocket_connect(server.address, "/echo").await {
-                return socket;
-            }
-            tokio::task::yield_now().await;
-        }
-    };
+    let again = websocket_once_free(server.address, "/echo");
     let mut socket = tokio::time::timeout(Duration::from_secs(10), again)
         .await
         .expect("a slot once one closes");
