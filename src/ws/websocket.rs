@@ -91,8 +91,9 @@ pub struct WebSocket {
     idle: Wait,
     /// The messages read and sent: the idle timeout's progress.
     exchanged: u64,
-    /// A wait outlasted its timeout: reads are over.
-    timed_out: bool,
+    /// Reads are over: a wait outlasted its timeout, or the close of a
+    /// shutdown could not be sent. The next read ends the stream.
+    reads_over: bool,
     /// The server's shutdown, when `serve` serves the connection.
     shutdown: Option<ShutdownWatch>,
     /// The subprotocol the handshake settled on.
@@ -165,10 +166,13 @@ impl Stream for WebSocket {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
-        if this.timed_out {
+        if this.reads_over {
             return Poll::Ready(None);
         }
         if let Err(error) = ready!(this.poll_going_away(cx)) {
+            // The connection is gone: the error, then the end, as after
+            // any other (a handler that reads on would spin otherwise).
+            this.reads_over = true;
             return Poll::Ready(Some(Err(error.into())));
         }
         loop {
@@ -274,7 +278,7 @@ impl WebSocket {
         } else {
             return Poll::Pending;
         };
-        self.timed_out = true;
+        self.reads_over = true;
         Poll::Ready(Some(Err(error)))
     }
 
@@ -394,7 +398,7 @@ impl Accepted {
             pinged: false,
             idle: Wait::new(limits.idle_timeout),
             exchanged: 0,
-            timed_out: false,
+            reads_over: false,
             shutdown: self.shutdown,
             protocol: self.protocol,
             going_away: GoingAway::No,
