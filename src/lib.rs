@@ -216,7 +216,7 @@ mod shutdown;
 #[cfg(feature = "server")]
 pub mod sse;
 pub mod step;
-#[cfg(feature = "server")]
+#[cfg(feature = "ws")]
 mod upgrade;
 #[cfg(feature = "ws")]
 pub mod ws;

@@ -2,10 +2,8 @@
 //! connection cap. Below `serve/` and `ws/`, which both use it, so that
 //! neither imports the other.
 
-#[cfg(feature = "ws")]
 use std::sync::Arc;
 
-#[cfg(feature = "ws")]
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// The slots of upgraded (WebSocket) connections, a share of the
@@ -13,11 +11,9 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 /// never shed, and without a cap of their own they could take every slot.
 /// `serve` puts it in the extensions of the requests that ask for an
 /// upgrade; a WebSocket handshake takes a slot, or is answered 503.
-#[cfg(feature = "ws")]
 #[derive(Clone, Debug)]
 pub(crate) struct UpgradeSlots(Arc<Semaphore>);
 
-#[cfg(feature = "ws")]
 impl UpgradeSlots {
     /// `max` slots.
     pub(crate) fn new(max: usize) -> Self {

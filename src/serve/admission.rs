@@ -120,7 +120,9 @@ fn coding_refusal(headers: &http::HeaderMap) -> Option<StatusCode> {
     let (mut chunked, mut others) = (0, false);
     let codings = headers.get_all(http::header::TRANSFER_ENCODING).iter();
     for coding in codings.flat_map(|value| value.as_bytes().split(|&byte| byte == b',')) {
-        match trim_whitespace(coding) {
+        // A header value holds no whitespace but spaces and tabs: trimmed
+        // of ASCII whitespace, it is trimmed of its OWS.
+        match coding.trim_ascii() {
             // An empty list element is no coding (RFC 9110, 5.6.1).
             [] => {}
             coding if coding.eq_ignore_ascii_case(b"chunked") => chunked += 1,
@@ -131,16 +133,6 @@ fn coding_refusal(headers: &http::HeaderMap) -> Option<StatusCode> {
         (1, false) => None,
         (2.., _) => Some(StatusCode::BAD_REQUEST),
         _ => Some(StatusCode::NOT_IMPLEMENTED),
-    }
-}
-
-/// `bytes` without the spaces and tabs around it (OWS).
-fn trim_whitespace(bytes: &[u8]) -> &[u8] {
-    let start = bytes.iter().position(|&b| b != b' ' && b != b'\t');
-    let end = bytes.iter().rposition(|&b| b != b' ' && b != b'\t');
-    match (start, end) {
-        (Some(start), Some(end)) => &bytes[start..=end],
-        _ => &[],
     }
 }
 

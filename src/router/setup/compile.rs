@@ -252,6 +252,33 @@ impl ModuleHooks {
     }
 }
 
+/// A handler that answers below `base` rather than at a route (a fallback,
+/// the handler of 405s), as the tables hold it: the `index`-th of its
+/// kind in the module. None for a WebSocket handler, which answers no
+/// such request.
+fn fallback(module: &Adding<'_>, spec: RouteSpec, base: Pattern, index: usize) -> Option<Fallback> {
+    match spec.endpoint {
+        Responder::Http(handler) => {
+            // A handler in tower layers is handed its base's parameter names.
+            let layered = handler
+                .layered()
+                .then(|| (Arc::from(""), Arc::clone(&base.names)));
+            Some(Fallback {
+                extraction: Extraction::of(
+                    &spec.settings.or(&module.settings),
+                    spec.own_state.as_deref(),
+                    layered,
+                ),
+                base,
+                handler,
+                key: key(module.place, index),
+            })
+        }
+        #[cfg(feature = "ws")]
+        Responder::WebSocket(_) => None,
+    }
+}
+
 impl Tables {
     /// Adds `router`'s routes, hooks, state and fallbacks, as the module at
     /// `place` in registration order (the base is at 0): its routes take
@@ -402,19 +429,8 @@ impl Tables {
                     base: base.source.to_string(),
                 });
             }
-            match spec.endpoint {
-                Responder::Http(handler) => self.fallbacks.push(Arc::new(Fallback {
-                    extraction: Extraction::of(
-                        &spec.settings.or(&module.settings),
-                        spec.own_state.as_deref(),
-                        (handler.layered()).then(|| (Arc::from(""), Arc::clone(&base.names))),
-                    ),
-                    base,
-                    handler,
-                    key: key(module.place, index),
-                })),
-                #[cfg(feature = "ws")]
-                Responder::WebSocket(_) => {}
+            if let Some(fallback) = fallback(module, spec, base, index) {
+                self.fallbacks.push(Arc::new(fallback));
             }
         }
         (self.fallbacks).sort_by_key(|f| (std::cmp::Reverse(f.base.segments.len()), f.key));
@@ -436,22 +452,8 @@ impl Tables {
             if let Some(error) = self.unmet(module, added, &spec, &[]) {
                 return Err(error);
             }
-            match spec.endpoint {
-                Responder::Http(handler) => {
-                    let fallback = Fallback {
-                        base: Pattern::parse("/")?,
-                        extraction: Extraction::of(
-                            &spec.settings.or(&module.settings),
-                            spec.own_state.as_deref(),
-                            (handler.layered()).then(|| (Arc::from(""), Arc::from([]))),
-                        ),
-                        handler,
-                        key: key(module.place, 0),
-                    };
-                    self.method_not_allowed = Some((module.place, Arc::new(fallback)));
-                }
-                #[cfg(feature = "ws")]
-                Responder::WebSocket(_) => {}
+            if let Some(fallback) = fallback(module, spec, Pattern::parse("/")?, 0) {
+                self.method_not_allowed = Some((module.place, Arc::new(fallback)));
             }
         }
         Ok(())
