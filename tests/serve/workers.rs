@@ -29,14 +29,10 @@ fn thread_router() -> CompiledRouter {
         .unwrap()
 }
 
-async fn http1_get(sender: &mut Sender, address: SocketAddr, path: &str) -> String {
-    let request = Request::get(path)
-        .header(header::HOST, address.to_string())
-        .body(Full::default())
-        .unwrap();
-    let response = sender.send_request(request).await.unwrap();
-    assert_eq!(response.status(), StatusCode::OK);
-    let body = response.into_body().collect().await.unwrap().to_bytes();
+/// The body of the answer to a GET of `path`, which must be 200.
+async fn http1_get(sender: &mut Sender, path: &str) -> String {
+    let (parts, body) = send_empty(sender, Method::GET, path).await;
+    assert_eq!(parts.status, StatusCode::OK);
     String::from_utf8(body.to_vec()).unwrap()
 }
 
@@ -44,7 +40,7 @@ async fn http1_get(sender: &mut Sender, address: SocketAddr, path: &str) -> Stri
 async fn workers_serve_http1_http2_and_websockets_on_their_own_threads() {
     let server = Server::start(thread_router(), |server| server.workers(2)).await;
     let mut sender = common::connect(server.address).await;
-    let thread = http1_get(&mut sender, server.address, "/thread").await;
+    let thread = http1_get(&mut sender, "/thread").await;
     assert!(thread.starts_with("pronghorn-worker-"), "{thread}");
 
     let (http2, _, response) = http2_get(server.address, "/thread").await;
@@ -70,7 +66,7 @@ async fn workers_each_serve_an_equal_share_of_the_connections() {
     let mut served = std::collections::HashMap::<String, usize>::new();
     for _ in 0..100 {
         let mut sender = common::connect(server.address).await;
-        let thread = http1_get(&mut sender, server.address, "/thread").await;
+        let thread = http1_get(&mut sender, "/thread").await;
         *served.entry(thread).or_default() += 1;
     }
     assert_eq!(served.len(), 2, "{served:?}");
@@ -106,10 +102,7 @@ async fn the_connection_cap_holds_across_workers() {
     // A fifth client is served, and the first connection, idle longest, is
     // closed for it.
     let mut sender = common::connect(server.address).await;
-    assert_eq!(
-        http1_get(&mut sender, server.address, "/hello").await,
-        "hello"
-    );
+    assert_eq!(http1_get(&mut sender, "/hello").await, "hello");
     let mut rest = Vec::new();
     let closed = tokio::time::timeout(Duration::from_secs(10), clients[0].read_to_end(&mut rest))
         .await
@@ -142,7 +135,7 @@ async fn a_graceful_shutdown_drains_the_requests_in_flight_on_every_worker() {
     for _ in 0..4 {
         let mut sender = common::connect(address).await;
         requests.push(tokio::spawn(async move {
-            http1_get(&mut sender, address, "/slow").await
+            http1_get(&mut sender, "/slow").await
         }));
     }
     // Every request is in its handler before the signal: the handlers wait.
@@ -174,15 +167,12 @@ async fn a_reload_is_seen_by_every_worker() {
     let mut senders = Vec::new();
     for _ in 0..2 {
         let mut sender = common::connect(server.address).await;
-        assert_eq!(
-            http1_get(&mut sender, server.address, "/hello").await,
-            "before"
-        );
+        assert_eq!(http1_get(&mut sender, "/hello").await, "before");
         senders.push(sender);
     }
     app.swap(Router::new().get("/hello", || "after")).unwrap();
     for sender in &mut senders {
-        assert_eq!(http1_get(sender, server.address, "/hello").await, "after");
+        assert_eq!(http1_get(sender, "/hello").await, "after");
     }
     drop(senders);
     server.stop().await;
