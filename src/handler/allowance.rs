@@ -50,9 +50,15 @@ pub(crate) const STEP: usize = 64 * 1024;
 
 /// What the body extractor of one request may take: of its HTTP/2
 /// connection's allowance, and of the server's.
+///
+/// One a connection, which its requests share: a clone writes only the
+/// connection's count, not a line every connection's thread writes.
 #[derive(Clone, Debug)]
-pub(crate) struct BodyAllowance {
-    connection: Option<Arc<Shared>>,
+pub(crate) struct BodyAllowance(Arc<Allowances>);
+
+#[derive(Debug)]
+struct Allowances {
+    connection: Option<Shared>,
     #[cfg(feature = "server")]
     server: Option<ServerAllowance>,
 }
@@ -112,21 +118,19 @@ impl BodyAllowance {
     /// beside `server`'s.
     #[cfg(feature = "server")]
     pub(crate) fn new(connection: usize, server: Option<ServerAllowance>) -> Self {
-        Self {
-            connection: (connection > 0).then(|| {
-                Arc::new(Shared {
-                    limit: connection,
-                    reading: Mutex::default(),
-                })
+        Self(Arc::new(Allowances {
+            connection: (connection > 0).then(|| Shared {
+                limit: connection,
+                reading: Mutex::default(),
             }),
             server,
-        }
+        }))
     }
 
     /// Whether it bounds anything.
     #[cfg(feature = "server")]
     pub(crate) fn bounds(&self) -> bool {
-        self.connection.is_some() || self.server.is_some()
+        self.0.connection.is_some() || self.0.server.is_some()
     }
 
     /// Reserves `bytes` for a body about to be read on its connection:
@@ -135,26 +139,22 @@ impl BodyAllowance {
     /// server is reserved as the body arrives
     /// ([`Reservation::poll_room`]).
     pub(crate) fn reserve(&self, bytes: usize) -> Option<Reservation> {
-        let connection = match &self.connection {
-            Some(shared) => {
-                let mut reading = shared.reading();
-                let reserved = reading.reserved.saturating_add(bytes);
-                if reading.bodies > 0 && reserved > shared.limit {
-                    return None;
-                }
-                *reading = Reading {
-                    bodies: reading.bodies + 1,
-                    reserved,
-                };
-                Some(Arc::clone(shared))
+        if let Some(shared) = &self.0.connection {
+            let mut reading = shared.reading();
+            let reserved = reading.reserved.saturating_add(bytes);
+            if reading.bodies > 0 && reserved > shared.limit {
+                return None;
             }
-            None => None,
-        };
+            *reading = Reading {
+                bodies: reading.bodies + 1,
+                reserved,
+            };
+        }
         Some(Reservation {
-            connection,
+            allowance: self.clone(),
             bytes,
             #[cfg(feature = "server")]
-            server: self.server.clone().map(Room::new),
+            room: Room::default(),
         })
     }
 }
@@ -162,16 +162,17 @@ impl BodyAllowance {
 /// What a body reserved, given back when dropped.
 #[derive(Debug)]
 pub(crate) struct Reservation {
-    connection: Option<Arc<Shared>>,
+    allowance: BodyAllowance,
+    /// What it counts in the connection's allowance, if there is one.
     bytes: usize,
     #[cfg(feature = "server")]
-    server: Option<Room>,
+    room: Room,
 }
 
 /// A body's room in the server's allowance, taken as the body arrives.
 #[cfg(feature = "server")]
+#[derive(Default)]
 struct Room {
-    allowance: ServerAllowance,
     /// The permits held so far (KiB), and the permit holding them.
     held: u32,
     permit: Option<OwnedSemaphorePermit>,
@@ -197,25 +198,21 @@ impl std::fmt::Debug for Room {
 
 #[cfg(feature = "server")]
 impl Room {
-    fn new(allowance: ServerAllowance) -> Self {
-        Self {
-            allowance,
-            held: 0,
-            permit: None,
-            waiting: None,
-        }
-    }
-
-    /// Ready once `bytes` are held; more are waited for in the order the
-    /// waits began.
-    fn poll_hold(&mut self, cx: &mut Context<'_>, bytes: usize) -> Poll<()> {
-        let needed = self.allowance.permits(bytes);
+    /// Ready once `bytes` are held in `allowance`; more are waited for in
+    /// the order the waits began.
+    fn poll_hold(
+        &mut self,
+        allowance: &ServerAllowance,
+        cx: &mut Context<'_>,
+        bytes: usize,
+    ) -> Poll<()> {
+        let needed = allowance.permits(bytes);
         while self.held < needed {
             let (permits, wait) = match &mut self.waiting {
                 Some((permits, wait)) => (*permits, wait),
                 None => {
                     let more = needed - self.held;
-                    let semaphore = Arc::clone(&self.allowance.kib);
+                    let semaphore = Arc::clone(&allowance.kib);
                     match Arc::clone(&semaphore).try_acquire_many_owned(more) {
                         Ok(permit) => {
                             self.add(more, Ok(permit));
@@ -257,8 +254,8 @@ impl Reservation {
     #[cfg_attr(not(feature = "server"), allow(unused_variables))]
     pub(crate) fn poll_room(&mut self, cx: &mut Context<'_>, bytes: usize) -> Poll<()> {
         #[cfg(feature = "server")]
-        if let Some(room) = &mut self.server {
-            return room.poll_hold(cx, bytes);
+        if let Some(server) = &self.allowance.0.server {
+            return self.room.poll_hold(server, cx, bytes);
         }
         Poll::Ready(())
     }
@@ -266,7 +263,7 @@ impl Reservation {
 
 impl Drop for Reservation {
     fn drop(&mut self) {
-        if let Some(shared) = &self.connection {
+        if let Some(shared) = &self.allowance.0.connection {
             let mut reading = shared.reading();
             reading.bodies -= 1;
             reading.reserved -= self.bytes;
@@ -292,7 +289,7 @@ mod tests {
         drop(first);
         let third = allowance.reserve(60).expect("room given back");
         drop((second, third));
-        let shared = allowance.connection.as_ref().unwrap();
+        let shared = allowance.0.connection.as_ref().unwrap();
         assert_eq!(*shared.reading(), Reading::default());
     }
 

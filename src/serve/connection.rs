@@ -1,11 +1,11 @@
 //! tower → hyper: one connection's service, as hyper calls it.
 
 use std::{
-    cell::{Cell, RefCell},
+    cell::{Cell, OnceCell, RefCell},
     future::Future,
     pin::Pin,
-    sync::Arc,
-    task::{Context, Poll, Waker},
+    sync::{Arc, Mutex, PoisonError},
+    task::{Context, Poll, Waker, ready},
 };
 
 use http::{Method, Request, Response, StatusCode, Version};
@@ -37,6 +37,10 @@ use super::{
 /// once: the request moves straight into the service's own future. Only a
 /// service that is not ready at once (a concurrency limit, a buffer) is
 /// cloned, and the clone is polled for readiness with the task's waker.
+/// An HTTP/1 request with a body is called on the future's first poll, on
+/// a second instance of the service the connection keeps for that: a
+/// clone made once for the connection, not one a request — a clone of a
+/// router writes the reference count every worker shares.
 ///
 /// It also tells the connection's watchdog that a request arrived, counts
 /// HTTP/2 streams until their response ends and their heads until it is
@@ -44,6 +48,9 @@ use super::{
 /// service or a response body is not ready (see [`io`]).
 pub(super) struct Connection<S> {
     service: RefCell<S>,
+    /// The instance the HTTP/1 requests with a body are called on, made
+    /// at the first one.
+    deferred: OnceCell<Arc<Mutex<S>>>,
     watch: Arc<ConnectionWatch>,
     /// Handed to the requests that ask for an upgrade (WebSocket).
     #[cfg(feature = "ws")]
@@ -111,6 +118,7 @@ impl<S> Connection<S> {
         let http2 = BodyAllowance::new(bounds.http2_bodies, bounds.bodies.clone());
         Self {
             service: RefCell::new(service),
+            deferred: OnceCell::new(),
             watch,
             #[cfg(feature = "ws")]
             shutdown: Arc::clone(shutdown),
@@ -236,8 +244,9 @@ impl<S> Connection<S> {
             // it read with the head, and hands them over before it polls
             // the answer: called then, a handler finds a small body there
             // and answers at once, its state never boxed.
-            return State::Waiting {
-                service: service.clone(),
+            let deferred = (self.deferred).get_or_init(|| Arc::new(Mutex::new(service.clone())));
+            return State::Deferred {
+                service: Arc::clone(deferred),
                 request: Some(request),
             };
         }
@@ -284,9 +293,11 @@ pin_project! {
         S: Service<R>,
     {
         Called { #[pin] future: S::Future },
-        // Called at the next poll, on a clone: a service not ready, or
-        // the answer to an HTTP/1 request with a body (see `call`).
+        // Called at the next poll, on a clone: a service not ready.
         Waiting { service: S, request: Option<R> },
+        // Called at the first poll, on the connection's second instance:
+        // an HTTP/1 request with a body (see `start`).
+        Deferred { service: Arc<Mutex<S>>, request: Option<R> },
         Failed { error: Option<BoxError> },
         // Answered without the service: a head the connection refuses
         // (400, 501; see `HeadFields::verdict`), or one past the server's
@@ -366,16 +377,36 @@ where
                     return Poll::Ready(Ok(self.answer(response)));
                 }
                 StateProj::Waiting { service, request } => {
-                    if let Poll::Ready(ready) = service.poll_ready(cx) {
-                        ready.map_err(Into::into)?;
-                    } else {
-                        io::stop_holding();
-                        return Poll::Pending;
-                    }
-                    service.call(request.take().expect("polled after completion"))
+                    ready!(call_when_ready(service, request, cx))?
+                }
+                StateProj::Deferred { service, request } => {
+                    let mut service = service.lock().unwrap_or_else(PoisonError::into_inner);
+                    ready!(call_when_ready(&mut *service, request, cx))?
                 }
             };
             self.as_mut().project().state.set(State::Called { future });
         }
     }
+}
+
+/// Calls `service` with the request once it is ready; while it is not,
+/// what the connection answered so far goes out.
+fn call_when_ready<S, R>(
+    service: &mut S,
+    request: &mut Option<R>,
+    cx: &mut Context<'_>,
+) -> Poll<Result<S::Future, BoxError>>
+where
+    S: Service<R>,
+    S::Error: Into<BoxError>,
+{
+    let Poll::Ready(ready) = service.poll_ready(cx) else {
+        io::stop_holding();
+        return Poll::Pending;
+    };
+    if let Err(error) = ready {
+        return Poll::Ready(Err(error.into()));
+    }
+    let request = request.take().expect("polled after completion");
+    Poll::Ready(Ok(service.call(request)))
 }

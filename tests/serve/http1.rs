@@ -200,6 +200,34 @@ async fn a_service_not_ready_is_awaited_and_each_connection_keeps_its_own() {
     server.stop().await;
 }
 
+/// An HTTP/1 request with a body is called once its first bytes are
+/// there, on a second instance of the service the connection clones once:
+/// every such request on the connection is served by that one instance,
+/// and the others by the connection's first.
+#[tokio::test]
+async fn requests_with_a_body_share_one_instance_cloned_once_a_connection() {
+    let gated = Gated {
+        open: Arc::new(true.into()),
+        waker: Arc::default(),
+        polls: Arc::default(),
+        served: 0,
+    };
+    let server = Server::start(gated, |server| server).await;
+    let mut sender: Sender = common::connect(server.address).await;
+    let mut answers = Vec::new();
+    for with_body in [false, false, true, true, true, false] {
+        let body = if with_body { "some bytes" } else { "" };
+        let request = request(Method::POST, "/").body(Full::from(body)).unwrap();
+        let (parts, body) = send(&mut sender, request).await;
+        assert_eq!(parts.status, StatusCode::OK);
+        answers.push(String::from_utf8(body.to_vec()).unwrap());
+    }
+    // The second instance is cloned from the first after its two
+    // requests, and counts on from there.
+    assert_eq!(answers, ["1", "2", "3", "4", "5", "3"]);
+    server.stop().await;
+}
+
 /// A client that disconnects while its request is still being answered:
 /// the server drops the response future, and the monitors see the request
 /// once, cancelled, with no status.
