@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Checks the shape ARCHITECTURE.md asks of `src/`: no function longer than
-80 lines (a message table excepted), and no two public or crate-visible
+80 lines (a message table excepted); no two public or crate-visible
 types of one name (those named by their module excepted, as each layer's
-`ResponseFuture`). Exits 1, naming what breaks a rule."""
+`ResponseFuture`); and the types with one owner keep their fields private
+to the module that owns them, so that every read and write of them goes
+through that module's own code. Exits 1, naming what breaks a rule."""
 
 import collections
 import pathlib
@@ -17,8 +19,27 @@ LONG_ALLOWED = {("router/setup/error.rs", "fmt")}  # RouteError's messages, one 
 # `io::Error` and `fmt::Error`).
 SAME_NAME_ALLOWED = {"ResponseFuture", "Error"}
 
+# (file, type): data with one owner, read and written only by its module
+# and the modules below it.
+OWNED = {
+    ("router/request/compiled/mod.rs", "CompiledRouter"),
+    ("router/request/compiled/mod.rs", "Tables"),
+    ("router/request/compiled/mod.rs", "ModuleState"),
+    ("router/request/compiled/change.rs", "ModuleParts"),
+    ("router/request/pipeline/mod.rs", "Pipeline"),
+    ("router/request/table/mod.rs", "Table"),
+}
+
 src = pathlib.Path(__file__).resolve().parent.parent / "src"
 failures = []
+for name, type_name in sorted(OWNED):
+    text = (src / name).read_text()
+    found = re.search(r"^(?:pub(?:\([a-z]+\))? )?struct " + type_name + r"\b[^{;]*\{(.*?)^\}", text, re.S | re.M)
+    if found is None:
+        failures.append(f"src/{name}: `{type_name}` is not defined here any more: update OWNED")
+        continue
+    for field in re.finditer(r"^\s+pub(?:\([a-z]+\))? (\w+):", found.group(1), re.M):
+        failures.append(f"src/{name}: `{type_name}.{field.group(1)}` is visible outside its module: its owner reads and writes it")
 visible = collections.defaultdict(set)
 for path in sorted(src.rglob("*.rs")):
     name = str(path.relative_to(src))

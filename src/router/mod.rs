@@ -164,7 +164,7 @@ mod setup;
 pub use self::{
     request::{
         compiled::{CompiledRouter, Priority},
-        pipeline::ResponseFuture,
+        pipeline::future::ResponseFuture,
         route::Route,
         route_hooks::{
             PostfixOutput, PrefixOutput, Replace, RoutePostfix, RoutePrefix, RouteVerdict, Staged,

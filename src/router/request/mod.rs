@@ -4,7 +4,6 @@
 pub(crate) mod compiled;
 pub(crate) mod erased;
 pub(crate) mod kept;
-pub(crate) mod lookup;
 pub(crate) mod pattern;
 pub(crate) mod pipeline;
 pub(crate) mod route;

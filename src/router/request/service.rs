@@ -1,7 +1,7 @@
 //! The compiled router as a tower `Service`: its `Service` impls (one
 //! macro for the router's views), the request types it takes, and the
 //! views of one body type for tests. Its response future is
-//! `pipeline.rs`'s.
+//! `pipeline/future.rs`'s.
 
 use std::{fmt, marker::PhantomData};
 
@@ -9,27 +9,10 @@ use http::Method;
 
 use super::{
     compiled::CompiledRouter,
-    lookup::{Target, is_path},
+    compiled::lookup::{Target, is_path},
 };
 
 use crate::params::{Captures, Params};
-
-impl fmt::Debug for CompiledRouter {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let routes: Vec<_> = self
-            .inner
-            .routes
-            .iter()
-            .map(|(_, r)| &*r.pattern.source)
-            .collect();
-        f.debug_struct("CompiledRouter")
-            .field("routes", &routes)
-            .field("prefixes", &self.inner.prefixes.len())
-            .field("postfixes", &self.inner.postfixes.len())
-            .field("monitors", &self.inner.monitors.len())
-            .finish()
-    }
-}
 
 impl CompiledRouter {
     /// The route that answers `method` and `path`, as a request would find
@@ -53,9 +36,9 @@ impl CompiledRouter {
             return None;
         }
         let mut captures = Captures::new();
-        match self.inner.find(method, path, false, &mut captures) {
+        match self.tables().find(method, path, false, &mut captures) {
             Some(Target::Route { id, .. }) => {
-                let pattern = &self.inner.routes[id].pattern;
+                let pattern = &self.tables().route(id).pattern;
                 Some(Match {
                     pattern: &pattern.source,
                     names: &pattern.names,
@@ -174,7 +157,7 @@ macro_rules! serves_requests {
         {
             type Response = ::http::Response<$crate::body::Body>;
             type Error = ::std::convert::Infallible;
-            type Future = $crate::router::request::pipeline::ResponseFuture;
+            type Future = $crate::router::request::pipeline::future::ResponseFuture;
 
             #[inline]
             fn poll_ready(
@@ -187,7 +170,7 @@ macro_rules! serves_requests {
             #[inline]
             fn call(&mut self, request: ::http::Request<B>) -> Self::Future {
                 let $this = self;
-                $crate::router::request::pipeline::ResponseFuture::new($tables, request)
+                $crate::router::request::pipeline::future::ResponseFuture::new($tables, request)
             }
         }
     };
@@ -195,8 +178,8 @@ macro_rules! serves_requests {
 
 pub(crate) use serves_requests;
 
-serves_requests!(RouterIntoService<B>, |this| &this.router.inner);
-serves_requests!(RouterAsService<'_, B>, |this| &this.router.inner);
+serves_requests!(RouterIntoService<B>, |this| this.router.tables());
+serves_requests!(RouterAsService<'_, B>, |this| this.router.tables());
 
 /// A route found by [`CompiledRouter::at`].
 pub struct Match<'a> {
@@ -233,5 +216,5 @@ serves_requests!(
     /// [`Body`](crate::body::Body). The body becomes a `Body` at the
     /// boundary, without an allocation for those; another is boxed.
     CompiledRouter,
-    |this| &this.inner
+    |this| this.tables()
 );

@@ -18,34 +18,21 @@ use super::{
 use crate::router::request::compiled::WebSocketRoute;
 use crate::router::request::{
     compiled::{
-        Applied, CompiledRoute, CompiledRouter, Fallback, Handling, Hook, Hooks, ModuleState,
-        Tables,
+        CompiledRoute, CompiledRouter, Fallback, Handling, Hook, Tables,
+        change::{Clash, ModuleParts, key},
     },
-    erased::{ErasedMonitor, ErasedPostfix, ErasedPrefix},
-    pattern::{Pattern, Segment, match_parts},
+    pattern::Pattern,
     service::{RouterIntoService, serves_requests},
-    table::{FxHasher, Key, RouteId},
+    table::FxHasher,
 };
 
-/// What one module added to the tables: what removing it takes away.
+/// What one module added to the tables: its parts, which taking it out
+/// removes, and the state its handlers read.
 #[derive(Debug)]
 pub(crate) struct Added {
-    place: u32,
-    /// Its routes, HTTP and WebSocket.
-    routes: Vec<RouteId>,
-    /// Whether it added hooks, state or fallbacks.
-    hooks: bool,
-    state: bool,
-    fallbacks: bool,
+    parts: ModuleParts,
     /// The state its handlers read, with the pattern of one that does.
     needs: Vec<(Arc<str>, StateType)>,
-}
-
-impl CompiledRoute {
-    /// Whether a WebSocket handler answers it.
-    fn is_websocket(&self) -> bool {
-        !matches!(self.handling, Handling::Http(_))
-    }
 }
 
 /// A pattern's parameter names, shared.
@@ -91,43 +78,6 @@ impl Extraction {
     }
 }
 
-/// How a hook pattern relates to a route pattern, for every path the route
-/// matches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Relation {
-    Always,
-    Maybe,
-    Never,
-}
-
-fn relation(hook: &[Segment], route: &[Segment]) -> Relation {
-    let mut result = Relation::Always;
-    for (index, segment) in hook.iter().enumerate() {
-        let Some(theirs) = route.get(index) else {
-            return Relation::Never;
-        };
-        match (segment, theirs) {
-            (_, Segment::CatchAll) => return Relation::Maybe,
-            (Segment::CatchAll, _) => {
-                // A catch-all with nothing after it covers every path with
-                // at least one more segment, and the route has one here.
-                let tail = hook.len() > index + 1;
-                return if tail { Relation::Maybe } else { result };
-            }
-            (Segment::Static(a), Segment::Static(b)) if a != b => return Relation::Never,
-            (Segment::Static(_), Segment::Static(_)) => {}
-            (Segment::Dynamic(parts), Segment::Static(text)) => {
-                if !match_parts(parts, text, 0, |_, _| {}) {
-                    return Relation::Never;
-                }
-            }
-            (Segment::Dynamic(a), Segment::Dynamic(b)) if a == b => {}
-            _ => result = Relation::Maybe,
-        }
-    }
-    result
-}
-
 /// Parses `specs` into hooks of the module at `place`.
 fn compile_hooks<H: ?Sized>(
     specs: Vec<HookSpec<H>>,
@@ -148,108 +98,14 @@ fn compile_hooks<H: ?Sized>(
         .collect()
 }
 
-/// The key of the `index`th route or hook of the module at `place`.
-fn key(place: u32, index: usize) -> Key {
-    u64::from(place) << 32 | index as u64
-}
-
-/// The place of the module that registered what has `key`.
-fn place_of(key: Key) -> u32 {
-    (key >> 32) as u32
-}
-
-/// The static bytes a pattern starts with: `/` and its static segments up
-/// to the first that is not, without the `/` before that one; empty for
-/// `/`. Every route a hook may apply to is among those the table finds
-/// for its scope's bytes (see `Table::visit_covering`).
-fn static_start(pattern: &Pattern) -> String {
-    let mut text = String::new();
-    for segment in &pattern.segments {
-        let Segment::Static(static_text) = segment else {
-            break;
-        };
-        text.push('/');
-        text.push_str(static_text);
-    }
-    text
-}
-
-/// The hooks of `hooks` that may apply to a route on `method` (`None`: any)
-/// and `pattern`, in running order.
-fn applied<H: ?Sized>(
-    hooks: &Hooks<H>,
-    method: Option<&Method>,
-    pattern: &Pattern,
-) -> Box<[Applied]> {
-    let mut applied: Vec<(&Hook<H>, Applied)> = hooks
-        .iter()
-        .filter(|(_, hook)| match method {
-            None => true,
-            Some(ours) => {
-                hook.methods.is_empty()
-                    || (hook.methods.iter()).any(|theirs| {
-                        theirs == ours || (*ours == Method::GET && *theirs == Method::HEAD)
-                    })
-            }
-        })
-        .filter_map(|(id, hook)| {
-            let check = match relation(&hook.pattern.segments, &pattern.segments) {
-                Relation::Never => return None,
-                Relation::Maybe => true,
-                Relation::Always => !hook.pattern.names.is_empty(),
-            };
-            // A hook for the route's own method applies to every request
-            // the route answers (a GET route also answers HEAD, which a
-            // GET hook sees too); any other method is checked per request.
-            let check = check
-                || !hook.methods.is_empty()
-                    && !method.is_some_and(|ours| hook.methods.contains(ours));
-            let hook_id = u32::try_from(id).expect("fewer than 2^32 hooks");
-            Some((
-                hook,
-                Applied {
-                    hook: hook_id,
-                    check,
-                },
-            ))
-        })
-        .collect();
-    applied.sort_by_key(|&(hook, _)| hook.order());
-    applied.into_iter().map(|(_, applied)| applied).collect()
-}
-
-/// The hooks of each kind that may apply to `route`: for an HTTP route
-/// prefixes, postfixes and monitors, for a WebSocket route (whose
-/// response is the handshake's) prefixes and monitors.
-fn hook_lists(inner: &Tables, route: &mut CompiledRoute) {
-    let (method, pattern) = (route.method.as_ref(), &route.pattern);
-    route.prefixes = applied(&inner.prefixes, method, pattern);
-    route.monitors = applied(&inner.monitors, method, pattern);
-    if !route.is_websocket() {
-        route.postfixes = applied(&inner.postfixes, method, pattern);
-    }
-}
-
-/// The module being added, as its steps read it.
+/// The module being added to `tables`, as its steps read it.
 struct Adding<'a> {
-    place: u32,
+    tables: &'a mut Tables,
     /// The router's settings over the outer routers'.
     settings: RouteSettings,
     /// State types the handlers may read besides what the tables hold.
     also_held: &'a [StateType],
-}
-
-/// A module's hooks, compiled.
-struct ModuleHooks {
-    prefixes: Vec<Hook<dyn ErasedPrefix>>,
-    postfixes: Vec<Hook<dyn ErasedPostfix>>,
-    monitors: Vec<Hook<dyn ErasedMonitor>>,
-}
-
-impl ModuleHooks {
-    fn is_empty(&self) -> bool {
-        self.prefixes.is_empty() && self.postfixes.is_empty() && self.monitors.is_empty()
-    }
+    added: Added,
 }
 
 /// A handler that answers below `base` rather than at a route (a fallback,
@@ -257,6 +113,7 @@ impl ModuleHooks {
 /// kind in the module. None for a WebSocket handler, which answers no
 /// such request.
 fn fallback(module: &Adding<'_>, spec: RouteSpec, base: Pattern, index: usize) -> Option<Fallback> {
+    let place = module.added.place();
     match spec.endpoint {
         Responder::Http(handler) => {
             // A handler in tower layers is handed its base's parameter names.
@@ -271,7 +128,7 @@ fn fallback(module: &Adding<'_>, spec: RouteSpec, base: Pattern, index: usize) -
                 ),
                 base,
                 handler,
-                key: key(module.place, index),
+                key: key(place, index),
             })
         }
         #[cfg(feature = "ws")]
@@ -279,106 +136,90 @@ fn fallback(module: &Adding<'_>, spec: RouteSpec, base: Pattern, index: usize) -
     }
 }
 
-impl Tables {
-    /// Adds `router`'s routes, hooks, state and fallbacks, as the module at
-    /// `place` in registration order (the base is at 0): its routes take
-    /// `outer`'s settings where neither they nor `router` set one, and may
-    /// read state of the types `also_held` besides what the tables hold.
-    ///
-    /// Costs what the module holds: each route is laid into the tables
-    /// along its path, and checked against every hook; each hook against
-    /// the routes under its scope. On an error, `self` may be left
-    /// part-changed: the caller drops it.
-    pub(crate) fn add(
-        &mut self,
-        router: Router,
-        place: u32,
-        outer: &RouteSettings,
-        also_held: &[StateType],
-    ) -> Result<Added, RouteError> {
-        let Router {
-            routes,
-            prefixes,
-            postfixes,
-            monitors,
-            state,
-            state_types,
-            settings,
-            fallback,
-            nested_fallbacks,
-            method_not_allowed,
-            // A module's layers wrap its routes and fallbacks already; the
-            // router's own answers are the root's.
-            default_layers: _,
-            compiled: _,
-            given: _,
-            duplicate_state,
-        } = router;
-        if let Some(name) = duplicate_state {
-            return Err(RouteError::DuplicateState { name });
-        }
-        let module = Adding {
-            place,
-            settings: settings.or(outer),
-            also_held,
-        };
-        let hooks = ModuleHooks {
-            prefixes: compile_hooks(prefixes, place)?,
-            postfixes: compile_hooks(postfixes, place)?,
-            monitors: compile_hooks(monitors, place)?,
-        };
-        let mut added = Added {
-            place,
-            routes: Vec::with_capacity(routes.len()),
-            hooks: !hooks.is_empty(),
-            state: !state_types.is_empty(),
-            fallbacks: fallback.is_some() || !nested_fallbacks.is_empty(),
-            needs: Vec::new(),
-        };
-        self.add_state(place, state_types, state)?;
-        let own = fallback.map(|spec| ("/".to_owned(), spec));
-        self.add_fallbacks(&module, &mut added, own.into_iter().chain(nested_fallbacks))?;
-        self.add_method_not_allowed(&module, &mut added, method_not_allowed)?;
-        // The hooks, and those of the routes already in that they apply
-        // to: before this module's routes, which are checked against every
-        // hook as they come in.
-        self.add_hooks(hooks);
-        self.add_routes(&module, &mut added, routes)?;
-        Ok(added)
+/// Adds `router`'s routes, hooks, state and fallbacks to `tables`, as the
+/// module at `place` in registration order (the base is at 0): its
+/// routes take `outer`'s settings where neither they nor `router` set
+/// one, and may read state of the types `also_held` besides what the
+/// tables hold.
+///
+/// Costs what the module holds (see the tables' `change.rs`). On an
+/// error, `tables` may be left part-changed: the caller drops them.
+pub(crate) fn add(
+    tables: &mut Tables,
+    router: Router,
+    place: u32,
+    outer: &RouteSettings,
+    also_held: &[StateType],
+) -> Result<Added, RouteError> {
+    let Router {
+        routes,
+        prefixes,
+        postfixes,
+        monitors,
+        state,
+        state_types,
+        settings,
+        fallback,
+        nested_fallbacks,
+        method_not_allowed,
+        // A module's layers wrap its routes and fallbacks already; the
+        // router's own answers are the root's.
+        default_layers: _,
+        compiled: _,
+        given: _,
+        duplicate_state,
+    } = router;
+    if let Some(name) = duplicate_state {
+        return Err(RouteError::DuplicateState { name });
     }
+    let (prefixes, postfixes, monitors) = (
+        compile_hooks(prefixes, place)?,
+        compile_hooks(postfixes, place)?,
+        compile_hooks(monitors, place)?,
+    );
+    let mut module = Adding {
+        tables,
+        settings: settings.or(outer),
+        also_held,
+        added: Added {
+            parts: ModuleParts::new(place),
+            needs: Vec::new(),
+        },
+    };
+    module.add_state(state_types, state)?;
+    let own = fallback.map(|spec| ("/".to_owned(), spec));
+    module.add_fallbacks(own.into_iter().chain(nested_fallbacks))?;
+    module.add_method_not_allowed(method_not_allowed)?;
+    // The hooks, and those of the routes already in that they apply to:
+    // before this module's routes, which are checked against every hook
+    // as they come in.
+    let parts = &mut module.added.parts;
+    (module.tables).add_hooks(parts, prefixes, postfixes, monitors);
+    module.add_routes(routes)?;
+    Ok(module.added)
+}
 
-    /// Adds a module's state, refused if the tables hold a type of it.
+impl Adding<'_> {
+    /// Adds the module's state, refused if the tables hold a type of it.
     fn add_state(
         &mut self,
-        place: u32,
         types: Vec<StateType>,
         values: http::Extensions,
     ) -> Result<(), RouteError> {
-        if let Some((_, name)) = types.iter().find(|(id, _)| self.holds(id)) {
+        if let Some((_, name)) = types.iter().find(|(id, _)| self.tables.holds_state(id)) {
             return Err(RouteError::DuplicateState { name });
         }
-        if !types.is_empty() {
-            self.states
-                .push((place, Arc::new(ModuleState { types, values })));
-            self.states.sort_by_key(|&(place, _)| place);
-            self.merge_states();
-        }
+        (self.tables).add_state(&mut self.added.parts, types, values);
         Ok(())
     }
 
     /// What a handler's extractors need that the tables, or its route
     /// with parameters of these `names`, do not give; the state it reads
-    /// is noted in `added`.
-    fn unmet(
-        &self,
-        module: &Adding<'_>,
-        added: &mut Added,
-        spec: &RouteSpec,
-        names: &[Box<str>],
-    ) -> Option<RouteError> {
+    /// is noted in what the module added.
+    fn unmet(&mut self, spec: &RouteSpec, names: &[Box<str>]) -> Option<RouteError> {
         let held = |(id, _): &StateType| {
-            self.holds(id)
-                || module.also_held.iter().any(|(held, _)| held == id)
+            self.tables.holds_state(id)
+                || self.also_held.iter().any(|(held, _)| held == id)
                 || (spec.own_state.as_deref()).is_some_and(|own| own.holds(id))
         };
         for needed in &spec.needs.state {
@@ -388,8 +229,9 @@ impl Tables {
                     name: needed.1,
                 });
             }
-            if !added.needs.iter().any(|(_, (id, _))| *id == needed.0) {
-                added.needs.push((spec.pattern.as_str().into(), *needed));
+            let needs = &mut self.added.needs;
+            if !needs.iter().any(|(_, (id, _))| *id == needed.0) {
+                needs.push((spec.pattern.as_str().into(), *needed));
             }
         }
         let path = spec.needs.path?;
@@ -404,19 +246,16 @@ impl Tables {
         })
     }
 
-    /// Adds a module's fallbacks, each with the base path it answers
-    /// under, and keeps the fallbacks deepest first, then in registration
-    /// order.
+    /// Adds the module's fallbacks, each with the base path it answers
+    /// under.
     fn add_fallbacks(
         &mut self,
-        module: &Adding<'_>,
-        added: &mut Added,
         fallbacks: impl Iterator<Item = (String, RouteSpec)>,
     ) -> Result<(), RouteError> {
         for (index, (base, spec)) in fallbacks.enumerate() {
             let base = Pattern::parse(&base)?;
             // A fallback takes the parameters of its base.
-            if let Some(error) = self.unmet(module, added, &spec, &base.names) {
+            if let Some(error) = self.unmet(&spec, &base.names) {
                 return Err(error);
             }
             if spec.needs.matched_path {
@@ -424,108 +263,61 @@ impl Tables {
                     base: base.source.to_string(),
                 });
             }
-            if (self.fallbacks.iter()).any(|seen| seen.base.source == base.source) {
+            if self.tables.has_fallback_at(&base.source) {
                 return Err(RouteError::DuplicateFallback {
                     base: base.source.to_string(),
                 });
             }
-            if let Some(fallback) = fallback(module, spec, base, index) {
-                self.fallbacks.push(Arc::new(fallback));
+            if let Some(fallback) = fallback(self, spec, base, index) {
+                self.tables.add_fallback(&mut self.added.parts, fallback);
             }
         }
-        (self.fallbacks).sort_by_key(|f| (std::cmp::Reverse(f.base.segments.len()), f.key));
         Ok(())
     }
 
-    /// Adds a module's handler of requests no route takes the method of
+    /// Adds the module's handler of requests no route takes the method of
     /// (one in all the tables).
-    fn add_method_not_allowed(
-        &mut self,
-        module: &Adding<'_>,
-        added: &mut Added,
-        specs: Vec<RouteSpec>,
-    ) -> Result<(), RouteError> {
+    fn add_method_not_allowed(&mut self, specs: Vec<RouteSpec>) -> Result<(), RouteError> {
         for spec in specs {
-            if self.method_not_allowed.is_some() {
+            if self.tables.has_method_not_allowed() {
                 return Err(RouteError::DuplicateMethodNotAllowed);
             }
-            if let Some(error) = self.unmet(module, added, &spec, &[]) {
+            if let Some(error) = self.unmet(&spec, &[]) {
                 return Err(error);
             }
-            if let Some(fallback) = fallback(module, spec, Pattern::parse("/")?, 0) {
-                self.method_not_allowed = Some((module.place, Arc::new(fallback)));
+            if let Some(handler) = fallback(self, spec, Pattern::parse("/")?, 0) {
+                self.tables
+                    .set_method_not_allowed(&self.added.parts, handler);
             }
         }
         Ok(())
     }
 
-    /// Adds a module's hooks, and each to the routes already in that it
-    /// applies to.
-    fn add_hooks(&mut self, hooks: ModuleHooks) {
-        let ModuleHooks {
-            prefixes,
-            postfixes,
-            monitors,
-        } = hooks;
-        let scopes: Vec<String> = (prefixes.iter().map(|h| static_start(&h.pattern)))
-            .chain(postfixes.iter().map(|h| static_start(&h.pattern)))
-            .chain(monitors.iter().map(|h| static_start(&h.pattern)))
-            .collect();
-        for hook in prefixes {
-            self.prefixes.insert(Arc::new(hook));
-        }
-        for hook in postfixes {
-            self.postfixes.insert(Arc::new(hook));
-        }
-        for hook in monitors {
-            self.monitors.insert(Arc::new(hook));
-        }
-        self.rehook(&scopes);
-    }
-
-    /// Adds a module's routes to the tables, each with the hooks that
+    /// Adds the module's routes to the tables, each with the hooks that
     /// apply to it, then settles the tables' static paths.
-    fn add_routes(
-        &mut self,
-        module: &Adding<'_>,
-        added: &mut Added,
-        specs: Vec<RouteSpec>,
-    ) -> Result<(), RouteError> {
-        let mut statics: Vec<(bool, String)> = Vec::new();
+    fn add_routes(&mut self, specs: Vec<RouteSpec>) -> Result<(), RouteError> {
         let mut texts = std::collections::HashSet::with_capacity_and_hasher(
             specs.len(),
             std::hash::BuildHasherDefault::<FxHasher>::default(),
         );
         for (index, spec) in specs.into_iter().enumerate() {
-            let mut route = self.compile_route(module, added, index, spec, &mut texts)?;
-            hook_lists(self, &mut route);
-            let route = Arc::new(route);
-            let id = self.routes.insert(route.clone());
-            added.routes.push(id);
-            let websocket = route.is_websocket();
-            let target = match websocket {
-                false => &mut self.table,
-                true => &mut self.websockets,
-            };
-            if let Err(first) = target.insert(&route.pattern, route.method.as_ref(), id, route.key)
+            let route = self.compile_route(index, spec, &mut texts)?;
+            if let Err(Clash { first, second }) =
+                self.tables.add_route(&mut self.added.parts, route)
             {
+                let (first, second) = (self.tables.route(first), self.tables.route(second));
                 return Err(RouteError::DuplicateRoute {
-                    method: route.method.as_ref().map_or("*", Method::as_str).to_owned(),
-                    first: self.routes[first].pattern.source.to_string(),
-                    second: route.pattern.source.to_string(),
+                    method: second
+                        .method
+                        .as_ref()
+                        .map_or("*", Method::as_str)
+                        .to_owned(),
+                    first: first.pattern.source.to_string(),
+                    second: second.pattern.source.to_string(),
                 });
             }
-            if let Some(path) = route.pattern.static_path() {
-                statics.push((websocket, path));
-            }
         }
-        let paths = |websockets: bool| {
-            (statics.iter())
-                .filter(move |(ws, _)| *ws == websockets)
-                .map(|(_, path)| path.as_str())
-        };
-        self.table.settle(paths(false));
-        self.websockets.settle(paths(true));
+        self.tables.settle_routes(&self.added.parts);
         Ok(())
     }
 
@@ -533,9 +325,7 @@ impl Tables {
     /// found: its pattern parsed (its texts shared through `texts`), its
     /// extractors' needs checked, its settings settled.
     fn compile_route(
-        &self,
-        module: &Adding<'_>,
-        added: &mut Added,
+        &mut self,
         index: usize,
         spec: RouteSpec,
         texts: &mut std::collections::HashSet<Arc<str>, std::hash::BuildHasherDefault<FxHasher>>,
@@ -545,10 +335,10 @@ impl Tables {
             false => error,
         })?;
         pattern.intern(texts);
-        if let Some(error) = self.unmet(module, added, &spec, &pattern.names) {
+        if let Some(error) = self.unmet(&spec, &pattern.names) {
             return Err(error);
         }
-        let settings = spec.settings.or(&module.settings);
+        let settings = spec.settings.or(&self.settings);
         let (params_in_request, layered) = match &spec.endpoint {
             Responder::Http(handler) => (
                 pattern.names.is_empty() || handler.reads_params_first(),
@@ -564,7 +354,7 @@ impl Tables {
         );
         Ok(CompiledRoute {
             method: spec.method,
-            key: key(module.place, index),
+            key: key(self.added.place(), index),
             handling: match spec.endpoint {
                 Responder::Http(handler) => Handling::Http(handler),
                 #[cfg(feature = "ws")]
@@ -585,109 +375,34 @@ impl Tables {
             pattern,
         })
     }
-
-    /// Takes away what `added` added. Costs what the module held, and for
-    /// its hooks the routes under their scopes.
-    pub(crate) fn remove(&mut self, added: &Added) {
-        for &id in &added.routes {
-            let Some(route) = self.routes.remove(id) else {
-                continue;
-            };
-            let table = match route.is_websocket() {
-                false => &mut self.table,
-                true => &mut self.websockets,
-            };
-            let removed = table.remove(&route.pattern, route.method.as_ref(), id, route.key);
-            debug_assert!(removed, "a module's route is in the table");
-        }
-        if added.hooks {
-            let mut scopes = Vec::new();
-            remove_hooks(&mut self.prefixes, added.place, &mut scopes);
-            remove_hooks(&mut self.postfixes, added.place, &mut scopes);
-            remove_hooks(&mut self.monitors, added.place, &mut scopes);
-            self.rehook(&scopes);
-        }
-        if added.state {
-            self.states.retain(|&(place, _)| place != added.place);
-            self.merge_states();
-        }
-        if added.fallbacks {
-            (self.fallbacks).retain(|fallback| place_of(fallback.key) != added.place);
-        }
-        if (self.method_not_allowed)
-            .as_ref()
-            .is_some_and(|(place, _)| *place == added.place)
-        {
-            self.method_not_allowed = None;
-        }
-    }
-
-    /// Finds again the hooks of the routes that hooks of `scopes` (their
-    /// static starts) may apply to.
-    fn rehook(&mut self, scopes: &[String]) {
-        let mut covered = Vec::new();
-        for scope in scopes {
-            self.table.visit_covering(scope, |id| covered.push(id));
-            self.websockets.visit_covering(scope, |id| covered.push(id));
-        }
-        covered.sort_unstable();
-        covered.dedup();
-        for id in covered {
-            let mut route = CompiledRoute::clone(&self.routes[id]);
-            hook_lists(self, &mut route);
-            self.routes.set(id, Arc::new(route));
-        }
-    }
-
-    /// Whether a module gave state of type `id`.
-    fn holds(&self, id: &std::any::TypeId) -> bool {
-        (self.states.iter()).any(|(_, given)| given.types.iter().any(|(held, _)| held == id))
-    }
-
-    /// Makes the state map again, from every module's.
-    fn merge_states(&mut self) {
-        let mut state = http::Extensions::new();
-        for (_, given) in &self.states {
-            state.extend(given.values.clone());
-        }
-        self.state = Arc::new(state);
-    }
-
-    /// The first state that a handler of `added` reads and no module
-    /// gives any more, as the error it is.
-    pub(crate) fn unmet_state(&self, added: &Added) -> Option<RouteError> {
-        let (pattern, (_, name)) = (added.needs.iter()).find(|(_, (id, _))| !self.holds(id))?;
-        Some(RouteError::MissingState {
-            pattern: pattern.to_string(),
-            name,
-        })
-    }
 }
 
 impl Added {
     /// The module's place in registration order.
     pub(crate) fn place(&self) -> u32 {
-        self.place
+        self.parts.place()
     }
 
     /// Whether the module gave state: removing it may leave a handler
     /// without the state it reads.
     pub(crate) fn gave_state(&self) -> bool {
-        self.state
+        self.parts.gave_state()
     }
-}
 
-/// Removes the hooks of the module at `place`, adding their scopes'
-/// static starts to `scopes`.
-fn remove_hooks<H: ?Sized>(hooks: &mut Hooks<H>, place: u32, scopes: &mut Vec<String>) {
-    let gone: Vec<usize> = (hooks.iter())
-        .filter(|(_, hook)| place_of(hook.key) == place)
-        .map(|(id, _)| id)
-        .collect();
-    for id in gone {
-        if let Some(hook) = hooks.remove(id) {
-            scopes.push(static_start(&hook.pattern));
-        }
+    /// What it put in the tables, which taking it out removes.
+    pub(crate) fn parts(&self) -> &ModuleParts {
+        &self.parts
+    }
+
+    /// The first state that a handler of the module reads and `tables`
+    /// no longer hold, as the error it is.
+    pub(crate) fn unmet_state(&self, tables: &Tables) -> Option<RouteError> {
+        let (pattern, (_, name)) =
+            (self.needs.iter()).find(|(_, (id, _))| !tables.holds_state(id))?;
+        Some(RouteError::MissingState {
+            pattern: pattern.to_string(),
+            name,
+        })
     }
 }
 
@@ -784,23 +499,20 @@ serves_requests!(
     /// mistakes as errors: served as it is, a router that does not compile
     /// panics at its first request, naming the mistake.
     Router,
-    |this| &this.served().inner
+    |this| this.served().tables()
 );
 
 fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
-    let mut inner = Tables {
-        answers: router.settings.answers.unwrap_or_default(),
-        ..Tables::default()
-    };
-    inner.add(
+    let mut tables = Tables::new(router.settings.answers.unwrap_or_default());
+    let settings = RouteSettings::default();
+    add(
+        &mut tables,
         router.with_default_answers(),
         0,
-        &RouteSettings::default(),
+        &settings,
         &[],
     )?;
-    Ok(CompiledRouter {
-        inner: Arc::new(inner),
-    })
+    Ok(CompiledRouter::new(Arc::new(tables)))
 }
 
 /// The error of a service that `nest_service` mounted below a catch-all,

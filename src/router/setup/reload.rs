@@ -10,7 +10,7 @@ use arc_swap::{ArcSwap, cache::Cache};
 
 use super::{
     builder::{RouteSettings, Router},
-    compile::Added,
+    compile::{Added, add},
     error::RouteError,
 };
 use crate::handler::StateType;
@@ -204,7 +204,7 @@ impl Reloadable {
     pub fn new(base: Router) -> Result<Self, RouteError> {
         let settings = base.settings.clone();
         let table = base.compile()?;
-        let live = Arc::new(ArcSwap::new(table.inner));
+        let live = Arc::new(ArcSwap::new(table.into_tables()));
         Ok(Self {
             live: Cache::new(live.clone()),
             shared: Arc::new(Shared {
@@ -216,9 +216,7 @@ impl Reloadable {
 
     /// The live table.
     pub fn current(&self) -> CompiledRouter {
-        CompiledRouter {
-            inner: self.shared.live.load_full(),
-        }
+        CompiledRouter::new(self.shared.live.load_full())
     }
 
     /// Compiles `base` and makes it live, as the new base: registered
@@ -252,7 +250,7 @@ impl Reloadable {
         let table = base.compile()?;
         let mut registry = self.lock();
         *registry = Registry::new(settings);
-        self.shared.live.store(table.inner);
+        self.shared.live.store(table.into_tables());
         Ok(())
     }
 
@@ -394,7 +392,7 @@ impl Reloadable {
         let mut gave_state = false;
         for module in registry.modules.iter().filter(|module| !is_kept(module)) {
             gave_state |= module.added.gave_state();
-            next.remove(&module.added);
+            next.remove(module.added.parts());
         }
         // State given by any module of the change may be read by all.
         let also_held: Vec<StateType> = (staged.modules.iter())
@@ -414,12 +412,12 @@ impl Reloadable {
                 next_place += 1;
                 next_place - 1
             });
-            let module = next.add(*router, place, &registry.settings, &also_held)?;
+            let module = add(&mut next, *router, place, &registry.settings, &also_held)?;
             added.push(Module { id, added: module });
         }
         if gave_state {
             let kept = registry.modules.iter().filter(is_kept);
-            if let Some(error) = kept.chain(&added).find_map(|m| next.unmet_state(&m.added)) {
+            if let Some(error) = kept.chain(&added).find_map(|m| m.added.unmet_state(&next)) {
                 return Err(error);
             }
         }

@@ -4,15 +4,15 @@
 
 use http::{HeaderValue, Method};
 
-use super::{
-    compiled::{Applied, Hook, Hooks, Tables},
-    pattern::{Pattern, Segment, match_parts},
-    table::{Methods, RouteId, catch_all_end, next_segment},
-};
+use super::{Applied, Hook, Hooks, Tables};
 use crate::{
     handler::Answers,
     head::RequestHead,
     params::{Captures, MAX_PATH},
+    router::request::{
+        pattern::{Pattern, Segment, match_parts},
+        table::{Methods, RouteId, catch_all_end, next_segment},
+    },
 };
 
 /// What the lookup decided for a request.
@@ -70,13 +70,13 @@ impl Tables {
         if self.answers != Answers::Pronghorn {
             return self.strictly(method, path, upgrade, captures);
         }
-        self.route_or_elsewhere(method, path, upgrade, captures)
+        self.route_or_allow(method, path, upgrade, captures)
     }
 
     /// The route for the request, else the `Allow` answer of the path, or
     /// 404: the target as pronghorn's routes match.
     #[inline(always)]
-    fn route_or_elsewhere(
+    fn route_or_allow(
         &self,
         method: &Method,
         path: &str,
@@ -84,7 +84,7 @@ impl Tables {
         captures: &mut Captures,
     ) -> Target {
         (self.find(method, path, upgrade, captures))
-            .unwrap_or_else(|| self.elsewhere(method, path, captures))
+            .unwrap_or_else(|| self.allow_or_not_found(method, path, captures))
     }
 
     /// The target as axum's routes match, keeping a path's slashes: a
@@ -99,7 +99,7 @@ impl Tables {
         upgrade: bool,
         captures: &mut Captures,
     ) -> Target {
-        let target = self.route_or_elsewhere(method, path, upgrade, captures);
+        let target = self.route_or_allow(method, path, upgrade, captures);
         let route = match target {
             Target::Route { id, .. }
             | Target::MethodNotAllowed { route: id, .. }
@@ -206,7 +206,7 @@ impl Tables {
 
     /// The `Allow` answer for a path that other methods reach, or 404.
     #[inline(never)]
-    fn elsewhere(&self, method: &Method, path: &str, captures: &mut Captures) -> Target {
+    fn allow_or_not_found(&self, method: &Method, path: &str, captures: &mut Captures) -> Target {
         let mut allowed: Vec<Method> = Vec::new();
         let mut first = None;
         let mut allow = |methods: &Methods| {

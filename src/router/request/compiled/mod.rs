@@ -1,6 +1,11 @@
-//! Request time: the compiled router's tables — the route table, the
-//! hooks, and for each route the hooks that may apply to it, in running
-//! order — as requests read them.
+//! Request time: the compiled router and its tables — the route table,
+//! the hooks, and for each route the hooks that may apply to it, in
+//! running order — with their one owner: the data here, behind private
+//! fields; requests read it through the lookups (`lookup.rs`), setup time
+//! changes it a module's part at a time (`change.rs`).
+
+pub(crate) mod change;
+pub(crate) mod lookup;
 
 use std::sync::Arc;
 
@@ -12,7 +17,7 @@ use super::{
     erased::{ErasedMonitor, ErasedPostfix, ErasedPrefix},
     pattern::Pattern,
     slab::Slab,
-    table::{Key, Table},
+    table::{Key, RouteId, Table},
 };
 
 /// A compiled, immutable router: a tower `Service` that is always ready,
@@ -52,7 +57,40 @@ use super::{
 /// ```
 #[derive(Clone)]
 pub struct CompiledRouter {
-    pub(crate) inner: Arc<Tables>,
+    tables: Arc<Tables>,
+}
+
+impl CompiledRouter {
+    /// The router that serves `tables`.
+    pub(crate) fn new(tables: Arc<Tables>) -> Self {
+        Self { tables }
+    }
+
+    /// The tables it serves.
+    #[inline(always)]
+    pub(crate) fn tables(&self) -> &Arc<Tables> {
+        &self.tables
+    }
+
+    /// The tables it serves, as they are shared.
+    pub(crate) fn into_tables(self) -> Arc<Tables> {
+        self.tables
+    }
+}
+
+impl std::fmt::Debug for CompiledRouter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let tables = &self.tables;
+        let routes: Vec<_> = (tables.routes.iter())
+            .map(|(_, route)| &*route.pattern.source)
+            .collect();
+        f.debug_struct("CompiledRouter")
+            .field("routes", &routes)
+            .field("prefixes", &tables.prefixes.len())
+            .field("postfixes", &tables.postfixes.len())
+            .field("monitors", &tables.monitors.len())
+            .finish()
+    }
 }
 
 /// When a hook runs among the hooks that apply: lower runs first.
@@ -212,33 +250,96 @@ pub(crate) struct WebSocketRoute {
 /// makes it live.
 #[derive(Clone, Default)]
 pub(crate) struct Tables {
-    pub(crate) table: Table,
+    table: Table,
     /// WebSocket routes, found like GET routes among themselves.
-    pub(crate) websockets: Table,
-    pub(crate) routes: Slab<CompiledRoute>,
-    pub(crate) prefixes: Hooks<dyn ErasedPrefix>,
-    pub(crate) postfixes: Hooks<dyn ErasedPostfix>,
-    pub(crate) monitors: Hooks<dyn ErasedMonitor>,
+    websockets: Table,
+    routes: Slab<CompiledRoute>,
+    prefixes: Hooks<dyn ErasedPrefix>,
+    postfixes: Hooks<dyn ErasedPostfix>,
+    monitors: Hooks<dyn ErasedMonitor>,
     /// The state of every module, in one map.
-    pub(crate) state: Arc<http::Extensions>,
+    state: Arc<http::Extensions>,
     /// What answers a path no route matches, in 404's stead: the fallback
     /// of the deepest base that covers the path, the first registered among
     /// bases of one depth.
-    pub(crate) fallbacks: Vec<Arc<Fallback>>,
+    fallbacks: Vec<Arc<Fallback>>,
     /// What answers in 405's stead, if a module said, and the module's
     /// place.
-    pub(crate) method_not_allowed: Option<(u32, Arc<Fallback>)>,
+    method_not_allowed: Option<(u32, Arc<Fallback>)>,
     /// The state each module gave, by module place: what `state` is made
     /// of again when a module goes.
-    pub(crate) states: Vec<(u32, Arc<ModuleState>)>,
+    states: Vec<(u32, Arc<ModuleState>)>,
     /// The conventions of the answers no route gives, and of paths.
-    pub(crate) answers: Answers,
+    answers: Answers,
+}
+
+impl Tables {
+    /// Empty tables, whose router answers by `answers`' conventions.
+    pub(crate) fn new(answers: Answers) -> Self {
+        Self {
+            answers,
+            ..Self::default()
+        }
+    }
+
+    /// The route of `id`.
+    #[inline(always)]
+    pub(crate) fn route(&self, id: RouteId) -> &CompiledRoute {
+        &self.routes[id]
+    }
+
+    /// The hooks of each kind, by id.
+    #[inline(always)]
+    pub(crate) fn prefixes(&self) -> &Hooks<dyn ErasedPrefix> {
+        &self.prefixes
+    }
+
+    #[inline(always)]
+    pub(crate) fn postfixes(&self) -> &Hooks<dyn ErasedPostfix> {
+        &self.postfixes
+    }
+
+    #[inline(always)]
+    pub(crate) fn monitors(&self) -> &Hooks<dyn ErasedMonitor> {
+        &self.monitors
+    }
+
+    /// The state of every module.
+    #[inline(always)]
+    pub(crate) fn state(&self) -> &Arc<http::Extensions> {
+        &self.state
+    }
+
+    /// The fallback at `index`, deepest base first.
+    pub(crate) fn fallback(&self, index: usize) -> &Fallback {
+        &self.fallbacks[index]
+    }
+
+    /// What answers in 405's stead, if a module said.
+    pub(crate) fn method_not_allowed(&self) -> Option<&Fallback> {
+        self.method_not_allowed
+            .as_ref()
+            .map(|(_, handler)| &**handler)
+    }
+
+    /// The conventions of the answers no route gives, and of paths.
+    #[inline(always)]
+    pub(crate) fn answers(&self) -> Answers {
+        self.answers
+    }
+
+    /// Whether any route is a WebSocket route.
+    #[cfg(feature = "ws")]
+    #[inline(always)]
+    pub(crate) fn has_websockets(&self) -> bool {
+        !self.websockets.is_empty()
+    }
 }
 
 /// The state one module gave.
 pub(crate) struct ModuleState {
-    pub(crate) types: Vec<StateType>,
-    pub(crate) values: http::Extensions,
+    types: Vec<StateType>,
+    values: http::Extensions,
 }
 
 /// A fallback as compiled: the base it answers below, and its handler.

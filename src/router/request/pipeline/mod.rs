@@ -5,27 +5,32 @@
 //! that ignores wake-ups: a synchronous request is answered there and
 //! never leaves the stack. When a step suspends, the state moves into the
 //! response future, whose polls run the very same machine from that step.
+//!
+//! Here: the state (`Pipeline`, its fields private to this module and the
+//! two below it) and the loop that moves it from stage to stage; each
+//! step it runs in `steps.rs`; the response future in `future.rs`.
+
+pub(crate) mod future;
+mod steps;
+
+use self::{
+    future::{ResponseFuture, go_on},
+    steps::{expose_matched_path, finish, fixed_answer, panicked},
+};
 
 use std::{
-    any::Any,
-    convert::Infallible,
-    fmt,
-    future::Future,
     ops::ControlFlow,
     panic::{AssertUnwindSafe, catch_unwind},
-    pin::Pin,
     sync::Arc,
     task::{Context, Poll, Waker, ready},
 };
 
-use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
+use http::{HeaderMap, Method, Request, Response, header};
 
 use super::{
-    compiled::{Applied, CompiledRoute, Handling, Hook, Hooks, Tables},
-    erased::{Done, ErasedMonitor, ErasedPostfix, ErasedPrefix},
+    compiled::lookup::{COPIED, Target, applied_at, next_hook},
+    compiled::{Applied, CompiledRoute, Hook, Hooks, Tables},
     kept::KeptHeaders,
-    lookup::{COPIED, Target, applied_at, next_hook},
-    route::Route,
     route_hooks::{PostfixFlow, PrefixFlow, take_staged},
 };
 use bytes::Bytes;
@@ -34,174 +39,14 @@ use crate::{
     body::Body,
     body::BoxError,
     clock::Clock,
-    handler::{
-        Answers, ErasedHandler, ErrorValue, Extraction, IntoResponse, MatchedPath, RouteContext,
-        internal_error,
-    },
+    handler::{ErrorValue, internal_error},
     head::RequestHead,
-    monitor::Exchange,
+    monitor::BodyEnd,
     monitor::route::Failure,
-    monitor::{BodyEnd, sent_head, watch},
-    panic::{log_monitor_panic, panic_message},
-    params::{Captures, Params, params_of},
+    panic::log_monitor_panic,
+    params::Captures,
     step::BoxFuture,
-    step::Step,
 };
-
-/// Response future of [`CompiledRouter`](crate::router::CompiledRouter).
-///
-/// The router runs a request's pipeline in `call`, as far as its steps
-/// answer synchronously: a fully synchronous request is already answered,
-/// and the future is ready on its first poll without having held anything
-/// but the response. Only when a step returns a future is the pipeline's
-/// state moved into the future (one box, beside the step's own boxed
-/// future), and polling continues from that step.
-pub struct ResponseFuture {
-    kind: Kind,
-}
-
-enum Kind {
-    Ready(Option<Response<Body>>),
-    Running(Running),
-}
-
-/// A request whose run suspended: its state, and the router it runs on.
-/// Dropped before the run ended, it is cancelled (the response future has
-/// no drop of its own: a request answered at once pays for none).
-struct Running {
-    router: Arc<Tables>,
-    /// `None` once the state has gone on with the response.
-    pipeline: Option<Box<Pipeline>>,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        // Dropped while a panic unwinds, a monitor that panicked in turn
-        // would abort the process: the cancellation goes unseen then.
-        if std::thread::panicking() {
-            return;
-        }
-        if let Some(pipeline) = &mut self.pipeline {
-            pipeline.cancel(&self.router);
-        }
-    }
-}
-
-impl ResponseFuture {
-    #[inline]
-    pub(crate) fn new<B>(router: &Arc<Tables>, request: Request<B>) -> Self
-    where
-        B: http_body::Body<Data = Bytes> + Send + 'static,
-        B::Error: Into<BoxError>,
-    {
-        Pipeline::start(router, request)
-    }
-
-    /// The future of a request answered in its first run: the response
-    /// moves into it once, on its way out.
-    #[inline(always)]
-    pub(crate) fn ready(response: Option<Response<Body>>) -> Self {
-        Self {
-            kind: Kind::Ready(response),
-        }
-    }
-
-    /// The future of a request whose pending step has been polled once in
-    /// `call`: it is polled next, with the caller's waker, on the first
-    /// poll of the future.
-    // Out of line: only a suspension comes here.
-    #[inline(never)]
-    pub(crate) fn running(router: &Arc<Tables>, pipeline: Pipeline) -> Self {
-        Self {
-            kind: Kind::Running(Running {
-                router: Arc::clone(router),
-                pipeline: Some(Box::new(pipeline)),
-            }),
-        }
-    }
-}
-
-impl Future for ResponseFuture {
-    type Output = Result<Response<Body>, Infallible>;
-
-    #[inline]
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match &mut self.kind {
-            Kind::Ready(response) => {
-                Poll::Ready(Ok(response.take().expect("future polled after completion")))
-            }
-            Kind::Running(Running {
-                router,
-                pipeline: state,
-            }) => {
-                let pipeline = state.as_mut().expect("future polled after completion");
-                ready!(pipeline.run(router, cx));
-                if !pipeline.goes_on() {
-                    let response = pipeline.response.take();
-                    return Poll::Ready(Ok(response.expect("future polled after completion")));
-                }
-                // The run goes on with the response: its state moves on
-                // with it.
-                let pipeline = state.take().expect("present above");
-                Poll::Ready(Ok(go_on(router, pipeline)))
-            }
-        }
-    }
-}
-
-impl fmt::Debug for ResponseFuture {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut debug = f.debug_struct("ResponseFuture");
-        match &self.kind {
-            Kind::Ready(_) => debug.field("state", &"Ready"),
-            Kind::Running(Running {
-                pipeline: Some(pipeline),
-                ..
-            }) => {
-                if let Some((method, path)) = pipeline.method_and_path() {
-                    debug.field("method", method).field("path", &path);
-                }
-                debug.field("stage", &pipeline.stage)
-            }
-            Kind::Running(_) => debug.field("state", &"Done"),
-        };
-        debug.finish()
-    }
-}
-
-/// Hands the response out of a request whose run goes on after it: a
-/// WebSocket connection to spawn (its monitors run when it ends), or a
-/// body to watch for the monitors that asked to hear of its end. The
-/// request's state goes with the connection or the body; those monitors
-/// see the status again, not the headers, which have gone out.
-#[cold]
-fn go_on(router: &Arc<Tables>, mut pipeline: Box<Pipeline>) -> Response<Body> {
-    #[cfg(feature = "ws")]
-    if let Some(connection) = pipeline.connection.take() {
-        let response = pipeline.response.take().expect("a step answered");
-        pipeline.response = Some(sent_head(&response));
-        if pipeline.clock.is_none() {
-            tokio::spawn(connection);
-        } else {
-            let router = Arc::clone(router);
-            tokio::spawn(async move {
-                let failure = handler_failure(connection).await;
-                pipeline.connection_ended(&router, failure);
-            });
-        }
-        return response;
-    }
-    let mut response = pipeline.response.take().expect("a step answered");
-    pipeline.response = Some(sent_head(&response));
-    let start = (pipeline.clock.as_ref())
-        .expect("a request with monitors has a clock")
-        .fixed_start();
-    let router = Arc::clone(router);
-    watch(&mut response, start, move |end| {
-        pipeline.body_ended(&router, end);
-    });
-    response
-}
 
 /// The hooks a request that no route answers runs (404, 405, automatic
 /// OPTIONS, 426), found by matching its path; a route's own were settled
@@ -278,12 +123,12 @@ pub(crate) struct Pipeline {
     /// in place (and takes its body), postfixes and monitors read its
     /// headers. `None` once a prefix that took it answered.
     request: Option<Request<Body>>,
-    pub(crate) response: Option<Response<Body>>,
+    response: Option<Response<Body>>,
     failure: Option<Box<Failure>>,
     /// Headers staged by prefixes; allocated only when one stages a header.
     staged: Option<Box<HeaderMap>>,
     /// Where the run stands; also names the step for a panic's report.
-    pub(crate) stage: Stage,
+    stage: Stage,
     /// The step that suspended, polled first on the next run.
     pending: Pending,
     clock: Option<Clock>,
@@ -300,26 +145,6 @@ pub(crate) struct Pipeline {
     /// 101 is out of the router's hands; the monitors run when it ends.
     #[cfg(feature = "ws")]
     connection: Option<BoxFuture<()>>,
-}
-
-/// The answer to a request no route's handler answers: 405 with `Allow`,
-/// 426 for a plain GET to a WebSocket route, 404.
-fn fixed_answer(target: &Target, answers: Answers) -> Response<Body> {
-    match target {
-        Target::MethodNotAllowed { allow, .. } => {
-            let mut response = answers.method_not_allowed();
-            response.headers_mut().insert(header::ALLOW, allow.clone());
-            response
-        }
-        Target::UpgradeRequired { .. } => {
-            let mut response = (StatusCode::UPGRADE_REQUIRED, "Upgrade Required").into_response();
-            response
-                .headers_mut()
-                .insert(header::UPGRADE, HeaderValue::from_static("websocket"));
-            response
-        }
-        _ => answers.not_found(),
-    }
 }
 
 impl Pipeline {
@@ -390,14 +215,14 @@ impl Pipeline {
         let request = (self.request.as_ref()).expect("the request is present until a step runs");
         // The upgrade headers are read only when some route takes them.
         #[cfg(feature = "ws")]
-        let upgrade = !router.websockets.is_empty()
-            && crate::ws::is_upgrade(request.version(), request.headers());
+        let upgrade =
+            router.has_websockets() && crate::ws::is_upgrade(request.version(), request.headers());
         #[cfg(not(feature = "ws"))]
         let upgrade = false;
         let path = request.uri().path();
         self.target = router.lookup(request.method(), path, upgrade, &mut self.captures);
         let route = match self.target {
-            Target::Route { id, .. } => Some(&router.routes[id]),
+            Target::Route { id, .. } => Some(router.route(id)),
             _ => None,
         };
         if route.is_none_or(CompiledRoute::needs_head) {
@@ -423,12 +248,12 @@ impl Pipeline {
         let head = self.head.as_ref().expect(COPIED);
         let target = &self.target;
         let methods = [head.method()];
-        let monitors = applied_at(&router.monitors, &methods, head.path());
+        let monitors = applied_at(router.monitors(), &methods, head.path());
         let monitored = !monitors.is_empty();
         let (prefixes, postfixes) = match target {
             Target::Fallback { .. } => (
-                applied_at(&router.prefixes, &methods, head.path()),
-                applied_at(&router.postfixes, &methods, head.path()),
+                applied_at(router.prefixes(), &methods, head.path()),
+                applied_at(router.postfixes(), &methods, head.path()),
             ),
             // A 405 that a handler answers, as a fallback, with the
             // router's `Allow`.
@@ -436,12 +261,12 @@ impl Pipeline {
                 options: false,
                 allow,
                 ..
-            } if router.method_not_allowed.is_some() => {
+            } if router.method_not_allowed().is_some() => {
                 let staged = self.staged.get_or_insert_with(Box::default);
                 staged.insert(header::ALLOW, allow.clone());
                 (
-                    applied_at(&router.prefixes, &methods, head.path()),
-                    applied_at(&router.postfixes, &methods, head.path()),
+                    applied_at(router.prefixes(), &methods, head.path()),
+                    applied_at(router.postfixes(), &methods, head.path()),
                 )
             }
             // OPTIONS runs the prefixes over its path, routed or
@@ -449,12 +274,12 @@ impl Pipeline {
             Target::MethodNotAllowed { options: true, .. } | Target::NotFound
                 if *head.method() == Method::OPTIONS =>
             {
-                let prefixes = applied_at(&router.prefixes, &methods, head.path());
+                let prefixes = applied_at(router.prefixes(), &methods, head.path());
                 (prefixes, Box::default())
             }
             fixed => {
                 // A fixed answer goes straight to the monitors.
-                self.response = Some(fixed_answer(fixed, router.answers));
+                self.response = Some(fixed_answer(fixed, router.answers()));
                 self.stage = Stage::Finish;
                 (Box::default(), Box::default())
             }
@@ -465,108 +290,6 @@ impl Pipeline {
             monitors,
         });
         monitored
-    }
-}
-
-/// What a handler reads beside the request: the route's pattern,
-/// parameters, body limits and shape of rejections, the router's state.
-#[inline(always)]
-fn route_context<'a>(
-    router: &'a Tables,
-    head: Option<&'a RequestHead>,
-    captures: &'a Captures,
-    pattern: &'a str,
-    names: &'a [Box<str>],
-    extraction: &'a Extraction,
-) -> RouteContext<'a> {
-    let (params, params_in_request) = match head {
-        Some(head) => (params_of(head, names, captures), false),
-        // A route without hooks keeps no copy of the head: its handler
-        // reads its parameters in the request, which no step has changed.
-        None => (Params::new("", names, captures), !names.is_empty()),
-    };
-    RouteContext {
-        pattern,
-        params,
-        params_in_request,
-        state: &router.state,
-        extraction,
-        head,
-    }
-}
-
-/// Runs a WebSocket connection to its end: the handler's panic, if it
-/// panicked, logged, as its failure.
-#[cfg(feature = "ws")]
-async fn handler_failure(mut connection: BoxFuture<()>) -> Option<Failure> {
-    let run = std::future::poll_fn(|cx| {
-        match catch_unwind(AssertUnwindSafe(|| connection.as_mut().poll(cx))) {
-            Ok(Poll::Pending) => Poll::Pending,
-            Ok(Poll::Ready(())) => Poll::Ready(None),
-            Err(panic) => Poll::Ready(Some(panic)),
-        }
-    });
-    let panic = run.await?;
-    let message = panic_message(panic.as_ref()).to_owned();
-    error_limited!(panic = %message, "pronghorn: a WebSocket handler panicked");
-    Some(Failure::Panic {
-        step: "handler",
-        message,
-    })
-}
-
-/// Logs a panic of `step` and makes it the request's failure.
-#[cold]
-fn panicked(step: &'static str, panic: &(dyn Any + Send)) -> Box<Failure> {
-    let message = panic_message(panic).to_owned();
-    error_limited!(step, panic = %message, "pronghorn: a {step} panicked; answering 500");
-    Box::new(Failure::Panic { step, message })
-}
-
-/// Puts the route's pattern in the response's extensions, for the layers
-/// outside the router, unless a router mounted below this one put its own.
-#[cold]
-fn expose_matched_path(
-    response: &mut Response<Body>,
-    request: Option<&Request<Body>>,
-    pattern: Option<&str>,
-) {
-    if response.extensions().get::<MatchedPath>().is_some() {
-        return;
-    }
-    // A prefix that took the request and answered leaves none.
-    let none = http::Extensions::new();
-    let extensions = request.map_or(&none, Request::extensions);
-    if let Some(matched) = pattern.and_then(|pattern| MatchedPath::of(extensions, pattern)) {
-        response.extensions_mut().insert(matched);
-    }
-}
-
-/// Applies staged headers and HEAD's empty body: the response is final.
-// Inlined, the check alone: most responses have nothing to apply.
-#[inline(always)]
-fn finish(response: &mut Response<Body>, staged: Option<Box<HeaderMap>>, head_request: bool) {
-    if staged.is_some() || head_request {
-        apply(response, staged, head_request);
-    }
-}
-
-#[inline(never)]
-fn apply(response: &mut Response<Body>, staged: Option<Box<HeaderMap>>, head_request: bool) {
-    // Each staged name's values replace the response's of that name.
-    if let Some(staged) = staged {
-        response.headers_mut().extend(*staged);
-    }
-    if head_request {
-        let size = http_body::Body::size_hint(response.body()).exact();
-        if let Some(size) = size {
-            if !response.headers().contains_key(header::CONTENT_LENGTH) {
-                response
-                    .headers_mut()
-                    .insert(header::CONTENT_LENGTH, HeaderValue::from(size));
-            }
-        }
-        *response.body_mut() = Body::empty();
     }
 }
 
@@ -604,7 +327,7 @@ impl Pipeline {
     fn steps(&mut self, router: &Tables, cx: &mut Context<'_>) -> Poll<()> {
         let (route, pattern) = match self.target {
             Target::Route { id, .. } => {
-                let route = &router.routes[id];
+                let route = router.route(id);
                 (Some(route), Some(&*route.pattern.source))
             }
             _ => (None, self.target.pattern(router)),
@@ -617,7 +340,7 @@ impl Pipeline {
             // there, and a stage that ends moves the run on to the next.
             if let Stage::Prefix(from) = self.stage {
                 let through = self.hooks(
-                    &router.prefixes,
+                    router.prefixes(),
                     route,
                     HookKind::Prefix,
                     from,
@@ -635,7 +358,7 @@ impl Pipeline {
             }
             if let Stage::Postfix(from) = self.stage {
                 let through = self.hooks(
-                    &router.postfixes,
+                    router.postfixes(),
                     route,
                     HookKind::Postfix,
                     from,
@@ -663,7 +386,7 @@ impl Pipeline {
             }
             if let Stage::Monitor(from) = self.stage {
                 let through = self.hooks(
-                    &router.monitors,
+                    router.monitors(),
                     route,
                     HookKind::Monitor,
                     from,
@@ -867,258 +590,5 @@ impl Pipeline {
         while self.run(router, cx).is_pending() {
             self.pending = Pending::None;
         }
-    }
-
-    /// Runs one prefix: it lets the request through (`true`), answers, or
-    /// suspends.
-    #[inline(always)]
-    fn prefix(
-        &mut self,
-        hook: &Hook<dyn ErasedPrefix>,
-        pattern: Option<&str>,
-        router: &Tables,
-        answered_by: Option<&CompiledRoute>,
-    ) -> bool {
-        let mut route = Route {
-            head: self.head.as_ref().expect(COPIED),
-            pattern,
-            names: &hook.pattern.names,
-            captures: &self.hook_captures,
-            state: &router.state,
-            own_state: hook.own_state.as_deref(),
-            rejection: answered_by.and_then(|route| route.extraction.rejection.as_ref()),
-            answers: answered_by.map_or(router.answers, |route| route.extraction.answers),
-            headers: None,
-            staged: Some(&mut self.staged),
-            kept: self.clock.is_some().then_some(&mut self.kept_headers),
-        };
-        match hook
-            .hook
-            .call(&mut self.request, &mut self.response, &mut route)
-        {
-            Some(future) => self.pending = Pending::Prefix(future),
-            // The prefix answered.
-            None if self.response.is_some() => {
-                self.stage = Stage::Finish;
-                self.note_error("prefix");
-            }
-            None => return true,
-        }
-        false
-    }
-
-    /// Runs the handler, or gives the answer a request without one gets
-    /// (a WebSocket handshake, an automatic OPTIONS); `Pending` when the
-    /// handler's future, polled once, is not ready.
-    fn handler(
-        &mut self,
-        router: &Tables,
-        route: Option<&CompiledRoute>,
-        cx: &mut Context<'_>,
-    ) -> Poll<()> {
-        self.stage = Stage::Finish;
-        let Some(route) = route else {
-            return self.without_route(router, cx);
-        };
-        let (pattern, names) = (&*route.pattern.source, &*route.pattern.names);
-        // Without the `ws` feature the match has one arm.
-        #[cfg_attr(not(feature = "ws"), allow(clippy::infallible_destructuring_match))]
-        let handler = match &route.handling {
-            Handling::Http(handler) => handler,
-            #[cfg(feature = "ws")]
-            Handling::WebSocket(websocket) => {
-                self.handshake(router, route, websocket);
-                return Poll::Ready(());
-            }
-        };
-        self.call(router, handler, pattern, names, &route.extraction, cx)
-    }
-
-    /// Answers a WebSocket handshake to `route`: 101 and the connection to
-    /// spawn, or the refusal.
-    // Out of line: the handshake's code does not lengthen every request's.
-    #[cfg(feature = "ws")]
-    #[inline(never)]
-    fn handshake(
-        &mut self,
-        router: &Tables,
-        route: &CompiledRoute,
-        websocket: &super::compiled::WebSocketRoute,
-    ) {
-        let context = route_context(
-            router,
-            self.head.as_ref(),
-            &self.captures,
-            &route.pattern.source,
-            &route.pattern.names,
-            &route.extraction,
-        );
-        let request =
-            (self.request.as_mut()).expect("the request is present until the handler runs");
-        self.response = Some(crate::ws::handshake(
-            request,
-            context,
-            &*websocket.handler,
-            websocket.limits,
-            &websocket.protocols,
-            &mut self.connection,
-        ));
-    }
-
-    /// The answer to a request no route matched that reached the handler's
-    /// stage: the fallback's, or for OPTIONS the automatic one.
-    #[inline(never)]
-    fn without_route(&mut self, router: &Tables, cx: &mut Context<'_>) -> Poll<()> {
-        match &self.target {
-            &Target::Fallback { id } => {
-                let fallback = &router.fallbacks[id];
-                let names = &*fallback.base.names;
-                self.call(
-                    router,
-                    &fallback.handler,
-                    "",
-                    names,
-                    &fallback.extraction,
-                    cx,
-                )
-            }
-            Target::MethodNotAllowed { options: false, .. } => {
-                let (_, answer) = (router.method_not_allowed.as_ref())
-                    .expect("a 405 reaches the handler's stage with its handler");
-                self.call(router, &answer.handler, "", &[], &answer.extraction, cx)
-            }
-            Target::MethodNotAllowed { allow, .. } => {
-                // An automatic OPTIONS answer: no prefix answered it.
-                let mut response = StatusCode::NO_CONTENT.into_response();
-                response.headers_mut().insert(header::ALLOW, allow.clone());
-                self.response = Some(response);
-                Poll::Ready(())
-            }
-            target => {
-                // An OPTIONS no prefix answered on a path no route serves.
-                self.response = Some(fixed_answer(target, router.answers));
-                Poll::Ready(())
-            }
-        }
-    }
-
-    /// Calls `handler` for the route of `pattern`, whose parameters are
-    /// `names`; `Pending` when its future, polled once, is not ready.
-    #[inline(always)]
-    fn call(
-        &mut self,
-        router: &Tables,
-        handler: &Arc<dyn ErasedHandler>,
-        pattern: &str,
-        names: &[Box<str>],
-        extraction: &Extraction,
-        cx: &mut Context<'_>,
-    ) -> Poll<()> {
-        let context = route_context(
-            router,
-            self.head.as_ref(),
-            &self.captures,
-            pattern,
-            names,
-            extraction,
-        );
-        // The stage names the handler for a panic's report until it has
-        // answered.
-        self.stage = Stage::Handler;
-        // The request stays here, for the postfixes and monitors: the
-        // handler reads its head in place, and takes its body if it reads
-        // it.
-        let request =
-            (self.request.as_mut()).expect("the request is present until the handler runs");
-        match handler.call(request, context, cx, &mut self.response) {
-            None => {
-                self.stage = Stage::Postfix(0);
-                self.note_error("handler");
-                Poll::Ready(())
-            }
-            Some(future) => {
-                // The stage moves on when the future answers.
-                self.pending = Pending::Handler(future);
-                Poll::Pending
-            }
-        }
-    }
-
-    /// Runs one postfix: it passes the response on (`true`), replaces it,
-    /// or suspends.
-    #[inline(always)]
-    fn postfix(
-        &mut self,
-        hook: &Hook<dyn ErasedPostfix>,
-        pattern: Option<&str>,
-        router: &Tables,
-    ) -> bool {
-        let route = Route {
-            head: self.head.as_ref().expect(COPIED),
-            pattern,
-            names: &hook.pattern.names,
-            captures: &self.hook_captures,
-            state: &router.state,
-            own_state: hook.own_state.as_deref(),
-            rejection: None,
-            answers: router.answers,
-            headers: self.request.as_ref().map(Request::headers),
-            staged: None,
-            kept: None,
-        };
-        match hook.hook.call(&route, &mut self.response) {
-            Step::Ready(Done::Continue) => return true,
-            Step::Ready(Done::Answered) => {
-                self.stage = Stage::Finish;
-                self.note_error("postfix");
-            }
-            Step::Pending(future) => self.pending = Pending::Postfix(future),
-        }
-        false
-    }
-
-    /// Runs one monitor, isolated: a panic is logged and changes nothing;
-    /// `false` when it suspends.
-    #[inline(always)]
-    fn monitor(&mut self, hook: &Hook<dyn ErasedMonitor>, pattern: Option<&str>) -> bool {
-        if hook.body_end || self.body_end.is_some() {
-            // A monitor called again when the body ends; then, only those.
-            if !hook.body_end {
-                return true;
-            }
-            self.watch_body = true;
-        }
-        // The body's end follows the head of a response with a body (not
-        // a WebSocket's 101, whose monitors run once, at the connection's
-        // end).
-        let end_follows = hook.body_end
-            && self.body_end.is_none()
-            && (self.response.as_ref())
-                .is_some_and(|response| response.status() != StatusCode::SWITCHING_PROTOCOLS);
-        let request_headers =
-            (self.request.as_ref().map(Request::headers)).or(self.kept_headers.get());
-        let exchange = Exchange::routed(
-            self.head.as_ref().expect(COPIED),
-            request_headers,
-            self.response.as_ref(),
-            self.failure.as_deref(),
-            pattern,
-            &hook.pattern.names,
-            &self.hook_captures,
-            self.body_end.as_deref(),
-            self.clock
-                .as_ref()
-                .expect("a request with monitors has a clock"),
-        )
-        .with_end_to_follow(end_follows);
-        match catch_unwind(AssertUnwindSafe(|| hook.hook.call(&exchange))) {
-            Ok(Step::Ready(())) => {}
-            Ok(Step::Pending(future)) => {
-                self.pending = Pending::Monitor(future);
-                return false;
-            }
-            Err(panic) => log_monitor_panic(panic.as_ref()),
-        }
-        true
     }
 }
