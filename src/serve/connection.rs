@@ -21,7 +21,7 @@ use crate::{
 use super::{
     BoxError,
     admission::{Admission, HeadFields},
-    heads::{HeadAllowance, HeadReservation},
+    heads::{ConnectionHeads, HeadAllowance, HeadReservation},
     io,
     response_body::ConnectionBody,
     timeouts::{ConnectionWatch, NextHead, StreamGuard},
@@ -67,7 +67,7 @@ pub(super) struct Connection<S> {
     http2_allowance: Option<BodyAllowance>,
     /// What the HTTP/2 requests being answered on all connections may
     /// hold in heads; `None` for no bound.
-    heads: Option<HeadAllowance>,
+    heads: Option<ConnectionHeads>,
     /// The connection's HTTP/2 receive window in the server's bound,
     /// given back when the connection ends, or at its first request if
     /// that is an HTTP/1 one.
@@ -127,7 +127,7 @@ impl<S> Connection<S> {
             peer,
             http1_allowance: http1.bounds().then_some(http1),
             http2_allowance: http2.bounds().then_some(http2),
-            heads: bounds.heads.clone(),
+            heads: bounds.heads.as_ref().map(HeadAllowance::for_connection),
             window: Cell::new(window),
         }
     }

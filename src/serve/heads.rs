@@ -14,10 +14,23 @@
 //! its answer is ready; a request that would take the count past the
 //! bound is answered 503 at once, which frees its head. A request alone
 //! always fits, whatever its size.
+//!
+//! The count is shared by every connection's thread, so each thread takes
+//! its part of it in shares: a thread's share (at most 64 KiB, and at most
+//! a 64th of the bound) is counted once, then its requests' heads are
+//! counted against it on that thread alone, and it gives back what goes
+//! unused past two shares. Shares count as held, so the bound holds
+//! exactly; what threads keep unused — two shares each at most — only
+//! refuses earlier. A head larger than a share, or one a share cannot be
+//! taken for, is counted on the shared count itself; a bound under
+//! 64 KiB has no shares.
 
-use std::sync::{
-    Arc,
-    atomic::{AtomicUsize, Ordering},
+use std::{
+    cell::RefCell,
+    sync::{
+        Arc, Weak,
+        atomic::{AtomicUsize, Ordering},
+    },
 };
 
 use http::Request;
@@ -26,23 +39,35 @@ use http::Request;
 /// (RFC 9113, 6.5.2): the cost of keeping it.
 const FIELD: usize = 32;
 
+/// The most a thread takes of the shared count at a time.
+const SHARE: usize = 64 * 1024;
+
+/// The fewest shares a bound is cut into: a bound of less than 64 shares
+/// has smaller shares.
+const SHARES: usize = 64;
+
+/// The smallest share: a bound under 64 KiB has none, and counts every
+/// head on the shared count.
+const LEAST_SHARE: usize = 1024;
+
 /// The bytes of the HTTP/2 request heads being answered on all
 /// connections, and their bound.
 ///
 /// The rule of an HTTP/2 connection's body allowance (`BodyAllowance`:
 /// one alone always fits, others while they fit), on one atomic count
 /// instead of a count of holders under a lock: a head is never empty, so
-/// the bytes held tell whether any head is, and this count is shared by
-/// every connection's task, on the path of every HTTP/2 request. (A body
-/// may reserve nothing, so its allowance counts its holders; on the lock,
-/// HTTP/2 GETs cost 0.6% more instructions.)
+/// the bytes held tell whether any head is. (A body may reserve nothing,
+/// so its allowance counts its holders.)
 #[derive(Clone, Debug)]
 pub(super) struct HeadAllowance(Arc<Shared>);
 
 #[derive(Debug)]
 struct Shared {
     limit: usize,
+    /// The bytes of the heads counted here and of the threads' shares.
     held: AtomicUsize,
+    /// The size of a thread's share; 0 for none.
+    share: usize,
 }
 
 impl HeadAllowance {
@@ -52,10 +77,116 @@ impl HeadAllowance {
             Self(Arc::new(Shared {
                 limit,
                 held: AtomicUsize::new(0),
+                share: Some(SHARE.min(limit / SHARES))
+                    .filter(|&share| share >= LEAST_SHARE)
+                    .unwrap_or(0),
             }))
         })
     }
 
+    /// A connection's handle on the allowance: its requests' reservations
+    /// hold the connection's, not the server's, reference count.
+    pub(super) fn for_connection(&self) -> ConnectionHeads {
+        ConnectionHeads(Arc::new(self.clone()))
+    }
+
+    /// Counts `bytes` on the shared count, as the rule says: `false` when
+    /// they do not fit beside what is counted already.
+    fn take(&self, bytes: usize) -> bool {
+        // Only a count: no other memory is published through it.
+        let before = self.0.held.fetch_add(bytes, Ordering::Relaxed);
+        if before > 0 && before.saturating_add(bytes) > self.0.limit {
+            self.0.held.fetch_sub(bytes, Ordering::Relaxed);
+            return false;
+        }
+        true
+    }
+
+    /// Counts `bytes` against this thread's share, taking a share when
+    /// what is left of it is too little: `None` when no share fits.
+    fn take_from_share(&self, bytes: usize) -> Option<()> {
+        let share = self.0.share;
+        SHARES_HELD
+            .try_with(|held| {
+                let mut held = held.borrow_mut();
+                let unused = held.unused(&self.0);
+                if *unused < bytes {
+                    if !self.take(share) {
+                        return None;
+                    }
+                    *unused += share;
+                }
+                *unused -= bytes;
+                Some(())
+            })
+            .ok()
+            .flatten()
+    }
+
+    /// Gives back `bytes` counted against a share: to this thread's, and
+    /// to the shared count what it keeps past two shares.
+    fn give_to_share(&self, bytes: usize) {
+        let given = SHARES_HELD.try_with(|held| {
+            let mut held = held.borrow_mut();
+            let unused = held.unused(&self.0);
+            *unused += bytes;
+            let keep = 2 * self.0.share;
+            if *unused > keep {
+                let excess = *unused - self.0.share;
+                *unused -= excess;
+                self.0.held.fetch_sub(excess, Ordering::Relaxed);
+            }
+        });
+        if given.is_err() {
+            // The thread is ending: straight back to the shared count.
+            self.0.held.fetch_sub(bytes, Ordering::Relaxed);
+        }
+    }
+}
+
+thread_local! {
+    /// What this thread keeps unused of its share of each allowance.
+    static SHARES_HELD: RefCell<ThreadShares> = const { RefCell::new(ThreadShares(Vec::new())) };
+}
+
+/// A thread's shares: of each allowance its requests took one of, what is
+/// left unused. Given back when the thread ends.
+struct ThreadShares(Vec<(Weak<Shared>, usize)>);
+
+impl ThreadShares {
+    /// The unused part of this thread's share of `shared` (0 when it holds
+    /// none yet).
+    fn unused(&mut self, shared: &Arc<Shared>) -> &mut usize {
+        let at = match (self.0.iter())
+            .position(|(of, _)| std::ptr::eq(of.as_ptr(), Arc::as_ptr(shared)))
+        {
+            Some(at) => at,
+            None => {
+                // Forgets the allowances of servers that are gone.
+                self.0.retain(|(of, _)| of.strong_count() > 0);
+                self.0.push((Arc::downgrade(shared), 0));
+                self.0.len() - 1
+            }
+        };
+        &mut self.0[at].1
+    }
+}
+
+impl Drop for ThreadShares {
+    fn drop(&mut self) {
+        for (shared, unused) in self.0.drain(..) {
+            if let Some(shared) = shared.upgrade() {
+                shared.held.fetch_sub(unused, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+/// One connection's handle on the [`HeadAllowance`].
+#[derive(Clone, Debug)]
+pub(super) struct ConnectionHeads(Arc<HeadAllowance>);
+
+impl ConnectionHeads {
     /// Counts `request`'s head until the reservation is dropped, or
     /// `None` when it does not fit beside the heads already counted.
     pub(super) fn reserve<B>(&self, request: &Request<B>) -> Option<HeadReservation> {
@@ -63,15 +194,14 @@ impl HeadAllowance {
     }
 
     fn reserve_bytes(&self, bytes: usize) -> Option<HeadReservation> {
-        // Only a count: no other memory is published through it.
-        let before = self.0.held.fetch_add(bytes, Ordering::Relaxed);
-        if before > 0 && before.saturating_add(bytes) > self.0.limit {
-            self.0.held.fetch_sub(bytes, Ordering::Relaxed);
+        let shared = bytes <= self.0.0.share && self.0.take_from_share(bytes).is_some();
+        if !shared && !self.0.take(bytes) {
             return None;
         }
         Some(HeadReservation {
-            allowance: Arc::clone(&self.0),
+            heads: Arc::clone(&self.0),
             bytes,
+            shared,
         })
     }
 }
@@ -79,13 +209,20 @@ impl HeadAllowance {
 /// A request head's place in the [`HeadAllowance`], given back on drop.
 #[derive(Debug)]
 pub(super) struct HeadReservation {
-    allowance: Arc<Shared>,
+    heads: Arc<HeadAllowance>,
     bytes: usize,
+    /// Counted against a thread's share.
+    shared: bool,
 }
 
 impl Drop for HeadReservation {
     fn drop(&mut self) {
-        self.allowance.held.fetch_sub(self.bytes, Ordering::Relaxed);
+        match self.shared {
+            true => self.heads.give_to_share(self.bytes),
+            false => {
+                (self.heads.0.held).fetch_sub(self.bytes, Ordering::Relaxed);
+            }
+        }
     }
 }
 
@@ -136,7 +273,8 @@ mod tests {
 
     #[test]
     fn heads_are_let_through_while_they_fit_and_one_alone_always() {
-        let heads = HeadAllowance::new(100).unwrap();
+        let allowance = HeadAllowance::new(100).unwrap();
+        let heads = allowance.for_connection();
         let alone = heads.reserve_bytes(150).expect("alone, it fits");
         assert!(heads.reserve_bytes(1).is_none(), "past the bound");
         drop(alone);
@@ -146,7 +284,70 @@ mod tests {
         drop(first);
         let third = heads.reserve_bytes(60).expect("room given back");
         drop((second, third));
-        assert_eq!(heads.0.held.load(Ordering::Relaxed), 0);
+        assert_eq!(allowance.0.held.load(Ordering::Relaxed), 0);
+    }
+
+    fn held(allowance: &HeadAllowance) -> usize {
+        allowance.0.held.load(Ordering::Relaxed)
+    }
+
+    #[test]
+    fn a_thread_counts_its_heads_against_its_share_not_the_shared_count() {
+        let allowance = HeadAllowance::new(64 << 20).unwrap();
+        let heads = allowance.for_connection();
+        let first = heads.reserve_bytes(1000).unwrap();
+        assert_eq!(held(&allowance), SHARE, "one share taken");
+        let more: Vec<_> = (0..20)
+            .map(|_| heads.reserve_bytes(1000).unwrap())
+            .collect();
+        assert_eq!(held(&allowance), SHARE, "counted against the share");
+        drop((first, more));
+        assert_eq!(held(&allowance), SHARE, "kept for the next heads");
+        // Past a share, another is taken; past two unused, all but one
+        // go back.
+        let many: Vec<_> = (0..150)
+            .map(|_| heads.reserve_bytes(1000).unwrap())
+            .collect();
+        assert_eq!(held(&allowance), 3 * SHARE);
+        drop(many);
+        let kept = held(&allowance);
+        assert!((SHARE..=2 * SHARE).contains(&kept), "{kept}");
+    }
+
+    #[test]
+    fn a_thread_that_ends_gives_its_share_back() {
+        let allowance = HeadAllowance::new(64 << 20).unwrap();
+        let heads = allowance.for_connection();
+        let kept = std::thread::spawn(move || drop(heads.reserve_bytes(1000)));
+        kept.join().unwrap();
+        assert_eq!(held(&allowance), 0);
+    }
+
+    #[test]
+    fn shares_count_as_held_so_the_bound_holds() {
+        // Shares of 2 KiB.
+        let allowance = HeadAllowance::new(128 * 1024).unwrap();
+        assert_eq!(allowance.0.share, 2048);
+        let heads = allowance.for_connection();
+        let (mut held_heads, mut bytes) = (Vec::new(), 0);
+        while let Some(head) = heads.reserve_bytes(1000) {
+            held_heads.push(head);
+            bytes += 1000;
+        }
+        assert!(bytes <= 128 * 1024 && bytes > 120 * 1024, "{bytes}");
+        // Heads larger than a share count on the shared count.
+        drop(held_heads);
+        let large = heads.reserve_bytes(4096).unwrap();
+        assert!(!large.shared);
+    }
+
+    #[test]
+    fn a_bound_under_64_kib_has_no_shares() {
+        let allowance = HeadAllowance::new(8 * 1024).unwrap();
+        assert_eq!(allowance.0.share, 0);
+        let head = allowance.for_connection().reserve_bytes(100).unwrap();
+        assert!(!head.shared);
+        assert_eq!(held(&allowance), 100);
     }
 
     #[test]

@@ -670,6 +670,11 @@ impl<S> Serve<S> {
     /// connection limit, which this default matches).
     ///
     /// Unlike the other HTTP/2 settings, this one is for the whole server.
+    /// So that its threads do not all write one count per request, each
+    /// takes the bound in shares (64 KiB; a 64th of a bound under 4 MiB;
+    /// none under 64 KiB) and counts its requests' heads against its own:
+    /// the shares count as held, so the bound holds, and a request may be
+    /// refused while threads keep up to two shares each unused.
     pub fn http2_header_buffer(mut self, bytes: usize) -> Self {
         self.limits.http2_header_buffer = bytes;
         self

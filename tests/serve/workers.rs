@@ -213,3 +213,74 @@ async fn the_websocket_cap_holds_across_workers() {
     drop((socket, sockets));
     server.stop().await;
 }
+
+/// The bound on HTTP/2 heads is the server's: heads held on connections
+/// of both workers fill it together, and past it every worker answers
+/// 503. (Each thread takes the bound in shares; the shares count too, so
+/// the heads admitted never pass the bound.)
+#[tokio::test]
+async fn the_http2_heads_bound_holds_across_workers() {
+    const BOUND: usize = 128 * 1024;
+    let (release, released) = tokio::sync::watch::channel(false);
+    let (arrived, mut arrivals) = mpsc::unbounded_channel::<String>();
+    let router = Router::new()
+        .get("/hold", move || {
+            let mut released = released.clone();
+            let _ = arrived.send(std::thread::current().name().unwrap_or("").to_owned());
+            async move {
+                let _ = released.wait_for(|released| *released).await;
+                "released"
+            }
+        })
+        .compile()
+        .unwrap();
+    let server = Server::start(router, |server| {
+        server.workers(2).http2_header_buffer(BOUND)
+    })
+    .await;
+    // Two connections, one on each worker, each with as many streams as
+    // it may open; every head is over 1,000 bytes.
+    let (refused, mut refusals) = mpsc::unbounded_channel::<()>();
+    let mut connections = Vec::new();
+    for _ in 0..2 {
+        let stream = TcpStream::connect(server.address).await.unwrap();
+        let (sender, connection) =
+            hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
+                .await
+                .unwrap();
+        connections.push(tokio::spawn(connection));
+        for _ in 0..100 {
+            let mut sender = sender.clone();
+            let refused = refused.clone();
+            let request = Request::get(format!("http://{}/hold", server.address))
+                .header("x-large", "x".repeat(1000))
+                .body(Empty::<Bytes>::new())
+                .unwrap();
+            tokio::spawn(async move {
+                let response = sender.send_request(request).await.unwrap();
+                if response.status() == StatusCode::SERVICE_UNAVAILABLE {
+                    let _ = refused.send(());
+                }
+            });
+        }
+    }
+    let (mut held, mut refusals_seen) = (std::collections::HashMap::<String, usize>::new(), 0);
+    while held.values().sum::<usize>() + refusals_seen < 200 {
+        tokio::select! {
+            Some(thread) = arrivals.recv() => *held.entry(thread).or_default() += 1,
+            Some(()) = refusals.recv() => refusals_seen += 1,
+        }
+    }
+    let admitted: usize = held.values().sum();
+    assert_eq!(held.len(), 2, "heads held on both workers: {held:?}");
+    assert!(
+        admitted <= BOUND / 1000,
+        "{admitted} heads of over 1,000 bytes held under a bound of {BOUND}"
+    );
+    // Less than the bound only by what each worker's thread keeps of its
+    // shares (two of 2 KiB at most), and a head's size.
+    assert!(admitted >= (BOUND - 4 * 2048) / 1200, "{admitted} admitted");
+    release.send(true).unwrap();
+    drop(connections);
+    server.stop().await;
+}
