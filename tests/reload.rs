@@ -324,6 +324,50 @@ async fn a_request_in_flight_finishes_on_the_table_it_started_with() {
     );
 }
 
+/// The tables a swap replaced live on only while requests suspended on
+/// them do: the last to end lets them go, and with them what their
+/// handlers hold, even with requests suspended on the new tables beside.
+#[tokio::test]
+async fn replaced_tables_are_let_go_when_their_last_suspended_request_ends() {
+    /// Tells when the handler that owns it is dropped.
+    struct Owned(Arc<AtomicBool>);
+    impl Drop for Owned {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+    let dropped = Arc::new(AtomicBool::new(false));
+    let owned = Arc::new(Owned(dropped.clone()));
+    let pending = |router: Router| router.get("/pending", std::future::pending::<&str>);
+    let old = pending(Router::new()).get("/owned", move || {
+        let _ = &owned;
+        "old"
+    });
+    let mut app = Reloadable::new(old).unwrap();
+    // Called on `app` itself, so that it looks up the live tables anew
+    // (a clone keeps the tables it last saw until its next request).
+    let call = |app: &mut Reloadable| {
+        let request = Request::get("/pending").body(String::new()).unwrap();
+        Box::pin(tower::Service::call(app, request))
+    };
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    let mut on_old: Vec<_> = (0..3).map(|_| call(&mut app)).collect();
+    for request in &mut on_old {
+        assert!(std::future::Future::poll(request.as_mut(), &mut cx).is_pending());
+    }
+    app.swap(pending(Router::new())).unwrap();
+    let mut on_new = call(&mut app);
+    assert!(std::future::Future::poll(on_new.as_mut(), &mut cx).is_pending());
+    on_old.truncate(1);
+    assert!(
+        !dropped.load(Ordering::SeqCst),
+        "a request still runs on them"
+    );
+    drop(on_old);
+    assert!(dropped.load(Ordering::SeqCst), "the old tables are let go");
+    drop(on_new);
+}
+
 #[test]
 fn an_update_makes_all_its_changes_live_at_once_or_none() {
     let app = Reloadable::new(Router::new().get("/", || "home")).unwrap();

@@ -719,13 +719,14 @@ impl<S> Serve<S> {
     /// Which to pick: workers, for a server that has the machine to
     /// itself — they spare the connections the multi-thread runtime's work
     /// stealing, whose shared queues and moved tasks cost more the more
-    /// cores take part. Measured on two cores (the repository's
-    /// BENCHMARKS.md, "Over cores"): a request's CPU time with 2 workers is
-    /// 0.87× to 0.98× that with 1 on GET and 0.92× to 1.05× on POST over
-    /// three runs, level with `serve` on a multi-thread runtime of 2
-    /// threads on GET and 8 % to 15 % below it on POST, where the
-    /// multi-thread runtime's cost per request grows with its threads
-    /// (1.02× to 1.18× what it costs on 1). Without workers, for a service
+    /// cores take part — and, on each worker, requests with a body, HTTP/2
+    /// heads and requests that suspend write no count another worker
+    /// writes. Measured on two cores (the repository's BENCHMARKS.md,
+    /// "Over cores"; medians of three and five runs): a request's CPU
+    /// time with 2 workers is 0.84× and 0.95× that with 1 on GET, 0.98×
+    /// and 0.94× on POST; against `serve` on a multi-thread runtime of 2
+    /// threads, 0.92× and 0.98× on GET, 1.01× and 0.92× on POST (single
+    /// runs differ by up to 15 %). Without workers, for a service
     /// whose handlers lean on the runtime they run in (work spawned onto
     /// its other threads, blocking sections), or a server that shares its
     /// runtime with other work.

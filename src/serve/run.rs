@@ -23,7 +23,9 @@ use super::{
     timeouts::{ConnectionWatch, Watchdog},
     windows::WindowAllowance,
 };
-use crate::{handler::ServerAllowance, log::RateLimit, shutdown::Shutdown};
+use crate::{
+    handler::ServerAllowance, log::RateLimit, router::share_on_this_thread, shutdown::Shutdown,
+};
 
 /// Pauses after an `accept` that failed for lack of resources (file
 /// descriptors, memory), rather than spin.
@@ -287,6 +289,9 @@ impl Workers {
             std::thread::Builder::new()
                 .name(format!("pronghorn-worker-{index}"))
                 .spawn(move || {
+                    // A worker's connections never leave it: the requests
+                    // it suspends share one hold on the router's tables.
+                    share_on_this_thread();
                     runtime.block_on(async move { while stopped.changed().await.is_ok() {} });
                 })?;
         }

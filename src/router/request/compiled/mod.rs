@@ -5,6 +5,7 @@
 //! changes it a module's part at a time (`change.rs`).
 
 pub(crate) mod change;
+pub(crate) mod handle;
 pub(crate) mod lookup;
 
 use std::sync::Arc;

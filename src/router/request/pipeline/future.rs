@@ -17,7 +17,7 @@ use bytes::Bytes;
 use crate::{
     body::{Body, BoxError},
     monitor::{sent_head, watch},
-    router::request::compiled::Tables,
+    router::request::compiled::{Tables, handle::TablesHandle},
 };
 
 use super::Pipeline;
@@ -39,11 +39,12 @@ enum Kind {
     Running(Running),
 }
 
-/// A request whose run suspended: its state, and the router it runs on.
-/// Dropped before the run ended, it is cancelled (the response future has
-/// no drop of its own: a request answered at once pays for none).
+/// A request whose run suspended: its state, and its thread's hold on the
+/// router's tables. Dropped before the run ended, it is cancelled (the
+/// response future has no drop of its own: a request answered at once
+/// pays for none).
 struct Running {
-    router: Arc<Tables>,
+    router: TablesHandle,
     /// `None` once the state has gone on with the response.
     pipeline: Option<Box<Pipeline>>,
 }
@@ -88,7 +89,7 @@ impl ResponseFuture {
     pub(crate) fn running(router: &Arc<Tables>, pipeline: Pipeline) -> Self {
         Self {
             kind: Kind::Running(Running {
-                router: Arc::clone(router),
+                router: TablesHandle::on_this_thread(router),
                 pipeline: Some(Box::new(pipeline)),
             }),
         }
@@ -149,7 +150,7 @@ impl fmt::Debug for ResponseFuture {
 /// request's state goes with the connection or the body; those monitors
 /// see the status again, not the headers, which have gone out.
 #[cold]
-pub(super) fn go_on(router: &Arc<Tables>, mut pipeline: Box<Pipeline>) -> Response<Body> {
+pub(super) fn go_on(router: &TablesHandle, mut pipeline: Box<Pipeline>) -> Response<Body> {
     #[cfg(feature = "ws")]
     if let Some(connection) = pipeline.connection.take() {
         let response = pipeline.response.take().expect("a step answered");
@@ -157,7 +158,7 @@ pub(super) fn go_on(router: &Arc<Tables>, mut pipeline: Box<Pipeline>) -> Respon
         if pipeline.clock.is_none() {
             tokio::spawn(connection);
         } else {
-            let router = Arc::clone(router);
+            let router = router.clone();
             tokio::spawn(async move {
                 let failure = handler_failure(connection).await;
                 pipeline.connection_ended(&router, failure);
@@ -170,7 +171,7 @@ pub(super) fn go_on(router: &Arc<Tables>, mut pipeline: Box<Pipeline>) -> Respon
     let start = (pipeline.clock.as_ref())
         .expect("a request with monitors has a clock")
         .fixed_start();
-    let router = Arc::clone(router);
+    let router = router.clone();
     watch(&mut response, start, move |end| {
         pipeline.body_ended(&router, end);
     });

@@ -29,7 +29,7 @@ use http::{HeaderMap, Method, Request, Response, header};
 
 use super::{
     compiled::lookup::{COPIED, Target, applied_at, next_hook},
-    compiled::{Applied, CompiledRoute, Hook, Hooks, Tables},
+    compiled::{Applied, CompiledRoute, Hook, Hooks, Tables, handle::TablesHandle},
     kept::KeptHeaders,
     route_hooks::{PostfixFlow, PrefixFlow, take_staged},
 };
@@ -188,9 +188,10 @@ impl Pipeline {
         pipeline.look_up(router);
         let cx = &mut Context::from_waker(Waker::noop());
         match pipeline.run(router, cx) {
-            Poll::Ready(()) if pipeline.goes_on() => {
-                ResponseFuture::ready(Some(go_on(router, Box::new(pipeline))))
-            }
+            Poll::Ready(()) if pipeline.goes_on() => ResponseFuture::ready(Some(go_on(
+                &TablesHandle::on_this_thread(router),
+                Box::new(pipeline),
+            ))),
             Poll::Ready(()) => ResponseFuture::ready(pipeline.response),
             Poll::Pending => ResponseFuture::running(router, pipeline),
         }
