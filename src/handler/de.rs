@@ -16,26 +16,26 @@ use serde::de::{
 /// Why a value could not be deserialized; the message names the key.
 #[derive(Debug)]
 pub(crate) struct Error {
-    pub(crate) message: String,
+    pub(super) message: String,
     /// Whether the keys, or their number, do not fit the type: no values
     /// would do, only other keys.
-    pub(crate) shape: bool,
+    pub(super) shape: bool,
     /// The value that did not read, where one did not.
-    pub(crate) failed: Option<Box<Failed>>,
+    pub(super) failed: Option<Box<Failed>>,
 }
 
 /// A value that did not read: its key, where it stood, the type it was
 /// read as (if it was parsed as one), and why it did not read.
 #[derive(Debug)]
 pub(crate) struct Failed {
-    pub(crate) key: String,
-    pub(crate) value: String,
-    pub(crate) at: At,
-    pub(crate) expected: Option<&'static str>,
+    pub(super) key: String,
+    pub(super) value: String,
+    pub(super) at: At,
+    pub(super) expected: Option<&'static str>,
     /// Why, without the key: the parser's own words.
-    pub(crate) detail: String,
+    pub(super) detail: String,
     /// Whether the value did not decode to UTF-8.
-    pub(crate) not_utf8: bool,
+    pub(super) not_utf8: bool,
 }
 
 /// Where a value stood in what it was read into.

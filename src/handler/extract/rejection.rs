@@ -211,8 +211,8 @@ named_rejections! {
 /// ```
 #[derive(Clone, Debug)]
 pub struct PathRejection {
-    pub(crate) rejection: Rejection,
-    pub(crate) kind: PathErrorKind,
+    pub(super) rejection: Rejection,
+    pub(super) kind: PathErrorKind,
 }
 
 impl PathRejection {

@@ -50,28 +50,28 @@ use super::kept::KeptHeaders;
 /// # }
 /// ```
 pub struct Route<'a> {
-    pub(crate) head: &'a RequestHead,
-    pub(crate) pattern: Option<&'a str>,
+    pub(super) head: &'a RequestHead,
+    pub(super) pattern: Option<&'a str>,
     /// The names of the hook's parameters, and what the path bound.
-    pub(crate) names: &'a [Box<str>],
-    pub(crate) captures: &'a Captures,
+    pub(super) names: &'a [Box<str>],
+    pub(super) captures: &'a Captures,
     /// The router's state, for a prefix's extractors.
-    pub(crate) state: &'a http::Extensions,
+    pub(super) state: &'a http::Extensions,
     /// The state of the hook's own router, read first.
-    pub(crate) own_state: Option<&'a http::Extensions>,
+    pub(super) own_state: Option<&'a http::Extensions>,
     /// How the route's router answers rejections, for a prefix's
     /// extractors.
-    pub(crate) rejection: Option<&'a crate::handler::Shape>,
+    pub(super) rejection: Option<&'a crate::handler::Shape>,
     /// How the route's router words rejections.
-    pub(crate) answers: crate::handler::Answers,
+    pub(super) answers: crate::handler::Answers,
     /// The request's headers, for a postfix; a prefix has the request.
-    pub(crate) headers: Option<&'a HeaderMap>,
+    pub(super) headers: Option<&'a HeaderMap>,
     /// Where a prefix stages headers; `None` for other hooks.
-    pub(crate) staged: Option<&'a mut Option<Box<HeaderMap>>>,
+    pub(super) staged: Option<&'a mut Option<Box<HeaderMap>>>,
     /// Where a prefix that takes the request keeps a copy of its headers
     /// for the monitors, should it answer in the handler's stead; `None`
     /// for other hooks, and when no monitor runs.
-    pub(crate) kept: Option<&'a mut KeptHeaders>,
+    pub(super) kept: Option<&'a mut KeptHeaders>,
 }
 
 impl<'a> Route<'a> {

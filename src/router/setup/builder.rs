@@ -33,19 +33,19 @@ pub(crate) const DEFAULT_BODY_TIMEOUT: std::time::Duration = std::time::Duration
 /// setting of the router it is nested in, and at the root the default.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RouteSettings {
-    pub(crate) body_limit: Option<usize>,
-    pub(crate) body_timeout: Option<std::time::Duration>,
+    pub(super) body_limit: Option<usize>,
+    pub(super) body_timeout: Option<std::time::Duration>,
     /// Whether routed responses carry their `MatchedPath`.
-    pub(crate) matched_path_in_response: Option<bool>,
+    pub(super) matched_path_in_response: Option<bool>,
     #[cfg(feature = "ws")]
-    pub(crate) websocket_limits: Option<crate::ws::Limits>,
+    pub(super) websocket_limits: Option<crate::ws::Limits>,
     /// The subprotocols WebSocket routes speak, preferred first.
     #[cfg(feature = "ws")]
-    pub(crate) websocket_protocols: Option<Arc<[Box<str>]>>,
+    pub(super) websocket_protocols: Option<Arc<[Box<str>]>>,
     /// How the extractors' rejections are answered.
-    pub(crate) rejection: Option<Shape>,
+    pub(super) rejection: Option<Shape>,
     /// The conventions the router answers by.
-    pub(crate) answers: Option<Answers>,
+    pub(super) answers: Option<Answers>,
 }
 
 impl RouteSettings {
@@ -70,8 +70,8 @@ impl RouteSettings {
 /// The state a nested or merged router gave, for its own routes and hooks
 /// (with the state of the routers nested in it, theirs winning).
 pub(crate) struct OwnState {
-    pub(crate) values: Arc<http::Extensions>,
-    pub(crate) types: Vec<StateType>,
+    pub(super) values: Arc<http::Extensions>,
+    pub(super) types: Vec<StateType>,
 }
 
 impl OwnState {
@@ -108,18 +108,18 @@ impl OwnState {
 
 #[derive(Clone)]
 pub(crate) struct RouteSpec {
-    pub(crate) method: Option<Method>,
-    pub(crate) pattern: String,
-    pub(crate) endpoint: Responder,
+    pub(super) method: Option<Method>,
+    pub(super) pattern: String,
+    pub(super) endpoint: Responder,
     /// What its handler's extractors need of the router and the route.
-    pub(crate) needs: Needs,
+    pub(super) needs: Needs,
     /// A service mounted by `nest_service`, whose pattern ends with the
     /// catch-all of the path below its base.
-    pub(crate) nested: bool,
+    pub(super) nested: bool,
     /// The settings of the routers it was nested from; the innermost's win.
-    pub(crate) settings: RouteSettings,
+    pub(super) settings: RouteSettings,
     /// The state of the routers it was nested from, if they gave any.
-    pub(crate) own_state: Option<Arc<OwnState>>,
+    pub(super) own_state: Option<Arc<OwnState>>,
 }
 
 /// What answers a route.
@@ -131,12 +131,12 @@ pub(crate) enum Responder {
 }
 
 pub(crate) struct HookSpec<H: ?Sized> {
-    pub(crate) scope: Scope,
-    pub(crate) hook: Arc<H>,
+    pub(super) scope: Scope,
+    pub(super) hook: Arc<H>,
     /// A monitor called again when the response body ends.
-    pub(crate) body_end: bool,
+    pub(super) body_end: bool,
     /// The state of the routers it was nested from, if they gave any.
-    pub(crate) own_state: Option<Arc<OwnState>>,
+    pub(super) own_state: Option<Arc<OwnState>>,
 }
 
 impl<H: ?Sized> HookSpec<H> {
@@ -223,34 +223,34 @@ impl<H: ?Sized> Clone for HookSpec<H> {
 #[must_use = "a router does nothing until it is served, as it is or compiled (`compile`)"]
 #[derive(Clone)]
 pub struct Router {
-    pub(crate) routes: Vec<RouteSpec>,
-    pub(crate) prefixes: Vec<HookSpec<dyn ErasedPrefix>>,
-    pub(crate) postfixes: Vec<HookSpec<dyn ErasedPostfix>>,
-    pub(crate) monitors: Vec<HookSpec<dyn ErasedMonitor>>,
-    pub(crate) state: http::Extensions,
+    pub(super) routes: Vec<RouteSpec>,
+    pub(super) prefixes: Vec<HookSpec<dyn ErasedPrefix>>,
+    pub(super) postfixes: Vec<HookSpec<dyn ErasedPostfix>>,
+    pub(super) monitors: Vec<HookSpec<dyn ErasedMonitor>>,
+    pub(super) state: http::Extensions,
     /// The types of `state`, in registration order.
-    pub(crate) state_types: Vec<StateType>,
+    pub(super) state_types: Vec<StateType>,
     /// The types this router gave itself, with `state`.
-    pub(crate) given: Vec<std::any::TypeId>,
+    pub(super) given: Vec<std::any::TypeId>,
     /// A type one router gave twice, an error of `compile`.
-    pub(crate) duplicate_state: Option<&'static str>,
+    pub(super) duplicate_state: Option<&'static str>,
     /// Settings for its routes: body limits, WebSocket limits and the like.
-    pub(crate) settings: RouteSettings,
+    pub(super) settings: RouteSettings,
     /// What answers a path no route matches, in 404's stead.
-    pub(crate) fallback: Option<RouteSpec>,
+    pub(super) fallback: Option<RouteSpec>,
     /// The fallbacks of routers nested or merged into this one, with the
     /// base each answers below.
-    pub(crate) nested_fallbacks: Vec<(String, RouteSpec)>,
+    pub(super) nested_fallbacks: Vec<(String, RouteSpec)>,
     /// What answers a path that routes take for other methods, in 405's
     /// stead: this router's and those of routers nested or merged into it
     /// (more than one is an error of `compile`).
-    pub(crate) method_not_allowed: Vec<RouteSpec>,
+    pub(super) method_not_allowed: Vec<RouteSpec>,
     /// The layers given to [`Router::layer`], in order: the router's own
     /// 404 and 405 go through them.
-    pub(crate) default_layers: Vec<DefaultLayer>,
+    pub(super) default_layers: Vec<DefaultLayer>,
     /// The router compiled, once it is served as it is (a `Service`):
     /// shared with its clones, and left behind by any change.
-    pub(crate) compiled: Compiled,
+    pub(super) compiled: Compiled,
 }
 
 /// A router compiled for serving it as it is, shared by its clones.

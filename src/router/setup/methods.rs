@@ -146,7 +146,7 @@ impl fmt::Debug for MethodFilter {
 #[must_use = "a method router does nothing until it is registered with `Router::route`"]
 pub struct MethodRouter {
     /// Routes whose pattern `Router::route` fills in.
-    pub(crate) routes: Vec<RouteSpec>,
+    pub(super) routes: Vec<RouteSpec>,
 }
 
 impl fmt::Debug for MethodRouter {

@@ -22,9 +22,9 @@ use crate::router::request::compiled::Priority;
 #[derive(Clone, Debug)]
 pub struct Scope {
     /// The methods it applies to; none for any.
-    pub(crate) methods: Vec<Method>,
-    pub(crate) pattern: String,
-    pub(crate) priority: Priority,
+    pub(super) methods: Vec<Method>,
+    pub(super) pattern: String,
+    pub(super) priority: Priority,
 }
 
 impl Scope {

@@ -178,10 +178,10 @@ pub(crate) type Hooks<H> = Slab<Hook<H>>;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Applied {
     /// Its id in the router's hooks of its kind.
-    pub(crate) hook: u32,
+    pub(super) hook: u32,
     /// Whether the hook's method and pattern must be checked at request
     /// time: it may not apply, or it has parameters to bind.
-    pub(crate) check: bool,
+    pub(super) check: bool,
 }
 
 /// A route as compiled: its pattern, what answers it, and the hooks of each

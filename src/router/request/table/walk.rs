@@ -18,7 +18,7 @@ use crate::router::request::pattern::match_parts;
 /// captures still point into the path as received.
 #[derive(Clone, Copy)]
 pub(crate) struct Walk<'p, const NORMALIZED: bool> {
-    pub(crate) path: &'p str,
+    pub(super) path: &'p str,
 }
 
 impl<const NORMALIZED: bool> Walk<'_, NORMALIZED> {
