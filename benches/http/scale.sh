@@ -19,6 +19,7 @@
 # Usage: benches/http/scale.sh [SECONDS_PER_RUN] [REPETITIONS] [MAX_WORKERS]
 #        (MAX_WORKERS defaults to the machine's cores)
 #        STACKS='pronghorn-workers pronghorn-multi-thread' benches/http/scale.sh ...
+#        SCENARIOS='POST JSON' benches/http/scale.sh ...   (comma-separated names)
 # Output: a markdown table on stdout, raw runs in target/scale.tsv.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -36,6 +37,13 @@ printf 'scenario\tstack\tworkers\trun\treq_per_s\tp99_ms\tcpu_us_per_req\n' > "$
 read -ra stacks <<< "${STACKS:-pronghorn-workers pronghorn-reuseport pronghorn-multi-thread hyper-per-core actix-workers axum-multi-thread}"
 # name | path | wrk script
 scenarios=("GET JSON|/json|" "POST JSON|/echo|post.lua")
+if [ -n "${SCENARIOS:-}" ]; then
+    chosen=()
+    for scenario in "${scenarios[@]}"; do
+        [[ ",$SCENARIOS," == *",${scenario%%|*},"* ]] && chosen+=("$scenario")
+    done
+    scenarios=("${chosen[@]}")
+fi
 
 
 for run in $(seq 1 "$repetitions"); do

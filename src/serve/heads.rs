@@ -13,7 +13,8 @@
 //! being answered on all connections, from the call to the service until
 //! its answer is ready; a request that would take the count past the
 //! bound is answered 503 at once, which frees its head. A request alone
-//! always fits, whatever its size.
+//! always fits, whatever its size (beside what threads keep unused of
+//! their shares, below).
 //!
 //! The count is shared by every connection's thread, so each thread takes
 //! its part of it in shares: a thread's share (at most 64 KiB, and at most
