@@ -344,8 +344,8 @@ async fn replaced_tables_are_let_go_when_their_last_suspended_request_ends() {
         "old"
     });
     let mut app = Reloadable::new(old).unwrap();
-    // Called on `app` itself, so that it looks up the live tables anew
-    // (a clone keeps the tables it last saw until its next request).
+    // Called on `app` itself, which looks up the live tables anew at each
+    // call (a handle keeps the tables it last served until its next call).
     let call = |app: &mut Reloadable| {
         let request = Request::get("/pending").body(String::new()).unwrap();
         Box::pin(tower::Service::call(app, request))

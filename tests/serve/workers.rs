@@ -178,6 +178,42 @@ async fn a_reload_is_seen_by_every_worker() {
     server.stop().await;
 }
 
+/// A table a swap replaced is let go once no request runs on it: neither
+/// the service `serve` clones for each connection nor a connection that
+/// has closed keeps it, so what its handlers own is dropped while the
+/// server serves on.
+#[tokio::test]
+async fn a_swapped_out_table_is_dropped_while_the_server_serves_on() {
+    /// Tells when the handler that owns it is dropped.
+    struct Owned(mpsc::UnboundedSender<()>);
+    impl Drop for Owned {
+        fn drop(&mut self) {
+            let _ = self.0.send(());
+        }
+    }
+    let (dropped, mut drops) = mpsc::unbounded_channel();
+    let owned = Arc::new(Owned(dropped));
+    let app = Reloadable::new(Router::new().get("/hello", move || {
+        let _ = &owned;
+        "before"
+    }))
+    .unwrap();
+    let server = Server::start(app.clone(), |server| server.workers(2)).await;
+    for _ in 0..2 {
+        let mut sender = common::connect(server.address).await;
+        assert_eq!(http1_get(&mut sender, "/hello").await, "before");
+    }
+    app.swap(Router::new().get("/hello", || "after")).unwrap();
+    let mut sender = common::connect(server.address).await;
+    assert_eq!(http1_get(&mut sender, "/hello").await, "after");
+    tokio::time::timeout(Duration::from_secs(10), drops.recv())
+        .await
+        .expect("the old table's handler is dropped")
+        .unwrap();
+    drop(sender);
+    server.stop().await;
+}
+
 /// The WebSocket cap is the server's: two WebSockets, one on each worker,
 /// fill a cap of two, and a third handshake is answered 503 whichever
 /// worker it reaches; a slot given back on one worker serves the other.

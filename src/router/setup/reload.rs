@@ -60,12 +60,25 @@ use crate::router::request::{
 /// app.unregister("blog").unwrap();
 /// assert!(app.current().at(&Method::GET, "/blog/1").is_none());
 /// ```
-#[derive(Clone)]
 pub struct Reloadable {
     shared: Arc<Shared>,
     /// This handle's view of the live table: revalidated on every call by
-    /// one pointer comparison, reloaded only after a swap.
-    live: Cache<Arc<ArcSwap<Tables>>, Arc<Tables>>,
+    /// one pointer comparison, reloaded only after a swap. Made at the
+    /// handle's first call: a handle that is only cloned (the one `serve`
+    /// clones for each connection) holds no table, so a table a swap
+    /// replaced is let go once no request, and no handle that served one
+    /// since, holds it.
+    live: Option<Cache<Arc<ArcSwap<Tables>>, Arc<Tables>>>,
+}
+
+impl Clone for Reloadable {
+    /// Another handle on the same live table, with a view of its own.
+    fn clone(&self) -> Self {
+        Self {
+            shared: Arc::clone(&self.shared),
+            live: None,
+        }
+    }
 }
 
 struct Shared {
@@ -206,7 +219,7 @@ impl Reloadable {
         let table = base.compile()?;
         let live = Arc::new(ArcSwap::new(table.into_tables()));
         Ok(Self {
-            live: Cache::new(live.clone()),
+            live: None,
             shared: Arc::new(Shared {
                 live,
                 registry: Mutex::new(Registry::new(settings)),
@@ -440,8 +453,19 @@ impl Reloadable {
     }
 }
 
+impl Reloadable {
+    /// The live table, as this handle sees it.
+    #[inline(always)]
+    fn live(&mut self) -> &Arc<Tables> {
+        let shared = &self.shared;
+        (self.live)
+            .get_or_insert_with(|| Cache::new(Arc::clone(&shared.live)))
+            .load()
+    }
+}
+
 serves_requests!(
     /// Serves a request with any body, as [`CompiledRouter`] does.
     Reloadable,
-    |this| this.live.load()
+    |this| this.live()
 );
