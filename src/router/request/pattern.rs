@@ -25,13 +25,13 @@ pub(crate) enum Segment {
 /// A parsed, validated pattern.
 #[derive(Clone, Debug)]
 pub(crate) struct Pattern {
-    pub(crate) source: Arc<str>,
-    pub(crate) segments: Box<[Segment]>,
+    pub(in crate::router) source: Arc<str>,
+    pub(in crate::router) segments: Box<[Segment]>,
     /// Parameter names in capture order.
-    pub(crate) names: Arc<[Box<str>]>,
+    pub(in crate::router) names: Arc<[Box<str>]>,
     /// The static segments after a catch-all, if there is one: what the
     /// path's last segments must be, worked out once here.
-    pub(crate) suffix: Option<Arc<[Box<str>]>>,
+    pub(in crate::router) suffix: Option<Arc<[Box<str>]>>,
 }
 
 impl Pattern {

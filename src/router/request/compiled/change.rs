@@ -63,8 +63,8 @@ impl ModuleParts {
 /// of both, the first's already in the tables.
 #[derive(Debug)]
 pub(crate) struct Clash {
-    pub(crate) first: RouteId,
-    pub(crate) second: RouteId,
+    pub(in crate::router) first: RouteId,
+    pub(in crate::router) second: RouteId,
 }
 
 impl CompiledRoute {

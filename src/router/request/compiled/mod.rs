@@ -143,19 +143,19 @@ impl Priority {
 
 /// A hook as compiled: its pattern, scope and the hook itself.
 pub(crate) struct Hook<H: ?Sized> {
-    pub(crate) pattern: Pattern,
+    pub(in crate::router) pattern: Pattern,
     /// The methods it applies to; none for any.
-    pub(crate) methods: Box<[Method]>,
-    pub(crate) priority: Priority,
-    pub(crate) hook: Arc<H>,
+    pub(in crate::router) methods: Box<[Method]>,
+    pub(in crate::router) priority: Priority,
+    pub(in crate::router) hook: Arc<H>,
     /// A monitor called again when the response body ends.
-    pub(crate) body_end: bool,
+    pub(in crate::router) body_end: bool,
     /// Its place in registration order: its module's, then its own among
     /// the module's hooks of its kind.
-    pub(crate) key: Key,
+    pub(in crate::router) key: Key,
     /// The state of the router it was registered in, when it is not the
     /// compiled router's.
-    pub(crate) own_state: Option<Arc<http::Extensions>>,
+    pub(in crate::router) own_state: Option<Arc<http::Extensions>>,
 }
 
 impl<H: ?Sized> Hook<H> {
@@ -188,23 +188,23 @@ pub(crate) struct Applied {
 /// kind that may apply to it, in running order.
 #[derive(Clone)]
 pub(crate) struct CompiledRoute {
-    pub(crate) pattern: Pattern,
-    pub(crate) method: Option<Method>,
+    pub(in crate::router) pattern: Pattern,
+    pub(in crate::router) method: Option<Method>,
     /// Its place in registration order.
-    pub(crate) key: Key,
-    pub(crate) handling: Handling,
-    pub(crate) extraction: Extraction,
+    pub(in crate::router) key: Key,
+    pub(in crate::router) handling: Handling,
+    pub(in crate::router) extraction: Extraction,
     /// Whether its responses carry their `MatchedPath`.
-    pub(crate) matched_path_in_response: bool,
+    pub(in crate::router) matched_path_in_response: bool,
     /// Whether its handler reads its parameters in the request as it is
     /// handed over (or it has none), not in a copy of the head.
-    pub(crate) params_in_request: bool,
+    pub(in crate::router) params_in_request: bool,
     /// Whether a service nested below its pattern answers it: its base and
     /// every path below, with or without a trailing slash.
-    pub(crate) nested: bool,
-    pub(crate) prefixes: Box<[Applied]>,
-    pub(crate) postfixes: Box<[Applied]>,
-    pub(crate) monitors: Box<[Applied]>,
+    pub(in crate::router) nested: bool,
+    pub(in crate::router) prefixes: Box<[Applied]>,
+    pub(in crate::router) postfixes: Box<[Applied]>,
+    pub(in crate::router) monitors: Box<[Applied]>,
 }
 
 impl CompiledRoute {
@@ -237,9 +237,9 @@ pub(crate) enum Handling {
 #[cfg(feature = "ws")]
 #[derive(Clone)]
 pub(crate) struct WebSocketRoute {
-    pub(crate) handler: Arc<crate::ws::ErasedWebSocket>,
-    pub(crate) limits: crate::ws::Limits,
-    pub(crate) protocols: Arc<[Box<str>]>,
+    pub(in crate::router) handler: Arc<crate::ws::ErasedWebSocket>,
+    pub(in crate::router) limits: crate::ws::Limits,
+    pub(in crate::router) protocols: Arc<[Box<str>]>,
 }
 
 /// The compiled router's tables, shared by its clones and by the requests
@@ -345,8 +345,8 @@ pub(crate) struct ModuleState {
 
 /// A fallback as compiled: the base it answers below, and its handler.
 pub(crate) struct Fallback {
-    pub(crate) base: Pattern,
-    pub(crate) handler: Arc<dyn ErasedHandler>,
-    pub(crate) extraction: Extraction,
-    pub(crate) key: Key,
+    pub(in crate::router) base: Pattern,
+    pub(in crate::router) handler: Arc<dyn ErasedHandler>,
+    pub(in crate::router) extraction: Extraction,
+    pub(in crate::router) key: Key,
 }
