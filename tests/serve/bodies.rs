@@ -96,7 +96,11 @@ async fn a_body_that_never_arrives_is_cut_at_the_body_timeout() {
 }
 
 /// Sends a POST's head asking `100 Continue` before a body of `length`.
-async fn post_expecting_continue(address: SocketAddr, path: &str, length: usize) -> TcpStream {
+pub(super) async fn post_expecting_continue(
+    address: SocketAddr,
+    path: &str,
+    length: usize,
+) -> TcpStream {
     let mut client = TcpStream::connect(address).await.unwrap();
     let head = format!(
         "POST {path} HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: {length}\r\n\r\n"

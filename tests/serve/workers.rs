@@ -320,3 +320,45 @@ async fn the_http2_heads_bound_holds_across_workers() {
     drop(connections);
     server.stop().await;
 }
+
+/// The server's allowance for request bodies is the server's: four heads
+/// on two workers fill an allowance of four steps, and a fifth finds no
+/// room on either (503 at its body timeout) until one leaves.
+#[tokio::test]
+async fn the_body_allowance_holds_across_workers() {
+    use super::bodies::post_expecting_continue;
+    // HTTP/1 bodies longer than 64 KiB, each head holding a step of it.
+    const LENGTH: usize = 200_000;
+    let text = |text: String| format!("{} bytes", text.len());
+    let patient = Router::new()
+        .post("/text", text)
+        .body_timeout(Duration::from_secs(30));
+    let router = Router::new()
+        .post("/text", text)
+        .nest("/patient", patient)
+        .body_timeout(Duration::from_millis(300))
+        .compile()
+        .unwrap();
+    let server = Server::start(router, |server| server.workers(2).body_buffer(256 * 1024)).await;
+    let continued = "HTTP/1.1 100 Continue\r\n\r\n";
+    // Connections go to the workers in turn: two heads on each.
+    let mut heads = Vec::new();
+    for _ in 0..4 {
+        let mut head = post_expecting_continue(server.address, "/patient/text", LENGTH).await;
+        assert_eq!(next_answer(&mut head).await, continued);
+        heads.push(head);
+    }
+    let mut late = post_expecting_continue(server.address, "/text", LENGTH).await;
+    let answer = next_answer(&mut late).await;
+    assert!(answer.starts_with("HTTP/1.1 503 "), "{answer}");
+    // A head that leaves one worker makes room for a client of the other.
+    drop(heads.remove(0));
+    let mut next = post_expecting_continue(server.address, "/patient/text", LENGTH).await;
+    assert_eq!(next_answer(&mut next).await, continued);
+    // Its body takes room as it arrives: once the heads are gone, all it
+    // needs.
+    drop(heads);
+    next.write_all(&[b'a'; LENGTH]).await.unwrap();
+    assert!(next_answer(&mut next).await.ends_with("200000 bytes"));
+    server.stop().await;
+}
