@@ -29,6 +29,7 @@ use std::{
     future::{Future, IntoFuture, pending},
     net::SocketAddr,
     pin::Pin,
+    sync::Arc,
     time::Duration,
 };
 
@@ -185,6 +186,7 @@ where
         half_close: false,
         #[cfg(feature = "tls")]
         tls: None,
+        on_worker_start: None,
     }
 }
 
@@ -262,7 +264,12 @@ pub struct Serve<S> {
     half_close: bool,
     #[cfg(feature = "tls")]
     tls: Option<Tls>,
+    /// Called on each worker thread as it starts, with its index.
+    on_worker_start: Option<WorkerStart>,
 }
+
+/// What [`Serve::on_worker_start`] calls.
+type WorkerStart = Arc<dyn Fn(usize) + Send + Sync>;
 
 /// The settings of a [`Serve`]: the limits, and how it runs.
 #[derive(Debug, Clone, Copy)]
@@ -750,6 +757,32 @@ impl<S> Serve<S> {
     pub fn per_core(self) -> Self {
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
         self.workers(cores)
+    }
+
+    /// Calls `start` on each [worker](Self::workers) thread as it starts,
+    /// before it serves a connection, with the worker's index (0 to
+    /// `workers - 1`): to pin each worker to a core, name it in your
+    /// logs, or set up what its thread keeps. Pinning is the caller's to
+    /// do — pronghorn has no `unsafe` code, and setting a thread's
+    /// affinity is a system call — with a crate made for it, as
+    /// `core_affinity`'s `set_for_current`. Without workers it is not
+    /// called.
+    ///
+    /// ```no_run
+    /// use pronghorn::{Router, serve};
+    ///
+    /// # #[tokio::main] async fn main() -> std::io::Result<()> {
+    /// let router = Router::new().get("/", || "hello").compile().unwrap();
+    /// let listener = tokio::net::TcpListener::bind("0.0.0.0:8080").await?;
+    /// serve(listener, router)
+    ///     .per_core()
+    ///     .on_worker_start(|index| tracing::info!(index, "worker started"))
+    ///     .await
+    /// # }
+    /// ```
+    pub fn on_worker_start(mut self, start: impl Fn(usize) + Send + Sync + 'static) -> Self {
+        self.on_worker_start = Some(Arc::new(start));
+        self
     }
 
     /// The address the server listens on.

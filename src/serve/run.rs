@@ -47,6 +47,7 @@ where
         half_close,
         #[cfg(feature = "tls")]
         tls,
+        on_worker_start,
     } = serve;
     let mut builder = hyper_builder(&limits, half_close);
     // The watchdogs keep each connection's time, in milliseconds from here.
@@ -57,7 +58,7 @@ where
     let keepalive = keepalive(limits.tcp_keepalive);
     let mut workers = match limits.workers {
         0 => None,
-        count => Some(Workers::start(count)?),
+        count => Some(Workers::start(count, on_worker_start)?),
     };
     let mut connections = JoinSet::new();
     let mut signal = pin!(signal);
@@ -277,7 +278,7 @@ struct Workers {
 }
 
 impl Workers {
-    fn start(count: usize) -> std::io::Result<Self> {
+    fn start(count: usize, on_start: Option<super::WorkerStart>) -> std::io::Result<Self> {
         let (stop, stopped) = tokio::sync::watch::channel(());
         let mut handles = Vec::with_capacity(count);
         for index in 0..count {
@@ -286,9 +287,13 @@ impl Workers {
                 .build()?;
             handles.push(runtime.handle().clone());
             let mut stopped = stopped.clone();
+            let on_start = on_start.clone();
             std::thread::Builder::new()
                 .name(format!("pronghorn-worker-{index}"))
                 .spawn(move || {
+                    if let Some(on_start) = on_start {
+                        on_start(index);
+                    }
                     // A worker's connections never leave it: the requests
                     // it suspends share one hold on the router's tables.
                     share_on_this_thread();

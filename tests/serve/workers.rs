@@ -362,3 +362,30 @@ async fn the_body_allowance_holds_across_workers() {
     assert!(next_answer(&mut next).await.ends_with("200000 bytes"));
     server.stop().await;
 }
+
+/// `on_worker_start` runs on each worker's thread, with its index, before
+/// the worker serves: where a caller pins the worker to a core.
+#[tokio::test]
+async fn each_worker_runs_the_start_hook_on_its_thread_with_its_index() {
+    let (started, mut starts) = mpsc::unbounded_channel::<(usize, String)>();
+    let server = Server::start(thread_router(), move |server| {
+        server.workers(2).on_worker_start(move |index| {
+            let thread = std::thread::current().name().unwrap_or("").to_owned();
+            started.send((index, thread)).unwrap();
+        })
+    })
+    .await;
+    let mut seen = vec![starts.recv().await.unwrap(), starts.recv().await.unwrap()];
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            (0, "pronghorn-worker-0".to_owned()),
+            (1, "pronghorn-worker-1".to_owned())
+        ]
+    );
+    let mut sender = common::connect(server.address).await;
+    assert_eq!(http1_get(&mut sender, "/hello").await, "hello");
+    drop(sender);
+    server.stop().await;
+}
