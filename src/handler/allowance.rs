@@ -24,7 +24,9 @@
 //!   from the bodies that do arrive. A body with no room for its next
 //!   step waits, in the order the waits began, until its body timeout
 //!   (503 then); what its client sends meanwhile waits in its socket, not
-//!   here.
+//!   here. Each thread takes the server's allowance a share at a time
+//!   (see [`ServerAllowance`]), so that bodies write no count every
+//!   thread writes.
 
 #[cfg(feature = "server")]
 use std::{future::Future, pin::Pin};
@@ -85,13 +87,37 @@ impl Shared {
 
 /// The server's allowance, in KiB: a semaphore hands out at most
 /// `u32::MAX` permits at a time.
+///
+/// So that the threads serving bodies do not all write the semaphore for
+/// each, a thread takes its permits a share at a time (a step, 64 KiB,
+/// for an allowance of 4 MiB or more; a 64th of a smaller one; none for
+/// one under 1 MiB) and its bodies take theirs from what it keeps,
+/// giving them back there; what it keeps past two shares goes back to
+/// the semaphore, and all of it when the thread ends. What threads keep
+/// is the allowance's too: a body is held to seven eighths of the
+/// allowance when there are shares, so that what idle threads keep
+/// cannot leave it waiting for ever.
 #[cfg(feature = "server")]
 #[derive(Clone, Debug)]
 pub(crate) struct ServerAllowance {
     kib: Arc<Semaphore>,
     /// The permits it started with.
     total: usize,
+    /// The permits a thread takes at a time; 0 for none.
+    share: u32,
 }
+
+/// The most permits a thread takes at a time: a step's.
+#[cfg(feature = "server")]
+const SHARE: usize = STEP / 1024;
+
+/// The fewest shares an allowance is cut into.
+#[cfg(feature = "server")]
+const SHARES: usize = 64;
+
+/// The smallest share: an allowance under 1 MiB has none.
+#[cfg(feature = "server")]
+const LEAST_SHARE: usize = 16;
 
 #[cfg(feature = "server")]
 impl ServerAllowance {
@@ -99,17 +125,121 @@ impl ServerAllowance {
     /// requests of every connection it is given to.
     pub(crate) fn new(limit: usize) -> Self {
         let total = limit.div_ceil(1024).min(Semaphore::MAX_PERMITS);
+        let share = Some(SHARE.min(total / SHARES)).filter(|&share| share >= LEAST_SHARE);
         Self {
             kib: Arc::new(Semaphore::new(total)),
             total,
+            // At most a step's 64.
+            share: share.map_or(0, |share| share as u32),
         }
     }
 
     /// The permits a body of `bytes` takes: all of them at most, so that
-    /// a body larger than the allowance is read alone.
+    /// a body larger than the allowance is read alone — or, when threads
+    /// keep shares, seven eighths of them.
     fn permits(&self, bytes: usize) -> u32 {
-        let kib = bytes.div_ceil(1024).min(self.total);
+        let most = match self.share {
+            0 => self.total,
+            _ => self.total - self.total / 8,
+        };
+        let kib = bytes.div_ceil(1024).min(most);
         u32::try_from(kib).unwrap_or(u32::MAX)
+    }
+
+    /// Takes `permits` at once if there are as many: from what this thread
+    /// keeps, taking a share when it keeps too few, else from the
+    /// semaphore.
+    fn try_take(&self, permits: u32) -> bool {
+        if self.share > 0 && permits <= self.share {
+            let from_share = POOLS.try_with(|pools| {
+                let mut pools = pools.borrow_mut();
+                let kept = pools.kept(&self.kib);
+                if *kept < permits {
+                    let Ok(share) = self.kib.try_acquire_many(self.share) else {
+                        return false;
+                    };
+                    share.forget();
+                    *kept += self.share;
+                }
+                *kept -= permits;
+                true
+            });
+            if from_share == Ok(true) {
+                return true;
+            }
+        }
+        match self.kib.try_acquire_many(permits) {
+            Ok(taken) => {
+                taken.forget();
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Gives back `permits` a body held: to what this thread keeps, and
+    /// to the semaphore what it keeps past two shares.
+    fn give_back(&self, permits: u32) {
+        if permits == 0 {
+            return;
+        }
+        if self.share > 0 {
+            let kept = POOLS.try_with(|pools| {
+                let mut pools = pools.borrow_mut();
+                let kept = pools.kept(&self.kib);
+                *kept += permits;
+                if *kept > 2 * self.share {
+                    let excess = *kept - self.share;
+                    *kept = self.share;
+                    self.kib.add_permits(excess as usize);
+                }
+            });
+            if kept.is_ok() {
+                return;
+            }
+        }
+        self.kib.add_permits(permits as usize);
+    }
+}
+
+#[cfg(feature = "server")]
+thread_local! {
+    /// What this thread keeps of each server allowance's permits.
+    static POOLS: std::cell::RefCell<ThreadPools> =
+        const { std::cell::RefCell::new(ThreadPools(Vec::new())) };
+}
+
+/// A thread's permits, by the allowance they were taken from; given back
+/// when the thread ends.
+#[cfg(feature = "server")]
+struct ThreadPools(Vec<(std::sync::Weak<Semaphore>, u32)>);
+
+#[cfg(feature = "server")]
+impl ThreadPools {
+    /// What this thread keeps of `kib`'s permits (0 when none yet).
+    fn kept(&mut self, kib: &Arc<Semaphore>) -> &mut u32 {
+        let at =
+            match (self.0.iter()).position(|(of, _)| std::ptr::eq(of.as_ptr(), Arc::as_ptr(kib))) {
+                Some(at) => at,
+                None => {
+                    // Forgets the allowances of servers that are gone.
+                    self.0.retain(|(of, _)| of.strong_count() > 0);
+                    self.0.push((Arc::downgrade(kib), 0));
+                    self.0.len() - 1
+                }
+            };
+        &mut self.0[at].1
+    }
+}
+
+#[cfg(feature = "server")]
+impl Drop for ThreadPools {
+    fn drop(&mut self) {
+        for (kib, kept) in self.0.drain(..) {
+            if let Some(kib) = kib.upgrade() {
+                kib.add_permits(kept as usize);
+            }
+        }
     }
 }
 
@@ -173,11 +303,12 @@ pub(crate) struct Reservation {
 #[cfg(feature = "server")]
 #[derive(Default)]
 struct Room {
-    /// The permits held so far (KiB), and the permit holding them.
+    /// The permits held so far (KiB), taken out of the allowance.
     held: u32,
-    permit: Option<OwnedSemaphorePermit>,
     /// More permits being waited for: how many, and the wait.
     waiting: Option<(u32, Acquire)>,
+    /// The allowance was closed: the body goes on without a bound.
+    unbounded: bool,
 }
 
 #[cfg(feature = "server")]
@@ -207,42 +338,33 @@ impl Room {
         bytes: usize,
     ) -> Poll<()> {
         let needed = allowance.permits(bytes);
-        while self.held < needed {
+        while self.held < needed && !self.unbounded {
             let (permits, wait) = match &mut self.waiting {
                 Some((permits, wait)) => (*permits, wait),
                 None => {
                     let more = needed - self.held;
-                    let semaphore = Arc::clone(&allowance.kib);
-                    match Arc::clone(&semaphore).try_acquire_many_owned(more) {
-                        Ok(permit) => {
-                            self.add(more, Ok(permit));
-                            continue;
-                        }
-                        Err(_) => {
-                            let wait = Box::pin(semaphore.acquire_many_owned(more));
-                            let (permits, wait) = self.waiting.insert((more, wait));
-                            (*permits, wait)
-                        }
+                    if allowance.try_take(more) {
+                        self.held += more;
+                        continue;
                     }
+                    let wait = Box::pin(Arc::clone(&allowance.kib).acquire_many_owned(more));
+                    let (permits, wait) = self.waiting.insert((more, wait));
+                    (*permits, wait)
                 }
             };
             let acquired = std::task::ready!(wait.as_mut().poll(cx));
             self.waiting = None;
-            self.add(permits, acquired);
-        }
-        Poll::Ready(())
-    }
-
-    fn add(&mut self, permits: u32, acquired: Result<OwnedSemaphorePermit, AcquireError>) {
-        // The semaphore is never closed; were it, the body would go on
-        // without a bound rather than wait for ever.
-        self.held += permits;
-        if let Ok(acquired) = acquired {
-            match &mut self.permit {
-                Some(permit) => permit.merge(acquired),
-                None => self.permit = Some(acquired),
+            match acquired {
+                Ok(taken) => {
+                    taken.forget();
+                    self.held += permits;
+                }
+                // The semaphore is never closed; were it, the body would
+                // go on without a bound rather than wait for ever.
+                Err(_) => self.unbounded = true,
             }
         }
+        Poll::Ready(())
     }
 }
 
@@ -263,6 +385,10 @@ impl Reservation {
 
 impl Drop for Reservation {
     fn drop(&mut self) {
+        #[cfg(feature = "server")]
+        if let Some(server) = &self.allowance.0.server {
+            server.give_back(self.room.held);
+        }
         if let Some(shared) = &self.allowance.0.connection {
             let mut reading = shared.reading();
             reading.bodies -= 1;
@@ -343,5 +469,67 @@ mod tests {
         assert!(bodies[0].poll_room(&mut cx, 20 * 1024).is_ready());
         drop(bodies);
         assert_eq!(server.kib.available_permits(), 100, "all given back");
+    }
+
+    #[test]
+    fn a_thread_takes_the_allowance_in_shares_and_its_bodies_from_them() {
+        let server = ServerAllowance::new(256 << 20);
+        let total = server.total;
+        let allowance = BodyAllowance::new(0, Some(server.clone()));
+        let mut cx = Context::from_waker(Waker::noop());
+        let read = |cx: &mut Context<'_>| {
+            let mut body = allowance.reserve(1 << 20).unwrap();
+            assert!(body.poll_room(cx, STEP).is_ready());
+            body
+        };
+        let (first, second) = (read(&mut cx), read(&mut cx));
+        assert_eq!(server.kib.available_permits(), total - 128, "a share each");
+        drop((first, second));
+        assert_eq!(
+            server.kib.available_permits(),
+            total - 128,
+            "kept by the thread"
+        );
+        // The next bodies take from what the thread keeps: the semaphore
+        // is not touched.
+        for _ in 0..10 {
+            drop(read(&mut cx));
+        }
+        assert_eq!(server.kib.available_permits(), total - 128);
+        // Past two shares kept, all but one go back: a thread keeps two
+        // at most.
+        let bodies: Vec<_> = (0..4).map(|_| read(&mut cx)).collect();
+        assert_eq!(server.kib.available_permits(), total - 256);
+        drop(bodies);
+        assert_eq!(server.kib.available_permits(), total - 128);
+    }
+
+    #[test]
+    fn a_thread_that_ends_gives_back_what_it_keeps() {
+        let server = ServerAllowance::new(256 << 20);
+        let allowance = BodyAllowance::new(0, Some(server.clone()));
+        std::thread::spawn(move || {
+            let mut body = allowance.reserve(1 << 20).unwrap();
+            let mut cx = Context::from_waker(Waker::noop());
+            assert!(body.poll_room(&mut cx, STEP).is_ready());
+        })
+        .join()
+        .unwrap();
+        assert_eq!(server.kib.available_permits(), server.total);
+    }
+
+    #[test]
+    fn with_shares_a_body_is_held_to_seven_eighths_of_the_allowance() {
+        let server = ServerAllowance::new(256 << 20);
+        assert_eq!(server.share, 64);
+        assert_eq!(
+            server.permits(1 << 30) as usize,
+            server.total - server.total / 8
+        );
+        // An allowance under 1 MiB has no shares, and a body may take all
+        // of it.
+        let small = ServerAllowance::new(512 << 10);
+        assert_eq!(small.share, 0);
+        assert_eq!(small.permits(1 << 30), 512);
     }
 }

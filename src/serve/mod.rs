@@ -654,6 +654,15 @@ impl<S> Serve<S> {
     /// twice the largest message a client may send
     /// (`ws::Limits::max_message_size`), and reads on only with room,
     /// until its message timeout (`ws::Limits::message_timeout`).
+    ///
+    /// So that its threads do not all write one count for each body, each
+    /// takes the bound a share at a time (64 KiB; a 64th of a bound under
+    /// 4 MiB; none under 1 MiB) and its bodies take their room from what
+    /// it keeps, up to two shares; what threads keep counts in the bound.
+    /// With shares, a body larger than seven eighths of the bound is read
+    /// with seven eighths of it (what idle threads keep could otherwise
+    /// leave it waiting), and a body its thread has room for passes bodies
+    /// waiting on other threads.
     pub fn body_buffer(mut self, bytes: usize) -> Self {
         self.limits.body_buffer = bytes;
         self
