@@ -183,7 +183,8 @@ impl ServerAllowance {
         if permits == 0 {
             return;
         }
-        if self.share > 0 {
+        // What a large body held goes straight back.
+        if self.share > 0 && permits <= 2 * self.share {
             let kept = POOLS.try_with(|pools| {
                 let mut pools = pools.borrow_mut();
                 let kept = pools.kept(&self.kib);
