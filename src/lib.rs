@@ -212,6 +212,8 @@ pub mod router;
 #[cfg(feature = "server")]
 mod serve;
 #[cfg(feature = "server")]
+mod shares;
+#[cfg(feature = "server")]
 mod shutdown;
 #[cfg(feature = "server")]
 pub mod sse;

@@ -100,11 +100,10 @@ impl Shared {
 #[cfg(feature = "server")]
 #[derive(Clone, Debug)]
 pub(crate) struct ServerAllowance {
-    kib: Arc<Semaphore>,
+    /// The semaphore's permits, taken by each thread in shares.
+    kib: crate::shares::Shares<Semaphore>,
     /// The permits it started with.
     total: usize,
-    /// The permits a thread takes at a time; 0 for none.
-    share: u32,
 }
 
 /// The most permits a thread takes at a time: a step's.
@@ -120,55 +119,12 @@ const SHARES: usize = 64;
 const LEAST_SHARE: usize = 16;
 
 #[cfg(feature = "server")]
-impl ServerAllowance {
-    /// An allowance of `limit` bytes (rounded up to KiB), shared by the
-    /// requests of every connection it is given to.
-    pub(crate) fn new(limit: usize) -> Self {
-        let total = limit.div_ceil(1024).min(Semaphore::MAX_PERMITS);
-        let share = Some(SHARE.min(total / SHARES)).filter(|&share| share >= LEAST_SHARE);
-        Self {
-            kib: Arc::new(Semaphore::new(total)),
-            total,
-            // At most a step's 64.
-            share: share.map_or(0, |share| share as u32),
-        }
-    }
-
-    /// The permits a body of `bytes` takes: all of them at most, so that
-    /// a body larger than the allowance is read alone — or, when threads
-    /// keep shares, seven eighths of them.
-    fn permits(&self, bytes: usize) -> u32 {
-        let most = match self.share {
-            0 => self.total,
-            _ => self.total - self.total / 8,
+impl crate::shares::Pool for Semaphore {
+    fn take(&self, permits: usize) -> bool {
+        let Ok(permits) = u32::try_from(permits) else {
+            return false;
         };
-        let kib = bytes.div_ceil(1024).min(most);
-        u32::try_from(kib).unwrap_or(u32::MAX)
-    }
-
-    /// Takes `permits` at once if there are as many: from what this thread
-    /// keeps, taking a share when it keeps too few, else from the
-    /// semaphore.
-    fn try_take(&self, permits: u32) -> bool {
-        if self.share > 0 && permits <= self.share {
-            let from_share = POOLS.try_with(|pools| {
-                let mut pools = pools.borrow_mut();
-                let kept = pools.kept(&self.kib);
-                if *kept < permits {
-                    let Ok(share) = self.kib.try_acquire_many(self.share) else {
-                        return false;
-                    };
-                    share.forget();
-                    *kept += self.share;
-                }
-                *kept -= permits;
-                true
-            });
-            if from_share == Ok(true) {
-                return true;
-            }
-        }
-        match self.kib.try_acquire_many(permits) {
+        match self.try_acquire_many(permits) {
             Ok(taken) => {
                 taken.forget();
                 true
@@ -177,69 +133,48 @@ impl ServerAllowance {
         }
     }
 
-    /// Gives back `permits` a body held: to what this thread keeps, and
-    /// to the semaphore what it keeps past two shares.
+    fn give(&self, permits: usize) {
+        self.add_permits(permits);
+    }
+}
+
+#[cfg(feature = "server")]
+impl ServerAllowance {
+    /// An allowance of `limit` bytes (rounded up to KiB), shared by the
+    /// requests of every connection it is given to.
+    pub(crate) fn new(limit: usize) -> Self {
+        let total = limit.div_ceil(1024).min(Semaphore::MAX_PERMITS);
+        let share = Some(SHARE.min(total / SHARES)).filter(|&share| share >= LEAST_SHARE);
+        Self {
+            kib: crate::shares::Shares::new(Semaphore::new(total), share.unwrap_or(0)),
+            total,
+        }
+    }
+
+    /// The permits a body of `bytes` takes: all of them at most, so that
+    /// a body larger than the allowance is read alone — or, when threads
+    /// keep shares, seven eighths of them.
+    fn permits(&self, bytes: usize) -> u32 {
+        let most = match self.kib.share() {
+            0 => self.total,
+            _ => self.total - self.total / 8,
+        };
+        let kib = bytes.div_ceil(1024).min(most);
+        u32::try_from(kib).unwrap_or(u32::MAX)
+    }
+
+    /// Takes `permits` at once if there are as many: from what this thread
+    /// keeps of its share, else from the semaphore.
+    fn try_take(&self, permits: u32) -> bool {
+        use crate::shares::Pool;
+        let permits = permits as usize;
+        self.kib.take(permits) || self.kib.pool().take(permits)
+    }
+
+    /// Gives back `permits` a body held (see [`Shares::give`](crate::shares::Shares::give)).
     fn give_back(&self, permits: u32) {
-        if permits == 0 {
-            return;
-        }
-        // What a large body held goes straight back.
-        if self.share > 0 && permits <= 2 * self.share {
-            let kept = POOLS.try_with(|pools| {
-                let mut pools = pools.borrow_mut();
-                let kept = pools.kept(&self.kib);
-                *kept += permits;
-                if *kept > 2 * self.share {
-                    let excess = *kept - self.share;
-                    *kept = self.share;
-                    self.kib.add_permits(excess as usize);
-                }
-            });
-            if kept.is_ok() {
-                return;
-            }
-        }
-        self.kib.add_permits(permits as usize);
-    }
-}
-
-#[cfg(feature = "server")]
-thread_local! {
-    /// What this thread keeps of each server allowance's permits.
-    static POOLS: std::cell::RefCell<ThreadPools> =
-        const { std::cell::RefCell::new(ThreadPools(Vec::new())) };
-}
-
-/// A thread's permits, by the allowance they were taken from; given back
-/// when the thread ends.
-#[cfg(feature = "server")]
-struct ThreadPools(Vec<(std::sync::Weak<Semaphore>, u32)>);
-
-#[cfg(feature = "server")]
-impl ThreadPools {
-    /// What this thread keeps of `kib`'s permits (0 when none yet).
-    fn kept(&mut self, kib: &Arc<Semaphore>) -> &mut u32 {
-        let at =
-            match (self.0.iter()).position(|(of, _)| std::ptr::eq(of.as_ptr(), Arc::as_ptr(kib))) {
-                Some(at) => at,
-                None => {
-                    // Forgets the allowances of servers that are gone.
-                    self.0.retain(|(of, _)| of.strong_count() > 0);
-                    self.0.push((Arc::downgrade(kib), 0));
-                    self.0.len() - 1
-                }
-            };
-        &mut self.0[at].1
-    }
-}
-
-#[cfg(feature = "server")]
-impl Drop for ThreadPools {
-    fn drop(&mut self) {
-        for (kib, kept) in self.0.drain(..) {
-            if let Some(kib) = kib.upgrade() {
-                kib.add_permits(kept as usize);
-            }
+        if permits > 0 {
+            self.kib.give(permits as usize);
         }
     }
 }
@@ -348,7 +283,7 @@ impl Room {
                         self.held += more;
                         continue;
                     }
-                    let wait = Box::pin(Arc::clone(&allowance.kib).acquire_many_owned(more));
+                    let wait = Box::pin(Arc::clone(allowance.kib.pool()).acquire_many_owned(more));
                     let (permits, wait) = self.waiting.insert((more, wait));
                     (*permits, wait)
                 }
@@ -463,13 +398,13 @@ mod tests {
         for body in &mut bodies {
             assert!(body.poll_room(&mut cx, 10 * 1024).is_ready());
         }
-        assert_eq!(server.kib.available_permits(), 0);
+        assert_eq!(server.kib.pool().available_permits(), 0);
         // One grows as its bytes arrive, once another leaves room.
         assert!(bodies[0].poll_room(&mut cx, 20 * 1024).is_pending());
         bodies.truncate(9);
         assert!(bodies[0].poll_room(&mut cx, 20 * 1024).is_ready());
         drop(bodies);
-        assert_eq!(server.kib.available_permits(), 100, "all given back");
+        assert_eq!(server.kib.pool().available_permits(), 100, "all given back");
     }
 
     #[test]
@@ -484,10 +419,14 @@ mod tests {
             body
         };
         let (first, second) = (read(&mut cx), read(&mut cx));
-        assert_eq!(server.kib.available_permits(), total - 128, "a share each");
+        assert_eq!(
+            server.kib.pool().available_permits(),
+            total - 128,
+            "a share each"
+        );
         drop((first, second));
         assert_eq!(
-            server.kib.available_permits(),
+            server.kib.pool().available_permits(),
             total - 128,
             "kept by the thread"
         );
@@ -496,13 +435,13 @@ mod tests {
         for _ in 0..10 {
             drop(read(&mut cx));
         }
-        assert_eq!(server.kib.available_permits(), total - 128);
+        assert_eq!(server.kib.pool().available_permits(), total - 128);
         // Past two shares kept, all but one go back: a thread keeps two
         // at most.
         let bodies: Vec<_> = (0..4).map(|_| read(&mut cx)).collect();
-        assert_eq!(server.kib.available_permits(), total - 256);
+        assert_eq!(server.kib.pool().available_permits(), total - 256);
         drop(bodies);
-        assert_eq!(server.kib.available_permits(), total - 128);
+        assert_eq!(server.kib.pool().available_permits(), total - 128);
     }
 
     #[test]
@@ -516,13 +455,13 @@ mod tests {
         })
         .join()
         .unwrap();
-        assert_eq!(server.kib.available_permits(), server.total);
+        assert_eq!(server.kib.pool().available_permits(), server.total);
     }
 
     #[test]
     fn with_shares_a_body_is_held_to_seven_eighths_of_the_allowance() {
         let server = ServerAllowance::new(256 << 20);
-        assert_eq!(server.share, 64);
+        assert_eq!(server.kib.share(), 64);
         assert_eq!(
             server.permits(1 << 30) as usize,
             server.total - server.total / 8
@@ -530,7 +469,7 @@ mod tests {
         // An allowance under 1 MiB has no shares, and a body may take all
         // of it.
         let small = ServerAllowance::new(512 << 10);
-        assert_eq!(small.share, 0);
+        assert_eq!(small.kib.share(), 0);
         assert_eq!(small.permits(1 << 30), 512);
     }
 }

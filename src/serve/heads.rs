@@ -26,15 +26,14 @@
 //! taken for, is counted on the shared count itself; a bound under
 //! 64 KiB has no shares.
 
-use std::{
-    cell::RefCell,
-    sync::{
-        Arc, Weak,
-        atomic::{AtomicUsize, Ordering},
-    },
+use std::sync::{
+    Arc,
+    atomic::{AtomicUsize, Ordering},
 };
 
 use http::Request;
+
+use crate::shares::{Pool, Shares};
 
 /// What every field of a header list counts beside its name and value
 /// (RFC 9113, 6.5.2): the cost of keeping it.
@@ -52,36 +51,48 @@ const SHARES: usize = 64;
 const LEAST_SHARE: usize = 1024;
 
 /// The bytes of the HTTP/2 request heads being answered on all
-/// connections, and their bound.
-///
+/// connections, and their bound, taken by each thread in shares.
+#[derive(Clone, Debug)]
+pub(super) struct HeadAllowance(Shares<Count>);
+
 /// The rule of an HTTP/2 connection's body allowance (`BodyAllowance`:
 /// one alone always fits, others while they fit), on one atomic count
 /// instead of a count of holders under a lock: a head is never empty, so
 /// the bytes held tell whether any head is. (A body may reserve nothing,
 /// so its allowance counts its holders.)
-#[derive(Clone, Debug)]
-pub(super) struct HeadAllowance(Arc<Shared>);
-
 #[derive(Debug)]
-struct Shared {
+pub(super) struct Count {
     limit: usize,
     /// The bytes of the heads counted here and of the threads' shares.
     held: AtomicUsize,
-    /// The size of a thread's share; 0 for none.
-    share: usize,
+}
+
+impl Pool for Count {
+    fn take(&self, bytes: usize) -> bool {
+        // Only a count: no other memory is published through it.
+        let before = self.held.fetch_add(bytes, Ordering::Relaxed);
+        if before > 0 && before.saturating_add(bytes) > self.limit {
+            self.held.fetch_sub(bytes, Ordering::Relaxed);
+            return false;
+        }
+        true
+    }
+
+    fn give(&self, bytes: usize) {
+        self.held.fetch_sub(bytes, Ordering::Relaxed);
+    }
 }
 
 impl HeadAllowance {
     /// A bound of `limit` bytes; `None` for zero, which bounds nothing.
     pub(super) fn new(limit: usize) -> Option<Self> {
         (limit > 0).then(|| {
-            Self(Arc::new(Shared {
+            let share = Some(SHARE.min(limit / SHARES)).filter(|&share| share >= LEAST_SHARE);
+            let count = Count {
                 limit,
                 held: AtomicUsize::new(0),
-                share: Some(SHARE.min(limit / SHARES))
-                    .filter(|&share| share >= LEAST_SHARE)
-                    .unwrap_or(0),
-            }))
+            };
+            Self(Shares::new(count, share.unwrap_or(0)))
         })
     }
 
@@ -89,97 +100,6 @@ impl HeadAllowance {
     /// hold the connection's, not the server's, reference count.
     pub(super) fn for_connection(&self) -> ConnectionHeads {
         ConnectionHeads(Arc::new(self.clone()))
-    }
-
-    /// Counts `bytes` on the shared count, as the rule says: `false` when
-    /// they do not fit beside what is counted already.
-    fn take(&self, bytes: usize) -> bool {
-        // Only a count: no other memory is published through it.
-        let before = self.0.held.fetch_add(bytes, Ordering::Relaxed);
-        if before > 0 && before.saturating_add(bytes) > self.0.limit {
-            self.0.held.fetch_sub(bytes, Ordering::Relaxed);
-            return false;
-        }
-        true
-    }
-
-    /// Counts `bytes` against this thread's share, taking a share when
-    /// what is left of it is too little: `None` when no share fits.
-    fn take_from_share(&self, bytes: usize) -> Option<()> {
-        let share = self.0.share;
-        SHARES_HELD
-            .try_with(|held| {
-                let mut held = held.borrow_mut();
-                let unused = held.unused(&self.0);
-                if *unused < bytes {
-                    if !self.take(share) {
-                        return None;
-                    }
-                    *unused += share;
-                }
-                *unused -= bytes;
-                Some(())
-            })
-            .ok()
-            .flatten()
-    }
-
-    /// Gives back `bytes` counted against a share: to this thread's, and
-    /// to the shared count what it keeps past two shares.
-    fn give_to_share(&self, bytes: usize) {
-        let given = SHARES_HELD.try_with(|held| {
-            let mut held = held.borrow_mut();
-            let unused = held.unused(&self.0);
-            *unused += bytes;
-            let keep = 2 * self.0.share;
-            if *unused > keep {
-                let excess = *unused - self.0.share;
-                *unused -= excess;
-                self.0.held.fetch_sub(excess, Ordering::Relaxed);
-            }
-        });
-        if given.is_err() {
-            // The thread is ending: straight back to the shared count.
-            self.0.held.fetch_sub(bytes, Ordering::Relaxed);
-        }
-    }
-}
-
-thread_local! {
-    /// What this thread keeps unused of its share of each allowance.
-    static SHARES_HELD: RefCell<ThreadShares> = const { RefCell::new(ThreadShares(Vec::new())) };
-}
-
-/// A thread's shares: of each allowance its requests took one of, what is
-/// left unused. Given back when the thread ends.
-struct ThreadShares(Vec<(Weak<Shared>, usize)>);
-
-impl ThreadShares {
-    /// The unused part of this thread's share of `shared` (0 when it holds
-    /// none yet).
-    fn unused(&mut self, shared: &Arc<Shared>) -> &mut usize {
-        let at = match (self.0.iter())
-            .position(|(of, _)| std::ptr::eq(of.as_ptr(), Arc::as_ptr(shared)))
-        {
-            Some(at) => at,
-            None => {
-                // Forgets the allowances of servers that are gone.
-                self.0.retain(|(of, _)| of.strong_count() > 0);
-                self.0.push((Arc::downgrade(shared), 0));
-                self.0.len() - 1
-            }
-        };
-        &mut self.0[at].1
-    }
-}
-
-impl Drop for ThreadShares {
-    fn drop(&mut self) {
-        for (shared, unused) in self.0.drain(..) {
-            if let Some(shared) = shared.upgrade() {
-                shared.held.fetch_sub(unused, Ordering::Relaxed);
-            }
-        }
     }
 }
 
@@ -195,8 +115,9 @@ impl ConnectionHeads {
     }
 
     fn reserve_bytes(&self, bytes: usize) -> Option<HeadReservation> {
-        let shared = bytes <= self.0.0.share && self.0.take_from_share(bytes).is_some();
-        if !shared && !self.0.take(bytes) {
+        let shares = &self.0.0;
+        let shared = shares.take(bytes);
+        if !shared && !shares.pool().take(bytes) {
             return None;
         }
         Some(HeadReservation {
@@ -218,11 +139,10 @@ pub(super) struct HeadReservation {
 
 impl Drop for HeadReservation {
     fn drop(&mut self) {
+        let shares = &self.heads.0;
         match self.shared {
-            true => self.heads.give_to_share(self.bytes),
-            false => {
-                (self.heads.0.held).fetch_sub(self.bytes, Ordering::Relaxed);
-            }
+            true => shares.give(self.bytes),
+            false => shares.pool().give(self.bytes),
         }
     }
 }
@@ -285,11 +205,11 @@ mod tests {
         drop(first);
         let third = heads.reserve_bytes(60).expect("room given back");
         drop((second, third));
-        assert_eq!(allowance.0.held.load(Ordering::Relaxed), 0);
+        assert_eq!(allowance.0.pool().held.load(Ordering::Relaxed), 0);
     }
 
     fn held(allowance: &HeadAllowance) -> usize {
-        allowance.0.held.load(Ordering::Relaxed)
+        allowance.0.pool().held.load(Ordering::Relaxed)
     }
 
     #[test]
@@ -328,7 +248,7 @@ mod tests {
     fn shares_count_as_held_so_the_bound_holds() {
         // Shares of 2 KiB.
         let allowance = HeadAllowance::new(128 * 1024).unwrap();
-        assert_eq!(allowance.0.share, 2048);
+        assert_eq!(allowance.0.share(), 2048);
         let heads = allowance.for_connection();
         let (mut held_heads, mut bytes) = (Vec::new(), 0);
         while let Some(head) = heads.reserve_bytes(1000) {
@@ -345,7 +265,7 @@ mod tests {
     #[test]
     fn a_bound_under_64_kib_has_no_shares() {
         let allowance = HeadAllowance::new(8 * 1024).unwrap();
-        assert_eq!(allowance.0.share, 0);
+        assert_eq!(allowance.0.share(), 0);
         let head = allowance.for_connection().reserve_bytes(100).unwrap();
         assert!(!head.shared);
         assert_eq!(held(&allowance), 100);
