@@ -60,14 +60,22 @@ pub(super) struct Connection<S> {
     /// The client's address, put in each request when
     /// [`Serve::connect_info`](super::Serve::connect_info) asks for it.
     peer: Option<std::net::SocketAddr>,
+    /// The server's allowance for bodies, and what one HTTP/2
+    /// connection's bodies may hold past the first.
+    server_bodies: Option<ServerAllowance>,
+    http2_bodies: usize,
     /// What the body extractors of the connection's requests may hold at
     /// once, over HTTP/1 (the server's allowance) and HTTP/2 (also the
-    /// connection's); `None` for no bound.
-    http1_allowance: Option<BodyAllowance>,
-    http2_allowance: Option<BodyAllowance>,
+    /// connection's); `None` for no bound. Made at the first request
+    /// that needs one: a connection speaks one of the two, and most
+    /// HTTP/1 requests need none.
+    http1_allowance: OnceCell<Option<BodyAllowance>>,
+    http2_allowance: OnceCell<Option<BodyAllowance>>,
     /// What the HTTP/2 requests being answered on all connections may
-    /// hold in heads; `None` for no bound.
-    heads: Option<ConnectionHeads>,
+    /// hold in heads, and the connection's handle on it, made at its
+    /// first HTTP/2 request; `None` for no bound.
+    server_heads: Option<HeadAllowance>,
+    heads: OnceCell<Option<ConnectionHeads>>,
     /// The connection's HTTP/2 receive window in the server's bound,
     /// given back when the connection ends, or at its first request if
     /// that is an HTTP/1 one.
@@ -114,8 +122,6 @@ impl<S> Connection<S> {
         bounds: &ServerBounds,
         window: Option<WindowGrant>,
     ) -> Self {
-        let http1 = BodyAllowance::new(0, bounds.bodies.clone());
-        let http2 = BodyAllowance::new(bounds.http2_bodies, bounds.bodies.clone());
         Self {
             service: RefCell::new(service),
             deferred: OnceCell::new(),
@@ -125,9 +131,12 @@ impl<S> Connection<S> {
             #[cfg(feature = "ws")]
             upgrades: bounds.upgrades.clone(),
             peer,
-            http1_allowance: http1.bounds().then_some(http1),
-            http2_allowance: http2.bounds().then_some(http2),
-            heads: bounds.heads.as_ref().map(HeadAllowance::for_connection),
+            server_bodies: bounds.bodies.clone(),
+            http2_bodies: bounds.http2_bodies,
+            http1_allowance: OnceCell::new(),
+            http2_allowance: OnceCell::new(),
+            server_heads: bounds.heads.clone(),
+            heads: OnceCell::new(),
             window: Cell::new(window),
         }
     }
@@ -178,16 +187,17 @@ where
                 let error = Box::new(h2::Error::from(h2::Reason::PROTOCOL_ERROR));
                 return here(State::Failed { error: Some(error) }, stream);
             }
-            Admission::Sound => match &self.heads {
-                Some(heads) if http2 => match heads.reserve(&request) {
+            Admission::Sound if http2 => match self.heads() {
+                Some(heads) => match heads.reserve(&request) {
                     Some(head) => Some(head),
                     None => {
                         let status = StatusCode::SERVICE_UNAVAILABLE;
                         return here(State::Refused { status }, stream);
                     }
                 },
-                _ => None,
+                None => None,
             },
+            Admission::Sound => None,
         };
         ConnectionFuture {
             state: self.start(request, http2, body),
@@ -217,14 +227,38 @@ impl<S> Connection<S> {
             // HTTP/1 has no flow-control windows.
             drop(self.window.take());
         }
-        let allowance = match http2 {
-            true if body => &self.http2_allowance,
-            false if upgrade || (body && !declared_small(request.body())) => &self.http1_allowance,
-            _ => &None,
+        let lent = match http2 {
+            true => body,
+            false => upgrade || (body && !declared_small(request.body())),
         };
-        if let Some(allowance) = allowance {
+        if let Some(allowance) = lent.then(|| self.allowance(http2)).flatten() {
             request.extensions_mut().insert(allowance.clone());
         }
+    }
+
+    /// The body allowance of the connection's HTTP/2 or HTTP/1 requests,
+    /// made at its first use; `None` for no bound.
+    fn allowance(&self, http2: bool) -> Option<&BodyAllowance> {
+        let (made, connection) = match http2 {
+            true => (&self.http2_allowance, self.http2_bodies),
+            false => (&self.http1_allowance, 0),
+        };
+        let made = made.get_or_init(|| {
+            let allowance = BodyAllowance::new(connection, self.server_bodies.clone());
+            allowance.bounds().then_some(allowance)
+        });
+        made.as_ref()
+    }
+
+    /// The connection's handle on the server's bound on HTTP/2 heads, made
+    /// at its first use; `None` for no bound.
+    fn heads(&self) -> Option<&ConnectionHeads> {
+        let made = self.heads.get_or_init(|| {
+            self.server_heads
+                .as_ref()
+                .map(HeadAllowance::for_connection)
+        });
+        made.as_ref()
     }
 
     /// Calls the service with `request`, or readies the call for the
