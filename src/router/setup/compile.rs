@@ -272,6 +272,7 @@ impl Adding<'_> {
                 self.tables.add_fallback(&mut self.added.parts, fallback);
             }
         }
+        self.tables.settle_fallbacks();
         Ok(())
     }
 

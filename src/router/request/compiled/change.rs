@@ -102,11 +102,15 @@ impl Tables {
         (self.fallbacks.iter()).any(|seen| &*seen.base.source == base)
     }
 
-    /// Puts in a module's fallback, keeping the fallbacks deepest first,
-    /// then in registration order.
+    /// Puts in one of a module's fallbacks; they are put in order with
+    /// the module's others ([`settle_fallbacks`](Self::settle_fallbacks)).
     pub(crate) fn add_fallback(&mut self, parts: &mut ModuleParts, fallback: Fallback) {
         parts.fallbacks = true;
         self.fallbacks.push(Arc::new(fallback));
+    }
+
+    /// Keeps the fallbacks deepest first, then in registration order.
+    pub(crate) fn settle_fallbacks(&mut self) {
         (self.fallbacks).sort_by_key(|f| (std::cmp::Reverse(f.base.segments.len()), f.key));
     }
 
