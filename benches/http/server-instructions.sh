@@ -16,6 +16,7 @@
 #            -h1 stacks speak HTTP/1 only; H2_POST=1 with ROUTE=/echo POSTs
 #            echo.json, post.lua's body)
 #        KEEP=DIR benches/http/server-instructions.sh ...     (keep the callgrind dumps in DIR)
+#        SERVER=PATH benches/http/server-instructions.sh ...  (another build of the server binary)
 #        CACHE=1 benches/http/server-instructions.sh ...      (also simulate the caches and the
 #            branch predictor: instruction-cache misses and mispredicted branches per request,
 #            with this machine's cache sizes or valgrind's `--I1=SIZE,WAYS,LINE` in CACHE_OPTS)
@@ -25,7 +26,8 @@ cd "$(dirname "$0")"
 need valgrind
 need wrk
 need h2load nghttp2-client
-cargo build --release --bin server -q
+server=${SERVER:-target/release/server}
+[ -n "${SERVER:-}" ] || cargo build --release --bin server -q
 stacks=("$@")
 [ ${#stacks[@]} -eq 0 ] && stacks=(hyper pronghorn pronghorn-h1)
 out=${KEEP:-$(mktemp -d)}
@@ -48,7 +50,7 @@ hyper=
 for stack in "${stacks[@]}"; do
     port=$(( port + 1 ))
     start "$port" valgrind --tool=callgrind "${sim[@]}" --callgrind-out-file="$out/$stack.%p" \
-        target/release/server "$stack" "$port" 10
+        "$server" "$stack" "$port" 10
     url="http://127.0.0.1:$port${ROUTE:-/json}"
     # drive SECONDS: the requests answered in that time.
     drive() {

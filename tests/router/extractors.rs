@@ -1311,6 +1311,33 @@ async fn refusals(router: &CompiledRouter) -> Vec<(u16, String)> {
 }
 
 #[tokio::test]
+async fn text_after_a_json_value_is_malformed_json_and_a_nested_field_is_named() {
+    let router = router();
+    let trailing = send_body(
+        &router,
+        "/json",
+        Some("application/json"),
+        r#"{"id":1,"name":"a"} x"#,
+    )
+    .await;
+    assert_eq!(
+        (trailing.status, trailing.body.as_str()),
+        (
+            StatusCode::BAD_REQUEST,
+            "invalid JSON body: trailing characters at line 1 column 21"
+        )
+    );
+    let missing = send_body(&router, "/json", Some("application/json"), r#"{"id":1}"#).await;
+    assert_eq!(
+        (missing.status, missing.body.as_str()),
+        (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid JSON body: missing field `name` at line 1 column 8"
+        )
+    );
+}
+
+#[tokio::test]
 async fn rejections_name_the_field_at_fault_in_pronghorns_words_and_in_axums() {
     use pronghorn::router::Answers;
     let ours = refusals(&refusing(Answers::Pronghorn)).await;

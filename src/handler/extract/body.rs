@@ -718,18 +718,37 @@ impl<T: serde::de::DeserializeOwned> Json<T> {
 
     /// The JSON in `bytes`; a rejection names the field at fault by its
     /// path (`items[2].id: invalid type: …`), as axum's does.
+    ///
+    /// The success path tracks no path: tracking costs a seed per value
+    /// and an allocation per map key, so it is paid only by a body that
+    /// fails, parsed a second time to find where.
     fn parse(bytes: Bytes) -> Result<Self, Rejection> {
-        let mut deserializer = serde_json::Deserializer::from_slice(&bytes);
-        let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+        match serde_json::from_slice(&bytes) {
+            Ok(value) => Ok(Json(value)),
+            Err(error) => Err(Self::rejection(&bytes, &error)),
+        }
+    }
+
+    /// Why `bytes` do not read as a `T`, the field at fault named by its
+    /// path: found by parsing again, with tracking.
+    #[cold]
+    fn rejection(bytes: &[u8], error: &serde_json::Error) -> Rejection {
+        let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+        let tracked =
+            serde_path_to_error::deserialize::<_, T>(&mut deserializer).map(|_| deserializer.end());
+        match tracked {
             // As axum: well-formed JSON of the wrong shape is 422.
-            let data = error.inner().classify() == serde_json::error::Category::Data;
-            json_rejection(data, &error)
-        })?;
-        // Text after the value is malformed JSON.
-        deserializer
-            .end()
-            .map_err(|error| json_rejection(false, &error))?;
-        Ok(Json(value))
+            Err(tracked) => json_rejection(
+                tracked.inner().classify() == serde_json::error::Category::Data,
+                &tracked,
+            ),
+            // Text after the value is malformed JSON.
+            Ok(Err(trailing)) => json_rejection(false, &trailing),
+            // A `Deserialize` that fails only once: the first error stands.
+            Ok(Ok(())) => {
+                json_rejection(error.classify() == serde_json::error::Category::Data, error)
+            }
+        }
     }
 }
 
