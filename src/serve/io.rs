@@ -156,6 +156,12 @@ pub(crate) struct CoalescingIo<T> {
     /// The last read found nothing to read: the connection has answered
     /// everything the client sent so far.
     read_all: bool,
+    /// The client opened with HTTP/2's preface: the connection's answers
+    /// are held to the end of its poll whatever it read (see
+    /// [`poll_flush`](Self::poll_flush)).
+    http2: bool,
+    /// Whether the first bytes read were looked at for the preface.
+    sniffed: bool,
     /// Told when request bytes arrive, and when the socket stops taking
     /// bytes and starts again.
     watch: Arc<ConnectionWatch>,
@@ -178,6 +184,8 @@ impl<T> CoalescingIo<T> {
             limit,
             held: 0,
             read_all: false,
+            http2: false,
+            sniffed: false,
             watch,
             _slot: slot,
         }
@@ -234,8 +242,15 @@ impl<T: AsyncRead + AsyncWrite + Unpin> AsyncRead for CoalescingIo<T> {
         let read = Pin::new(&mut this.io).poll_read(cx, buf);
         this.read_all = read.is_pending();
         if buf.filled().len() > filled {
+            if !this.sniffed {
+                this.sniffed = true;
+                this.http2 = buf.filled()[filled..].starts_with(b"PRI * HTTP/2");
+            }
             this.watch.bytes_read();
-        } else if read.is_pending() && this.buffered() > 0 && !(this.held > 1 && hold()) {
+        } else if read.is_pending()
+            && this.buffered() > 0
+            && !((this.http2 || this.held > 1) && hold())
+        {
             // Nothing more to read: what the connection answered so far
             // goes out before it waits for the client. After answers to
             // pipelined requests, inside the connection's poll, it goes
@@ -283,8 +298,11 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for CoalescingIo<T> {
         if this.buffered() > 0 {
             // Once the client's requests are all read and answered, the
             // answers go out now: holding them would only cost the
-            // connection's poll again.
-            if !this.read_all && hold() {
+            // connection's poll again. An HTTP/2 connection flushes after
+            // each stream it accepts, its streams answered in place as it
+            // accepts them (`executor.rs`): its answers wait for the end
+            // of the poll, to go out together.
+            if (this.http2 || !this.read_all) && hold() {
                 this.held += 1;
             } else {
                 ready!(this.poll_drain(cx))?;
@@ -391,6 +409,37 @@ mod tests {
         let mut received = [0; 4];
         client.read_exact(&mut received).await.unwrap();
         assert_eq!(&received, b"one ");
+    }
+
+    #[tokio::test]
+    async fn an_http2_connection_s_answers_wait_for_the_end_of_its_poll() {
+        let (mut client, mut io) = coalescing(1 << 20, 1024);
+        client
+            .write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+            .await
+            .unwrap();
+        let mut cx = Context::from_waker(Waker::noop());
+        let (_, held) = in_poll(|| {
+            let mut buf = [0; 64];
+            let mut read = ReadBuf::new(&mut buf);
+            assert!(Pin::new(&mut io).poll_read(&mut cx, &mut read).is_ready());
+            // Everything the client sent is read; each stream's answer is
+            // flushed as the connection accepts the next.
+            read_would_wait(&mut io, &mut cx);
+            for answer in [&b"one "[..], b"two "] {
+                assert!(Pin::new(&mut io).poll_write(&mut cx, answer).is_ready());
+                assert!(Pin::new(&mut io).poll_flush(&mut cx).is_ready());
+                read_would_wait(&mut io, &mut cx);
+            }
+            assert_eq!(io.buffered(), 8, "held for the end of the poll");
+        });
+        assert!(held);
+        // The connection's poll again, holding off: one write.
+        assert!(Pin::new(&mut io).poll_flush(&mut cx).is_ready());
+        assert_eq!(io.buffered(), 0);
+        let mut received = [0; 8];
+        client.read_exact(&mut received).await.unwrap();
+        assert_eq!(&received, b"one two ");
     }
 
     #[tokio::test]

@@ -10,6 +10,7 @@
 mod admission;
 mod budget;
 mod connection;
+mod executor;
 mod graceful;
 mod heads;
 mod io;

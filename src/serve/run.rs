@@ -4,7 +4,7 @@
 use std::{future::Future, net::SocketAddr, pin::pin, sync::Arc, time::Duration};
 
 use hyper_util::{
-    rt::{TokioExecutor, TokioIo, TokioTimer},
+    rt::{TokioIo, TokioTimer},
     server::conn::auto,
 };
 use tokio::{
@@ -16,6 +16,7 @@ use tokio::{
 use super::{
     BoxError, Serve, Served, Settings,
     connection::{Connection, ServerBounds},
+    executor::InPlace,
     graceful::Graceful,
     heads::HeadAllowance,
     io::{Batched, CoalescingIo},
@@ -200,7 +201,7 @@ enum Handoff {
 
 /// What a connection's task needs to serve it, made where it was accepted.
 struct Start<S> {
-    builder: auto::Builder<TokioExecutor>,
+    builder: auto::Builder<InPlace>,
     service: Connection<S>,
     watch: Arc<ConnectionWatch>,
     slot: super::slots::Slot,
@@ -317,8 +318,8 @@ impl Workers {
 }
 
 /// hyper's connection settings, from the limits.
-fn hyper_builder(limits: &Settings, half_close: bool) -> auto::Builder<TokioExecutor> {
-    let mut builder = auto::Builder::new(TokioExecutor::new());
+fn hyper_builder(limits: &Settings, half_close: bool) -> auto::Builder<InPlace> {
+    let mut builder = auto::Builder::new(InPlace);
     builder
         .http1()
         // The watchdog times the wait for each head (see `Watchdog`):

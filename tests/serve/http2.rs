@@ -623,3 +623,75 @@ async fn a_zero_http2_ping_interval_sends_no_pings() {
     drop(client);
     server.stop().await;
 }
+
+/// Streams answered at once, streams that wait on a task, and a stream
+/// whose service panics share one connection: each is answered as it
+/// would be alone, and the panic resets its stream only.
+#[tokio::test]
+async fn ready_waiting_and_panicking_http2_streams_share_a_connection() {
+    let router = Router::new()
+        .get("/ready", || "ready")
+        .get("/waits", || async {
+            tokio::task::spawn(async {}).await.unwrap();
+            "waited"
+        })
+        .compile()
+        .unwrap();
+    // A layer outside the router's own panic guard: its future's panic
+    // reaches hyper.
+    let service = tower::service_fn(move |request: Request<Incoming>| {
+        let mut router = router.clone();
+        async move {
+            if request.uri().path() == "/panics" {
+                panic!("a layer's panic");
+            }
+            tower::Service::call(&mut router, request).await
+        }
+    });
+    let server = Server::start(service, |server| server).await;
+    let stream = TcpStream::connect(server.address).await.unwrap();
+    let (sender, connection) =
+        hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
+            .await
+            .unwrap();
+    tokio::spawn(connection);
+    let address = server.address;
+    let requests = (0..30).map(|n| {
+        let mut sender = sender.clone();
+        let path = ["/ready", "/waits", "/panics"][n % 3];
+        async move {
+            let request = Request::get(format!("http://{address}{path}"))
+                .body(Empty::<Bytes>::new())
+                .unwrap();
+            let answer = match sender.send_request(request).await {
+                Ok(response) => {
+                    let body = response.into_body().collect().await.unwrap().to_bytes();
+                    String::from_utf8(body.to_vec()).unwrap()
+                }
+                Err(_) => "reset".to_owned(),
+            };
+            (path, answer)
+        }
+    });
+    let answers = futures_util::future::join_all(requests).await;
+    for (path, answer) in answers {
+        let expected = match path {
+            "/ready" => "ready",
+            "/waits" => "waited",
+            _ => "reset",
+        };
+        assert_eq!(answer, expected, "{path}");
+    }
+    // The connection lives on after the panics.
+    let mut sender = sender;
+    let response = sender
+        .send_request(
+            Request::get(format!("http://{address}/ready"))
+                .body(Empty::<Bytes>::new())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    server.stop().await;
+}

@@ -118,6 +118,8 @@ fn main() {
                     "pronghorn-layers" => pronghorn_layers(listener, routes).await,
                     "hyper" => hyper(listener, routes).await,
                     "axum" => axum(listener, routes, false).await,
+                    // axum::serve as its users write it: no TCP_NODELAY.
+                    "axum-defaults" => axum_defaults(listener, routes).await,
                     "axum-h1" => axum(listener, routes, true).await,
                     _ => panic!("unknown stack {other}"),
                 }
@@ -350,6 +352,14 @@ async fn pronghorn_layers(listener: tokio::net::TcpListener, routes: usize) {
 // ---- axum ------------------------------------------------------------------
 
 async fn axum(listener: tokio::net::TcpListener, routes: usize, http1_only: bool) {
+    axum_with(listener, routes, http1_only, true).await;
+}
+
+async fn axum_defaults(listener: tokio::net::TcpListener, routes: usize) {
+    axum_with(listener, routes, false, false).await;
+}
+
+async fn axum_with(listener: tokio::net::TcpListener, routes: usize, http1_only: bool, nodelay: bool) {
     use axum::{
         Json,
         extract::{Path, Request as AxumRequest},
@@ -403,6 +413,10 @@ async fn axum(listener: tokio::net::TcpListener, routes: usize, http1_only: bool
         // what axum's stack costs from what `axum::serve` (one flush per
         // pipelined answer) costs.
         on_hyper_http1(listener, router).await;
+        return;
+    }
+    if !nodelay {
+        axum::serve(listener, router).await.unwrap();
         return;
     }
     // axum::serve does not set TCP_NODELAY by default: without it pipelined
