@@ -39,6 +39,26 @@ pub(crate) struct Added {
 type Names = Arc<[Box<str>]>;
 
 impl Extraction {
+    /// Whether `other` holds to the same: a route's may stand for it.
+    /// Never for a handler in layers, whose route is its own.
+    fn same_as(&self, other: &Self) -> bool {
+        let same_arc = |a: Option<&Arc<_>>, b: Option<&Arc<_>>| match (a, b) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        };
+        self.layered.is_none()
+            && other.layered.is_none()
+            && (self.limit, self.timeout, self.answers)
+                == (other.limit, other.timeout, other.answers)
+            && same_arc(self.own_state.as_ref(), other.own_state.as_ref())
+            && match (&self.rejection, &other.rejection) {
+                (None, None) => true,
+                (Some(a), Some(b)) => Arc::ptr_eq(&a.0, &b.0),
+                _ => false,
+            }
+    }
+
     /// What the extractors of a route with `settings` hold to; for a
     /// handler in tower layers, also what they hand it of its route: its
     /// pattern and its parameters' names, `layered`.
@@ -301,8 +321,11 @@ impl Adding<'_> {
             specs.len(),
             std::hash::BuildHasherDefault::<FxHasher>::default(),
         );
+        // The routes of a module mostly read alike: one copy of what their
+        // extractors hold to, shared while it stays the same.
+        let mut last = None;
         for (index, spec) in specs.into_iter().enumerate() {
-            let route = self.compile_route(index, spec, &mut texts)?;
+            let route = self.compile_route(index, spec, &mut texts, &mut last)?;
             if let Err(Clash { first, second }) =
                 self.tables.add_route(&mut self.added.parts, route)
             {
@@ -324,12 +347,14 @@ impl Adding<'_> {
 
     /// One route of a module as the tables hold it, its hooks not yet
     /// found: its pattern parsed (its texts shared through `texts`), its
-    /// extractors' needs checked, its settings settled.
+    /// extractors' needs checked, its settings settled (shared with the
+    /// `last` route's when they are the same).
     fn compile_route(
         &mut self,
         index: usize,
         spec: RouteSpec,
         texts: &mut std::collections::HashSet<Arc<str>, std::hash::BuildHasherDefault<FxHasher>>,
+        last: &mut Option<Arc<Extraction>>,
     ) -> Result<CompiledRoute, RouteError> {
         let mut pattern = Pattern::parse(&spec.pattern).map_err(|error| match spec.nested {
             true => nested(&spec.pattern, error),
@@ -353,28 +378,30 @@ impl Adding<'_> {
             spec.own_state.as_deref(),
             layered.then(|| (Arc::clone(&pattern.source), Arc::clone(&pattern.names))),
         );
-        Ok(CompiledRoute {
-            method: spec.method,
-            key: key(self.added.place(), index),
-            handling: match spec.endpoint {
-                Responder::Http(handler) => Handling::Http(handler),
-                #[cfg(feature = "ws")]
-                Responder::WebSocket(handler) => Handling::WebSocket(Box::new(WebSocketRoute {
-                    handler,
-                    limits: settings.websocket_limits.unwrap_or_default(),
-                    protocols: (settings.websocket_protocols.clone())
-                        .unwrap_or_else(|| Arc::new([])),
-                })),
-            },
-            extraction,
-            matched_path_in_response: settings.matched_path_in_response.unwrap_or(false),
-            params_in_request,
-            nested: spec.nested,
-            prefixes: Box::default(),
-            postfixes: Box::default(),
-            monitors: Box::default(),
+        let extraction = match last.take() {
+            Some(shared) if shared.same_as(&extraction) => shared,
+            _ => Arc::new(extraction),
+        };
+        *last = Some(Arc::clone(&extraction));
+        let handling = match spec.endpoint {
+            Responder::Http(handler) => Handling::Http(handler),
+            #[cfg(feature = "ws")]
+            Responder::WebSocket(handler) => Handling::WebSocket(Box::new(WebSocketRoute {
+                handler,
+                limits: settings.websocket_limits.unwrap_or_default(),
+                protocols: (settings.websocket_protocols.clone()).unwrap_or_else(|| Arc::new([])),
+            })),
+        };
+        Ok(CompiledRoute::new(
             pattern,
-        })
+            spec.method,
+            key(self.added.place(), index),
+            handling,
+            extraction,
+            settings.matched_path_in_response.unwrap_or(false),
+            params_in_request,
+            spec.nested,
+        ))
     }
 }
 

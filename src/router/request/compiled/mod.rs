@@ -193,7 +193,9 @@ pub(crate) struct CompiledRoute {
     /// Its place in registration order.
     pub(in crate::router) key: Key,
     pub(in crate::router) handling: Handling,
-    pub(in crate::router) extraction: Extraction,
+    /// What its extractors hold to: shared by the routes of a module that
+    /// hold to the same.
+    pub(in crate::router) extraction: Arc<Extraction>,
     /// Whether its responses carry their `MatchedPath`.
     pub(in crate::router) matched_path_in_response: bool,
     /// Whether its handler reads its parameters in the request as it is
@@ -208,6 +210,33 @@ pub(crate) struct CompiledRoute {
 }
 
 impl CompiledRoute {
+    /// A route, its hooks not yet found.
+    #[allow(clippy::too_many_arguments, reason = "a record's fields, named")]
+    pub(in crate::router) fn new(
+        pattern: Pattern,
+        method: Option<Method>,
+        key: Key,
+        handling: Handling,
+        extraction: Arc<Extraction>,
+        matched_path_in_response: bool,
+        params_in_request: bool,
+        nested: bool,
+    ) -> Self {
+        Self {
+            pattern,
+            method,
+            key,
+            handling,
+            extraction,
+            matched_path_in_response,
+            params_in_request,
+            nested,
+            prefixes: Box::default(),
+            postfixes: Box::default(),
+            monitors: Box::default(),
+        }
+    }
+
     /// Whether a request it answers needs a copy of its head, as received:
     /// for its hooks, which see the request as received whatever a prefix
     /// did to it, or for its parameters when its handler does not read

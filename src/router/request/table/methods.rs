@@ -2,14 +2,16 @@
 
 use http::Method;
 
-use super::{Key, RouteId};
+use super::{Key, RouteId, packed::Packed};
 
 /// The routes that end at one place of the tree, by method.
+///
+/// One list, the route for any method (if one) among them as `None`: a
+/// node holds two words for its methods, whether it has any or not.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Methods {
     /// In the order of their keys.
-    entries: Vec<(Method, RouteId, Key)>,
-    any: Option<(RouteId, Key)>,
+    entries: Packed<(Option<Method>, RouteId, Key)>,
 }
 
 impl Methods {
@@ -21,79 +23,74 @@ impl Methods {
         route: RouteId,
         key: Key,
     ) -> Result<(), RouteId> {
-        let Some(method) = method else {
-            if let Some((existing, _)) = self.any {
-                return Err(existing);
-            }
-            self.any = Some((route, key));
-            return Ok(());
-        };
-        if let Some(existing) = self.get(method) {
+        if let Some(&(_, existing, _)) = self.entries.iter().find(|(m, _, _)| m.as_ref() == method)
+        {
             return Err(existing);
         }
         let at = self.entries.partition_point(|&(_, _, k)| k < key);
-        self.entries.insert(at, (method.clone(), route, key));
+        self.entries.insert(at, (method.cloned(), route, key));
         Ok(())
     }
 
     /// Removes `route`, registered for `method`; whether it was here.
     pub(super) fn remove(&mut self, method: Option<&Method>, route: RouteId) -> bool {
-        match method {
-            None if self.any.is_some_and(|(id, _)| id == route) => {
-                self.any = None;
-                true
-            }
-            None => false,
-            Some(method) => {
-                let before = self.entries.len();
-                self.entries
-                    .retain(|(m, id, _)| !(m == method && *id == route));
-                self.entries.len() != before
-            }
-        }
+        let Some(at) =
+            (self.entries.iter()).position(|(m, id, _)| m.as_ref() == method && *id == route)
+        else {
+            return false;
+        };
+        self.entries.remove(at);
+        true
     }
 
     /// The key of the first route registered here.
     pub(super) fn min_key(&self) -> Option<Key> {
-        let first = self.entries.iter().map(|&(_, _, key)| key).min();
-        match (first, self.any) {
-            (Some(a), Some((_, b))) => Some(a.min(b)),
-            (a, b) => a.or(b.map(|(_, key)| key)),
-        }
+        self.entries.iter().map(|&(_, _, key)| key).min()
     }
 
     #[inline]
     pub(crate) fn get(&self, method: &Method) -> Option<RouteId> {
         self.entries
             .iter()
-            .find(|(m, _, _)| m == method)
+            .find(|(m, _, _)| m.as_ref() == Some(method))
             .map(|&(_, route, _)| route)
     }
 
     #[inline]
     pub(crate) fn any(&self) -> Option<RouteId> {
-        self.any.map(|(route, _)| route)
+        self.entries
+            .iter()
+            .find(|(m, _, _)| m.is_none())
+            .map(|&(_, route, _)| route)
     }
 
     /// The first route registered here for a method, else the any-method
     /// one.
     pub(crate) fn first(&self) -> Option<RouteId> {
         self.entries
-            .first()
+            .iter()
+            .find(|(m, _, _)| m.is_some())
             .map(|&(_, route, _)| route)
             .or(self.any())
     }
 
     pub(crate) fn methods(&self) -> impl Iterator<Item = &Method> {
-        self.entries.iter().map(|(method, _, _)| method)
+        self.entries
+            .iter()
+            .filter_map(|(method, _, _)| method.as_ref())
     }
 
-    /// Every route here.
+    /// Every route here: those for a method, then the any-method one.
     pub(super) fn routes(&self) -> impl Iterator<Item = RouteId> + '_ {
-        (self.entries.iter().map(|&(_, route, _)| route)).chain(self.any())
+        let of = |any: bool| {
+            (self.entries.iter())
+                .filter(move |(m, _, _)| m.is_none() == any)
+                .map(|&(_, route, _)| route)
+        };
+        of(false).chain(of(true))
     }
 
     pub(super) fn is_empty(&self) -> bool {
-        self.entries.is_empty() && self.any.is_none()
+        self.entries.is_empty()
     }
 }

@@ -18,6 +18,7 @@
 
 mod index;
 mod methods;
+mod packed;
 mod path;
 mod walk;
 
@@ -30,6 +31,7 @@ use crate::params::{Captures, MAX_PATH};
 pub(crate) use self::index::FxHasher;
 use self::index::Index;
 pub(crate) use self::methods::Methods;
+use self::packed::Packed;
 pub(crate) use self::path::{catch_all_end, next_segment};
 use self::{
     path::{is_normalized, normalize, tail_word},
@@ -52,18 +54,23 @@ pub(crate) type Key = u64;
 struct Node {
     prefix: Box<[u8]>,
     /// The first byte of each static child, in `children`'s order.
-    indices: Vec<u8>,
-    children: Vec<Arc<Node>>,
-    /// Dynamic segments starting here, in registration order; each child
-    /// starts where the segment ends.
-    dynamics: Vec<Dynamic>,
-    /// Catch-alls starting here, in registration order.
-    catch_alls: Vec<CatchAll>,
+    indices: Packed<u8>,
+    children: Packed<Arc<Node>>,
+    /// The dynamic segments and catch-alls starting here, if any: boxed,
+    /// as most nodes have none. While there are any, the walk comes back
+    /// to this node when its static branch fails.
+    forks: Option<Box<Forks>>,
     /// The routes whose path ends here.
     methods: Methods,
-    /// Whether dynamic segments or catch-alls start here: the walk comes
-    /// back to such a node when its static branch fails.
-    fork: bool,
+}
+
+/// The dynamic segments and catch-alls starting at a node.
+#[derive(Clone, Debug, Default)]
+struct Forks {
+    /// In registration order; each child starts where the segment ends.
+    dynamics: Packed<Dynamic>,
+    /// In registration order.
+    catch_alls: Packed<CatchAll>,
 }
 
 /// A dynamic segment and what follows it.
@@ -85,6 +92,24 @@ struct CatchAll {
 }
 
 impl Node {
+    /// The dynamic segments starting here, in registration order.
+    #[inline]
+    fn dynamics(&self) -> &[Dynamic] {
+        self.forks.as_ref().map_or(&[], |forks| &forks.dynamics)
+    }
+
+    /// The catch-alls starting here, in registration order.
+    #[inline]
+    fn catch_alls(&self) -> &[CatchAll] {
+        self.forks.as_ref().map_or(&[], |forks| &forks.catch_alls)
+    }
+
+    /// The dynamic segments and catch-alls starting here, to change: made
+    /// if there are none ([`reorder`](Self::reorder) lets them go again).
+    fn forks_mut(&mut self) -> &mut Forks {
+        self.forks.get_or_insert_default()
+    }
+
     fn leaf(prefix: &[u8]) -> Self {
         Self {
             prefix: prefix.into(),
@@ -136,17 +161,14 @@ impl Node {
 
     /// Whether nothing is left here or below.
     fn is_vacant(&self) -> bool {
-        self.methods.is_empty()
-            && self.children.is_empty()
-            && self.dynamics.is_empty()
-            && self.catch_alls.is_empty()
+        self.methods.is_empty() && self.children.is_empty() && self.forks.is_none()
     }
 
     /// The first key of the routes here and below.
     fn min_key(&self) -> Option<Key> {
         let below = (self.children.iter().filter_map(|child| child.min_key()))
-            .chain(self.dynamics.iter().map(|dynamic| dynamic.key))
-            .chain(self.catch_alls.iter().map(|catch_all| catch_all.key));
+            .chain(self.dynamics().iter().map(|dynamic| dynamic.key))
+            .chain(self.catch_alls().iter().map(|catch_all| catch_all.key));
         below.chain(self.methods.min_key()).min()
     }
 
@@ -156,10 +178,10 @@ impl Node {
         for child in &self.children {
             child.visit_routes(visit);
         }
-        for dynamic in &self.dynamics {
+        for dynamic in self.dynamics() {
             dynamic.node.visit_routes(visit);
         }
-        for catch_all in &self.catch_alls {
+        for catch_all in self.catch_alls() {
             catch_all.methods.routes().for_each(&mut *visit);
         }
     }
@@ -171,10 +193,10 @@ impl Node {
         if text.is_empty() {
             return self.visit_routes(visit);
         }
-        for dynamic in &self.dynamics {
+        for dynamic in self.dynamics() {
             dynamic.node.visit_routes(visit);
         }
-        for catch_all in &self.catch_alls {
+        for catch_all in self.catch_alls() {
             catch_all.methods.routes().for_each(&mut *visit);
         }
         let Some(child) = self.child(text[0]) else {
@@ -189,11 +211,16 @@ impl Node {
     }
 
     /// Keeps the dynamic segments and catch-alls in the order of their
-    /// keys, and `fork` true while there are any.
+    /// keys, and `forks` `None` while there are none.
     fn reorder(&mut self) {
-        self.dynamics.sort_by_key(|dynamic| dynamic.key);
-        self.catch_alls.sort_by_key(|catch_all| catch_all.key);
-        self.fork = !self.dynamics.is_empty() || !self.catch_alls.is_empty();
+        let Some(forks) = &mut self.forks else {
+            return;
+        };
+        forks.dynamics.sort_by_key(|dynamic| dynamic.key);
+        forks.catch_alls.sort_by_key(|catch_all| catch_all.key);
+        if forks.dynamics.is_empty() && forks.catch_alls.is_empty() {
+            self.forks = None;
+        }
     }
 
     /// A node that holds nothing but one static child (and is not where a
@@ -204,7 +231,7 @@ impl Node {
         if self.prefix.is_empty()
             || self.children.len() != 1
             || !self.methods.is_empty()
-            || self.fork
+            || self.forks.is_some()
         {
             return;
         }
@@ -225,7 +252,7 @@ impl Node {
         let mut cost = NODE_COST;
         while at < path.len() {
             let index = node.indices.iter().position(|&b| b == path[at])?;
-            cost += index + 1 + if node.fork { NODE_COST } else { 0 };
+            cost += index + 1 + if node.forks.is_some() { NODE_COST } else { 0 };
             node = &node.children[index];
             at += node.prefix.len();
             cost += NODE_COST + node.prefix.len() / 8;
@@ -315,10 +342,11 @@ fn remove(
             remove(node, text.as_bytes(), rest, method, (route, key))
         }
         Some((PathStep::Dynamic(parts), rest)) => {
-            let Some(index) = node.dynamics.iter().position(|d| *d.parts == **parts) else {
+            let Some(index) = node.dynamics().iter().position(|d| *d.parts == **parts) else {
                 return false;
             };
-            let dynamic = &mut node.dynamics[index];
+            let dynamics = &mut node.forks_mut().dynamics;
+            let dynamic = &mut dynamics[index];
             if !remove(
                 Arc::make_mut(&mut dynamic.node),
                 b"",
@@ -329,7 +357,7 @@ fn remove(
                 return false;
             }
             if dynamic.node.is_vacant() {
-                node.dynamics.remove(index);
+                dynamics.remove(index);
             } else if dynamic.key == key {
                 // Only the first route's removal moves the segment: the
                 // walk for the next first is as long as what is below.
@@ -338,15 +366,16 @@ fn remove(
             true
         }
         Some((PathStep::CatchAll(suffix), _)) => {
-            let Some(index) = node.catch_alls.iter().position(|c| c.suffix == *suffix) else {
+            let Some(index) = node.catch_alls().iter().position(|c| c.suffix == *suffix) else {
                 return false;
             };
-            let catch_all = &mut node.catch_alls[index];
+            let catch_alls = &mut node.forks_mut().catch_alls;
+            let catch_all = &mut catch_alls[index];
             if !catch_all.methods.remove(method, route) {
                 return false;
             }
             match catch_all.methods.min_key() {
-                None => drop(node.catch_alls.remove(index)),
+                None => drop(catch_alls.remove(index)),
                 Some(first) => catch_all.key = first,
             }
             true
@@ -407,38 +436,41 @@ impl Table {
             match step {
                 PathStep::Static(text) => node = node.descend(text.as_bytes()),
                 PathStep::Dynamic(parts) => {
-                    let index = match node.dynamics.iter().position(|d| *d.parts == *parts) {
+                    let dynamics = &mut node.forks_mut().dynamics;
+                    let index = match dynamics.iter().position(|d| *d.parts == *parts) {
                         Some(index) => index,
                         None => {
-                            node.dynamics.push(Dynamic {
+                            dynamics.push(Dynamic {
                                 parts: parts.into(),
                                 node: Arc::default(),
                                 key,
                             });
-                            node.dynamics.len() - 1
+                            dynamics.len() - 1
                         }
                     };
-                    let first = node.dynamics[index].key.min(key);
-                    node.dynamics[index].key = first;
+                    let first = dynamics[index].key.min(key);
+                    dynamics[index].key = first;
                     node.reorder();
-                    let index = (node.dynamics.iter())
+                    let dynamics = &mut node.forks_mut().dynamics;
+                    let index = (dynamics.iter())
                         .position(|d| *d.parts == *parts)
                         .expect("still there");
-                    node = Arc::make_mut(&mut node.dynamics[index].node);
+                    node = Arc::make_mut(&mut dynamics[index].node);
                 }
                 PathStep::CatchAll(suffix) => {
-                    let index = match node.catch_alls.iter().position(|c| c.suffix == suffix) {
+                    let catch_alls = &mut node.forks_mut().catch_alls;
+                    let index = match catch_alls.iter().position(|c| c.suffix == suffix) {
                         Some(index) => index,
                         None => {
-                            node.catch_alls.push(CatchAll {
+                            catch_alls.push(CatchAll {
                                 suffix,
                                 methods: Methods::default(),
                                 key,
                             });
-                            node.catch_alls.len() - 1
+                            catch_alls.len() - 1
                         }
                     };
-                    let catch_all = &mut node.catch_alls[index];
+                    let catch_all = &mut catch_alls[index];
                     catch_all.methods.insert(method, route, key)?;
                     catch_all.key = catch_all.key.min(key);
                     node.reorder();

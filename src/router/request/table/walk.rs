@@ -85,7 +85,7 @@ impl<const NORMALIZED: bool> Walk<'_, NORMALIZED> {
             let next = node
                 .child(self.path.as_bytes()[at])
                 .and_then(|child| Some((child, self.eat(&child.prefix, at)?)));
-            if !node.fork {
+            if node.forks.is_none() {
                 (node, at) = next?;
                 continue;
             }
@@ -127,13 +127,13 @@ impl<const NORMALIZED: bool> Walk<'_, NORMALIZED> {
         // the walk's answer is not used, see `Table::find`).
         let start = at;
         let mark = captures.len();
-        if !node.dynamics.is_empty() {
+        if !node.dynamics().is_empty() {
             let rest = &self.path.as_bytes()[start..];
             let end = start + rest.iter().position(|&b| b == b'/').unwrap_or(rest.len());
             let segment = &self.path[start..end];
             for Dynamic {
                 parts, node: child, ..
-            } in &node.dynamics
+            } in node.dynamics()
             {
                 if match_parts(parts, segment, start, |a, b| captures.push(a, b)) {
                     if let Some(found) = self.node(child, end, captures, accept) {
@@ -143,7 +143,7 @@ impl<const NORMALIZED: bool> Walk<'_, NORMALIZED> {
                 captures.truncate(mark);
             }
         }
-        for catch_all in &node.catch_alls {
+        for catch_all in node.catch_alls() {
             let Some(last_end) = catch_all_end(
                 self.path,
                 start,
