@@ -17,6 +17,8 @@
 #            echo.json, post.lua's body)
 #        KEEP=DIR benches/http/server-instructions.sh ...     (keep the callgrind dumps in DIR)
 #        SERVER=PATH benches/http/server-instructions.sh ...  (another build of the server binary)
+#        WARM=1 COUNT=3 benches/http/server-instructions.sh ...  (seconds of warm-up and of counting;
+#            default 2 and 6)
 #        CACHE=1 benches/http/server-instructions.sh ...      (also simulate the caches and the
 #            branch predictor: instruction-cache misses and mispredicted branches per request,
 #            with this machine's cache sizes or valgrind's `--I1=SIZE,WAYS,LINE` in CACHE_OPTS)
@@ -62,9 +64,9 @@ for stack in "${stacks[@]}"; do
             wrk -t1 -c10 -d"${1}s" "${load[@]}" "$url" "${tail[@]}" | requests_in
         fi
     }
-    drive 2 > /dev/null
+    drive "${WARM:-2}" > /dev/null
     callgrind_control -z "$pid" > /dev/null 2>&1
-    requests=$(drive 6)
+    requests=$(drive "${COUNT:-6}")
     callgrind_control -d "$pid" > /dev/null 2>&1
     stop
     dump=$(ls -t "$out/$stack".*.* 2>/dev/null | head -1)
