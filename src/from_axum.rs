@@ -6,8 +6,9 @@
 //!
 //! An axum 0.8 application and its port. Only the imports and
 //! `with_state` change; the port compiles its router, so that a mistake in
-//! it is an error to handle rather than a panic at the first request (a
-//! `Router` is served as it is too, as axum's is):
+//! it is an error to handle where the router is built (a `Router` is
+//! served as it is too, as axum's is: `serve` then compiles it before it
+//! accepts a client, and returns its error):
 //!
 //! ```
 //! # mod axum_app {
@@ -89,7 +90,7 @@
 //! | `Router::layer`, `Router::route_layer`, `MethodRouter::layer`, `Handler::layer` | the same names, with [`Endpoint`](crate::handler::Endpoint) where axum writes `Route` (`L: Layer<Route>`) |
 //! | `HandleErrorLayer::new(\|error: BoxError\| async { … })` | [`HandleErrorLayer`](crate::HandleErrorLayer), the same, and a synchronous function too |
 //! | `with_state(state)` | [`Router::state`](crate::Router::state), per router as axum's; `State<T>` reads it |
-//! | `axum::serve(listener, app)` | [`serve`](crate::serve())`(listener, app)`, a `Router` compiled at its first request; or `app.compile()?` first, to handle its mistakes as errors of [`compile`](crate::Router::compile) |
+//! | `axum::serve(listener, app)` | [`serve`](crate::serve())`(listener, app)`, a `Router` compiled before the first client (its mistakes the server's error, before it serves); or `app.compile()?` first, to handle them as errors of [`compile`](crate::Router::compile) |
 //! | `middleware::from_fn` | a [prefix](crate::Router::prefix) or [postfix](crate::Router::postfix) hook, or [`PrefixLayer`](crate::PrefixLayer) / [`PostfixLayer`](crate::PostfixLayer) given to `layer` |
 //! | `Path`, `Query`, `Json`, `Form`, `State`, `Extension`, `ConnectInfo`, `MatchedPath`, `OriginalUri`, `HeaderMap`, `Method`, `Uri`, `Bytes`, `String`, `Request` | the same names in [`handler`](crate::handler), the wrappers with `Deref` to their value, and `Form` reading a GET's query string |
 //! | `Multipart`, `Field`, `MultipartError` | `handler::Multipart`, the same (feature `multipart`) |

@@ -195,8 +195,9 @@ where
 /// out, cloned for each connection. Every such service is one: the trait
 /// is there for the compiler's message about a value that is not — a
 /// handler given where a service is due, say. A [`Router`](crate::Router)
-/// is one as it is, compiled at its first request; compile it first
-/// (`serve(listener, router.compile()?)`) to handle its mistakes as errors.
+/// is one as it is: `serve` compiles it before it accepts a client, and
+/// its future returns the router's error (`InvalidInput`, naming the
+/// route and the mistake) if it does not compile.
 ///
 /// ```compile_fail
 /// # async fn run(listener: tokio::net::TcpListener) {

@@ -25,7 +25,10 @@ use super::{
     windows::WindowAllowance,
 };
 use crate::{
-    handler::ServerAllowance, log::RateLimit, router::share_on_this_thread, shutdown::Shutdown,
+    handler::ServerAllowance,
+    log::RateLimit,
+    router::{Router, share_on_this_thread},
+    shutdown::Shutdown,
 };
 
 /// Pauses after an `accept` that failed for lack of resources (file
@@ -50,6 +53,13 @@ where
         tls,
         on_worker_start,
     } = serve;
+    // A `Router` served as it is is compiled before the first client: one
+    // that does not compile is the server's error, not every request's.
+    if let Some(router) = (&service as &dyn std::any::Any).downcast_ref::<Router>() {
+        router
+            .check_served()
+            .map_err(|error| std::io::Error::new(std::io::ErrorKind::InvalidInput, error))?;
+    }
     let mut builder = hyper_builder(&limits, half_close);
     // The watchdogs keep each connection's time, in milliseconds from here.
     let clock = tokio::time::Instant::now();

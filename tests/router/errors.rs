@@ -3,6 +3,42 @@
 use super::*;
 
 #[test]
+fn an_invalid_nest_base_is_refused_with_or_without_routes_below_it() {
+    for (base, expected) in [
+        ("x", "route `x`: a pattern must start with `/`"),
+        (
+            "/:foo",
+            "route `/:foo`: `:foo` is not a parameter here; write `{foo}`",
+        ),
+    ] {
+        let empty = Router::new().nest(base, Router::new()).compile();
+        assert_eq!(
+            empty.unwrap_err().to_string(),
+            expected,
+            "{base}, nothing below"
+        );
+        let routed = Router::new()
+            .nest(base, Router::new().get("/a", || "a"))
+            .compile();
+        assert!(routed.is_err(), "{base}, a route below");
+        // Nested again, the error is the inner router's.
+        let deeper = Router::new()
+            .nest("/outer", Router::new().nest(base, Router::new()))
+            .compile();
+        assert_eq!(
+            deeper.unwrap_err().to_string(),
+            expected,
+            "{base}, nested again"
+        );
+    }
+    // Bases that are patterns, with or without a trailing slash, are fine.
+    for base in ["/a", "/a/", "/{version}", "/"] {
+        let router = Router::new().nest(base, Router::new()).compile();
+        assert!(router.is_ok(), "{base}");
+    }
+}
+
+#[test]
 fn every_route_error_names_the_pattern_and_the_problem() {
     fn error(pattern: &str) -> RouteError {
         Router::new().get(pattern, || "x").compile().unwrap_err()

@@ -477,10 +477,25 @@ async fn a_router_is_a_service_as_it_is_and_serves_a_change_made_after() {
     );
 }
 
-#[tokio::test]
-#[should_panic(expected = "does not compile")]
-async fn a_router_served_as_it_is_that_does_not_compile_panics_naming_its_mistake() {
-    let router = Router::new().get("/users/:id", || "one");
-    let request = Request::get("/users/7").body(String::new()).unwrap();
-    let _ = router.oneshot(request).await;
+#[tokio::test(flavor = "current_thread")]
+async fn a_router_served_as_it_is_that_does_not_compile_logs_once_and_answers_500() {
+    let log = Log::capture();
+    let router = Router::new()
+        .get("/", || "home")
+        .get("/users/:id", || "one");
+    for path in ["/users/7", "/", "/elsewhere", "/users/8"] {
+        let request = Request::get(path).body(String::new()).unwrap();
+        let response = router.clone().oneshot(request).await.unwrap();
+        assert_eq!(
+            response.status(),
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "{path}"
+        );
+    }
+    let logged = log.take();
+    assert_eq!(logged.len(), 1, "said once, not per request: {logged:?}");
+    assert!(
+        logged[0].contains("route `/users/:id`: `:id` is not a parameter here"),
+        "{logged:?}"
+    );
 }

@@ -433,3 +433,24 @@ async fn connect_info_gives_handlers_the_clients_address_when_enabled() {
     let (parts, _) = send_empty(&mut sender, Method::GET, "/peer").await;
     assert_eq!(parts.status, StatusCode::INTERNAL_SERVER_ERROR);
 }
+
+/// A `Router` served as it is is compiled before the server accepts a
+/// client: one that does not compile is `serve`'s error, naming the route
+/// and the mistake, and no client is ever answered by it.
+#[tokio::test]
+async fn serve_returns_the_error_of_a_router_that_does_not_compile_before_accepting() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let router = Router::new()
+        .get("/", || "home")
+        .get("/{a}/{b}", |Path(a): Path<String>| a);
+    let error = tokio::time::timeout(Duration::from_secs(10), serve(listener, router))
+        .await
+        .expect("returns at once, serving nothing")
+        .unwrap_err();
+    assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput);
+    let text = error.to_string();
+    assert!(text.contains("/{a}/{b}"), "{text}");
+    // The listener went with the server: nothing answers on its port.
+    assert!(TcpStream::connect(address).await.is_err());
+}

@@ -2,8 +2,9 @@ use std::{fmt, sync::Arc};
 
 use http::Method;
 
-use super::scope::Scope;
+use super::{error::RouteError, scope::Scope};
 use crate::router::request::compiled::CompiledRouter;
+use crate::router::request::pattern::Pattern;
 use crate::router::request::{
     erased::{ErasedMonitor, ErasedPostfix, ErasedPrefix, TypedHook},
     route_hooks::{RoutePostfix, RoutePrefix},
@@ -186,7 +187,9 @@ impl<H: ?Sized> Clone for HookSpec<H> {
 /// Registration never fails: every mistake — a malformed pattern, a
 /// duplicate route — is reported by [`compile`], naming the pattern. A
 /// router is also a tower `Service` as it is, as axum's is, compiled at
-/// its first request (a mistake panics then): an application's tests call
+/// its first request (a router that does not compile then logs its error
+/// once and answers 500; [`serve`](crate::serve()) refuses to start with
+/// it, returning the error): an application's tests call
 /// `app().oneshot(request)`, and [`serve`](crate::serve()) takes `app()`.
 ///
 /// [`compile`]: Router::compile
@@ -234,6 +237,9 @@ pub struct Router {
     pub(super) given: Vec<std::any::TypeId>,
     /// A type one router gave twice, an error of `compile`.
     pub(super) duplicate_state: Option<&'static str>,
+    /// A base given to `nest` that is no pattern, an error of `compile`
+    /// whether or not the nested router has routes.
+    pub(super) bad_base: Option<RouteError>,
     /// Settings for its routes: body limits, WebSocket limits and the like.
     pub(super) settings: RouteSettings,
     /// What answers a path no route matches, in 404's stead.
@@ -253,9 +259,17 @@ pub struct Router {
     pub(super) compiled: Compiled,
 }
 
-/// A router compiled for serving it as it is, shared by its clones.
+/// A router compiled for serving it as it is, shared by its clones: the
+/// compiled router, or, if it does not compile, the error and a router
+/// that answers 500 to every request.
 #[derive(Clone, Default)]
-pub(crate) struct Compiled(pub(crate) Arc<std::sync::OnceLock<CompiledRouter>>);
+pub(crate) struct Compiled(pub(super) Arc<std::sync::OnceLock<Result<CompiledRouter, Unservable>>>);
+
+/// A router that does not compile, as it is served: why, and what answers.
+pub(crate) struct Unservable {
+    pub(super) error: RouteError,
+    pub(super) answers: CompiledRouter,
+}
 
 impl RouteSpec {
     pub(crate) fn http<H: Handler<M>, M: 'static>(
@@ -333,6 +347,7 @@ impl Router {
             state_types: Vec::new(),
             given: Vec::new(),
             duplicate_state: None,
+            bad_base: None,
             settings: RouteSettings::default(),
             fallback: None,
             nested_fallbacks: Vec::new(),
@@ -1352,6 +1367,12 @@ impl Router {
         self.compiled = Compiled::default();
         // `other`'s root is `base` itself, not `base/`.
         let base = base.trim_end_matches('/');
+        // A base that is no pattern is refused even with nothing below it,
+        // as it is with routes.
+        let checked = (!base.is_empty()).then(|| Pattern::parse(base));
+        self.bad_base = (self.bad_base.take())
+            .or(other.bad_base.clone())
+            .or(checked.and_then(Result::err));
         let join = |pattern: &str| match pattern.trim_start_matches('/') {
             "" if !base.is_empty() => base.to_owned(),
             rest => format!("{base}/{rest}"),

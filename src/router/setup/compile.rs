@@ -3,14 +3,14 @@
 
 use std::sync::Arc;
 
-use http::Method;
+use http::{Method, StatusCode};
 
 use crate::handler::{Extraction, NESTED_PATTERN_END, RouteInfo, StateType};
 
 use super::{
     builder::{
         DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, HookSpec, OwnState, Responder, RouteSettings,
-        RouteSpec, Router,
+        RouteSpec, Router, Unservable,
     },
     error::RouteError,
 };
@@ -188,9 +188,13 @@ pub(crate) fn add(
         compiled: _,
         given: _,
         duplicate_state,
+        bad_base,
     } = router;
     if let Some(name) = duplicate_state {
         return Err(RouteError::DuplicateState { name });
+    }
+    if let Some(error) = bad_base {
+        return Err(error);
     }
     let (prefixes, postfixes, monitors) = (
         compile_hooks(prefixes, place)?,
@@ -474,32 +478,53 @@ impl Router {
 
 impl Router {
     /// The router compiled for serving it as it is, once for it and the
-    /// clones it shares the compiled router with.
-    ///
-    /// # Panics
-    ///
-    /// If the router does not compile, naming the error: a router served
-    /// without [`compile`](Self::compile) is a mistake found at its first
-    /// request, as axum finds its own at registration.
-    fn served(&self) -> &CompiledRouter {
-        self.compiled
-            .0
-            .get_or_init(|| match self.clone().compile() {
-                Ok(router) => router,
-                Err(error) => {
-                    panic!("a `Router` served without `compile` does not compile: {error}")
+    /// clones it shares the compiled router with; its error, if it does
+    /// not compile.
+    fn compiled_once(&self) -> &Result<CompiledRouter, Unservable> {
+        self.compiled.0.get_or_init(|| {
+            self.clone().compile().map_err(|error| {
+                // Said once, as it is compiled: every request is then a 500.
+                tracing::error!(
+                    %error,
+                    "pronghorn: a `Router` served without `compile` does not compile; \
+                     it answers 500 to every request"
+                );
+                Unservable {
+                    error,
+                    answers: unservable(),
                 }
             })
+        })
+    }
+
+    /// The router compiled for serving it as it is: a router that does
+    /// not compile answers 500 to every request, its error logged once,
+    /// at the first (a mistake found at its first request, as axum finds
+    /// its own at registration).
+    fn served(&self) -> &CompiledRouter {
+        match self.compiled_once() {
+            Ok(router) => router,
+            Err(unservable) => &unservable.answers,
+        }
+    }
+
+    /// Compiles the router for serving it as it is, if it is not yet:
+    /// the error if it does not compile. [`serve`](crate::serve()) calls
+    /// it before it accepts a client.
+    pub(crate) fn check_served(&self) -> Result<(), RouteError> {
+        match self.compiled_once() {
+            Ok(_) => Ok(()),
+            Err(unservable) => Err(unservable.error.clone()),
+        }
     }
 
     /// The router, compiled, as a service of requests with one body type
     /// `B`: [`CompiledRouter::into_service`] for a router not yet
     /// compiled, as axum's `Router::into_service`.
     ///
-    /// # Panics
-    ///
-    /// If the router does not compile; [`compile`](Self::compile) returns
-    /// the error instead.
+    /// A router that does not compile answers 500 to every request, its
+    /// error logged once; [`compile`](Self::compile) returns the error
+    /// instead.
     ///
     /// ```
     /// use http::{Request, StatusCode};
@@ -524,11 +549,22 @@ serves_requests!(
     /// request, once for it and the clones it shares that with, so that an
     /// application's tests call `app().oneshot(request)` and `serve` takes
     /// `app()`. Compile it yourself ([`Router::compile`]) to handle its
-    /// mistakes as errors: served as it is, a router that does not compile
-    /// panics at its first request, naming the mistake.
+    /// mistakes as errors: [`serve`](crate::serve()) refuses to start with
+    /// a router that does not compile, returning the error; served as a
+    /// service otherwise, such a router logs its error once, at its first
+    /// request, and answers 500 to every request.
     Router,
     |this| this.served().tables()
 );
+
+/// What a router that does not compile answers, served as it is: 500 to
+/// every request.
+fn unservable() -> CompiledRouter {
+    Router::new()
+        .fallback(|| StatusCode::INTERNAL_SERVER_ERROR)
+        .compile()
+        .expect("a lone fallback compiles")
+}
 
 fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
     let mut tables = Tables::new(router.settings.answers.unwrap_or_default());
