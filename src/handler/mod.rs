@@ -560,6 +560,51 @@ pub(crate) trait ErasedHandler: Send + Sync + 'static {
     fn layered(&self) -> bool;
 }
 
+/// Marker of a value that is its own answer (an [`IntoResponse`] that is
+/// `Clone`), as a [`Handler`]: the compiler infers it, no one names it.
+#[derive(Debug)]
+pub enum FromValue {}
+
+/// A value that is its own answer is a handler, as in axum: each request
+/// is answered with a clone of it, whatever it asks.
+///
+/// ```
+/// use http::{Request, StatusCode};
+/// use pronghorn::{Router, router::post};
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .route("/items", post((StatusCode::CREATED, "made")))
+///     .get("/", "home")
+///     .compile()
+///     .unwrap();
+/// let request = Request::post("/items").body(String::new()).unwrap();
+/// assert_eq!(router.oneshot(request).await.unwrap().status(), StatusCode::CREATED);
+/// # }
+/// ```
+// Not recommended: a closure that is not a handler would be told to be
+// called, its answer being one.
+#[diagnostic::do_not_recommend]
+impl<T> Handler<FromValue> for T
+where
+    T: IntoResponse + Clone + Send + Sync + 'static,
+{
+    // It reads nothing of the request.
+    const READS_PARAMS_FIRST: bool = true;
+
+    #[inline]
+    fn call(
+        &self,
+        _: &mut Request<Body>,
+        _: RouteContext<'_>,
+        _: &mut Context<'_>,
+    ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
+        Step::Ready(self.clone().into_response())
+    }
+}
+
 /// A handler with its marker type, behind `dyn ErasedHandler`.
 pub(crate) struct TypedHandler<H, M> {
     handler: H,

@@ -288,3 +288,47 @@ async fn a_method_not_allowed_handler_answers_the_405s() {
     let fixed = send(&app.current(), Method::DELETE, "/items").await;
     assert_eq!(fixed.body, "Method Not Allowed");
 }
+
+/// A value that is its own answer is a handler, as in axum: each request
+/// gets a clone of it, whatever the path's parameters.
+#[tokio::test]
+async fn a_value_that_is_an_answer_is_a_handler() {
+    let router = Router::new()
+        .route(
+            "/items",
+            pronghorn::router::post((StatusCode::CREATED, "made")).get("all items"),
+        )
+        .get(
+            "/users/{id}",
+            ([(header::CACHE_CONTROL, "no-store")], "a user"),
+        )
+        .compile()
+        .unwrap();
+    for _ in 0..2 {
+        let made = router
+            .clone()
+            .oneshot(Request::post("/items").body(String::new()).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(made.status(), StatusCode::CREATED);
+        assert_eq!(made.into_body().collect().await.unwrap().to_bytes(), "made");
+    }
+    let all = router
+        .clone()
+        .oneshot(Request::get("/items").body(String::new()).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(
+        all.into_body().collect().await.unwrap().to_bytes(),
+        "all items"
+    );
+    let user = router
+        .oneshot(Request::get("/users/7").body(String::new()).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(user.headers()[header::CACHE_CONTROL], "no-store");
+    assert_eq!(
+        user.into_body().collect().await.unwrap().to_bytes(),
+        "a user"
+    );
+}
