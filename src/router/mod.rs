@@ -177,6 +177,7 @@ pub use self::{
     setup::{
         builder::Router,
         error::RouteError,
+        handler_service::HandlerWithoutStateExt,
         methods::{
             MethodFilter, MethodRouter, any, any_service, connect, connect_service, delete,
             delete_service, get, get_service, head, head_service, on, on_service, options,

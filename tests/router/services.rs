@@ -576,3 +576,30 @@ fn a_service_nested_below_a_catch_all_is_refused_naming_its_base() {
             .is_ok()
     );
 }
+
+/// A handler as a service of its own answers every method and path, and
+/// takes state as a router does.
+#[tokio::test]
+async fn a_handler_made_a_service_answers_every_request_with_its_state() {
+    use pronghorn::{handler::State, router::HandlerWithoutStateExt};
+    let service = (|State(greeting): State<&'static str>, method: Method, uri: http::Uri| {
+        format!("{greeting} {method} {}", uri.path())
+    })
+    .into_service()
+    .state("hello");
+    for (method, path) in [
+        (Method::GET, "/"),
+        (Method::DELETE, "/a/b/c"),
+        (Method::POST, "/x"),
+    ] {
+        let request = Request::builder()
+            .method(method.clone())
+            .uri(path)
+            .body(String::new())
+            .unwrap();
+        let response = service.clone().oneshot(request).await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        assert_eq!(body, format!("hello {method} {path}"));
+    }
+}

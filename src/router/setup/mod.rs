@@ -6,6 +6,7 @@
 pub(crate) mod builder;
 pub(crate) mod compile;
 pub(crate) mod error;
+pub(crate) mod handler_service;
 pub(crate) mod methods;
 pub(crate) mod pattern;
 pub(crate) mod reload;
