@@ -53,13 +53,7 @@ where
         tls,
         on_worker_start,
     } = serve;
-    // A `Router` served as it is is compiled before the first client: one
-    // that does not compile is the server's error, not every request's.
-    if let Some(router) = (&service as &dyn std::any::Any).downcast_ref::<Router>() {
-        router
-            .check_served()
-            .map_err(|error| std::io::Error::new(std::io::ErrorKind::InvalidInput, error))?;
-    }
+    check_router(&service)?;
     let mut builder = hyper_builder(&limits, half_close);
     // The watchdogs keep each connection's time, in milliseconds from here.
     let clock = tokio::time::Instant::now();
@@ -207,6 +201,17 @@ enum Handoff {
     Registered(TcpStream),
     /// Taken off the accepting runtime's reactor, for a worker's.
     Moved(std::net::TcpStream),
+}
+
+/// A `Router` served as it is is compiled before the first client: one
+/// that does not compile is the server's error, not every request's.
+fn check_router<S: 'static>(service: &S) -> std::io::Result<()> {
+    match (service as &dyn std::any::Any).downcast_ref::<Router>() {
+        Some(router) => router
+            .check_served()
+            .map_err(|error| std::io::Error::new(std::io::ErrorKind::InvalidInput, error)),
+        None => Ok(()),
+    }
 }
 
 /// What a connection's task needs to serve it, made where it was accepted.
