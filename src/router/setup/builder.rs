@@ -267,6 +267,8 @@ pub(crate) struct Compiled(pub(super) Arc<std::sync::OnceLock<Result<CompiledRou
 
 /// A router that does not compile, as it is served: why, and what answers.
 pub(crate) struct Unservable {
+    /// Read by `serve`, which refuses to start with it.
+    #[cfg_attr(not(feature = "server"), expect(dead_code, reason = "read by `serve`"))]
     pub(super) error: RouteError,
     pub(super) answers: CompiledRouter,
 }

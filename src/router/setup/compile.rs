@@ -511,6 +511,7 @@ impl Router {
     /// Compiles the router for serving it as it is, if it is not yet:
     /// the error if it does not compile. [`serve`](crate::serve()) calls
     /// it before it accepts a client.
+    #[cfg(feature = "server")]
     pub(crate) fn check_served(&self) -> Result<(), RouteError> {
         match self.compiled_once() {
             Ok(_) => Ok(()),
