@@ -369,6 +369,27 @@ async fn every_malformed_request_is_answered_with_its_status() {
     }
 }
 
+/// A connection takes a `Host` it admitted as known: another one after
+/// it, on the same connection, is looked through again.
+#[tokio::test]
+async fn a_bad_host_after_good_ones_on_one_connection_is_400() {
+    let app = start().await;
+    let answer = exchange(
+        app.address,
+        b"GET /hello HTTP/1.1\r\nHost: example.com\r\n\r\n\
+          GET /hello HTTP/1.1\r\nHost: example.com\r\n\r\n\
+          GET /hello HTTP/1.1\r\nHost: example.com/admin\r\n\r\n",
+    )
+    .await;
+    assert_eq!(answer.answers, 3, "{answer:?}");
+    let statuses: Vec<&str> = (answer.body.split("HTTP/1.1 ").skip(1))
+        .map(|rest| &rest[..3])
+        .collect();
+    assert_eq!(statuses, ["200", "400"], "{answer:?}");
+    assert_eq!(answer.status, Some(200));
+    assert_still_serving(app.address).await;
+}
+
 #[tokio::test]
 async fn content_length_and_chunked_together_are_read_as_chunked_and_the_connection_closed() {
     let app = start().await;

@@ -69,9 +69,12 @@ impl<'a> HeadFields<'a> {
     ///   reads the body as chunked whatever came before it, and nothing
     ///   here decodes the others), and `chunked` twice is 400 (6.1);
     /// - over HTTP/2, what [`is_malformed_http2`] finds resets the stream.
-    pub(super) fn admission<B>(&self, request: &Request<B>) -> Admission {
+    ///
+    /// `known` is a `Host` this connection found sound before: the same
+    /// bytes again are not looked through a second time.
+    pub(super) fn admission<B>(&self, request: &Request<B>, known: &[u8]) -> Admission {
         let version = request.version();
-        if !self.host_is_sound(version) {
+        if !self.host_is_sound(version, known) {
             return Admission::Refused(StatusCode::BAD_REQUEST);
         }
         if version == Version::HTTP_2 {
@@ -94,13 +97,23 @@ impl<'a> HeadFields<'a> {
     /// port. Two could be read two ways, by a proxy in front and by the
     /// service; none leaves the service to guess. HTTP/2 names its
     /// authority in the request line.
-    fn host_is_sound(&self, version: Version) -> bool {
+    fn host_is_sound(&self, version: Version, known: &[u8]) -> bool {
         let sound = match version {
             Version::HTTP_11 => self.host.is_some() && !self.hosts,
             Version::HTTP_10 | Version::HTTP_09 => !self.hosts,
             _ => true,
         };
-        sound && self.host.is_none_or(|host| is_host(host.as_bytes()))
+        sound
+            && self.host.is_none_or(|host| {
+                let host = host.as_bytes();
+                (host == known && !known.is_empty()) || is_host(host)
+            })
+    }
+
+    /// The request's `Host`, if it has one: after a sound admission, one
+    /// the connection may take as known.
+    pub(super) fn host(&self) -> Option<&'a [u8]> {
+        self.host.map(http::HeaderValue::as_bytes)
     }
 }
 

@@ -80,7 +80,13 @@ pub(super) struct Connection<S> {
     /// given back when the connection ends, or at its first request if
     /// that is an HTTP/1 one.
     window: Cell<Option<WindowGrant>>,
+    /// The last `Host` admitted (up to [`KNOWN_HOST`] bytes): a client
+    /// names the same host request after request, checked once.
+    known_host: RefCell<Vec<u8>>,
 }
+
+/// The longest `Host` a connection keeps as known.
+const KNOWN_HOST: usize = 255;
 
 /// The server's bounds on what the requests of all its connections hold
 /// at once, which each connection takes its part of; `None` for no bound.
@@ -138,6 +144,7 @@ impl<S> Connection<S> {
             server_heads: bounds.heads.clone(),
             heads: OnceCell::new(),
             window: Cell::new(window),
+            known_host: RefCell::new(Vec::new()),
         }
     }
 }
@@ -168,7 +175,11 @@ where
                 .insert(crate::handler::ConnectInfo(peer));
         }
         let fields = HeadFields::read(&request);
-        let (upgrade_header, admission) = (fields.upgrade, fields.admission(&request));
+        let admission = fields.admission(&request, &self.known_host.borrow());
+        if let (Admission::Sound, Some(host)) = (&admission, fields.host()) {
+            self.know_host(host);
+        }
+        let upgrade_header = fields.upgrade;
         let http2 = request.version() == Version::HTTP_2;
         let body = !request.body().is_end_stream();
         self.lend(&mut request, upgrade_header, http2, body);
@@ -210,6 +221,16 @@ where
 }
 
 impl<S> Connection<S> {
+    /// Keeps `host`, just admitted, as the connection's known one.
+    #[inline]
+    fn know_host(&self, host: &[u8]) {
+        let mut known = self.known_host.borrow_mut();
+        if *known != host && host.len() <= KNOWN_HOST {
+            known.clear();
+            known.extend_from_slice(host);
+        }
+    }
+
     /// Lends the request what the connection holds for it: a request for
     /// an upgrade, the server's shutdown and WebSocket slots; a request
     /// with a body, the allowance its extractor reads (over HTTP/1, not a
