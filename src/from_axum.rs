@@ -87,7 +87,7 @@
 //! | `Router::new().route(path, get(h).post(h2))` | the same, with [`router::get`](crate::router::get), [`post`](crate::router::post), … [`on`](crate::router::on), [`any`](crate::router::any); also `Router::get(path, h)`, one method a call |
 //! | `get_service(svc)`, `route_service`, `nest_service`, `fallback_service` | the same names |
 //! | `nest`, `merge`, `fallback` | the same; `method_not_allowed_fallback` is [`Router::method_not_allowed`](crate::Router::method_not_allowed) |
-//! | `Router::layer`, `Router::route_layer`, `MethodRouter::layer`, `Handler::layer` | the same names, with [`Endpoint`](crate::handler::Endpoint) where axum writes `Route` (`L: Layer<Route>`) |
+//! | `Router::layer`, `Router::route_layer`, `MethodRouter::layer`, `Handler::layer` | the same names, with [`Endpoint`](crate::handler::Endpoint) where axum writes `Route` (`L: Layer<Route>`); a layer that hands the handler another body type (tower-http's `RequestBodyLimitLayer`, `RequestDecompressionLayer`) is taken as written |
 //! | `handler.into_service()` (`HandlerWithoutStateExt`); a value as a handler, `post((StatusCode::CREATED, "made"))` | the same, with [`router::HandlerWithoutStateExt`](crate::router::HandlerWithoutStateExt) (a [`Router`](crate::Router) with the handler as its fallback, so `.state(…)` gives it state); values as axum's |
 //! | `HandleErrorLayer::new(\|error: BoxError\| async { … })` | [`HandleErrorLayer`](crate::HandleErrorLayer), the same, and a synchronous function too |
 //! | `with_state(state)` | [`Router::state`](crate::Router::state), per router as axum's; `State<T>` reads it |

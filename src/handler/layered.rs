@@ -178,7 +178,17 @@ impl fmt::Debug for Endpoint {
     }
 }
 
-impl Service<Request<Body>> for Endpoint {
+/// The handler as a tower service, of requests with any body: a layer
+/// whose service hands it another body type than pronghorn's (tower-http's
+/// `RequestBodyLimitLayer` hands it a `Limited`, its
+/// `RequestDecompressionLayer` a `DecompressionBody`, an axum layer axum's
+/// `Body`) is taken as it is, its body made a [`Body`] here (a [`Body`]
+/// stays as it is).
+impl<B> Service<Request<B>> for Endpoint
+where
+    B: http_body::Body<Data = bytes::Bytes> + Send + 'static,
+    B::Error: Into<crate::body::BoxError>,
+{
     type Response = Response<Body>;
     type Error = Infallible;
     type Future = EndpointFuture;
@@ -188,7 +198,20 @@ impl Service<Request<Body>> for Endpoint {
         Poll::Ready(Ok(()))
     }
 
-    fn call(&mut self, mut request: Request<Body>) -> EndpointFuture {
+    fn call(&mut self, mut request: Request<B>) -> EndpointFuture {
+        // Resolved at compile time: a request with pronghorn's body is
+        // answered where it lies, neither moved nor taken apart.
+        match (&mut request as &mut dyn std::any::Any).downcast_mut::<Request<Body>>() {
+            Some(request) => self.answer(request),
+            None => self.answer(&mut request.map(Body::new)),
+        }
+    }
+}
+
+impl Endpoint {
+    /// Runs the handler on `request`, which its router handed the layers.
+    #[inline(always)]
+    fn answer(&self, request: &mut Request<Body>) -> EndpointFuture {
         let Some(matched) = request.extensions().get::<RouteMatch>().cloned() else {
             error_limited!(
                 "pronghorn: an `Endpoint` was called with a request its router did not hand it; answering 500"
@@ -199,7 +222,7 @@ impl Service<Request<Body>> for Endpoint {
         // layers, with theirs.
         let cx = &mut Context::from_waker(Waker::noop());
         let mut response = None;
-        match (self.handler).call(&mut request, matched.context(), cx, &mut response) {
+        match (self.handler).call(request, matched.context(), cx, &mut response) {
             None => EndpointFuture::ready(response.unwrap_or_else(internal_error)),
             Some(future) => EndpointFuture {
                 step: Step::Pending(future),

@@ -499,3 +499,74 @@ async fn a_router_served_as_it_is_that_does_not_compile_logs_once_and_answers_50
         "{logged:?}"
     );
 }
+
+/// Layers whose service hands the handler another body type than
+/// pronghorn's are taken as axum takes them: tower-http's body limit
+/// (a `Limited` body) and request decompression (a `DecompressionBody`).
+#[tokio::test]
+async fn tower_http_layers_that_change_the_request_body_wrap_routes_as_written() {
+    use tower_http::{decompression::RequestDecompressionLayer, limit::RequestBodyLimitLayer};
+    let router = Router::new()
+        .post("/echo", |body: String| body)
+        .layer(RequestBodyLimitLayer::new(16))
+        .layer(RequestDecompressionLayer::new())
+        .compile()
+        .unwrap();
+    let post = |body: Vec<u8>, gzip: bool| {
+        let mut request = Request::post("/echo");
+        if gzip {
+            request = request.header(header::CONTENT_ENCODING, "gzip");
+        }
+        router.clone().oneshot(
+            request
+                .body(http_body_util::Full::new(bytes::Bytes::from(body)))
+                .unwrap(),
+        )
+    };
+    let plain = post(b"hello".to_vec(), false).await.unwrap();
+    assert_eq!(plain.status(), StatusCode::OK);
+    assert_eq!(
+        plain.into_body().collect().await.unwrap().to_bytes(),
+        "hello"
+    );
+    // Decompressed before the handler reads it.
+    let gzipped = post(gzip(b"compressed hello").await, true).await.unwrap();
+    assert_eq!(gzipped.status(), StatusCode::OK);
+    assert_eq!(
+        gzipped.into_body().collect().await.unwrap().to_bytes(),
+        "compressed hello"
+    );
+    // Past the limit, by its declared length, then once decompressed.
+    let large = post(vec![b'x'; 17], false).await.unwrap();
+    assert_eq!(large.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let inflated = post(gzip(&[b'x'; 64]).await, true).await.unwrap();
+    assert_eq!(inflated.status(), StatusCode::PAYLOAD_TOO_LARGE);
+}
+
+/// `bytes` gzipped, as a client sends them with `Content-Encoding: gzip`:
+/// by tower-http's own encoder, answering them to a client that takes
+/// gzip.
+async fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use tower_http::compression::CompressionLayer;
+    let bytes = bytes::Bytes::copy_from_slice(bytes);
+    let always = |_: StatusCode, _: http::Version, _: &HeaderMap, _: &http::Extensions| true;
+    let service = tower::ServiceBuilder::new()
+        .layer(CompressionLayer::new().gzip(true).compress_when(always))
+        .service_fn(move |_: Request<String>| {
+            let body = http_body_util::Full::new(bytes.clone());
+            async move { Ok::<_, std::convert::Infallible>(Response::new(body)) }
+        });
+    let request = Request::get("/")
+        .header(header::ACCEPT_ENCODING, "gzip")
+        .body(String::new())
+        .unwrap();
+    let response = service.oneshot(request).await.unwrap();
+    assert_eq!(response.headers()[header::CONTENT_ENCODING], "gzip");
+    response
+        .into_body()
+        .collect()
+        .await
+        .unwrap()
+        .to_bytes()
+        .to_vec()
+}
