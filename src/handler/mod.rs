@@ -92,7 +92,7 @@ pub use self::{
         ConnectInfo, Extension, Html, MatchedPath, MockConnectInfo, MockConnectInfoService,
         OriginalUri, Redirect,
     },
-    response::IntoResponse,
+    response::{IntoResponse, IntoResponseFailed},
 };
 pub(crate) use self::{
     extract::{Extraction, HeadExtractors, Shape, for_each_arity, state_type},

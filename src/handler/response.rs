@@ -243,11 +243,33 @@ where
     }
 }
 
+/// Marks a response that stands for an answer that could not be built —
+/// a header that is not valid, a body that would not serialise — as axum's
+/// `IntoResponseFailed` does: its 500 is not overridden by the status of
+/// a tuple around it (`(StatusCode::CREATED, [("\n", "x")], ())` answers
+/// 500, not a 201 that says "Internal Server Error").
+///
+/// ```
+/// use http::StatusCode;
+/// use pronghorn::handler::{IntoResponse, IntoResponseFailed};
+///
+/// let response = (StatusCode::CREATED, [("bad\nname", "x")], "made").into_response();
+/// assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+/// assert!(response.extensions().get::<IntoResponseFailed>().is_some());
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct IntoResponseFailed;
+
+/// The status goes on `T`'s response, unless building it failed
+/// ([`IntoResponseFailed`]): that stays a 500.
 impl<T: IntoResponse> IntoResponse for (StatusCode, T) {
     #[inline]
     fn into_response(self) -> Response<Body> {
         let mut response = self.1.into_response();
-        *response.status_mut() = self.0;
+        if response.extensions().get::<IntoResponseFailed>().is_none() {
+            *response.status_mut() = self.0;
+        }
         response
     }
 }
@@ -283,6 +305,17 @@ where
             Ok(()) => response,
             Err((index, part)) => invalid_header(index, N, part),
         }
+    }
+}
+
+/// Headers alone, on an empty 200, as axum's: `[(header::LOCATION, "/")]`.
+impl<K, V, const N: usize> IntoResponse for [(K, V); N]
+where
+    K: TryInto<HeaderName>,
+    V: TryInto<HeaderValue>,
+{
+    fn into_response(self) -> Response<Body> {
+        (self, ()).into_response()
     }
 }
 
@@ -326,9 +359,12 @@ fn invalid_header(index: usize, count: usize, part: &'static str) -> Response<Bo
 }
 
 /// The 500 that a failure inside the server becomes: its cause is logged,
-/// never sent.
+/// never sent. Marked [`IntoResponseFailed`], so that no status around it
+/// replaces it.
 pub(crate) fn internal_error() -> Response<Body> {
-    (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error").into_response()
+    let mut response = (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error").into_response();
+    response.extensions_mut().insert(IntoResponseFailed);
+    response
 }
 
 impl<T: IntoResponse, E: IntoResponse> IntoResponse for Result<T, E> {

@@ -723,3 +723,46 @@ async fn each_nested_router_reads_its_own_state() {
         .unwrap();
     assert_eq!(get(&sibling, "/api/count").await.body, "7");
 }
+
+/// An answer that could not be built is a 500 whatever status a tuple
+/// puts around it: the client is not told "201 Internal Server Error".
+#[tokio::test]
+async fn a_status_around_an_answer_that_could_not_be_built_stays_500() {
+    let router = Router::new()
+        .get("/header", || (StatusCode::CREATED, [("\n", "\n")], ()))
+        .get("/nested", || {
+            (
+                StatusCode::ACCEPTED,
+                (StatusCode::CREATED, [("x", "\u{0}")], "made"),
+            )
+        })
+        .get("/fine", || {
+            (StatusCode::CREATED, [("x-made", "yes")], "made")
+        })
+        .compile()
+        .unwrap();
+    for path in ["/header", "/nested"] {
+        let answer = get(&router, path).await;
+        assert_eq!(answer.status, StatusCode::INTERNAL_SERVER_ERROR, "{path}");
+    }
+    let fine = get(&router, "/fine").await;
+    assert_eq!(fine.status, StatusCode::CREATED);
+    assert_eq!(fine.headers["x-made"], "yes");
+}
+
+/// Headers alone are an answer, as in axum: an empty 200 that carries
+/// them.
+#[tokio::test]
+async fn headers_alone_are_an_empty_answer_that_carries_them() {
+    let router = Router::new()
+        .get("/", || {
+            [(header::CACHE_CONTROL, "no-store"), (header::ETAG, "\"1\"")]
+        })
+        .compile()
+        .unwrap();
+    let answer = get(&router, "/").await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(answer.headers[header::CACHE_CONTROL], "no-store");
+    assert_eq!(answer.headers[header::ETAG], "\"1\"");
+    assert_eq!(answer.body, "");
+}
