@@ -16,7 +16,7 @@ LAYERS = [
     # A WebSocket route's handler and socket are a step, as a handler is:
     # the router registers and runs them.
     ("steps", {"handler", "ws"}),
-    ("layers", {"prefix", "postfix", "monitor", "error_handling"}),
+    ("layers", {"prefix", "postfix", "monitor", "error_handling", "middleware"}),
     ("router", {"router"}),
     ("serving", {"serve", "sse", "__private", "private"}),
     # Documentation only.

@@ -203,6 +203,7 @@ pub mod from_axum;
 pub mod handler;
 mod head;
 pub mod hook;
+pub mod middleware;
 pub mod monitor;
 mod panic;
 mod params;

@@ -107,7 +107,7 @@ impl RouteMatch {
     }
 
     /// What the handler reads, as the router would hand it.
-    fn context(&self) -> RouteContext<'_> {
+    pub(crate) fn context(&self) -> RouteContext<'_> {
         RouteContext {
             pattern: &self.info.pattern,
             params: Params::new(self.uri.path(), &self.info.names, &self.captures),

@@ -570,3 +570,137 @@ async fn gzip(bytes: &[u8]) -> Vec<u8> {
         .to_bytes()
         .to_vec()
 }
+
+/// axum's `middleware::from_fn`, the guard the ecosystem builds on it
+/// (axum-login's `login_required!` is one), in `route_layer` as written.
+#[tokio::test]
+async fn a_from_fn_guard_in_route_layer_answers_strangers_and_hands_members_on() {
+    use pronghorn::middleware::{Next, from_fn};
+    async fn login_required(method: Method, request: Request<Body>, next: Next) -> Response<Body> {
+        match request.headers().contains_key(header::COOKIE) {
+            true => next.run(request).await,
+            false => {
+                let to = format!("/login?next={}&method={method}", request.uri().path());
+                let mut response = Response::new(Body::empty());
+                *response.status_mut() = StatusCode::TEMPORARY_REDIRECT;
+                response
+                    .headers_mut()
+                    .insert(header::LOCATION, to.parse().unwrap());
+                response
+            }
+        }
+    }
+    let router = Router::new()
+        .get("/admin", || "secret")
+        .post("/admin", || "posted")
+        .route_layer(from_fn(login_required))
+        .get("/login", || "log in")
+        .compile()
+        .unwrap();
+    let send = |method: Method, path: &str, cookie: bool| {
+        let mut request = Request::builder().method(method).uri(path);
+        if cookie {
+            request = request.header(header::COOKIE, "session=1");
+        }
+        router.clone().oneshot(request.body(String::new()).unwrap())
+    };
+    let stranger = send(Method::GET, "/admin", false).await.unwrap();
+    assert_eq!(stranger.status(), StatusCode::TEMPORARY_REDIRECT);
+    assert_eq!(
+        stranger.headers()[header::LOCATION],
+        "/login?next=/admin&method=GET"
+    );
+    let member = send(Method::POST, "/admin", true).await.unwrap();
+    assert_eq!(member.status(), StatusCode::OK);
+    assert_eq!(
+        member.into_body().collect().await.unwrap().to_bytes(),
+        "posted"
+    );
+    // Routes added after `route_layer` are not guarded.
+    let login = send(Method::GET, "/login", false).await.unwrap();
+    assert_eq!(login.status(), StatusCode::OK);
+}
+
+/// A `from_fn` function reads the route through pronghorn's extractors,
+/// an extractor's rejection answers for it, and a synchronous route
+/// behind a function that completes at once is answered in the first
+/// poll, with layers of its own under the function or not.
+#[tokio::test]
+async fn from_fn_reads_extractors_and_answers_in_the_first_poll() {
+    use pronghorn::{
+        handler::{MatchedPath, Path as RoutePath},
+        middleware::{Next, from_fn},
+    };
+    use tower_http::set_header::SetResponseHeaderLayer;
+    async fn tag(
+        path: MatchedPath,
+        RoutePath(id): RoutePath<u32>,
+        request: Request<Body>,
+        next: Next,
+    ) -> Response<Body> {
+        let mut response = next.run(request).await;
+        let tag = format!("{} {id}", path.as_str());
+        response.headers_mut().insert("x-tag", tag.parse().unwrap());
+        response
+    }
+    let inner = SetResponseHeaderLayer::overriding(
+        header::CACHE_CONTROL,
+        http::HeaderValue::from_static("no-store"),
+    );
+    let router = Router::new()
+        .get("/a/{id}", |RoutePath(id): RoutePath<u32>| format!("a {id}"))
+        .route_layer(from_fn(tag))
+        .get("/b/{id}", |RoutePath(id): RoutePath<u32>| format!("b {id}"))
+        .route_layer(inner)
+        .compile()
+        .unwrap();
+    for (path, tag, body, cached) in [
+        ("/a/7", "/a/{id} 7", "a 7", true),
+        ("/b/8", "", "b 8", true),
+    ] {
+        let mut service = router.clone();
+        let request = Request::get(path).body(String::new()).unwrap();
+        let mut future = std::pin::pin!(service.call(request));
+        let Poll::Ready(Ok(response)) = poll_once(future.as_mut()) else {
+            panic!("{path}: not answered in the first poll");
+        };
+        let got = response
+            .headers()
+            .get("x-tag")
+            .map_or("", |v| v.to_str().unwrap());
+        assert_eq!(got, tag, "{path}");
+        assert_eq!(
+            response.headers().contains_key(header::CACHE_CONTROL),
+            cached,
+            "{path}"
+        );
+        assert_eq!(
+            response.into_body().collect().await.unwrap().to_bytes(),
+            body
+        );
+    }
+    // Its extractor's rejection is its answer.
+    let request = Request::get("/a/x").body(String::new()).unwrap();
+    let rejected = router.clone().oneshot(request).await.unwrap();
+    assert_eq!(rejected.status(), StatusCode::BAD_REQUEST);
+
+    // Around another layer of the route's own (the rest of the stack is
+    // then boxed), still answered at once.
+    let outer = Router::new()
+        .get("/c/{id}", |RoutePath(id): RoutePath<u32>| format!("c {id}"))
+        .route_layer(SetResponseHeaderLayer::overriding(
+            header::CACHE_CONTROL,
+            http::HeaderValue::from_static("no-store"),
+        ))
+        .route_layer(from_fn(tag))
+        .compile()
+        .unwrap();
+    let mut service = outer.clone();
+    let mut future =
+        std::pin::pin!(service.call(Request::get("/c/9").body(String::new()).unwrap()));
+    let Poll::Ready(Ok(response)) = poll_once(future.as_mut()) else {
+        panic!("not answered in the first poll");
+    };
+    assert_eq!(response.headers()["x-tag"], "/c/{id} 9");
+    assert_eq!(response.headers()[header::CACHE_CONTROL], "no-store");
+}

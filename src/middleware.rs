@@ -1,0 +1,292 @@
+//! axum's middleware functions: [`from_fn`], an async function of
+//! extractors, the request and [`Next`] as a tower layer.
+//!
+//! The function reads the request's head through pronghorn's extractors
+//! (any [`FromRequestHead`]: `Query`, `Header`, `State`, `MatchedPath`,
+//! …), takes the request, and either answers it itself or hands it on
+//! with [`Next::run`]. It is a layer as any other: give it to
+//! [`Router::layer`](crate::Router::layer),
+//! [`route_layer`](crate::Router::route_layer),
+//! [`MethodRouter::layer`](crate::router::MethodRouter::layer) or
+//! [`Handler::layer`](crate::handler::Handler::layer).
+//!
+//! It is ready-first, as the rest of the pipeline: its future is not
+//! boxed, and when the function and what it hands the request to answer
+//! at once, the request is answered in its first poll, with no
+//! allocation of the layer's own. A function that only checks the
+//! request costs about what a [prefix hook](crate::Router::prefix) doing
+//! the same does (see the benchmarks).
+//!
+//! ```
+//! use http::{Request, StatusCode, header};
+//! use pronghorn::{Body, Router, handler::IntoResponse, middleware::{Next, from_fn}};
+//! use tower::ServiceExt;
+//!
+//! async fn login_required(request: Request<Body>, next: Next) -> http::Response<Body> {
+//!     match request.headers().contains_key(header::COOKIE) {
+//!         true => next.run(request).await,
+//!         false => (StatusCode::SEE_OTHER, [(header::LOCATION, "/login")]).into_response(),
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let router = Router::new()
+//!     .get("/admin", || "secret")
+//!     .route_layer(from_fn(login_required))
+//!     .get("/login", || "log in")
+//!     .compile()
+//!     .unwrap();
+//! let request = Request::get("/admin").body(String::new()).unwrap();
+//! assert_eq!(router.oneshot(request).await.unwrap().status(), StatusCode::SEE_OTHER);
+//! # }
+//! ```
+
+use std::{
+    convert::Infallible,
+    fmt,
+    future::Future,
+    marker::PhantomData,
+    pin::Pin,
+    task::{Context, Poll, ready},
+};
+
+use http::{Request, Response};
+use pin_project_lite::pin_project;
+use tower_layer::Layer;
+use tower_service::Service;
+
+use crate::{
+    body::Body,
+    handler::{Endpoint, FromRequestHead, IntoResponse, RouteMatch, internal_error},
+    step::BoxFuture,
+};
+
+/// A layer from an async function of extractors, the request and
+/// [`Next`], as axum's `middleware::from_fn`: see the [module](self).
+pub fn from_fn<F, T>(f: F) -> FromFnLayer<F, T> {
+    FromFnLayer {
+        f,
+        _marker: PhantomData,
+    }
+}
+
+/// The layer [`from_fn`] makes.
+pub struct FromFnLayer<F, T> {
+    f: F,
+    _marker: PhantomData<fn() -> T>,
+}
+
+impl<F: Clone, T> Clone for FromFnLayer<F, T> {
+    fn clone(&self) -> Self {
+        from_fn(self.f.clone())
+    }
+}
+
+impl<F, T> fmt::Debug for FromFnLayer<F, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FromFnLayer").finish_non_exhaustive()
+    }
+}
+
+impl<S, F: Clone, T> Layer<S> for FromFnLayer<F, T> {
+    type Service = FromFn<F, S, T>;
+
+    fn layer(&self, inner: S) -> FromFn<F, S, T> {
+        FromFn {
+            f: self.f.clone(),
+            inner,
+            _marker: PhantomData,
+        }
+    }
+}
+
+/// The service of a [`from_fn`] layer around `S`.
+pub struct FromFn<F, S, T> {
+    f: F,
+    inner: S,
+    _marker: PhantomData<fn() -> T>,
+}
+
+impl<F: Clone, S: Clone, T> Clone for FromFn<F, S, T> {
+    fn clone(&self) -> Self {
+        Self {
+            f: self.f.clone(),
+            inner: self.inner.clone(),
+            _marker: PhantomData,
+        }
+    }
+}
+
+impl<F, S, T> fmt::Debug for FromFn<F, S, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FromFn").finish_non_exhaustive()
+    }
+}
+
+/// The rest of the stack below a [`from_fn`] function: the layers under
+/// it and the handler. [`run`](Next::run) hands it the request.
+pub struct Next {
+    inner: Inner,
+}
+
+/// What a [`Next`] runs: the handler itself (the common case, the
+/// function the innermost layer; no allocation), or other layers, boxed.
+enum Inner {
+    Endpoint(Endpoint),
+    Boxed(Box<dyn FnOnce(Request<Body>) -> BoxFuture<Response<Body>> + Send>),
+}
+
+impl fmt::Debug for Next {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Next").finish_non_exhaustive()
+    }
+}
+
+impl Next {
+    /// `inner`, ready, as the rest of the stack.
+    fn new<S>(inner: S) -> Self
+    where
+        S: Service<Request<Body>, Error = Infallible> + Send + 'static,
+        S::Response: IntoResponse,
+        S::Future: Send + 'static,
+    {
+        let inner = match crate::body::downcast::<Endpoint, S>(inner) {
+            Ok(endpoint) => Inner::Endpoint(endpoint),
+            Err(mut inner) => Inner::Boxed(Box::new(move |request| {
+                Box::pin(async move {
+                    let Ok(response) = inner.call(request).await;
+                    response.into_response()
+                })
+            })),
+        };
+        Self { inner }
+    }
+
+    /// Hands `request` to the rest of the stack: its answer.
+    pub async fn run(self, request: Request<Body>) -> Response<Body> {
+        match self.inner {
+            Inner::Endpoint(mut endpoint) => {
+                let Ok(response) = endpoint.call(request).await;
+                response
+            }
+            Inner::Boxed(call) => call(request).await,
+        }
+    }
+}
+
+pin_project! {
+    /// The response future of a [`from_fn`] layer: the function's, or an
+    /// extractor's rejection.
+    pub struct FromFnFuture<Fut> {
+        #[pin]
+        state: FutureState<Fut>,
+    }
+}
+
+pin_project! {
+    #[project = FutureStateProj]
+    enum FutureState<Fut> {
+        Answered { response: Option<Response<Body>> },
+        Running { #[pin] future: Fut },
+    }
+}
+
+impl<Fut> FromFnFuture<Fut> {
+    fn answered(response: Response<Body>) -> Self {
+        Self {
+            state: FutureState::Answered {
+                response: Some(response),
+            },
+        }
+    }
+}
+
+impl<Fut> fmt::Debug for FromFnFuture<Fut> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FromFnFuture").finish_non_exhaustive()
+    }
+}
+
+impl<Fut> Future for FromFnFuture<Fut>
+where
+    Fut: Future<Output: IntoResponse>,
+{
+    type Output = Result<Response<Body>, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.project().state.project() {
+            FutureStateProj::Answered { response } => {
+                Poll::Ready(Ok(response.take().expect("polled after completion")))
+            }
+            FutureStateProj::Running { future } => {
+                Poll::Ready(Ok(ready!(future.poll(cx)).into_response()))
+            }
+        }
+    }
+}
+
+macro_rules! from_fn_service {
+    ($($ty:ident),*) => {
+        #[allow(non_snake_case, reason = "the extractors, named by their types")]
+        impl<F, Fut, S, $($ty,)*> Service<Request<Body>> for FromFn<F, S, ($($ty,)*)>
+        where
+            F: Fn($($ty,)* Request<Body>, Next) -> Fut + Clone + Send + Sync + 'static,
+            Fut: Future<Output: IntoResponse> + Send + 'static,
+            S: Service<Request<Body>, Error = Infallible> + Clone + Send + 'static,
+            S::Response: IntoResponse,
+            S::Future: Send + 'static,
+            $($ty: FromRequestHead,)*
+        {
+            type Response = Response<Body>;
+            type Error = Infallible;
+            type Future = FromFnFuture<Fut>;
+
+            #[inline]
+            fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+                self.inner.poll_ready(cx)
+            }
+
+            fn call(&mut self, request: Request<Body>) -> FromFnFuture<Fut> {
+                $(
+                    let $ty = match extract::<$ty>(&request) {
+                        Ok(value) => value,
+                        Err(response) => return FromFnFuture::answered(response),
+                    };
+                )*
+                // The instance made ready goes to `Next`; a clone stays.
+                let clone = self.inner.clone();
+                let ready = std::mem::replace(&mut self.inner, clone);
+                FromFnFuture {
+                    state: FutureState::Running {
+                        future: (self.f)($($ty,)* request, Next::new(ready)),
+                    },
+                }
+            }
+        }
+    };
+}
+
+from_fn_service!();
+from_fn_service!(T1);
+from_fn_service!(T1, T2);
+from_fn_service!(T1, T2, T3);
+from_fn_service!(T1, T2, T3, T4);
+from_fn_service!(T1, T2, T3, T4, T5);
+from_fn_service!(T1, T2, T3, T4, T5, T6);
+
+/// Runs the extractor `T` on `request`, which a router handed its layers
+/// (its route is in its extensions); a request no router handed is a 500.
+#[allow(
+    clippy::result_large_err,
+    reason = "the rejection is the answer, as `FromRequestHead::from_head`'s"
+)]
+fn extract<T: FromRequestHead>(request: &Request<Body>) -> Result<T, Response<Body>> {
+    let Some(matched) = request.extensions().get::<RouteMatch>() else {
+        error_limited!(
+            "pronghorn: a `from_fn` layer with extractors ran on a request no router handed it; answering 500"
+        );
+        return Err(internal_error());
+    };
+    T::from_head(&matched.context().with_request(request))
+}
