@@ -522,6 +522,31 @@ pub fn router_plain() -> CompiledRouter {
         .unwrap()
 }
 
+/// The static route behind the prefix's check (a token, or 401) as a
+/// prefix hook on the route's scope: beside [`router_from_fn`].
+pub fn router_check_prefix() -> CompiledRouter {
+    Router::new()
+        .get("/users/42", router_json)
+        .prefix("/users/42", route_prefix)
+        .compile()
+        .unwrap()
+}
+
+/// The same check as an axum-style `from_fn` function in `route_layer`.
+pub fn router_from_fn() -> CompiledRouter {
+    async fn check(request: Request<Body>, next: pronghorn::middleware::Next) -> Response<Body> {
+        match request.headers().contains_key(header::AUTHORIZATION) {
+            true => next.run(request).await,
+            false => IntoResponse::into_response(StatusCode::UNAUTHORIZED),
+        }
+    }
+    Router::new()
+        .get("/users/42", router_json)
+        .route_layer(pronghorn::middleware::from_fn(check))
+        .compile()
+        .unwrap()
+}
+
 /// The same route with tower-http's `TraceLayer` given to `Router::layer`,
 /// as an axum application adds it.
 pub fn router_trace() -> CompiledRouter {

@@ -30,7 +30,7 @@ per_request() {
 # three hooks, and the bare service's allocations for both.
 printf '| stack | instructions / request | x bare | allocations / request |\n| --- | ---: | ---: | ---: |\n'
 bare=
-for stack in bare hand-written tower-http layers layers-by-value async-layers router router-by-value router-1000 router-dynamic reloadable router-plain router-layers router-trace axum axum-from-fn axum-trace; do
+for stack in bare hand-written tower-http layers layers-by-value async-layers router router-by-value router-1000 router-dynamic reloadable router-plain router-check-prefix router-from-fn router-layers router-trace axum axum-from-fn axum-trace; do
     allocations=$("$binary" "$stack" 10000 2>&1 | sed -n 's/allocations per request: //p')
     count=$(per_request "$stack")
     bare=${bare:-$count}

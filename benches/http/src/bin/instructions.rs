@@ -123,6 +123,8 @@ fn main() {
         "axum-from-fn" => drive(stacks::axum_from_fn(), n),
         "axum" => drive(stacks::axum_plain(), n),
         "router-plain" => drive(stacks::router_plain(), n),
+        "router-check-prefix" => drive(stacks::router_check_prefix(), n),
+        "router-from-fn" => drive(stacks::router_from_fn(), n),
         "router-trace" => drive(stacks::router_trace(), n),
         "router-layers" => drive(stacks::router_layers(), n),
         "axum-trace" => drive(stacks::axum_trace(), n),
