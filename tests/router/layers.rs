@@ -600,7 +600,7 @@ async fn a_from_fn_guard_in_route_layer_answers_strangers_and_hands_members_on()
     let send = |method: Method, path: &str, cookie: bool| {
         let mut request = Request::builder().method(method).uri(path);
         if cookie {
-            request = request.header(header::COOKIE, "session=1");
+            request = request.header(header::COOKIE, "sid=1");
         }
         router.clone().oneshot(request.body(String::new()).unwrap())
     };
