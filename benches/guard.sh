@@ -35,21 +35,6 @@ RUSTFLAGS="--remap-path-prefix=$root=/pronghorn" CARGO_PROFILE_RELEASE_DEBUG=0 \
     cargo build --release --locked --bin server --bin instructions --bin table_bytes -q
 binary=$CARGO_TARGET_DIR/release/instructions
 
-# instructions STACK N: what N in-process requests through STACK cost.
-instructions() {
-    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$binary" "$1" "$2" 2>&1 \
-        | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
-}
-
-# in_process STACK: instructions per request (runs of 11,000 and 1,000
-# requests, differenced: start-up cancels out).
-in_process() {
-    local small large
-    small=$(instructions "$1" 1000)
-    large=$(instructions "$1" 11000)
-    echo $(( (large - small) / 10000 ))
-}
-
 # over_loopback VARIABLES...: pronghorn's `serve` per request, under wrk
 # or h2load, with VARIABLES set for server-instructions.sh.
 over_loopback() {
@@ -60,7 +45,7 @@ over_loopback() {
 # figure NAME: the figure's measured value.
 figure() {
     case $1 in
-        "in-process "*) in_process "${1#in-process }" ;;
+        "in-process "*) per_request "$binary" "${1#in-process }" ;;
         "serve plain GET") over_loopback PIPELINE=0 ;;
         "serve pipelined GET") over_loopback PIPELINE=1 ;;
         "serve POST /echo") over_loopback PIPELINE=0 SCRIPT=post.lua ROUTE=/echo ;;

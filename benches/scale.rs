@@ -33,24 +33,14 @@ use tower::Service;
 /// Routes per module.
 const MODULE: usize = 100;
 
-/// The pattern of the `n`th route.
-fn pattern(n: usize) -> String {
-    let service = n / 3;
-    match n % 3 {
-        0 => format!("/api/v1/svc{service}/items"),
-        1 => format!("/api/v1/svc{service}/items/{{id}}"),
-        _ => format!("/api/v1/svc{service}/items/{{id}}/detail"),
-    }
-}
+#[path = "common/gateway.rs"]
+mod gateway;
+
+use gateway::{pattern, router};
 
 /// A path the `n`th route answers.
 fn path(n: usize) -> String {
     pattern(n).replace("{id}", "42")
-}
-
-/// The routes `from..to`, as a router.
-fn router(from: usize, to: usize) -> Router {
-    (from..to).fold(Router::new(), |router, n| router.get(&pattern(n), || "ok"))
 }
 
 /// The `k`th module, of routes `k * MODULE..(k + 1) * MODULE`, with

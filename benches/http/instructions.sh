@@ -9,21 +9,10 @@
 # Usage: benches/http/instructions.sh
 set -euo pipefail
 cd "$(dirname "$0")"
-command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind; }
+. ./lib.sh
+need valgrind
 cargo build --release --bin instructions -q
 binary=target/release/instructions
-
-instructions() {
-    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$binary" "$1" "$2" 2>&1 \
-        | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
-}
-
-per_request() {
-    local small large
-    small=$(instructions "$1" 1000)
-    large=$(instructions "$1" 11000)
-    echo $(( (large - small) / 10000 ))
-}
 
 # Each stack beside the bare service (the first row): the performance
 # contract asks at most 1.15x for the layers and 1.25x for the router with
@@ -32,7 +21,7 @@ printf '| stack | instructions / request | x bare | allocations / request |\n| -
 bare=
 for stack in bare hand-written tower-http layers layers-by-value async-layers router router-by-value router-1000 router-dynamic reloadable router-plain router-check-prefix router-from-fn router-layers router-trace axum axum-from-fn axum-trace; do
     allocations=$("$binary" "$stack" 10000 2>&1 | sed -n 's/allocations per request: //p')
-    count=$(per_request "$stack")
+    count=$(per_request "$binary" "$stack")
     bare=${bare:-$count}
     printf '| %s | %d | %d.%03d | %s |\n' "$stack" "$count" $((count / bare)) $((count * 1000 / bare % 1000)) "$allocations"
 done
@@ -40,5 +29,5 @@ done
 # Route lookup alone, in the 1,000-route table of benches/router.rs.
 printf '\n| lookup (1,000 routes) | pronghorn | matchit |\n| --- | ---: | ---: |\n'
 for kind in static dynamic catch-all miss; do
-    printf '| %s | %d | %d |\n' "$kind" "$(per_request "lookup-pronghorn-$kind")" "$(per_request "lookup-matchit-$kind")"
+    printf '| %s | %d | %d |\n' "$kind" "$(per_request "$binary" "lookup-pronghorn-$kind")" "$(per_request "$binary" "lookup-matchit-$kind")"
 done

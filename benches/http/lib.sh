@@ -59,3 +59,20 @@ wrk_figures() {
     p99=$(to_ms "$(awk '$1 == "99%" {print $2}' <<< "$1")")
     cpu=$(awk -v t="$2" -v hz="$(getconf CLK_TCK)" -v n="$requests" 'BEGIN { printf "%.3f", t / hz * 1e6 / n }')
 }
+
+# per_request BINARY STACK: instructions per in-process request through
+# STACK of the `instructions` BINARY, counted by callgrind: runs of 11,000
+# and 1,000 requests, differenced, so that start-up cancels out.
+per_request() {
+    local small large
+    small=$(instructions_of "$1" "$2" 1000)
+    large=$(instructions_of "$1" "$2" 11000)
+    echo $(( (large - small) / 10000 ))
+}
+
+# instructions_of BINARY STACK N: what N in-process requests cost, start-up
+# included.
+instructions_of() {
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$1" "$2" "$3" 2>&1 \
+        | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}

@@ -40,20 +40,8 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-/// The pattern of the `n`th route.
-fn pattern(n: usize) -> String {
-    let service = n / 3;
-    match n % 3 {
-        0 => format!("/api/v1/svc{service}/items"),
-        1 => format!("/api/v1/svc{service}/items/{{id}}"),
-        _ => format!("/api/v1/svc{service}/items/{{id}}/detail"),
-    }
-}
-
-/// The routes `from..to`, as a router.
-fn router(from: usize, to: usize) -> pronghorn::Router {
-    (from..to).fold(pronghorn::Router::new(), |router, n| router.get(&pattern(n), || "ok"))
-}
+#[path = "../../../common/gateway.rs"]
+mod gateway;
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -62,11 +50,12 @@ fn main() {
     let routes: usize = args.next().and_then(|n| n.parse().ok()).expect(usage);
     let before = LIVE.load(Ordering::Relaxed);
     let held: Box<dyn std::any::Any> = match kind.as_str() {
-        "table" => Box::new(router(0, routes).compile().unwrap()),
+        "table" => Box::new(gateway::router(0, routes).compile().unwrap()),
         "reloadable" => {
             let app = pronghorn::router::Reloadable::new(pronghorn::Router::new()).unwrap();
             for k in 0..routes / 100 {
-                app.register(format!("m{k}"), router(k * 100, (k + 1) * 100)).unwrap();
+                app.register(format!("m{k}"), gateway::router(k * 100, (k + 1) * 100))
+                    .unwrap();
             }
             Box::new(app)
         }
