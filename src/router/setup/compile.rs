@@ -42,21 +42,15 @@ impl Extraction {
     /// Whether `other` holds to the same: a route's may stand for it.
     /// Never for a handler in layers, whose route is its own.
     fn same_as(&self, other: &Self) -> bool {
-        let same_arc = |a: Option<&Arc<_>>, b: Option<&Arc<_>>| match (a, b) {
-            (None, None) => true,
-            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-            _ => false,
-        };
         self.layered.is_none()
             && other.layered.is_none()
             && (self.limit, self.timeout, self.answers)
                 == (other.limit, other.timeout, other.answers)
             && same_arc(self.own_state.as_ref(), other.own_state.as_ref())
-            && match (&self.rejection, &other.rejection) {
-                (None, None) => true,
-                (Some(a), Some(b)) => Arc::ptr_eq(&a.0, &b.0),
-                _ => false,
-            }
+            && same_arc(
+                self.rejection.as_ref().map(|shape| &shape.0),
+                other.rejection.as_ref().map(|shape| &shape.0),
+            )
     }
 
     /// What the extractors of a route with `settings` hold to; for a
@@ -95,6 +89,15 @@ impl Extraction {
             answers,
             own_state,
         }
+    }
+}
+
+/// Whether `a` and `b` are both absent or the same allocation.
+fn same_arc<T: ?Sized>(a: Option<&Arc<T>>, b: Option<&Arc<T>>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+        _ => false,
     }
 }
 
@@ -479,16 +482,18 @@ impl Router {
 impl Router {
     /// The router compiled for serving it as it is, once for it and the
     /// clones it shares the compiled router with; its error, if it does
-    /// not compile.
-    fn compiled_once(&self) -> &Result<CompiledRouter, Unservable> {
+    /// not compile, logged if `log` (a router served as a service says
+    /// so once; `serve` returns the error instead).
+    fn compiled_once(&self, log: bool) -> &Result<CompiledRouter, Unservable> {
         self.compiled.0.get_or_init(|| {
             self.clone().compile().map_err(|error| {
-                // Said once, as it is compiled: every request is then a 500.
-                tracing::error!(
-                    %error,
-                    "pronghorn: a `Router` served without `compile` does not compile; \
-                     it answers 500 to every request"
-                );
+                if log {
+                    tracing::error!(
+                        %error,
+                        "pronghorn: a `Router` served without `compile` does not compile; \
+                         it answers 500 to every request"
+                    );
+                }
                 Unservable {
                     error,
                     answers: unservable(),
@@ -502,7 +507,7 @@ impl Router {
     /// at the first (a mistake found at its first request, as axum finds
     /// its own at registration).
     fn served(&self) -> &CompiledRouter {
-        match self.compiled_once() {
+        match self.compiled_once(true) {
             Ok(router) => router,
             Err(unservable) => &unservable.answers,
         }
@@ -513,7 +518,7 @@ impl Router {
     /// it before it accepts a client.
     #[cfg(feature = "server")]
     pub(crate) fn check_served(&self) -> Result<(), RouteError> {
-        match self.compiled_once() {
+        match self.compiled_once(false) {
             Ok(_) => Ok(()),
             Err(unservable) => Err(unservable.error.clone()),
         }
