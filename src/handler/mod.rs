@@ -48,6 +48,7 @@ mod layered;
 mod mounted;
 #[cfg(feature = "multipart")]
 mod multipart;
+mod nested;
 mod request;
 mod response;
 #[cfg(feature = "typed-header")]
@@ -98,6 +99,7 @@ pub(crate) use self::{
     extract::{Extraction, HeadExtractors, Shape, for_each_arity, state_type},
     layered::{RouteInfo, wrap},
     mounted::{Mounted, NESTED_PATTERN_END},
+    nested::StripBase,
     response::{ErrorValue, error_response, internal_error},
 };
 /// Derives an extractor that reads through another, as axum's derives do

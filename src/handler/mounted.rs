@@ -104,6 +104,12 @@ impl<S: RouteService> Handler<FromService> for Mounted<S> {
             rebase(&mut request, params.get_raw(NESTED_PATH).unwrap_or(""));
             (original, request.uri().path().to_owned())
         });
+        if !self.nested && route.extraction.nest_bases > 0 {
+            let nest_bases = route.extraction.nest_bases;
+            let (mut parts, body) = request.into_parts();
+            super::nested::strip_bases(&mut parts.uri, &mut parts.extensions, nest_bases);
+            request = Request::from_parts(parts, body);
+        }
         // A clone for this request, made ready, called: as tower's
         // `oneshot` does.
         let mut service = self.service.clone();

@@ -1,6 +1,7 @@
 //! The router's behaviour through its public API, a file per topic.
 
 mod answers;
+mod axum_suite;
 #[path = "../common/mod.rs"]
 mod common;
 mod errors;

@@ -229,7 +229,8 @@ async fn a_fallback_answers_unmatched_paths_and_keeps_405_and_options() {
 /// the root's the rest; two fallbacks for one base are an error naming it.
 #[tokio::test]
 async fn a_nested_router_s_fallback_answers_only_below_its_base() {
-    let json_404 = |uri: http::Uri| (StatusCode::NOT_FOUND, format!("api: no {uri}"));
+    let json_404 =
+        |OriginalUri(uri): OriginalUri| (StatusCode::NOT_FOUND, format!("api: no {uri}"));
     let v2 = Router::new()
         .get("/users", || "v2 users")
         .fallback(|| (StatusCode::GONE, "v2 is gone"));

@@ -55,10 +55,29 @@ impl FromRequestHead for Version {
     }
 }
 
+/// The URI the route sees: below a [nest](crate::Router::nest)'s base,
+/// without it, as axum's `nest` strips it (the whole URI is the
+/// [`OriginalUri`](crate::handler::OriginalUri)).
+///
+/// ```
+/// use http::{Request, Uri};
+/// use http_body_util::BodyExt;
+/// use pronghorn::Router;
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let api = Router::new().get("/users", |uri: Uri| uri.to_string());
+/// let router = Router::new().nest("/api", api).compile().unwrap();
+/// let request = Request::get("/api/users?page=2").body(String::new()).unwrap();
+/// let response = router.oneshot(request).await.unwrap();
+/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "/users?page=2");
+/// # }
+/// ```
 impl FromRequestHead for Uri {
     #[inline]
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
-        Ok(context.uri().clone())
+        Ok(context.route_uri())
     }
 }
 

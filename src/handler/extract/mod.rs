@@ -75,6 +75,9 @@ pub(crate) struct Extraction {
     /// The state of the router the route was registered in, when it is
     /// not the compiled router's: read before that.
     pub(crate) own_state: Option<Arc<http::Extensions>>,
+    /// The segments of the bases the route was nested under, which the
+    /// URI its handler sees is without.
+    pub(crate) nest_bases: u16,
 }
 
 impl<'a> RouteContext<'a> {
@@ -97,6 +100,7 @@ impl<'a> RouteContext<'a> {
             body_timeout: self.extraction.timeout,
             rejection: self.extraction.rejection.as_ref(),
             answers: self.extraction.answers,
+            nest_bases: self.extraction.nest_bases,
         }
     }
 
@@ -129,6 +133,8 @@ pub struct RequestContext<'a> {
     pub(crate) body_timeout: Duration,
     pub(crate) rejection: Option<&'a Shape>,
     pub(crate) answers: Answers,
+    /// The segments of the route's nest bases.
+    pub(crate) nest_bases: u16,
 }
 
 impl<'a> RequestContext<'a> {
@@ -186,8 +192,25 @@ impl<'a> RequestContext<'a> {
 
     /// A copy of the request head, for what must own one (a service
     /// called in the handler's stead, the whole request as an argument).
+    /// Below a [nest](crate::Router::nest)'s base, its URI is the one the
+    /// route sees, without the base, and the whole one is its
+    /// [`OriginalUri`](crate::handler::OriginalUri) extension.
     pub fn head(&self) -> Parts {
-        copy_head(self.request)
+        let mut head = copy_head(self.request);
+        super::nested::strip_bases(&mut head.uri, &mut head.extensions, self.nest_bases);
+        head
+    }
+
+    /// The URI the route sees: below a [nest](crate::Router::nest)'s base,
+    /// without the base (`/users` of `/api/users`), else the request's
+    /// ([`uri`](Self::uri)). What the `Uri` extractor reads.
+    pub fn route_uri(&self) -> Uri {
+        super::nested::seen_uri(
+            self.request.uri(),
+            self.request.extensions(),
+            self.nest_bases,
+        )
+        .unwrap_or_else(|| self.request.uri().clone())
     }
 
     /// The parameters of the matched route.

@@ -125,6 +125,8 @@ impl<'a> Route<'a> {
             body_timeout: std::time::Duration::ZERO,
             rejection: self.rejection,
             answers: self.answers,
+            // A hook sees the path as it came.
+            nest_bases: 0,
         }
     }
 

@@ -14,7 +14,7 @@ use super::methods::MethodRouter;
 use crate::{
     handler::{
         Answers, Endpoint, ErasedHandler, Handler, Mounted, NESTED_PATTERN_END, Needs, Rejection,
-        RouteService, Shape, StateType, TypedHandler, state_type, wrap,
+        RouteService, Shape, StateType, StripBase, TypedHandler, state_type, wrap,
     },
     monitor::route::RouteMonitor,
 };
@@ -121,6 +121,9 @@ pub(crate) struct RouteSpec {
     pub(super) settings: RouteSettings,
     /// The state of the routers it was nested from, if they gave any.
     pub(super) own_state: Option<Arc<OwnState>>,
+    /// The segments of the bases it was nested under, which the URI its
+    /// handler sees is without.
+    pub(super) nest_bases: u16,
 }
 
 /// What answers a route.
@@ -173,6 +176,46 @@ impl<H: ?Sized> Clone for HookSpec<H> {
             body_end: self.body_end,
             own_state: self.own_state.clone(),
         }
+    }
+}
+
+/// `service` itself, when it is a [`Router`]: one given to `nest_service`
+/// joins the app.
+fn into_router<S: 'static>(service: S) -> Result<Router, S> {
+    let mut slot = Some(service);
+    let router = (&mut slot as &mut dyn std::any::Any)
+        .downcast_mut::<Option<Router>>()
+        .and_then(Option::take);
+    match (router, slot) {
+        (Some(router), _) => Ok(router),
+        (None, Some(service)) => Err(service),
+        (None, None) => unreachable!("the slot is emptied only for a router"),
+    }
+}
+
+/// `endpoint`, nested under a base of `segments` segments: a handler in
+/// tower layers gets one more below the layers of the routers it is nested
+/// in, which strips the base from the URI its own layers see.
+fn below_layers(endpoint: Responder, segments: u16) -> Responder {
+    match endpoint {
+        Responder::Http(handler) if segments > 0 && handler.layered() => {
+            Responder::Http(wrap(&handler, &StripBase::new(segments)))
+        }
+        Responder::Http(handler) => Responder::Http(handler),
+        #[cfg(feature = "ws")]
+        Responder::WebSocket(handler) => Responder::WebSocket(handler),
+    }
+}
+
+/// `pattern` below a nest's `base`, joined as axum joins them: `/api` and
+/// `/users` make `/api/users`, `/api` and `/` make `/api`, `/api/` and `/`
+/// make `/api/`.
+fn below_base(base: &str, pattern: &str) -> String {
+    let rest = pattern.trim_start_matches('/');
+    match (base.ends_with('/'), rest) {
+        (true, rest) => format!("{base}{rest}"),
+        (false, "") if !base.is_empty() => base.to_owned(),
+        (false, rest) => format!("{base}/{rest}"),
     }
 }
 
@@ -289,6 +332,7 @@ impl RouteSpec {
             nested: false,
             settings: RouteSettings::default(),
             own_state: None,
+            nest_bases: 0,
         }
     }
 }
@@ -511,6 +555,10 @@ impl Router {
     /// # }
     /// ```
     pub fn nest_service<S: RouteService>(self, base: &str, service: S) -> Self {
+        let service = match into_router(service) {
+            Ok(router) => return self.join(base, router),
+            Err(service) => service,
+        };
         let base = base.trim_end_matches('/');
         let below = format!("{base}{NESTED_PATTERN_END}");
         let root = if base.is_empty() { "/" } else { base };
@@ -899,6 +947,7 @@ impl Router {
             nested: false,
             settings: RouteSettings::default(),
             own_state: None,
+            nest_bases: 0,
         });
         self
     }
@@ -1232,9 +1281,10 @@ impl Router {
     /// The conventions the router answers by where pronghorn's and axum's
     /// differ: its own 404 and 405, `Allow`, OPTIONS, trailing slashes,
     /// the words of its extractors' rejections (see [`Answers`] for each).
-    /// The router that is compiled sets them for every path; a router
-    /// nested or merged into it follows them, and may word its own
-    /// routes' rejections otherwise.
+    /// They are chosen once for an app: the router that is compiled sets
+    /// them for every path, and every router nested, merged or given to
+    /// [`nest_service`](Self::nest_service) follows them (what one of
+    /// those says is not read).
     ///
     /// ```
     /// use http::{Request, StatusCode};
@@ -1367,18 +1417,17 @@ impl Router {
     /// ```
     pub fn nest(mut self, base: &str, other: Router) -> Self {
         self.compiled = Compiled::default();
-        // `other`'s root is `base` itself, not `base/`.
-        let base = base.trim_end_matches('/');
         // A base that is no pattern is refused even with nothing below it,
         // as it is with routes.
-        let checked = (!base.is_empty()).then(|| Pattern::parse(base));
+        let checked = (!base.is_empty() && base != "/").then(|| Pattern::parse(base));
+        let segments = match &checked {
+            Some(Ok(pattern)) => u16::try_from(pattern.segments.len()).unwrap_or(u16::MAX),
+            _ => 0,
+        };
         self.bad_base = (self.bad_base.take())
             .or(other.bad_base.clone())
             .or(checked.and_then(Result::err));
-        let join = |pattern: &str| match pattern.trim_start_matches('/') {
-            "" if !base.is_empty() => base.to_owned(),
-            rest => format!("{base}/{rest}"),
-        };
+        let join = |pattern: &str| below_base(base, pattern);
         let rebase = |mut scope: Scope| {
             scope.pattern = join(&scope.pattern);
             scope
@@ -1402,42 +1451,80 @@ impl Router {
             Some(given) => Some(given.under(inner)),
             None => inner,
         };
+        // A spec of `other`, below the base: its router's settings and
+        // state under its own, the base's segments stripped from the URI
+        // its handler sees (by a layer of its own below this router's
+        // layers, where its router gave it layers).
+        let below = |spec: RouteSpec| RouteSpec {
+            settings: spec.settings.or(&settings),
+            own_state: own(spec.own_state),
+            nest_bases: spec.nest_bases.saturating_add(segments),
+            endpoint: below_layers(spec.endpoint, segments),
+            ..spec
+        };
         self.routes
             .extend(other.routes.into_iter().map(|route| RouteSpec {
                 pattern: join(&route.pattern),
-                settings: route.settings.or(&settings),
-                own_state: own(route.own_state),
-                ..route
+                ..below(route)
             }));
         let (rebase, own) = (&rebase, &own);
         (self.prefixes).extend(other.prefixes.into_iter().map(|h| h.nested(rebase, own)));
         (self.postfixes).extend(other.postfixes.into_iter().map(|h| h.nested(rebase, own)));
         (self.monitors).extend(other.monitors.into_iter().map(|h| h.nested(rebase, own)));
-        (self.method_not_allowed).extend(other.method_not_allowed.into_iter().map(|spec| {
-            RouteSpec {
-                settings: spec.settings.or(&settings),
-                own_state: own(spec.own_state),
-                ..spec
-            }
-        }));
+        (self.method_not_allowed).extend(other.method_not_allowed.into_iter().map(below));
         self.nested_fallbacks.extend(
             (other.fallback.map(|spec| (String::new(), spec)).into_iter())
                 .chain(other.nested_fallbacks)
-                .map(|(below, spec)| {
-                    let spec = RouteSpec {
-                        settings: spec.settings.or(&settings),
-                        own_state: own(spec.own_state),
-                        ..spec
-                    };
-                    (join(&below), spec)
-                }),
+                // A fallback covers its base's subtree, slash or none.
+                .map(|(path, spec)| (below_base(base.trim_end_matches('/'), &path), below(spec))),
         );
         self
     }
 
+    /// A `Router` given to [`nest_service`](Self::nest_service), joined to
+    /// this one as [`nest`](Self::nest) joins it, but for its root route,
+    /// which answers `base` with a slash as well, as a service mounted
+    /// there would see `/` in both.
+    fn join(self, base: &str, mut other: Router) -> Self {
+        for route in &mut other.routes {
+            if route.pattern.trim_start_matches('/').is_empty() {
+                route.nested = true;
+            }
+        }
+        self.nest(base.trim_end_matches('/'), other)
+    }
+
     /// Adds `other`'s routes and hooks to this router's, after them: `nest`
     /// at the root (see [`nest`](Self::nest)).
-    pub fn merge(self, other: Router) -> Self {
+    ///
+    /// As in axum, a [layer](Self::layer) given before `merge` wraps what
+    /// was there, not what is merged: where this router has no
+    /// [fallback](Self::fallback) of its own, its 404 and 405 are
+    /// `other`'s, wrapped in `other`'s layers.
+    ///
+    /// ```
+    /// use http::{Request, StatusCode};
+    /// use pronghorn::Router;
+    /// use tower::ServiceExt;
+    /// use tower_http::validate_request::ValidateRequestHeaderLayer;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let private = Router::new()
+    ///     .get("/", || "secret")
+    ///     .layer(ValidateRequestHeaderLayer::accept("application/json"));
+    /// let router = private.merge(Router::new().get("/public", || "hi")).compile().unwrap();
+    ///
+    /// let html = |path| Request::get(path).header("accept", "text/html").body(String::new()).unwrap();
+    /// let answer = |path| router.clone().oneshot(html(path));
+    /// assert_eq!(answer("/").await.unwrap().status(), StatusCode::NOT_ACCEPTABLE);
+    /// assert_eq!(answer("/nowhere").await.unwrap().status(), StatusCode::NOT_FOUND);
+    /// # }
+    /// ```
+    pub fn merge(mut self, mut other: Router) -> Self {
+        if self.fallback.is_none() {
+            self.default_layers = std::mem::take(&mut other.default_layers);
+        }
         self.nest("", other)
     }
 }

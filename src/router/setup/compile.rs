@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use http::{Method, StatusCode};
 
-use crate::handler::{Extraction, NESTED_PATTERN_END, RouteInfo, StateType};
+use crate::handler::{Answers, Extraction, NESTED_PATTERN_END, RouteInfo, StateType};
 
 use super::{
     builder::{
@@ -44,8 +44,8 @@ impl Extraction {
     fn same_as(&self, other: &Self) -> bool {
         self.layered.is_none()
             && other.layered.is_none()
-            && (self.limit, self.timeout, self.answers)
-                == (other.limit, other.timeout, other.answers)
+            && (self.limit, self.timeout, self.answers, self.nest_bases)
+                == (other.limit, other.timeout, other.answers, other.nest_bases)
             && same_arc(self.own_state.as_ref(), other.own_state.as_ref())
             && same_arc(
                 self.rejection.as_ref().map(|shape| &shape.0),
@@ -53,19 +53,20 @@ impl Extraction {
             )
     }
 
-    /// What the extractors of a route with `settings` hold to; for a
-    /// handler in tower layers, also what they hand it of its route: its
-    /// pattern and its parameters' names, `layered`.
+    /// What the extractors of a route with `settings`, nested under
+    /// bases of `nest_bases` segments, hold to, worded by the app's
+    /// `answers`; for a handler in tower layers, also what they hand it of
+    /// its route: its pattern and its parameters' names, `layered`.
     fn of(
         settings: &RouteSettings,
         own_state: Option<&OwnState>,
+        (answers, nest_bases): (Answers, u16),
         layered: Option<(Arc<str>, Names)>,
     ) -> Self {
         let own_state = own_state.map(|own| Arc::clone(&own.values));
         let limit = settings.body_limit.unwrap_or(DEFAULT_BODY_LIMIT);
         let timeout = settings.body_timeout.unwrap_or(DEFAULT_BODY_TIMEOUT);
         let rejection = settings.rejection.clone();
-        let answers = settings.answers.unwrap_or_default();
         let layered = layered.map(|(pattern, names)| {
             let extraction = Extraction {
                 limit,
@@ -74,6 +75,7 @@ impl Extraction {
                 layered: None,
                 answers,
                 own_state: own_state.clone(),
+                nest_bases,
             };
             Arc::new(RouteInfo {
                 pattern,
@@ -88,6 +90,7 @@ impl Extraction {
             layered,
             answers,
             own_state,
+            nest_bases,
         }
     }
 }
@@ -147,6 +150,7 @@ fn fallback(module: &Adding<'_>, spec: RouteSpec, base: Pattern, index: usize) -
                 extraction: Extraction::of(
                     &spec.settings.or(&module.settings),
                     spec.own_state.as_deref(),
+                    (module.tables.answers(), spec.nest_bases),
                     layered,
                 ),
                 base,
@@ -383,6 +387,7 @@ impl Adding<'_> {
         let extraction = Extraction::of(
             &settings,
             spec.own_state.as_deref(),
+            (self.tables.answers(), spec.nest_bases),
             layered.then(|| (Arc::clone(&pattern.source), Arc::clone(&pattern.names))),
         );
         let extraction = match last.take() {

@@ -1,0 +1,494 @@
+//! axum's own routing tests (`axum/src/routing/tests/`: nest, merge,
+//! fallback), ported with their assertions as axum writes them, every
+//! router answering as axum does.
+
+use super::*;
+
+use std::{collections::HashMap, convert::Infallible};
+
+use pronghorn::{
+    handler::{OriginalUri, Path},
+    router::{Answers, get},
+};
+
+/// axum's `TestClient`: the app compiled to answer as axum does.
+struct Client(CompiledRouter);
+
+impl Client {
+    fn new(app: Router) -> Self {
+        Self(app.answers(Answers::Axum).compile().unwrap())
+    }
+
+    async fn get(&self, path: &str) -> Answer {
+        send(&self.0, Method::GET, path).await
+    }
+
+    async fn post(&self, path: &str) -> Answer {
+        send(&self.0, Method::POST, path).await
+    }
+
+    async fn patch(&self, path: &str) -> Answer {
+        send(&self.0, Method::PATCH, path).await
+    }
+}
+
+async fn all_the_uris(uri: http::Uri, OriginalUri(original): OriginalUri, req: Req) -> String {
+    format!("{uri} {} {original}", req.uri())
+}
+
+#[tokio::test]
+async fn nesting_apps() {
+    let show = |what: &'static str| {
+        move |params: Path<HashMap<String, String>>| {
+            format!("{}: {what} ({})", params["version"], params["id"])
+        }
+    };
+    let api_routes = Router::new()
+        .route(
+            "/users",
+            get(|| async { "users#index" }).post(|| async { "users#create" }),
+        )
+        .route("/users/{id}", get(show("users#show")))
+        .route("/games/{id}", get(show("games#show")));
+    let app = Router::new()
+        .route("/", get(|| async { "hi" }))
+        .nest("/{version}/api", api_routes);
+    let client = Client::new(app);
+
+    let res = client.get("/").await;
+    assert_eq!(res.status, StatusCode::OK);
+    assert_eq!(res.body, "hi");
+    assert_eq!(client.get("/v0/api/users").await.body, "users#index");
+    assert_eq!(
+        client.get("/v0/api/users/123").await.body,
+        "v0: users#show (123)"
+    );
+    assert_eq!(
+        client.get("/v0/api/games/123").await.body,
+        "v0: games#show (123)"
+    );
+}
+
+#[tokio::test]
+async fn wrong_method_nest() {
+    let nested_app = Router::new().route("/", get(|| async {}));
+    let client = Client::new(Router::new().nest("/foo", nested_app));
+
+    assert_eq!(client.get("/foo").await.status, StatusCode::OK);
+    let res = client.post("/foo").await;
+    assert_eq!(res.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(res.headers[header::ALLOW], "GET,HEAD");
+    assert_eq!(client.patch("/foo/bar").await.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn nested_url_extractor() {
+    let app = Router::new().nest(
+        "/foo",
+        Router::new().nest(
+            "/bar",
+            Router::new()
+                .route("/baz", get(|uri: http::Uri| async move { uri.to_string() }))
+                .route("/qux", get(|req: Req| async move { req.uri().to_string() })),
+        ),
+    );
+    let client = Client::new(app);
+
+    let res = client.get("/foo/bar/baz").await;
+    assert_eq!(res.status, StatusCode::OK);
+    assert_eq!(res.body, "/baz");
+    let res = client.get("/foo/bar/qux").await;
+    assert_eq!(res.status, StatusCode::OK);
+    assert_eq!(res.body, "/qux");
+}
+
+#[tokio::test]
+async fn nested_url_original_extractor() {
+    let app = Router::new().nest(
+        "/foo",
+        Router::new().nest(
+            "/bar",
+            Router::new().route(
+                "/baz",
+                get(|OriginalUri(uri): OriginalUri| async move { uri.to_string() }),
+            ),
+        ),
+    );
+    let res = Client::new(app).get("/foo/bar/baz").await;
+    assert_eq!(res.status, StatusCode::OK);
+    assert_eq!(res.body, "/foo/bar/baz");
+}
+
+#[tokio::test]
+async fn nested_service_sees_stripped_uri() {
+    let app = Router::new().nest(
+        "/foo",
+        Router::new().nest(
+            "/bar",
+            Router::new().route_service(
+                "/baz",
+                tower::service_fn(|req: Req| async move {
+                    Ok::<_, Infallible>(Response::new(Body::from(req.uri().to_string())))
+                }),
+            ),
+        ),
+    );
+    let res = Client::new(app).get("/foo/bar/baz").await;
+    assert_eq!(res.status, StatusCode::OK);
+    assert_eq!(res.body, "/baz");
+}
+
+#[tokio::test]
+async fn outer_middleware_still_see_whole_url() {
+    #[derive(Clone)]
+    struct SeenUri(http::Uri);
+
+    async fn handler(req: Req) -> String {
+        req.extensions().get::<SeenUri>().unwrap().0.to_string()
+    }
+
+    let app = Router::new()
+        .route("/", get(handler))
+        .route("/foo", get(handler))
+        .route("/foo/bar", get(handler))
+        .nest("/one", Router::new().route("/two", get(handler)))
+        .fallback(handler)
+        .layer(tower::util::MapRequestLayer::new(|mut req: Req| {
+            let uri = SeenUri(req.uri().clone());
+            req.extensions_mut().insert(uri);
+            req
+        }));
+    let client = Client::new(app);
+
+    assert_eq!(client.get("/").await.body, "/");
+    assert_eq!(client.get("/foo").await.body, "/foo");
+    assert_eq!(client.get("/foo/bar").await.body, "/foo/bar");
+    assert_eq!(client.get("/not-found").await.body, "/not-found");
+    assert_eq!(client.get("/one/two").await.body, "/one/two");
+}
+
+#[tokio::test]
+async fn nest_at_capture() {
+    let api_routes = Router::new().route(
+        "/{b}",
+        get(|Path((a, b)): Path<(String, String)>| async move { format!("a={a} b={b}") }),
+    );
+    let res = Client::new(Router::new().nest("/{a}", api_routes))
+        .get("/foo/bar")
+        .await;
+    assert_eq!(res.status, StatusCode::OK);
+    assert_eq!(res.body, "a=foo b=bar");
+}
+
+#[tokio::test]
+async fn nesting_with_root_inner_router() {
+    let app = Router::new()
+        .nest_service("/service", Router::new().route("/", get(|| async {})))
+        .nest("/router", Router::new().route("/", get(|| async {})))
+        .nest("/router-slash/", Router::new().route("/", get(|| async {})));
+    let client = Client::new(app);
+
+    assert_eq!(client.get("/service").await.status, StatusCode::OK);
+    assert_eq!(client.get("/service/").await.status, StatusCode::OK);
+    assert_eq!(client.get("/router").await.status, StatusCode::OK);
+    assert_eq!(client.get("/router/").await.status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        client.get("/router-slash").await.status,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(client.get("/router-slash/").await.status, StatusCode::OK);
+}
+
+/// axum's `nested_route_test!` cases (tokio-rs/axum#714).
+#[tokio::test]
+async fn nested_routes_join_their_base_as_axum_does() {
+    for (nest, route, expected) in [
+        ("/a", "/", "/a"),
+        ("/a", "/a", "/a/a"),
+        ("/a", "/a/", "/a/a/"),
+        ("/a/", "/", "/a/"),
+        ("/a/", "/a", "/a/a"),
+        ("/a/", "/a/", "/a/a/"),
+    ] {
+        let inner = Router::new().route(route, get(|| async {}));
+        let client = Client::new(Router::new().nest(nest, inner));
+        let status = client.get(expected).await.status;
+        assert_eq!(
+            status,
+            StatusCode::OK,
+            "nest {nest}, route {route}, get {expected}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn nest_service_router_sees_the_base_parameters() {
+    let inner = Router::new().route(
+        "/users/{id}",
+        get(|Path(params): Path<HashMap<String, String>>| async move {
+            format!("{} {}", params["version"], params["id"])
+        }),
+    );
+    let client = Client::new(Router::new().nest_service("/{version}/api", inner));
+    let res = client.get("/v1/api/users/7").await;
+    assert_eq!(res.status, StatusCode::OK);
+    assert_eq!(res.body, "v1 7");
+}
+
+#[tokio::test]
+async fn nest_service_router_follows_the_outer_answers() {
+    let inner = Router::new().route("/users", get(|| async {}));
+    let client = Client::new(Router::new().nest_service("/api", inner));
+    let res = client.post("/api/users").await;
+    assert_eq!(res.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(res.headers[header::ALLOW], "GET,HEAD");
+    assert_eq!(res.body, "");
+}
+
+#[tokio::test]
+async fn nest_service_router_that_does_not_compile_fails_the_app() {
+    let inner = Router::new().route("/{a}/{b}", get(|Path(a): Path<String>| async move { a }));
+    let app = Router::new().nest_service("/api", inner);
+    assert!(app.compile().is_err());
+}
+
+#[tokio::test]
+async fn nesting_and_seeing_the_right_uri() {
+    let one = Router::new().nest("/foo/", Router::new().route("/bar", get(all_the_uris)));
+    let two = Router::new().route("/foo", get(all_the_uris));
+    let client = Client::new(one.merge(two));
+
+    let res = client.get("/foo/bar").await;
+    assert_eq!(res.status, StatusCode::OK);
+    assert_eq!(res.body, "/bar /bar /foo/bar");
+    let res = client.get("/foo").await;
+    assert_eq!(res.status, StatusCode::OK);
+    assert_eq!(res.body, "/foo /foo /foo");
+}
+
+#[tokio::test]
+async fn nesting_and_seeing_the_right_uri_at_more_levels_of_nesting() {
+    let one = Router::new().nest(
+        "/foo/",
+        Router::new().nest("/bar", Router::new().route("/baz", get(all_the_uris))),
+    );
+    let two = Router::new().route("/foo", get(all_the_uris));
+    let client = Client::new(one.merge(two));
+
+    assert_eq!(
+        client.get("/foo/bar/baz").await.body,
+        "/baz /baz /foo/bar/baz"
+    );
+    assert_eq!(client.get("/foo").await.body, "/foo /foo /foo");
+}
+
+#[tokio::test]
+async fn nesting_and_seeing_the_right_uri_ors_with_nesting() {
+    let one = Router::new().nest(
+        "/one",
+        Router::new().nest("/bar", Router::new().route("/baz", get(all_the_uris))),
+    );
+    let two = Router::new().nest("/two", Router::new().route("/qux", get(all_the_uris)));
+    let three = Router::new().route("/three", get(all_the_uris));
+    let client = Client::new(one.merge(two).merge(three));
+
+    assert_eq!(
+        client.get("/one/bar/baz").await.body,
+        "/baz /baz /one/bar/baz"
+    );
+    assert_eq!(client.get("/two/qux").await.body, "/qux /qux /two/qux");
+    assert_eq!(client.get("/three").await.body, "/three /three /three");
+}
+
+#[tokio::test]
+async fn nesting_and_seeing_the_right_uri_ors_with_multi_segment_uris() {
+    let one = Router::new().nest(
+        "/one",
+        Router::new().nest("/foo", Router::new().route("/bar", get(all_the_uris))),
+    );
+    let two = Router::new().route("/two/foo", get(all_the_uris));
+    let client = Client::new(one.merge(two));
+
+    assert_eq!(
+        client.get("/one/foo/bar").await.body,
+        "/bar /bar /one/foo/bar"
+    );
+    assert_eq!(
+        client.get("/two/foo").await.body,
+        "/two/foo /two/foo /two/foo"
+    );
+}
+
+#[tokio::test]
+async fn nested_layers_see_the_stripped_uri_and_outer_layers_the_whole() {
+    #[derive(Clone)]
+    struct Inner(String);
+    #[derive(Clone)]
+    struct Outer(String);
+
+    let inner = Router::new()
+        .route(
+            "/b",
+            get(|req: Req| async move {
+                let inner = &req.extensions().get::<Inner>().unwrap().0;
+                let outer = &req.extensions().get::<Outer>().unwrap().0;
+                format!("{outer} {inner} {}", req.uri())
+            }),
+        )
+        .layer(tower::util::MapRequestLayer::new(|mut req: Req| {
+            let seen = Inner(req.uri().to_string());
+            req.extensions_mut().insert(seen);
+            req
+        }));
+    let app = Router::new()
+        .nest("/a", inner)
+        .layer(tower::util::MapRequestLayer::new(|mut req: Req| {
+            let seen = Outer(req.uri().to_string());
+            req.extensions_mut().insert(seen);
+            req
+        }));
+    assert_eq!(Client::new(app).get("/a/b").await.body, "/a/b /b /b");
+}
+
+// tower-http's validation answers its refusal as an `Err`.
+#[allow(clippy::result_large_err)]
+#[tokio::test]
+async fn middleware_that_return_early() {
+    // axum's `ValidateRequestHeaderLayer::bearer("password")`.
+    let bearer =
+        tower_http::validate_request::ValidateRequestHeaderLayer::custom(|req: &mut Req| match req
+            .headers()
+            .get(header::AUTHORIZATION)
+        {
+            Some(value) if value == "Bearer password" => Ok(()),
+            _ => Err(StatusCode::UNAUTHORIZED.into_response()),
+        });
+    let private = Router::new().route("/", get(|| async {})).layer(bearer);
+    let public = Router::new().route("/public", get(|| async {}));
+    let client = Client::new(private.merge(public));
+
+    assert_eq!(client.get("/").await.status, StatusCode::UNAUTHORIZED);
+    let authorized = Request::get("/")
+        .header("authorization", "Bearer password")
+        .body(String::new())
+        .unwrap();
+    let res = client.0.clone().oneshot(authorized).await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(
+        client.get("/doesnt-exist").await.status,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(client.get("/public").await.status, StatusCode::OK);
+}
+
+async fn inner_fallback() -> impl IntoResponse {
+    (StatusCode::NOT_FOUND, "inner")
+}
+
+async fn outer_fallback() -> impl IntoResponse {
+    (StatusCode::NOT_FOUND, "outer")
+}
+
+#[tokio::test]
+async fn nested_router_inherits_fallback() {
+    let app = Router::new()
+        .nest("/foo", Router::new())
+        .fallback(outer_fallback);
+    let res = Client::new(app).get("/foo/bar").await;
+    assert_eq!(res.status, StatusCode::NOT_FOUND);
+    assert_eq!(res.body, "outer");
+}
+
+#[tokio::test]
+async fn doesnt_inherit_fallback_if_overridden() {
+    let inner = Router::new().fallback(inner_fallback);
+    let app = Router::new().nest("/foo", inner).fallback(outer_fallback);
+    let client = Client::new(app);
+    assert_eq!(client.get("/foo/bar").await.body, "inner");
+    assert_eq!(client.get("/").await.body, "outer");
+}
+
+#[tokio::test]
+async fn issue_2072() {
+    let nested_routes = Router::new().fallback(inner_fallback);
+    let app = Router::new()
+        .nest("/nested", nested_routes)
+        .merge(Router::new());
+    let client = Client::new(app);
+
+    let res = client.get("/nested/does-not-exist").await;
+    assert_eq!(res.status, StatusCode::NOT_FOUND);
+    assert_eq!(res.body, "inner");
+    let res = client.get("/does-not-exist").await;
+    assert_eq!(res.status, StatusCode::NOT_FOUND);
+    assert_eq!(res.body, "");
+}
+
+#[tokio::test]
+async fn merge_router_with_fallback_into_nested_router_with_fallback() {
+    let nested_routes = Router::new().fallback(inner_fallback);
+    let app = Router::new()
+        .nest("/nested", nested_routes)
+        .merge(Router::new().fallback(outer_fallback));
+    let client = Client::new(app);
+    assert_eq!(client.get("/nested/does-not-exist").await.body, "inner");
+    assert_eq!(client.get("/does-not-exist").await.body, "outer");
+}
+
+#[tokio::test]
+async fn merging_nested_router_with_fallback_into_router_with_fallback() {
+    let nested_routes = Router::new().fallback(inner_fallback);
+    let app = Router::new()
+        .fallback(outer_fallback)
+        .merge(Router::new().nest("/nested", nested_routes));
+    let client = Client::new(app);
+    assert_eq!(client.get("/nested/does-not-exist").await.body, "inner");
+    assert_eq!(client.get("/does-not-exist").await.body, "outer");
+}
+
+#[tokio::test]
+async fn nested_fallback_uri_is_stripped() {
+    let inner = Router::new().fallback(|uri: http::Uri| async move { uri.to_string() });
+    let res = Client::new(Router::new().nest("/foo", inner))
+        .get("/foo/bar")
+        .await;
+    assert_eq!(res.body, "/bar");
+}
+
+#[tokio::test]
+async fn the_answer_set_is_the_top_router_s_for_every_nested_router() {
+    let number = |Path(n): Path<u32>| async move { n.to_string() };
+    let nested = Router::new()
+        .route("/{n}", get(number))
+        .answers(Answers::Pronghorn);
+    let app = Router::new()
+        .route("/top/{n}", get(number))
+        .nest("/nested", nested.clone())
+        .nest_service("/service", nested);
+    let client = Client::new(app);
+    let top = client.get("/top/x").await;
+    assert_eq!(top.status, StatusCode::BAD_REQUEST);
+    for path in ["/nested/x", "/service/x"] {
+        let nested = client.get(path).await;
+        assert_eq!(
+            (nested.status, &nested.body),
+            (top.status, &top.body),
+            "{path}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_nested_route_s_uri_is_stripped_in_both_answer_sets() {
+    let app = || Router::new().nest("/api", Router::new().route("/users", get(all_the_uris)));
+    let pronghorn = app().compile().unwrap();
+    assert_eq!(
+        send(&pronghorn, Method::GET, "/api/users?a=1").await.body,
+        "/users?a=1 /users?a=1 /api/users?a=1"
+    );
+    let axum = Client::new(app());
+    assert_eq!(
+        axum.get("/api/users?a=1").await.body,
+        "/users?a=1 /users?a=1 /api/users?a=1"
+    );
+}
