@@ -1,10 +1,23 @@
 //! [`Answers`]: the conventions a router answers by where pronghorn's and
 //! axum's differ.
 
-use http::{Response, StatusCode};
+use http::{HeaderValue, Response, StatusCode, header};
 
-use super::IntoResponse;
+use super::{FromRequestHead, IntoResponse, RequestContext};
 use crate::body::Body;
+
+/// The `Allow` of a 405 that a route's `route_layer`s wrap, in the
+/// request's extensions while they have it: the router's own 405 below
+/// them answers with it.
+#[derive(Clone, Debug)]
+pub(crate) struct Allowed(pub(crate) HeaderValue);
+
+impl FromRequestHead for Allowed {
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        (context.extensions().get::<Allowed>().cloned())
+            .ok_or_else(|| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+    }
+}
 
 /// The conventions a router answers by where pronghorn's and axum's
 /// differ, set with [`Router::answers`](crate::Router::answers).
@@ -82,6 +95,20 @@ impl Answers {
                 (StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed").into_response()
             }
             Answers::Axum => StatusCode::METHOD_NOT_ALLOWED.into_response(),
+        }
+    }
+
+    /// The router's own 405 as a handler, with the `Allow` the router hands
+    /// it ([`Allowed`]): what a route's `route_layer`s wrap.
+    pub(crate) fn refusal(
+        self,
+    ) -> impl Fn(Option<Allowed>) -> Response<Body> + Clone + Send + Sync {
+        move |allowed: Option<Allowed>| {
+            let mut response = self.method_not_allowed();
+            if let Some(Allowed(allow)) = allowed {
+                response.headers_mut().insert(header::ALLOW, allow);
+            }
+            response
         }
     }
 }

@@ -41,6 +41,19 @@ pub(crate) struct RouteInfo {
     pub(crate) names: Arc<[Box<str>]>,
     /// What its extractors hold to (with no info of its own).
     pub(crate) extraction: Extraction,
+    /// What answers another method on its path, through its
+    /// `route_layer` layers, as axum's 405 goes: `None` when none wraps it.
+    pub(crate) refusal: Option<Refusal>,
+}
+
+/// A route's 405 in the layers of its `route_layer`s.
+#[derive(Clone)]
+pub(crate) struct Refusal(pub(crate) Arc<dyn ErasedHandler>);
+
+impl fmt::Debug for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Refusal")
+    }
 }
 
 impl RouteInfo {
@@ -53,6 +66,7 @@ impl RouteInfo {
                 layered: None,
                 ..context.extraction.clone()
             },
+            refusal: None,
         })
     }
 }

@@ -79,6 +79,14 @@ pub use self::multipart::{Field, Multipart, MultipartError};
 #[cfg(feature = "typed-header")]
 #[cfg_attr(docsrs, doc(cfg(feature = "typed-header")))]
 pub use self::typed_header::TypedHeader;
+pub(crate) use self::{
+    answers::Allowed,
+    extract::{Extraction, HeadExtractors, Shape, for_each_arity, state_type},
+    layered::{Refusal, RouteInfo, wrap},
+    mounted::{Mounted, NESTED_PATTERN_END},
+    nested::StripBase,
+    response::{ErrorValue, error_response, internal_error},
+};
 pub use self::{
     answers::Answers,
     extract::{
@@ -94,13 +102,6 @@ pub use self::{
         OriginalUri, Redirect,
     },
     response::{IntoResponse, IntoResponseFailed},
-};
-pub(crate) use self::{
-    extract::{Extraction, HeadExtractors, Shape, for_each_arity, state_type},
-    layered::{RouteInfo, wrap},
-    mounted::{Mounted, NESTED_PATTERN_END},
-    nested::StripBase,
-    response::{ErrorValue, error_response, internal_error},
 };
 /// Derives an extractor that reads through another, as axum's derives do
 /// (feature `macros`): `#[derive(FromRequest)]` a body extractor,

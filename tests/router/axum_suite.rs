@@ -492,3 +492,308 @@ async fn a_nested_route_s_uri_is_stripped_in_both_answer_sets() {
         "/users?a=1 /users?a=1 /api/users?a=1"
     );
 }
+
+#[tokio::test]
+async fn not_found_for_extra_trailing_slash() {
+    let client = Client::new(Router::new().route("/foo", get(|| async {})));
+    assert_eq!(client.get("/foo/").await.status, StatusCode::NOT_FOUND);
+    assert_eq!(client.get("/foo").await.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn not_found_for_missing_trailing_slash() {
+    let client = Client::new(Router::new().route("/foo/", get(|| async {})));
+    assert_eq!(client.get("/foo").await.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn with_and_without_trailing_slash() {
+    let app = Router::new()
+        .route("/foo", get(|| async { "without tsr" }))
+        .route("/foo/", get(|| async { "with tsr" }));
+    let client = Client::new(app);
+
+    let res = client.get("/foo/").await;
+    assert_eq!(res.status, StatusCode::OK);
+    assert_eq!(res.body, "with tsr");
+    let res = client.get("/foo").await;
+    assert_eq!(res.status, StatusCode::OK);
+    assert_eq!(res.body, "without tsr");
+}
+
+#[tokio::test]
+async fn wildcard_doesnt_match_just_trailing_slash() {
+    let app = Router::new().route(
+        "/x/{*path}",
+        get(|Path(path): Path<String>| async move { path }),
+    );
+    let client = Client::new(app);
+    assert_eq!(client.get("/x").await.status, StatusCode::NOT_FOUND);
+    assert_eq!(client.get("/x/").await.status, StatusCode::NOT_FOUND);
+    let res = client.get("/x/foo/bar").await;
+    assert_eq!(res.status, StatusCode::OK);
+    assert_eq!(res.body, "foo/bar");
+}
+
+#[tokio::test]
+async fn what_matches_wildcard() {
+    let app = Router::new()
+        .route("/{*key}", get(|| async { "root" }))
+        .route("/x/{*key}", get(|| async { "x" }))
+        .fallback(|| async { "fallback" });
+    let client = Client::new(app);
+    for (path, body) in [
+        ("/", "fallback"),
+        ("/a", "root"),
+        ("/a/", "root"),
+        ("/a/b", "root"),
+        ("/a/b/", "root"),
+        ("/x", "root"),
+        ("/x/", "root"),
+        ("/x/a", "x"),
+        ("/x/a/", "x"),
+        ("/x/a/b", "x"),
+        ("/x/a/b/", "x"),
+    ] {
+        assert_eq!(client.get(path).await.body, body, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn prefix_match() {
+    let app = Router::new()
+        .route("/{picture}.png", get(|| async { "picture" }))
+        .route("/{picture}.txt", get(|| async { "text" }))
+        .route("/logo.svg", get(|| async { "logo" }))
+        .fallback(|| async { "fallback" });
+    let client = Client::new(app);
+    for (path, body) in [
+        ("/", "fallback"),
+        ("/a/b.png", "fallback"),
+        ("/a.png/", "fallback"),
+        ("//a.png", "fallback"),
+        ("/.png", "fallback"),
+        ("/..png", "picture"),
+        ("/a.png", "picture"),
+        ("/b.png", "picture"),
+        ("/.txt", "fallback"),
+        ("/..txt", "text"),
+        ("/a.txt", "text"),
+        ("/b.txt", "text"),
+        ("/logo.svg", "logo"),
+    ] {
+        assert_eq!(client.get(path).await.body, body, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn suffix_match() {
+    let app = Router::new()
+        .route("/new-{id}", get(|| async { "new" }))
+        .route("/old-{id}", get(|| async { "old" }))
+        .route("/any", get(|| async { "any" }))
+        .fallback(|| async { "fallback" });
+    let client = Client::new(app);
+    for (path, body) in [
+        ("/", "fallback"),
+        ("/a/new-1", "fallback"),
+        ("/new-1/", "fallback"),
+        ("//new-1/", "fallback"),
+        ("/new-", "fallback"),
+        ("/new-1", "new"),
+        ("/old-", "fallback"),
+        ("/old-1", "old"),
+        ("/any", "any"),
+    ] {
+        assert_eq!(client.get(path).await.body, body, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn prefix_suffix_match() {
+    let app = Router::new()
+        .route("/start-{regex}-end", get(|| async { "regex" }))
+        .fallback(|| async { "fallback" });
+    let client = Client::new(app);
+    for (path, body) in [
+        ("/", "fallback"),
+        ("/start--end", "fallback"),
+        ("/start-regex-end", "regex"),
+        ("/foo/start-regex-end", "fallback"),
+    ] {
+        assert_eq!(client.get(path).await.body, body, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn prefix_suffix_nested_match() {
+    let app = Router::new()
+        .route("/{a}/a", get(|| async { "a" }))
+        .route("/{b}/b", get(|| async { "b" }))
+        .route("/a{c}c/a", get(|| async { "c" }))
+        .route("/a{d}c/{*anything}", get(|| async { "d" }))
+        .fallback(|| async { "fallback" });
+    let client = Client::new(app);
+    for (path, body) in [
+        ("/ac/a", "a"),
+        ("/ac/b", "b"),
+        ("/abc/a", "c"),
+        ("/abc/b", "d"),
+    ] {
+        assert_eq!(client.get(path).await.body, body, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn colliding_wildcard_with_fallback() {
+    let app = Router::new()
+        .route("/{*wild}", get(|| async { "wildcard" }))
+        .fallback(|| async { "fallback" });
+    let client = Client::new(app);
+    assert_eq!(client.get("/").await.body, "fallback");
+    assert_eq!(client.get("/x").await.body, "wildcard");
+}
+
+#[tokio::test]
+async fn colliding_root_with_fallback() {
+    let app = Router::new()
+        .route("/", get(|| async { "root" }))
+        .fallback(|| async { "fallback" });
+    let client = Client::new(app);
+    assert_eq!(client.get("/").await.body, "root");
+    assert_eq!(client.get("/x").await.body, "fallback");
+}
+
+#[tokio::test]
+async fn static_and_dynamic_paths() {
+    let app = Router::new()
+        .route(
+            "/{key}",
+            get(|Path(key): Path<String>| async move { format!("dynamic: {key}") }),
+        )
+        .route("/foo", get(|| async { "static" }));
+    let client = Client::new(app);
+    assert_eq!(client.get("/bar").await.body, "dynamic: bar");
+    assert_eq!(client.get("/foo").await.body, "static");
+}
+
+#[tokio::test]
+async fn the_most_specific_path_wins_before_the_method() {
+    let app = Router::new()
+        .route("/{*path}", get(|| async { "a" }))
+        .route("/admin", pronghorn::router::any(|| async { "b" }))
+        .route("/users", pronghorn::router::post(|| async { "c" }));
+    let client = Client::new(app);
+    assert_eq!(client.get("/admin").await.body, "b");
+    assert_eq!(client.get("/other").await.body, "a");
+    // The path `/users` is routed: a GET there is its 405, not the catch-all's.
+    let res = client.get("/users").await;
+    assert_eq!(res.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(res.headers[header::ALLOW], "POST");
+}
+
+#[tokio::test]
+async fn nesting_router_with_fallback() {
+    let nested = Router::new().fallback(|| async { "nested" });
+    let router = Router::new().route("/{x}/{y}", get(|| async { "two segments" }));
+    let client = Client::new(router.nest("/nest", nested));
+    assert_eq!(client.get("/a/b").await.body, "two segments");
+    assert_eq!(client.get("/nest/b").await.body, "nested");
+}
+
+#[tokio::test]
+async fn defining_missing_routes_in_nested_router() {
+    let router = Router::new()
+        .route("/nest/before", get(|| async { "before" }))
+        .nest(
+            "/nest",
+            Router::new()
+                .route("/mid", get(|| async { "nested mid" }))
+                .fallback(|| async { "nested fallback" }),
+        )
+        .route("/nest/after", get(|| async { "after" }));
+    let client = Client::new(router);
+    assert_eq!(client.get("/nest/before").await.body, "before");
+    assert_eq!(client.get("/nest/after").await.body, "after");
+    assert_eq!(client.get("/nest/mid").await.body, "nested mid");
+    assert_eq!(client.get("/nest/fallback").await.body, "nested fallback");
+}
+
+// tower-http's validation answers its refusal as an `Err`.
+#[allow(clippy::result_large_err)]
+#[tokio::test]
+async fn route_layer() {
+    let bearer =
+        tower_http::validate_request::ValidateRequestHeaderLayer::custom(|req: &mut Req| match req
+            .headers()
+            .get(header::AUTHORIZATION)
+        {
+            Some(value) if value == "Bearer password" => Ok(()),
+            _ => Err(StatusCode::UNAUTHORIZED.into_response()),
+        });
+    let app = Router::new()
+        .route("/foo", get(|| async {}))
+        .route_layer(bearer);
+    let client = Client::new(app);
+
+    let authorized = Request::get("/foo")
+        .header("authorization", "Bearer password")
+        .body(String::new())
+        .unwrap();
+    let res = client.0.clone().oneshot(authorized).await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(client.get("/foo").await.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(client.get("/not-found").await.status, StatusCode::NOT_FOUND);
+    assert_eq!(client.post("/foo").await.status, StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
+async fn mna_fallback_not_405() {
+    let app = Router::new()
+        .route("/path", get(|| async { "path" }))
+        .method_not_allowed(|| async { (StatusCode::NOT_FOUND, "Not Found") });
+    let res = Client::new(app).post("/path").await;
+    assert_eq!(res.status, StatusCode::NOT_FOUND);
+    assert_eq!(res.headers.get(header::ALLOW), None);
+    assert_eq!(res.body, "Not Found");
+}
+
+#[tokio::test]
+async fn a_guard_in_route_layer_answers_a_stranger_s_other_method() {
+    // axum-login's `login_required!` in `route_layer`: a redirect, not a 405
+    // naming the path's methods.
+    let guard = tower::util::MapRequestLayer::new(|req: Req| req);
+    let login =
+        pronghorn::middleware::from_fn(|req: Req, next: pronghorn::middleware::Next| async move {
+            match req.headers().contains_key(header::COOKIE) {
+                true => next.run(req).await,
+                false => (
+                    StatusCode::TEMPORARY_REDIRECT,
+                    [(header::LOCATION, "/login")],
+                )
+                    .into_response(),
+            }
+        });
+    let app = Router::new()
+        .route("/", get(|| async { "home" }))
+        .route_layer(login)
+        .route_layer(guard)
+        .route("/login", get(|| async { "login" }));
+    let client = Client::new(app);
+    for res in [client.get("/").await, client.post("/").await] {
+        assert_eq!(res.status, StatusCode::TEMPORARY_REDIRECT);
+        assert_eq!(res.headers[header::LOCATION], "/login");
+        assert_eq!(res.headers.get(header::ALLOW), None);
+    }
+    assert_eq!(
+        client.post("/login").await.status,
+        StatusCode::METHOD_NOT_ALLOWED
+    );
+    let signed_in = Request::post("/")
+        .header(header::COOKIE, "sid=1")
+        .body(String::new())
+        .unwrap();
+    let res = client.0.clone().oneshot(signed_in).await.unwrap();
+    assert_eq!(res.status(), StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(res.headers()[header::ALLOW], "GET,HEAD");
+}

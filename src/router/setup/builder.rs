@@ -124,6 +124,13 @@ pub(crate) struct RouteSpec {
     /// The segments of the bases it was nested under, which the URI its
     /// handler sees is without.
     pub(super) nest_bases: u16,
+    /// The layers its path's 405 goes through, as axum's does, innermost
+    /// first: those of [`Router::route_layer`] given after it (`true`),
+    /// and of [`Router::layer`] given after one of those.
+    pub(super) refusal: Vec<(DefaultLayer, bool)>,
+    /// One of the router's own answers (its 404 or 405 in the layers of
+    /// its `layer`s), not a handler of the user's.
+    pub(super) own_answer: bool,
 }
 
 /// What answers a route.
@@ -333,6 +340,8 @@ impl RouteSpec {
             settings: RouteSettings::default(),
             own_state: None,
             nest_bases: 0,
+            refusal: Vec::new(),
+            own_answer: false,
         }
     }
 }
@@ -643,17 +652,24 @@ impl Router {
         for spec in answers {
             spec.wrap(&layer);
         }
-        (self.default_layers).push(Arc::new(move |handler: &Arc<dyn ErasedHandler>| {
-            wrap(handler, &layer)
-        }));
+        let layer: DefaultLayer =
+            Arc::new(move |handler: &Arc<dyn ErasedHandler>| wrap(handler, &layer));
+        for spec in &mut self.routes {
+            if !spec.refusal.is_empty() {
+                spec.refusal.push((Arc::clone(&layer), false));
+            }
+        }
+        (self.default_layers).push(layer);
         self
     }
 
     /// Wraps the routes registered so far in a tower `layer`, as
-    /// [`layer`](Self::layer) does, and nothing else: a path no route
-    /// takes is still answered 404, another method 405, without going
-    /// through it. An authorisation layer goes here, so that a client
-    /// asking for a path that does not exist is told so.
+    /// [`layer`](Self::layer) does, and the 405 of their paths, as axum's
+    /// `route_layer` does: a path no route takes is still answered 404
+    /// without going through it, but another method on a guarded path
+    /// meets the guard first, so that a stranger is not told which methods
+    /// it has. An authorisation layer goes here, so that a client asking
+    /// for a path that does not exist is told so.
     ///
     /// ```
     /// use std::ops::ControlFlow;
@@ -680,16 +696,23 @@ impl Router {
     /// };
     /// assert_eq!(status("/admin").await, StatusCode::UNAUTHORIZED);
     /// assert_eq!(status("/nowhere").await, StatusCode::NOT_FOUND);
+    /// let delete = Request::delete("/admin").body(String::new()).unwrap();
+    /// assert_eq!(router.clone().oneshot(delete).await.unwrap().status(), StatusCode::UNAUTHORIZED);
     /// # }
     /// ```
     pub fn route_layer<L>(mut self, layer: L) -> Self
     where
-        L: tower_layer::Layer<Endpoint>,
+        L: tower_layer::Layer<Endpoint> + Send + Sync + 'static,
         L::Service: RouteService,
     {
         self.compiled = Compiled::default();
         for spec in &mut self.routes {
             spec.wrap(&layer);
+        }
+        let refusal: DefaultLayer =
+            Arc::new(move |handler: &Arc<dyn ErasedHandler>| wrap(handler, &layer));
+        for spec in &mut self.routes {
+            spec.refusal.push((Arc::clone(&refusal), true));
         }
         self
     }
@@ -713,6 +736,7 @@ impl Router {
                 .fold(handler, |handler, layer| layer(&handler));
             RouteSpec {
                 endpoint: Responder::Http(handler),
+                own_answer: true,
                 ..RouteSpec::http(None, "", answer)
             }
         };
@@ -948,6 +972,8 @@ impl Router {
             settings: RouteSettings::default(),
             own_state: None,
             nest_bases: 0,
+            refusal: Vec::new(),
+            own_answer: false,
         });
         self
     }

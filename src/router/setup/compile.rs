@@ -5,12 +5,15 @@ use std::sync::Arc;
 
 use http::{Method, StatusCode};
 
-use crate::handler::{Answers, Extraction, NESTED_PATTERN_END, RouteInfo, StateType};
+use crate::handler::{
+    Answers, ErasedHandler, Extraction, NESTED_PATTERN_END, Refusal, RouteInfo, StateType,
+    TypedHandler,
+};
 
 use super::{
     builder::{
-        DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, HookSpec, OwnState, Responder, RouteSettings,
-        RouteSpec, Router, Unservable,
+        DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, DefaultLayer, HookSpec, OwnState, Responder,
+        RouteSettings, RouteSpec, Router, Unservable,
     },
     error::RouteError,
 };
@@ -61,13 +64,13 @@ impl Extraction {
         settings: &RouteSettings,
         own_state: Option<&OwnState>,
         (answers, nest_bases): (Answers, u16),
-        layered: Option<(Arc<str>, Names)>,
+        layered: Option<(Arc<str>, Names, Option<Refusal>)>,
     ) -> Self {
         let own_state = own_state.map(|own| Arc::clone(&own.values));
         let limit = settings.body_limit.unwrap_or(DEFAULT_BODY_LIMIT);
         let timeout = settings.body_timeout.unwrap_or(DEFAULT_BODY_TIMEOUT);
         let rejection = settings.rejection.clone();
-        let layered = layered.map(|(pattern, names)| {
+        let layered = layered.map(|(pattern, names, refusal)| {
             let extraction = Extraction {
                 limit,
                 timeout,
@@ -81,6 +84,7 @@ impl Extraction {
                 pattern,
                 names,
                 extraction,
+                refusal,
             })
         });
         Self {
@@ -145,7 +149,7 @@ fn fallback(module: &Adding<'_>, spec: RouteSpec, base: Pattern, index: usize) -
             // A handler in tower layers is handed its base's parameter names.
             let layered = handler
                 .layered()
-                .then(|| (Arc::from(""), Arc::clone(&base.names)));
+                .then(|| (Arc::from(""), Arc::clone(&base.names), None));
             Some(Fallback {
                 extraction: Extraction::of(
                     &spec.settings.or(&module.settings),
@@ -156,6 +160,7 @@ fn fallback(module: &Adding<'_>, spec: RouteSpec, base: Pattern, index: usize) -
                 base,
                 handler,
                 key: key(place, index),
+                own: spec.own_answer,
             })
         }
         #[cfg(feature = "ws")]
@@ -388,7 +393,14 @@ impl Adding<'_> {
             &settings,
             spec.own_state.as_deref(),
             (self.tables.answers(), spec.nest_bases),
-            layered.then(|| (Arc::clone(&pattern.source), Arc::clone(&pattern.names))),
+            layered.then(|| {
+                let refusal = self.refusal(&spec.refusal);
+                (
+                    Arc::clone(&pattern.source),
+                    Arc::clone(&pattern.names),
+                    refusal,
+                )
+            }),
         );
         let extraction = match last.take() {
             Some(shared) if shared.same_as(&extraction) => shared,
@@ -413,6 +425,29 @@ impl Adding<'_> {
             settings.matched_path_in_response.unwrap_or(false),
             params_in_request,
             spec.nested,
+        ))
+    }
+}
+
+impl Adding<'_> {
+    /// A route's 405 in the `layers` its `route_layer`s and the `layer`s
+    /// after them give it: the router's own 405, or a handler of 405s of
+    /// the user's (in its router's `layer`s already: only the
+    /// `route_layer`s are added). `None` without such layers.
+    fn refusal(&self, layers: &[(DefaultLayer, bool)]) -> Option<Refusal> {
+        if layers.is_empty() {
+            return None;
+        }
+        let (base, all): (Arc<dyn ErasedHandler>, bool) = match self.tables.method_not_allowed() {
+            Some(answer) if !answer.own => (Arc::clone(&answer.handler), false),
+            _ => (
+                Arc::new(TypedHandler::new(self.tables.answers().refusal())),
+                true,
+            ),
+        };
+        let layers = layers.iter().filter(|(_, route_layer)| all || *route_layer);
+        Some(Refusal(
+            layers.fold(base, |handler, (layer, _)| layer(&handler)),
         ))
     }
 }

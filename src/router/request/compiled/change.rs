@@ -12,15 +12,23 @@ use std::sync::Arc;
 use http::Method;
 
 use crate::{
-    handler::StateType,
+    handler::{Answers, StateType},
     router::request::{
         erased::{ErasedMonitor, ErasedPostfix, ErasedPrefix},
         pattern::{Pattern, Segment, match_parts},
-        table::{Key, RouteId},
+        table::{Key, RouteId, Table},
     },
 };
 
 use super::{Applied, CompiledRoute, Fallback, Handling, Hook, Hooks, ModuleState, Tables};
+
+/// Which of the tables holds a route.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum TableKind {
+    Routes,
+    WebSockets,
+    Slashed,
+}
 
 /// What one module put in the tables: what taking it out removes.
 #[derive(Debug)]
@@ -71,6 +79,16 @@ impl CompiledRoute {
     /// Whether a WebSocket handler answers it.
     pub(crate) fn is_websocket(&self) -> bool {
         !matches!(self.handling, Handling::Http(_))
+    }
+
+    /// Whether its pattern ends with a slash (`/foo/`) after a segment of
+    /// its own: not a catch-all's, nor a nested service's base.
+    fn slashed(&self) -> bool {
+        let source = &self.pattern.source;
+        source.len() > 1
+            && source.ends_with('/')
+            && !self.nested
+            && !(self.pattern.segments.iter()).any(|segment| matches!(segment, Segment::CatchAll))
     }
 }
 
@@ -163,30 +181,50 @@ impl Tables {
         let route = Arc::new(route);
         let id = self.routes.insert(route.clone());
         parts.routes.push(id);
-        let target = match route.is_websocket() {
-            false => &mut self.table,
-            true => &mut self.websockets,
-        };
-        (target.insert(&route.pattern, route.method.as_ref(), id, route.key))
-            .map_err(|first| Clash { first, second: id })
+        (self
+            .table_of(&route)
+            .insert(&route.pattern, route.method.as_ref(), id, route.key))
+        .map_err(|first| Clash { first, second: id })
+    }
+
+    /// The table that holds `route`.
+    fn table_of(&mut self, route: &CompiledRoute) -> &mut Table {
+        match self.kind_of(route) {
+            TableKind::Routes => &mut self.table,
+            TableKind::WebSockets => &mut self.websockets,
+            TableKind::Slashed => &mut self.slashed,
+        }
+    }
+
+    /// Which table holds `route`: the WebSocket routes', with axum's
+    /// answers the routes' whose pattern ends with a slash, or the rest's.
+    fn kind_of(&self, route: &CompiledRoute) -> TableKind {
+        if route.is_websocket() {
+            TableKind::WebSockets
+        } else if self.answers == Answers::Axum && route.slashed() {
+            TableKind::Slashed
+        } else {
+            TableKind::Routes
+        }
     }
 
     /// Settles the static paths of the module's routes in the tables'
     /// index.
     pub(crate) fn settle_routes(&mut self, parts: &ModuleParts) {
-        let statics: Vec<(bool, String)> = (parts.routes.iter())
+        let statics: Vec<(TableKind, String)> = (parts.routes.iter())
             .filter_map(|&id| {
                 let route = &self.routes[id];
-                Some((route.is_websocket(), route.pattern.static_path()?))
+                Some((self.kind_of(route), route.pattern.static_path()?))
             })
             .collect();
-        let paths = |websockets: bool| {
+        let paths = |kind: TableKind| {
             (statics.iter())
-                .filter(move |(ws, _)| *ws == websockets)
+                .filter(move |(of, _)| *of == kind)
                 .map(|(_, path)| path.as_str())
         };
-        self.table.settle(paths(false));
-        self.websockets.settle(paths(true));
+        self.table.settle(paths(TableKind::Routes));
+        self.websockets.settle(paths(TableKind::WebSockets));
+        self.slashed.settle(paths(TableKind::Slashed));
     }
 
     /// Takes out what the module of `parts` put in. Costs what the module
@@ -196,10 +234,7 @@ impl Tables {
             let Some(route) = self.routes.remove(id) else {
                 continue;
             };
-            let table = match route.is_websocket() {
-                false => &mut self.table,
-                true => &mut self.websockets,
-            };
+            let table = self.table_of(&route);
             let removed = table.remove(&route.pattern, route.method.as_ref(), id, route.key);
             debug_assert!(removed, "a module's route is in the table");
         }
@@ -232,6 +267,7 @@ impl Tables {
         for scope in scopes {
             self.table.visit_covering(scope, |id| covered.push(id));
             self.websockets.visit_covering(scope, |id| covered.push(id));
+            self.slashed.visit_covering(scope, |id| covered.push(id));
         }
         covered.sort_unstable();
         covered.dedup();

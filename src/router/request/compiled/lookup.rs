@@ -10,8 +10,8 @@ use crate::{
     head::RequestHead,
     params::{Captures, MAX_PATH},
     router::request::{
-        pattern::{Pattern, Segment, match_parts},
-        table::{Methods, RouteId, catch_all_end, next_segment},
+        pattern::{Part, Pattern, Segment, match_parts},
+        table::{Methods, RouteId, Table, catch_all_end, next_segment},
     },
 };
 
@@ -87,9 +87,10 @@ impl Tables {
             .unwrap_or_else(|| self.allow_or_not_found(method, path, captures))
     }
 
-    /// The target as axum's routes match, keeping a path's slashes: a
-    /// trailing slash only where the route's pattern has one, and no empty
-    /// segment but in a catch-all's part.
+    /// The target as axum's routes match: the most specific path first,
+    /// then the method among its routes (see [`path_first`](Self::path_first)),
+    /// keeping a path's slashes: a trailing slash only where the route's
+    /// pattern has one, and no empty segment but in a catch-all's part.
     #[cold]
     #[inline(never)]
     fn strictly(
@@ -99,7 +100,8 @@ impl Tables {
         upgrade: bool,
         captures: &mut Captures,
     ) -> Target {
-        let target = self.route_or_allow(method, path, upgrade, captures);
+        let target = self.path_first(method, path, upgrade, captures);
+        let target = self.nested_fallback_over(target, path, captures);
         let route = match target {
             Target::Route { id, .. }
             | Target::MethodNotAllowed { route: id, .. }
@@ -121,6 +123,89 @@ impl Tables {
             return target;
         }
         self.not_found(path, captures)
+    }
+
+    /// `target`, or the fallback of a nested router where its base is more
+    /// specific than the route found: axum routes a nested router's
+    /// fallback as `/base` and `/base/{*rest}`, so that `/nest/b` is the
+    /// fallback's of a router nested at `/nest` rather than `/{x}/{y}`'s.
+    fn nested_fallback_over(&self, target: Target, path: &str, captures: &mut Captures) -> Target {
+        let (Target::Route { id, .. } | Target::MethodNotAllowed { route: id, .. }) = target else {
+            return target;
+        };
+        let pattern = &self.routes[id].pattern;
+        for (index, fallback) in self.fallbacks.iter().enumerate() {
+            let base = &fallback.base;
+            let mut own = Captures::new();
+            if outranks(base, pattern) && match_hook(base, path, &mut own) {
+                *captures = own;
+                return Target::Fallback { id: index };
+            }
+        }
+        target
+    }
+
+    /// The target as axum chooses it: the routes of the most specific path
+    /// that has any, then among them the method's, else one for any
+    /// method, else GET's for HEAD, else a 405 whose `Allow` names that
+    /// path's methods alone, however many less specific paths would take
+    /// the method.
+    fn path_first(
+        &self,
+        method: &Method,
+        path: &str,
+        upgrade: bool,
+        captures: &mut Captures,
+    ) -> Target {
+        if upgrade && *method == Method::GET {
+            if let Some(id) = self.find_websocket(path, captures) {
+                return Target::Route { id, as_get: false };
+            }
+        }
+        // A path with a trailing slash is a route's of its own first.
+        if path.len() > 1 && path.ends_with('/') {
+            if let Some(target) = self.most_specific(&self.slashed, method, path, captures) {
+                return target;
+            }
+        }
+        (self.most_specific(&self.table, method, path, captures))
+            .or_else(|| self.find_otherwise(method, path, captures))
+            .unwrap_or_else(|| self.allow_or_not_found(method, path, captures))
+    }
+
+    /// The target in `table` of the most specific path that has routes,
+    /// as [`path_first`](Self::path_first) chooses it.
+    fn most_specific(
+        &self,
+        table: &Table,
+        method: &Method,
+        path: &str,
+        captures: &mut Captures,
+    ) -> Option<Target> {
+        let as_get = std::cell::Cell::new(false);
+        let allowed = std::cell::RefCell::new(Vec::new());
+        let found = table.find(path, captures, |methods| {
+            allowed.borrow_mut().clear();
+            if let Some(id) = methods.get(method).or_else(|| methods.any()) {
+                return Some(id);
+            }
+            if *method == Method::HEAD {
+                if let Some(id) = methods.get(&Method::GET) {
+                    as_get.set(true);
+                    return Some(id);
+                }
+            }
+            allowed.borrow_mut().extend(methods.methods().cloned());
+            methods.first()
+        });
+        let allowed = allowed.into_inner();
+        Some(match found? {
+            route if !allowed.is_empty() => self.allow(method, allowed, route),
+            id => Target::Route {
+                id,
+                as_get: as_get.get(),
+            },
+        })
     }
 
     /// The target of a path no route matches: the fallback of the deepest
@@ -223,6 +308,13 @@ impl Tables {
         let (false, Some(route)) = (allowed.is_empty(), first) else {
             return self.not_found(path, captures);
         };
+        self.allow(method, allowed, route)
+    }
+
+    /// The 405 (or for OPTIONS, with pronghorn's answers, the automatic
+    /// answer) of a path whose routes, the first of them `route`, take the
+    /// methods `allowed`.
+    fn allow(&self, method: &Method, mut allowed: Vec<Method>, route: RouteId) -> Target {
         let axum = self.answers == Answers::Axum;
         if !allowed.contains(&Method::HEAD) {
             // axum writes HEAD after the GET it comes with; pronghorn last.
@@ -250,6 +342,27 @@ impl Tables {
             route,
         }
     }
+}
+
+/// Whether a nested fallback's `base`, routed as `base/{*rest}`, is more
+/// specific than a route's `pattern` on a path both match: at the first
+/// segment where they differ in kind, the base's is static where the
+/// route's is a parameter, or a parameter with text where the route's is a
+/// bare one. Where the base ends, its catch-all ranks below anything.
+fn outranks(base: &Pattern, pattern: &Pattern) -> bool {
+    let rank = |segment: Option<&Segment>| match segment {
+        Some(Segment::Static(_)) => 0,
+        Some(Segment::Dynamic(parts)) if parts.iter().any(|p| matches!(p, Part::Literal(_))) => 1,
+        Some(Segment::Dynamic(_)) => 2,
+        Some(Segment::CatchAll) | None => 3,
+    };
+    for (at, segment) in base.segments.iter().enumerate() {
+        let (ours, theirs) = (rank(Some(segment)), rank(pattern.segments.get(at)));
+        if ours != theirs {
+            return ours < theirs;
+        }
+    }
+    false
 }
 
 /// Whether a hook for `methods` (none: any) runs for the request of
@@ -323,6 +436,11 @@ pub(crate) const COPIED: &str = "a request with hooks has a copy of its head";
 /// catch-all at the root, which would take them for a segment.
 pub(crate) fn is_path(target: &str) -> bool {
     target.starts_with('/')
+}
+
+/// Binds the parameters of a route's `pattern` in the `path` it matched.
+pub(crate) fn bind(pattern: &Pattern, path: &str, captures: &mut Captures) {
+    match_hook(pattern, path, captures);
 }
 
 /// Matches a hook pattern against the start of `path`, binding its

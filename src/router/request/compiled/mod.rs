@@ -237,6 +237,13 @@ impl CompiledRoute {
         }
     }
 
+    /// What answers another method on its path, in the layers of its
+    /// `route_layer`s: `None` when none wraps it.
+    pub(crate) fn refusal(&self) -> Option<&Arc<dyn ErasedHandler>> {
+        let info = self.extraction.layered.as_ref()?;
+        info.refusal.as_ref().map(|refusal| &refusal.0)
+    }
+
     /// Whether a request it answers needs a copy of its head, as received:
     /// for its hooks, which see the request as received whatever a prefix
     /// did to it, or for its parameters when its handler does not read
@@ -283,6 +290,9 @@ pub(crate) struct Tables {
     table: Table,
     /// WebSocket routes, found like GET routes among themselves.
     websockets: Table,
+    /// With axum's answers, the routes whose pattern ends with a slash
+    /// (`/foo/`), apart from those without (`/foo`): axum's are two routes.
+    slashed: Table,
     routes: Slab<CompiledRoute>,
     prefixes: Hooks<dyn ErasedPrefix>,
     postfixes: Hooks<dyn ErasedPostfix>,
@@ -306,8 +316,15 @@ pub(crate) struct Tables {
 impl Tables {
     /// Empty tables, whose router answers by `answers`' conventions.
     pub(crate) fn new(answers: Answers) -> Self {
+        let table = || match answers {
+            Answers::Axum => Table::literal_first(),
+            Answers::Pronghorn => Table::default(),
+        };
         Self {
             answers,
+            table: table(),
+            websockets: table(),
+            slashed: table(),
             ..Self::default()
         }
     }
@@ -378,4 +395,7 @@ pub(crate) struct Fallback {
     pub(in crate::router) handler: Arc<dyn ErasedHandler>,
     pub(in crate::router) extraction: Extraction,
     pub(in crate::router) key: Key,
+    /// Whether it is the router's own answer in the layers of its
+    /// `layer`s, not a handler of the user's.
+    pub(in crate::router) own: bool,
 }

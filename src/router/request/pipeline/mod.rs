@@ -39,7 +39,7 @@ use crate::{
     body::Body,
     body::BoxError,
     clock::Clock,
-    handler::{ErrorValue, internal_error},
+    handler::{Answers, ErrorValue, internal_error},
     head::RequestHead,
     monitor::BodyEnd,
     monitor::route::Failure,
@@ -257,14 +257,29 @@ impl Pipeline {
                 applied_at(router.postfixes(), &methods, head.path()),
             ),
             // A 405 that a handler answers, as a fallback, with the
-            // router's `Allow`.
+            // router's `Allow` (axum's handler of 405s answers without),
+            // or that goes through the route's `route_layer`s.
             Target::MethodNotAllowed {
                 options: false,
                 allow,
-                ..
-            } if router.method_not_allowed().is_some() => {
-                let staged = self.staged.get_or_insert_with(Box::default);
-                staged.insert(header::ALLOW, allow.clone());
+                route,
+            } if router.method_not_allowed().is_some()
+                || router.route(*route).refusal().is_some() =>
+            {
+                // The router's own 405 carries `Allow`: staged for it, or
+                // handed to it below a route's layers; a handler of the
+                // user's has it staged with pronghorn's answers only.
+                let custom = router
+                    .method_not_allowed()
+                    .is_some_and(|answer| !answer.own);
+                let stage = match custom {
+                    true => router.answers() == Answers::Pronghorn,
+                    false => router.route(*route).refusal().is_none(),
+                };
+                if stage {
+                    let staged = self.staged.get_or_insert_with(Box::default);
+                    staged.insert(header::ALLOW, allow.clone());
+                }
                 (
                     applied_at(router.prefixes(), &methods, head.path()),
                     applied_at(router.postfixes(), &methods, head.path()),

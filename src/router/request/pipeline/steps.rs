@@ -12,7 +12,7 @@ use std::{
 use http::{HeaderMap, HeaderValue, Request, Response, StatusCode, header};
 
 use crate::router::request::{
-    compiled::lookup::{COPIED, Target},
+    compiled::lookup::{COPIED, Target, bind},
     compiled::{CompiledRoute, Handling, Hook, Tables},
     erased::{Done, ErasedMonitor, ErasedPostfix, ErasedPrefix},
     route::Route,
@@ -20,7 +20,9 @@ use crate::router::request::{
 
 use crate::{
     body::Body,
-    handler::{Answers, ErasedHandler, Extraction, IntoResponse, MatchedPath, RouteContext},
+    handler::{
+        Allowed, Answers, ErasedHandler, Extraction, IntoResponse, MatchedPath, RouteContext,
+    },
     head::RequestHead,
     monitor::Exchange,
     monitor::route::Failure,
@@ -248,6 +250,29 @@ impl Pipeline {
                     "",
                     names,
                     &fallback.extraction,
+                    cx,
+                )
+            }
+            Target::MethodNotAllowed {
+                options: false,
+                route,
+                allow,
+            } if router.route(*route).refusal().is_some() => {
+                let route = router.route(*route);
+                let head = self.head.as_ref().expect(COPIED);
+                bind(&route.pattern, head.path(), &mut self.captures);
+                let request =
+                    (self.request.as_mut()).expect("the request is present until the handler runs");
+                request.extensions_mut().insert(Allowed(allow.clone()));
+                let refusal = route.refusal().expect("checked above");
+                let pattern = &route.pattern;
+                let extraction = &route.extraction;
+                self.call(
+                    router,
+                    refusal,
+                    &pattern.source,
+                    &pattern.names,
+                    extraction,
                     cx,
                 )
             }

@@ -211,12 +211,18 @@ impl Node {
     }
 
     /// Keeps the dynamic segments and catch-alls in the order of their
-    /// keys, and `forks` `None` while there are none.
-    fn reorder(&mut self) {
+    /// keys (the segments with literal text before the bare parameters
+    /// when `literal_first`), and `forks` `None` while there are none.
+    fn reorder(&mut self, literal_first: bool) {
         let Some(forks) = &mut self.forks else {
             return;
         };
-        forks.dynamics.sort_by_key(|dynamic| dynamic.key);
+        let bare = |dynamic: &Dynamic| {
+            literal_first && dynamic.parts.iter().all(|part| matches!(part, Part::Param))
+        };
+        forks
+            .dynamics
+            .sort_by_key(|dynamic| (bare(dynamic), dynamic.key));
         forks.catch_alls.sort_by_key(|catch_all| catch_all.key);
         if forks.dynamics.is_empty() && forks.catch_alls.is_empty() {
             self.forks = None;
@@ -314,9 +320,10 @@ fn remove(
     node: &mut Node,
     text: &[u8],
     steps: &[PathStep<'_>],
-    method: Option<&Method>,
+    (method, literal_first): (Option<&Method>, bool),
     (route, key): (RouteId, Key),
 ) -> bool {
+    let method_of = (method, literal_first);
     if !text.is_empty() {
         let Some(index) = node.indices.iter().position(|&b| b == text[0]) else {
             return false;
@@ -325,7 +332,7 @@ fn remove(
             return false;
         };
         let child = Arc::make_mut(&mut node.children[index]);
-        if !remove(child, rest, steps, method, (route, key)) {
+        if !remove(child, rest, steps, method_of, (route, key)) {
             return false;
         }
         if child.is_vacant() {
@@ -339,7 +346,7 @@ fn remove(
     let removed = match steps.split_first() {
         None => node.methods.remove(method, route),
         Some((PathStep::Static(text), rest)) => {
-            remove(node, text.as_bytes(), rest, method, (route, key))
+            remove(node, text.as_bytes(), rest, method_of, (route, key))
         }
         Some((PathStep::Dynamic(parts), rest)) => {
             let Some(index) = node.dynamics().iter().position(|d| *d.parts == **parts) else {
@@ -351,7 +358,7 @@ fn remove(
                 Arc::make_mut(&mut dynamic.node),
                 b"",
                 rest,
-                method,
+                method_of,
                 (route, key),
             ) {
                 return false;
@@ -381,7 +388,7 @@ fn remove(
             true
         }
     };
-    node.reorder();
+    node.reorder(literal_first);
     removed
 }
 
@@ -401,6 +408,10 @@ pub(crate) struct Table {
     /// no route takes with its method searched again.
     any_method: usize,
     root: Node,
+    /// Whether a node's dynamic segments with literal text (`a{c}c`) are
+    /// searched before its bare parameters (`{a}`), as axum's are,
+    /// rather than all in registration order.
+    literal_first: bool,
 }
 
 /// The cost of a search of the static index, in the units of
@@ -417,6 +428,15 @@ fn length_bit(length: usize) -> u64 {
 }
 
 impl Table {
+    /// An empty table whose dynamic segments with literal text are
+    /// searched before bare parameters, as axum's are.
+    pub(crate) fn literal_first() -> Self {
+        Self {
+            literal_first: true,
+            ..Self::default()
+        }
+    }
+
     /// Adds `pattern` for `method` (`None`: any method) as `route`, whose
     /// place in registration order is `key`. On a conflict, answers the
     /// route already there, and the table may be left part-changed: the
@@ -431,6 +451,7 @@ impl Table {
         route: RouteId,
         key: Key,
     ) -> Result<(), RouteId> {
+        let literal_first = self.literal_first;
         let mut node = &mut self.root;
         for step in steps(pattern) {
             match step {
@@ -450,7 +471,7 @@ impl Table {
                     };
                     let first = dynamics[index].key.min(key);
                     dynamics[index].key = first;
-                    node.reorder();
+                    node.reorder(literal_first);
                     let dynamics = &mut node.forks_mut().dynamics;
                     let index = (dynamics.iter())
                         .position(|d| *d.parts == *parts)
@@ -473,7 +494,7 @@ impl Table {
                     let catch_all = &mut catch_alls[index];
                     catch_all.methods.insert(method, route, key)?;
                     catch_all.key = catch_all.key.min(key);
-                    node.reorder();
+                    node.reorder(literal_first);
                     self.any_method += usize::from(method.is_none());
                     return Ok(());
                 }
@@ -498,7 +519,14 @@ impl Table {
         route: RouteId,
         key: Key,
     ) -> bool {
-        if !remove(&mut self.root, b"", &steps(pattern), method, (route, key)) {
+        let method_of = (method, self.literal_first);
+        if !remove(
+            &mut self.root,
+            b"",
+            &steps(pattern),
+            method_of,
+            (route, key),
+        ) {
             return false;
         }
         self.any_method -= usize::from(method.is_none());
