@@ -109,7 +109,7 @@
 //!
 //! On purpose, and each a setting or a line to change where it matters.
 //! [`Router::answers`](crate::Router::answers)`(`[`Answers::Axum`](crate::router::Answers)`)`
-//! on the router that is compiled answers the first four as axum does:
+//! on the router that is compiled answers the first five as axum does:
 //!
 //! - **Its own 404 and 405** carry a short `text/plain` body (`Not Found`,
 //!   `Method Not Allowed`), axum's none; `Allow` reads `GET, POST, HEAD`,
@@ -117,9 +117,16 @@
 //!   [`method_not_allowed`](crate::Router::method_not_allowed) handler
 //!   answer as you write them.
 //! - **Paths**: empty segments are ignored, so `/users/` is answered by
-//!   `/users`, which axum does not match. (A router that answers as axum
-//!   still registers `/users` and `/users/` as one route: both at once are
-//!   an error of `compile`.)
+//!   `/users`, which axum does not match; `/users` and `/users/` are one
+//!   route (both at once are an error of `compile`). With `Answers::Axum`
+//!   they are two, matched as axum matches them.
+//! - **Precedence**: a request's method is searched first (`GET /admin`
+//!   goes to `GET /{*path}` before `ANY /admin`, and to `GET /{id}`
+//!   before a `POST /admin`'s 405), and a node's parameters in the order
+//!   they were registered. axum takes the most specific path first, then
+//!   the method among its routes, and ranks `a{c}c` above `{a}`; so does
+//!   `Answers::Axum`, where a nested router's fallback also competes as
+//!   `/base/{*rest}` (pronghorn's ranks below every route).
 //! - **OPTIONS** on a routed path without an OPTIONS route is answered 204
 //!   with `Allow` (after the prefix hooks, so a CORS prefix can answer a
 //!   preflight); axum answers 405.
@@ -134,9 +141,18 @@
 //!   ([`Params::get_raw`](crate::router::Params::get_raw)).
 //! - **With `Router::layer`**, the router's own 404 and 405 go through the
 //!   layers as a fallback's answers, with the hooks over the path around
-//!   them; `route_layer` leaves them alone, as in axum. A 405 is the
-//!   router's, not a method router's, so `MethodRouter::layer` does not
-//!   wrap it.
+//!   them; `route_layer` leaves the 404 alone and wraps the 405 of its
+//!   paths, as in axum. A 405 is the router's, not a method router's, so
+//!   `MethodRouter::layer` does not wrap it, and a `layer` given before a
+//!   `route_layer` wraps a 405 once, outside (axum: inside).
+//! - **Nesting** strips the base from the URI below it, as axum's does
+//!   (`OriginalUri` keeps the whole), and a `Router` given to
+//!   `nest_service` joins the app as `nest` joins it: so a route of the
+//!   outer router on one of its paths is an error of `compile` (in axum
+//!   the outer route wins), and a path below the base that none of its
+//!   routes takes goes to the outer fallback when it has none of its own
+//!   (in axum, to its own 404). `nest("/", …)` and `nest("", …)` are
+//!   `merge` (axum refuses them).
 //! - **Layers and WebSockets**: the handshake of a route given to
 //!   `Router::websocket` is the router's, which tower layers do not wrap
 //!   (prefix hooks run before it); a handler taking `WebSocketUpgrade` is

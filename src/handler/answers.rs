@@ -27,13 +27,14 @@ impl FromRequestHead for Allowed {
 /// | the router's own 404 and 405 | `text/plain` bodies, `Not Found` and `Method Not Allowed` | empty, with no content type |
 /// | `Allow` of a 405 | `GET, POST, HEAD`: registration order, `HEAD` last | `GET,HEAD,POST`: `HEAD` after `GET` |
 /// | OPTIONS on a path routed for other methods | 204 with `Allow`, after the prefix hooks (which may answer a preflight) | 405 with `Allow` |
-/// | a trailing slash, an empty segment | ignored: `/users/` is `/users` | kept: `/users/` matches a route registered as `/users/` only, `/a//b` no route without a catch-all |
+/// | a trailing slash, an empty segment | ignored: `/users/` is `/users` | kept: `/users/` matches a route registered as `/users/` only (`/users` and `/users/` may be two routes), `/a//b` no route without a catch-all |
+/// | which route answers | the method's routes first, then those of any method: `GET /admin` goes to `GET /{*path}` before `ANY /admin`; a node's parameters in registration order | the most specific path first, then the method among its routes (else 405); a parameter with text (`a{c}c`) before a bare one; a nested router's fallback competes as `/base/{*rest}` |
 /// | an extractor's rejection | pronghorn's words: ``invalid query string: `limit`: cannot parse `x` as u32: …`` | axum's: `Failed to deserialize query string: limit: …`, `Invalid URL: Cannot parse ...`, … |
 ///
-/// The answers no route gives and the matching of paths follow the setting
-/// of the router that is compiled; a route's rejections follow its own
-/// router's, which a router nested or merged into another takes from it
-/// unless it sets its own. Either way, a rejection names the field at
+/// They are chosen once for an app: every answer, match and rejection
+/// follows the setting of the router that is compiled, and a router
+/// nested, merged or given to `nest_service` follows it. Either way, a
+/// rejection names the field at
 /// fault (`items[1].id: invalid type: …` in a JSON body), and a
 /// [`Router::rejection`](crate::Router::rejection) shape is handed the
 /// rejection worded as set.
