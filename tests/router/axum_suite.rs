@@ -797,3 +797,165 @@ async fn a_guard_in_route_layer_answers_a_stranger_s_other_method() {
     assert_eq!(res.status(), StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(res.headers()[header::ALLOW], "GET,HEAD");
 }
+
+// axum's `middleware` tests: `from_fn`, `map_request`, `map_response`.
+
+#[tokio::test]
+async fn from_fn_basic() {
+    use pronghorn::middleware::{Next, from_fn};
+    async fn insert_header(mut req: Req, next: Next) -> impl IntoResponse {
+        req.headers_mut()
+            .insert("x-axum-test", "ok".parse().unwrap());
+        next.run(req).await
+    }
+    async fn handle(headers: HeaderMap) -> String {
+        headers["x-axum-test"].to_str().unwrap().to_owned()
+    }
+    let app = Router::new()
+        .route("/", get(handle))
+        .layer(from_fn(insert_header));
+    let res = Client::new(app).get("/").await;
+    assert_eq!(res.status, StatusCode::OK);
+    assert_eq!(res.body, "ok");
+}
+
+#[tokio::test]
+async fn map_request_works() {
+    use pronghorn::middleware::map_request;
+    async fn add_header<B>(mut req: Request<B>) -> Request<B> {
+        req.headers_mut().insert("x-foo", "foo".parse().unwrap());
+        req
+    }
+    async fn handler(headers: HeaderMap) -> Response<Body> {
+        headers["x-foo"]
+            .to_str()
+            .unwrap()
+            .to_owned()
+            .into_response()
+    }
+    let app = Router::new()
+        .route("/", get(handler))
+        .layer(map_request(add_header));
+    assert_eq!(Client::new(app).get("/").await.body, "foo");
+}
+
+#[tokio::test]
+async fn map_request_works_for_short_circutting() {
+    use pronghorn::middleware::map_request;
+    async fn add_header<B>(_req: Request<B>) -> Result<Request<B>, (StatusCode, &'static str)> {
+        Err((StatusCode::INTERNAL_SERVER_ERROR, "something went wrong"))
+    }
+    async fn handler(_headers: HeaderMap) -> Response<Body> {
+        unreachable!()
+    }
+    let app = Router::new()
+        .route("/", get(handler))
+        .layer(map_request(add_header));
+    let res = Client::new(app).get("/").await;
+    assert_eq!(res.status, StatusCode::INTERNAL_SERVER_ERROR);
+    assert_eq!(res.body, "something went wrong");
+}
+
+#[tokio::test]
+async fn map_response_works() {
+    use pronghorn::middleware::map_response;
+    async fn add_header<B>(mut res: Response<B>) -> Response<B> {
+        res.headers_mut().insert("x-foo", "foo".parse().unwrap());
+        res
+    }
+    let app = Router::new().layer(map_response(add_header));
+    let res = Client::new(app).get("/").await;
+    assert_eq!(res.headers["x-foo"], "foo");
+}
+
+#[tokio::test]
+async fn with_middleware_on_inner_fallback() {
+    use pronghorn::middleware::map_request;
+    async fn never_called<B>(_: Request<B>) -> Request<B> {
+        panic!("should never be called")
+    }
+    let inner = Router::new().layer(map_request(never_called));
+    let app = Router::new().nest("/foo", inner).fallback(outer_fallback);
+    let res = Client::new(app).get("/foo/bar").await;
+    assert_eq!(res.status, StatusCode::NOT_FOUND);
+    assert_eq!(res.body, "outer");
+}
+
+#[tokio::test]
+async fn also_inherits_default_layered_fallback() {
+    use pronghorn::middleware::map_response;
+    async fn set_header<B>(mut res: Response<B>) -> Response<B> {
+        res.headers_mut()
+            .insert("x-from-fallback", "1".parse().unwrap());
+        res
+    }
+    let app = Router::new()
+        .nest("/foo", Router::new())
+        .fallback(outer_fallback)
+        .layer(map_response(set_header));
+    let res = Client::new(app).get("/foo/bar").await;
+    assert_eq!(res.status, StatusCode::NOT_FOUND);
+    assert_eq!(res.headers["x-from-fallback"], "1");
+    assert_eq!(res.body, "outer");
+}
+
+#[derive(Clone)]
+struct Greeting(&'static str);
+
+#[tokio::test]
+async fn the_with_state_forms_hand_their_state_to_the_function_s_extractors() {
+    use pronghorn::{
+        handler::State,
+        middleware::{Next, from_fn_with_state, map_request_with_state, map_response_with_state},
+    };
+    async fn greet(State(greeting): State<Greeting>, mut req: Req, next: Next) -> Response<Body> {
+        req.headers_mut()
+            .insert("x-greeting", greeting.0.parse().unwrap());
+        next.run(req).await
+    }
+    async fn name(State(greeting): State<Greeting>, mut req: Req) -> Req {
+        req.headers_mut()
+            .insert("x-name", greeting.0.parse().unwrap());
+        req
+    }
+    async fn sign(State(greeting): State<Greeting>, mut res: Response<Body>) -> Response<Body> {
+        res.headers_mut()
+            .insert("x-signed", greeting.0.parse().unwrap());
+        res
+    }
+    let app = Router::new()
+        .route(
+            "/",
+            get(|headers: HeaderMap| async move {
+                format!(
+                    "{} {}",
+                    headers["x-greeting"].to_str().unwrap(),
+                    headers["x-name"].to_str().unwrap()
+                )
+            }),
+        )
+        .layer(map_request_with_state(Greeting("ada"), name))
+        .layer(from_fn_with_state(Greeting("hello"), greet))
+        .layer(map_response_with_state(Greeting("bye"), sign));
+    let res = Client::new(app).get("/").await;
+    assert_eq!(res.body, "hello ada");
+    assert_eq!(res.headers["x-signed"], "bye");
+}
+
+#[test]
+fn map_request_and_map_response_answer_in_the_first_poll_when_they_complete_at_once() {
+    use pronghorn::middleware::{map_request, map_response};
+    let router = Router::new()
+        .route("/", get(|| async { "ready" }))
+        .layer(map_request(|req: Req| async move { req }))
+        .layer(map_response(|res: Response<Body>| async move { res }))
+        .compile()
+        .unwrap();
+    let mut service = router.clone();
+    let request = Request::get("/").body(Body::empty()).unwrap();
+    let mut future = std::pin::pin!(service.call(request));
+    let Poll::Ready(Ok(response)) = poll_once(future.as_mut()) else {
+        panic!("a synchronous stack answers in its first poll");
+    };
+    assert_eq!(response.status(), StatusCode::OK);
+}

@@ -1,5 +1,10 @@
-//! axum's middleware functions: [`from_fn`], an async function of
-//! extractors, the request and [`Next`] as a tower layer.
+//! axum's middleware functions as tower layers: [`from_fn`], an async
+//! function of extractors, the request and [`Next`];
+//! [`map_request`], one of extractors and the request that answers the
+//! request to hand on (or an answer); [`map_response`], one of extractors
+//! and the response; and their `_with_state` forms, whose
+//! [`State`](crate::handler::State) extractor reads the state they are
+//! given.
 //!
 //! The function reads the request's head through pronghorn's extractors
 //! (any [`FromRequestHead`]: `Query`, `Header`, `State`, `MatchedPath`,
@@ -42,12 +47,27 @@
 //! # }
 //! ```
 
+mod map_request;
+mod map_response;
+
+pub use self::{
+    map_request::{
+        IntoMapRequestResult, MapRequest, MapRequestFuture, MapRequestLayer, map_request,
+        map_request_with_state,
+    },
+    map_response::{
+        MapResponse, MapResponseFn, MapResponseFuture, MapResponseLayer, map_response,
+        map_response_with_state,
+    },
+};
+
 use std::{
     convert::Infallible,
     fmt,
     future::Future,
     marker::PhantomData,
     pin::Pin,
+    sync::Arc,
     task::{Context, Poll, ready},
 };
 
@@ -67,6 +87,48 @@ use crate::{
 pub fn from_fn<F, T>(f: F) -> FromFnLayer<F, T> {
     FromFnLayer {
         f,
+        state: None,
+        _marker: PhantomData,
+    }
+}
+
+/// [`from_fn`], its [`State`](crate::handler::State) extractors reading
+/// `state` (before the router's), as axum's
+/// `middleware::from_fn_with_state`.
+///
+/// ```
+/// use http::{Request, StatusCode};
+/// use pronghorn::{Body, Router, handler::{IntoResponse, State}, middleware::{Next, from_fn_with_state}};
+/// use tower::ServiceExt;
+///
+/// #[derive(Clone)]
+/// struct Keys(&'static str);
+///
+/// async fn check(State(keys): State<Keys>, request: Request<Body>, next: Next) -> http::Response<Body> {
+///     match request.headers().get("x-key").is_some_and(|key| key == keys.0) {
+///         true => next.run(request).await,
+///         false => StatusCode::FORBIDDEN.into_response(),
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .get("/", || "in")
+///     .layer(from_fn_with_state(Keys("open sesame"), check))
+///     .compile()
+///     .unwrap();
+/// let request = Request::get("/").header("x-key", "open sesame").body(String::new()).unwrap();
+/// assert_eq!(router.oneshot(request).await.unwrap().status(), StatusCode::OK);
+/// # }
+/// ```
+pub fn from_fn_with_state<St, F, T>(state: St, f: F) -> FromFnLayer<F, T>
+where
+    St: Clone + Send + Sync + 'static,
+{
+    FromFnLayer {
+        f,
+        state: Some(given(state)),
         _marker: PhantomData,
     }
 }
@@ -74,12 +136,18 @@ pub fn from_fn<F, T>(f: F) -> FromFnLayer<F, T> {
 /// The layer [`from_fn`] makes.
 pub struct FromFnLayer<F, T> {
     f: F,
+    /// The state given to [`from_fn_with_state`].
+    state: Given,
     _marker: PhantomData<fn() -> T>,
 }
 
 impl<F: Clone, T> Clone for FromFnLayer<F, T> {
     fn clone(&self) -> Self {
-        from_fn(self.f.clone())
+        Self {
+            f: self.f.clone(),
+            state: self.state.clone(),
+            _marker: PhantomData,
+        }
     }
 }
 
@@ -96,6 +164,7 @@ impl<S, F: Clone, T> Layer<S> for FromFnLayer<F, T> {
         FromFn {
             f: self.f.clone(),
             inner,
+            state: self.state.clone(),
             _marker: PhantomData,
         }
     }
@@ -105,6 +174,7 @@ impl<S, F: Clone, T> Layer<S> for FromFnLayer<F, T> {
 pub struct FromFn<F, S, T> {
     f: F,
     inner: S,
+    state: Given,
     _marker: PhantomData<fn() -> T>,
 }
 
@@ -113,6 +183,7 @@ impl<F: Clone, S: Clone, T> Clone for FromFn<F, S, T> {
         Self {
             f: self.f.clone(),
             inner: self.inner.clone(),
+            state: self.state.clone(),
             _marker: PhantomData,
         }
     }
@@ -249,14 +320,12 @@ macro_rules! from_fn_service {
 
             fn call(&mut self, request: Request<Body>) -> FromFnFuture<Fut> {
                 $(
-                    let $ty = match extract::<$ty>(&request) {
+                    let $ty = match extract::<$ty>(&request, &self.state) {
                         Ok(value) => value,
                         Err(response) => return FromFnFuture::answered(response),
                     };
                 )*
-                // The instance made ready goes to `Next`; a clone stays.
-                let clone = self.inner.clone();
-                let ready = std::mem::replace(&mut self.inner, clone);
+                let ready = take_ready(&mut self.inner);
                 FromFnFuture {
                     state: FutureState::Running {
                         future: (self.f)($($ty,)* request, Next::new(ready)),
@@ -275,18 +344,44 @@ from_fn_service!(T1, T2, T3, T4);
 from_fn_service!(T1, T2, T3, T4, T5);
 from_fn_service!(T1, T2, T3, T4, T5, T6);
 
+/// The state given to a `_with_state` function, as its `State`
+/// extractors read it.
+type Given = Option<Arc<http::Extensions>>;
+
+/// `state`, as a `_with_state` function's extractors read it.
+fn given<St: Clone + Send + Sync + 'static>(state: St) -> Arc<http::Extensions> {
+    let mut extensions = http::Extensions::new();
+    extensions.insert(state);
+    Arc::new(extensions)
+}
+
+/// The service `inner` made ready, for `Next` or the future to call; a
+/// clone stays in its place, as tower's services are used.
+fn take_ready<S: Clone>(inner: &mut S) -> S {
+    let clone = inner.clone();
+    std::mem::replace(inner, clone)
+}
+
 /// Runs the extractor `T` on `request`, which a router handed its layers
-/// (its route is in its extensions); a request no router handed is a 500.
+/// (its route is in its extensions), its `State` reading `state` first;
+/// a request no router handed is a 500.
 #[allow(
     clippy::result_large_err,
     reason = "the rejection is the answer, as `FromRequestHead::from_head`'s"
 )]
-fn extract<T: FromRequestHead>(request: &Request<Body>) -> Result<T, Response<Body>> {
+fn extract<T: FromRequestHead>(
+    request: &Request<Body>,
+    state: &Given,
+) -> Result<T, Response<Body>> {
     let Some(matched) = request.extensions().get::<RouteMatch>() else {
         error_limited!(
-            "pronghorn: a `from_fn` layer with extractors ran on a request no router handed it; answering 500"
+            "pronghorn: a middleware function with extractors ran on a request no router handed it; answering 500"
         );
         return Err(internal_error());
     };
-    T::from_head(&matched.context().with_request(request))
+    let mut context = matched.context().with_request(request);
+    if let Some(state) = state {
+        context.own_state = Some(state);
+    }
+    T::from_head(&context)
 }
