@@ -95,3 +95,61 @@ impl<T: FromRequestParts<()>> FromRequestHead for Axum<T> {
         }
     }
 }
+
+/// The marker of axum's own middleware layers given to the router's
+/// layers (feature `axum`): see [`RouteLayer`](super::RouteLayer).
+#[derive(Debug)]
+pub enum OfAxum {}
+
+/// An axum middleware layer around a route: its service takes axum's
+/// request body, made from pronghorn's at the boundary.
+#[derive(Clone, Debug)]
+pub struct AxumBodyLayer<L>(L);
+
+impl<L> tower_layer::Layer<super::Endpoint> for AxumBodyLayer<L>
+where
+    L: tower_layer::Layer<super::Endpoint>,
+{
+    type Service = AxumBodyService<L::Service>;
+
+    fn layer(&self, inner: super::Endpoint) -> Self::Service {
+        AxumBodyService(self.0.layer(inner))
+    }
+}
+
+/// The service of an [`AxumBodyLayer`]: the request's body made axum's.
+#[derive(Clone, Debug)]
+pub struct AxumBodyService<S>(S);
+
+impl<S> tower_service::Service<http::Request<Body>> for AxumBodyService<S>
+where
+    S: tower_service::Service<http::Request<axum::body::Body>>,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = S::Future;
+
+    #[inline]
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: http::Request<Body>) -> S::Future {
+        self.0.call(request.map(axum::body::Body::new))
+    }
+}
+
+/// axum's `from_fn` layer, whose service takes axum's request only.
+/// (Its `map_request` and `map_response` take a request of any body, as
+/// tower-http's layers do: they are route layers as they are.)
+impl<F, S, T> super::RouteLayer<OfAxum> for axum::middleware::FromFnLayer<F, S, T>
+where
+    Self: tower_layer::Layer<super::Endpoint> + Send + Sync + 'static,
+    AxumBodyService<<Self as tower_layer::Layer<super::Endpoint>>::Service>: super::RouteService,
+{
+    type Layer = AxumBodyLayer<Self>;
+
+    fn into_route_layer(self) -> AxumBodyLayer<Self> {
+        AxumBodyLayer(self)
+    }
+}

@@ -366,6 +366,44 @@ impl<S: RouteService, N: NeedsOf> Handler<FromLayered> for Layered<S, N> {
     }
 }
 
+/// A tower layer the router can put around a route's handler
+/// ([`Router::layer`](crate::Router::layer),
+/// [`route_layer`](crate::Router::route_layer),
+/// [`MethodRouter::layer`](crate::router::MethodRouter::layer)): any layer
+/// of [`Endpoint`] whose service is a [`RouteService`] (taking pronghorn's
+/// `Request<Body>`, or a request with any body, as tower-http's layers
+/// do, and axum's own `map_request` and `map_response`), and with
+/// feature `axum`, axum's `middleware::from_fn` and `from_fn_with_state`,
+/// whose service takes axum's body only: the request's body is made
+/// axum's at the boundary. `M` tells the two apart; it is inferred.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a layer the router can put around a handler",
+    label = "not a layer of `pronghorn::handler::Endpoint` answering a `Request<pronghorn::Body>`",
+    note = "a layer's service must take `http::Request<pronghorn::Body>` (or a request of any body) and never fail: wrap a fallible one in `HandleErrorLayer`, and give axum's middleware functions with feature `axum`"
+)]
+pub trait RouteLayer<M>: Send + Sync + 'static {
+    /// The layer the router puts around the handler.
+    type Layer: Layer<Endpoint, Service: RouteService> + Send + Sync + 'static;
+
+    /// The layer the router puts around the handler.
+    fn into_route_layer(self) -> Self::Layer;
+}
+
+/// The marker of a layer whose service takes pronghorn's request.
+#[derive(Debug)]
+pub enum OfEndpoint {}
+
+impl<L> RouteLayer<OfEndpoint> for L
+where
+    L: Layer<Endpoint, Service: RouteService> + Send + Sync + 'static,
+{
+    type Layer = L;
+
+    fn into_route_layer(self) -> L {
+        self
+    }
+}
+
 /// Wraps `handler` in `layer`, as a handler.
 pub(crate) fn wrap<L>(handler: &Arc<dyn ErasedHandler>, layer: &L) -> Arc<dyn ErasedHandler>
 where

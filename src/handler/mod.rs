@@ -70,7 +70,7 @@ pub(crate) use self::allowance::STEP;
 #[cfg(feature = "server")]
 pub(crate) use self::allowance::{BodyAllowance, ServerAllowance, UNCOUNTED};
 #[cfg(feature = "axum")]
-pub use self::axum::Axum;
+pub use self::axum::{Axum, AxumBodyLayer, AxumBodyService, OfAxum};
 #[cfg(feature = "json")]
 pub use self::extract::{Json, JsonRejection};
 #[cfg(feature = "multipart")]
@@ -95,7 +95,9 @@ pub use self::{
         PathErrorKind, PathRejection, Query, QueryRejection, Rejection, RequestContext,
         RouteContext, RouteParams, State, StateType, WithRejection, WithRejectionFuture, headers,
     },
-    layered::{Endpoint, EndpointFuture, FromLayered, Layered, NeedsOf, RouteMatch},
+    layered::{
+        Endpoint, EndpointFuture, FromLayered, Layered, NeedsOf, OfEndpoint, RouteLayer, RouteMatch,
+    },
     mounted::RouteService,
     request::{
         ConnectInfo, Extension, Html, MatchedPath, MockConnectInfo, MockConnectInfoService,
@@ -302,16 +304,25 @@ pub trait Handler<M>: Clone + Send + Sync + 'static {
     /// assert_eq!(router.oneshot(request).await.unwrap().status(), StatusCode::REQUEST_TIMEOUT);
     /// # }
     /// ```
-    fn layer<L>(self, layer: L) -> Layered<L::Service, (Self, M)>
+    #[allow(
+        clippy::type_complexity,
+        reason = "the service of the layer the router puts around the handler, named"
+    )]
+    fn layer<L, K>(
+        self,
+        layer: L,
+    ) -> Layered<<L::Layer as tower_layer::Layer<Endpoint>>::Service, (Self, M)>
     where
         Self: Sized,
         M: 'static,
-        L: tower_layer::Layer<Endpoint>,
-        L::Service: RouteService,
+        L: RouteLayer<K>,
     {
         let handler: std::sync::Arc<dyn ErasedHandler> =
             std::sync::Arc::new(TypedHandler::new(self));
-        Layered::new(layer.layer(Endpoint::new(handler)))
+        Layered::new(tower_layer::Layer::layer(
+            &layer.into_route_layer(),
+            Endpoint::new(handler),
+        ))
     }
 }
 

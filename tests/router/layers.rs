@@ -707,3 +707,94 @@ async fn from_fn_reads_extractors_and_answers_in_the_first_poll() {
     assert_eq!(response.headers()["x-tag"], "/c/{id} 9");
     assert_eq!(response.headers()[header::CACHE_CONTROL], "no-store");
 }
+
+/// axum-login's `login_required!`, written as it expands: axum's own
+/// `from_fn` with an axum extractor, given to `route_layer` as it is.
+#[cfg(feature = "axum")]
+macro_rules! login_required {
+    (login_url = $login_url:expr) => {
+        axum::middleware::from_fn(
+            |session: Session, req, next: axum::middleware::Next| async move {
+                use axum::response::IntoResponse;
+                if session.0.is_some() {
+                    next.run(req).await
+                } else {
+                    axum::response::Redirect::temporary($login_url).into_response()
+                }
+            },
+        )
+    };
+}
+
+/// A signed-in user's session, read by an axum extractor from a cookie.
+#[cfg(feature = "axum")]
+struct Session(Option<String>);
+
+#[cfg(feature = "axum")]
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Session {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut http::request::Parts,
+        _: &S,
+    ) -> Result<Self, Self::Rejection> {
+        let cookie = parts.headers.get(header::COOKIE);
+        Ok(Session(
+            cookie.and_then(|v| v.to_str().ok()).map(str::to_owned),
+        ))
+    }
+}
+
+#[cfg(feature = "axum")]
+#[tokio::test]
+async fn axum_s_own_from_fn_guards_a_route_layer_as_written() {
+    let router = Router::new()
+        .route("/", pronghorn::router::get(|| async { "protected" }))
+        .route_layer(login_required!(login_url = "/login"))
+        .route("/login", pronghorn::router::get(|| async { "log in" }))
+        .compile()
+        .unwrap();
+    for method in [Method::GET, Method::POST] {
+        let stranger = send(&router, method, "/").await;
+        assert_eq!(stranger.status, StatusCode::TEMPORARY_REDIRECT);
+        assert_eq!(stranger.headers[header::LOCATION], "/login");
+    }
+    assert_eq!(get(&router, "/login").await.body, "log in");
+    let signed_in = Request::get("/")
+        .header(header::COOKIE, "sid=1")
+        .body(String::new())
+        .unwrap();
+    let response = router.clone().oneshot(signed_in).await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    assert_eq!(body, "protected");
+}
+
+#[cfg(feature = "axum")]
+#[tokio::test]
+async fn axum_s_map_response_and_pronghorn_s_map_request_wrap_routes_as_written() {
+    async fn tag<B>(mut req: Request<B>) -> Request<B> {
+        req.headers_mut()
+            .insert("x-tag", HeaderValue::from_static("axum"));
+        req
+    }
+    async fn sign<B>(mut res: Response<B>) -> Response<B> {
+        res.headers_mut()
+            .insert("x-signed", HeaderValue::from_static("yes"));
+        res
+    }
+    let router = Router::new()
+        .route(
+            "/",
+            pronghorn::router::get(|headers: HeaderMap| async move {
+                headers["x-tag"].to_str().unwrap().to_owned()
+            })
+            .layer(pronghorn::middleware::map_request(tag)),
+        )
+        .layer(axum::middleware::map_response(sign))
+        .compile()
+        .unwrap();
+    let answer = get(&router, "/").await;
+    assert_eq!(answer.body, "axum");
+    assert_eq!(answer.headers["x-signed"], "yes");
+}

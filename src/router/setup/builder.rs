@@ -13,7 +13,7 @@ use crate::router::request::{
 use super::methods::MethodRouter;
 use crate::{
     handler::{
-        Answers, Endpoint, ErasedHandler, Handler, Mounted, NESTED_PATTERN_END, Needs, Rejection,
+        Answers, ErasedHandler, Handler, Mounted, NESTED_PATTERN_END, Needs, Rejection, RouteLayer,
         RouteService, Shape, StateType, StripBase, TypedHandler, state_type, wrap,
     },
     monitor::route::RouteMonitor,
@@ -639,11 +639,11 @@ impl Router {
     /// assert_eq!(*spans.lock().unwrap(), [Some("/users/{id}".to_owned()), None]);
     /// # }
     /// ```
-    pub fn layer<L>(mut self, layer: L) -> Self
+    pub fn layer<L, M>(mut self, layer: L) -> Self
     where
-        L: tower_layer::Layer<Endpoint> + Send + Sync + 'static,
-        L::Service: RouteService,
+        L: RouteLayer<M>,
     {
+        let layer = layer.into_route_layer();
         self.compiled = Compiled::default();
         let answers = (self.routes.iter_mut())
             .chain(self.fallback.iter_mut())
@@ -700,11 +700,11 @@ impl Router {
     /// assert_eq!(router.clone().oneshot(delete).await.unwrap().status(), StatusCode::UNAUTHORIZED);
     /// # }
     /// ```
-    pub fn route_layer<L>(mut self, layer: L) -> Self
+    pub fn route_layer<L, M>(mut self, layer: L) -> Self
     where
-        L: tower_layer::Layer<Endpoint> + Send + Sync + 'static,
-        L::Service: RouteService,
+        L: RouteLayer<M>,
     {
+        let layer = layer.into_route_layer();
         self.compiled = Compiled::default();
         for spec in &mut self.routes {
             spec.wrap(&layer);

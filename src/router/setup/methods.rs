@@ -8,7 +8,7 @@ use http::Method;
 use tower_layer::Layer;
 
 use super::builder::{Responder, RouteSpec};
-use crate::handler::{Endpoint, Handler, Mounted, RouteService, wrap};
+use crate::handler::{Endpoint, Handler, Mounted, RouteLayer, RouteService, wrap};
 
 /// The methods a handler of a [`MethodRouter`] answers: one of the
 /// standard methods, several joined with [`or`](Self::or), or any method
@@ -324,11 +324,11 @@ impl MethodRouter {
     /// assert_eq!(router.oneshot(request).await.unwrap().status(), StatusCode::REQUEST_TIMEOUT);
     /// # }
     /// ```
-    pub fn layer<L>(mut self, layer: L) -> Self
+    pub fn layer<L, M>(mut self, layer: L) -> Self
     where
-        L: Layer<Endpoint>,
-        L::Service: RouteService,
+        L: RouteLayer<M>,
     {
+        let layer = layer.into_route_layer();
         for route in &mut self.routes {
             route.wrap(&layer);
         }
@@ -337,10 +337,9 @@ impl MethodRouter {
 
     /// The same as [`layer`](Self::layer): the 405 of a method no handler
     /// takes is the router's, outside both.
-    pub fn route_layer<L>(self, layer: L) -> Self
+    pub fn route_layer<L, M>(self, layer: L) -> Self
     where
-        L: Layer<Endpoint>,
-        L::Service: RouteService,
+        L: RouteLayer<M>,
     {
         self.layer(layer)
     }
