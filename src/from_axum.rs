@@ -88,6 +88,8 @@
 //! | `get_service(svc)`, `route_service`, `nest_service`, `fallback_service` | the same names |
 //! | `nest`, `merge`, `fallback` | the same; `method_not_allowed_fallback` is [`Router::method_not_allowed`](crate::Router::method_not_allowed) |
 //! | `Router::layer`, `Router::route_layer`, `MethodRouter::layer`, `Handler::layer` | the same names, with [`Endpoint`](crate::handler::Endpoint) where axum writes `Route` (`L: Layer<Route>`); a layer that hands the handler another body type (tower-http's `RequestBodyLimitLayer`, `RequestDecompressionLayer`) is taken as written |
+//! | `get(h).fallback(f)`, `get(h).with_state(s)`, a `MethodRouter` as a fallback or a service | the same, `with_state` being [`MethodRouter::state`](crate::router::MethodRouter::state) |
+//! | `DefaultBodyLimit::max(n)`, `DefaultBodyLimit::disable()` as a layer | the same, [`DefaultBodyLimit`](crate::handler::DefaultBodyLimit); or [`Router::body_limit`](crate::Router::body_limit) |
 //! | `handler.into_service()` (`HandlerWithoutStateExt`); a value as a handler, `post((StatusCode::CREATED, "made"))` | the same, with [`router::HandlerWithoutStateExt`](crate::router::HandlerWithoutStateExt) (a [`Router`](crate::Router) with the handler as its fallback, so `.state(…)` gives it state); values as axum's |
 //! | `HandleErrorLayer::new(\|error: BoxError\| async { … })` | [`HandleErrorLayer`](crate::HandleErrorLayer), the same, and a synchronous function too |
 //! | `with_state(state)` | [`Router::state`](crate::Router::state), per router as axum's; `State<T>` reads it |
@@ -160,7 +162,10 @@
 //! - **`HandleErrorLayer`** takes the error alone, no extractors before it.
 //! - **State** is read by type: a handler's `State<T>` reads the `T` its
 //!   router holds, else its outer router's, where axum's routers each
-//!   hold one state value of one type (`FromRef` picks parts of it).
+//!   hold one state value of one type, `FromRef` picking parts of it.
+//!   pronghorn has no `FromRef`: give each part its router reads with its
+//!   own `.state(part)` (a type can only be found by its name, and `FromRef`
+//!   impls cannot be listed).
 //! - **Bodies**: extractors read at most 2 MiB (axum: 2 MB) and wait at
 //!   most 30 s for a body (axum: no limit); see
 //!   [`body_limit`](crate::Router::body_limit) and `body_timeout`.

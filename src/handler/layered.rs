@@ -22,8 +22,8 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use super::{
-    ErasedHandler, Handler, IntoResponse, MatchedPath, Needs, RouteContext, RouteService,
-    extract::Extraction, internal_error,
+    BodyLimit, ErasedHandler, Handler, IntoResponse, MatchedPath, Needs, RouteContext,
+    RouteService, extract::Extraction, internal_error,
 };
 use crate::{
     body::Body,
@@ -236,7 +236,17 @@ impl Endpoint {
         // layers, with theirs.
         let cx = &mut Context::from_waker(Waker::noop());
         let mut response = None;
-        match (self.handler).call(request, matched.context(), cx, &mut response) {
+        let mut context = matched.context();
+        // The limit a `DefaultBodyLimit` layer set, over the route's.
+        let limited;
+        if let Some(&BodyLimit(limit)) = request.extensions().get::<BodyLimit>() {
+            limited = Extraction {
+                limit,
+                ..context.extraction.clone()
+            };
+            context.extraction = &limited;
+        }
+        match (self.handler).call(request, context, cx, &mut response) {
             None => EndpointFuture::ready(response.unwrap_or_else(internal_error)),
             Some(future) => EndpointFuture {
                 step: Step::Pending(future),

@@ -42,6 +42,7 @@ mod allowance;
 mod answers;
 #[cfg(feature = "axum")]
 mod axum;
+mod body_limit;
 mod de;
 mod extract;
 mod layered;
@@ -81,6 +82,7 @@ pub use self::multipart::{Field, Multipart, MultipartError};
 pub use self::typed_header::TypedHeader;
 pub(crate) use self::{
     answers::Allowed,
+    body_limit::BodyLimit,
     extract::{Extraction, HeadExtractors, Shape, for_each_arity, state_type},
     layered::{Refusal, RouteInfo, wrap},
     mounted::{Mounted, NESTED_PATTERN_END},
@@ -89,6 +91,7 @@ pub(crate) use self::{
 };
 pub use self::{
     answers::Answers,
+    body_limit::{DefaultBodyLimit, DefaultBodyLimitService},
     extract::{
         BodyFuture, BodyRejection, Form, FormRejection, FromRequest, FromRequestBody,
         FromRequestHead, HasRejection, Header, HeaderRejection, NamedHeader, Needs, Path,

@@ -959,3 +959,86 @@ fn map_request_and_map_response_answer_in_the_first_poll_when_they_complete_at_o
     };
     assert_eq!(response.status(), StatusCode::OK);
 }
+
+async fn post_body(client: &Client, path: &str, body: String) -> StatusCode {
+    let request = Request::post(path).body(body).unwrap();
+    client.0.clone().oneshot(request).await.unwrap().status()
+}
+
+#[tokio::test]
+async fn disabling_the_default_limit() {
+    use pronghorn::handler::DefaultBodyLimit;
+    let app = Router::new()
+        .route("/", pronghorn::router::post(|_: bytes::Bytes| async {}))
+        .layer(DefaultBodyLimit::disable());
+    let client = Client::new(app);
+    // The default limit is 2 MiB: a body larger than that.
+    assert_eq!(
+        post_body(&client, "/", "a".repeat(3_000_000)).await,
+        StatusCode::OK
+    );
+}
+
+#[tokio::test]
+async fn changing_the_default_limit() {
+    use pronghorn::handler::DefaultBodyLimit;
+    let new_limit = 2;
+    let app = Router::new()
+        .route("/", pronghorn::router::post(|_: bytes::Bytes| async {}))
+        .layer(DefaultBodyLimit::max(new_limit));
+    let client = Client::new(app);
+    assert_eq!(
+        post_body(&client, "/", "a".repeat(new_limit)).await,
+        StatusCode::OK
+    );
+    assert_eq!(
+        post_body(&client, "/", "a".repeat(new_limit + 1)).await,
+        StatusCode::PAYLOAD_TOO_LARGE
+    );
+}
+
+#[tokio::test]
+async fn changing_the_default_limit_differently_on_different_routes() {
+    use pronghorn::{handler::DefaultBodyLimit, router::post};
+    let (limit1, limit2) = (2, 10);
+    let app = Router::new()
+        .route(
+            "/limit1",
+            post(|_: bytes::Bytes| async {}).layer(DefaultBodyLimit::max(limit1)),
+        )
+        .route(
+            "/limit2",
+            post(|_: bytes::Bytes| async {}).layer(DefaultBodyLimit::max(limit2)),
+        )
+        .route("/default", post(|_: bytes::Bytes| async {}));
+    let client = Client::new(app);
+    for (path, size, status) in [
+        ("/limit1", limit1, StatusCode::OK),
+        ("/limit1", limit2, StatusCode::PAYLOAD_TOO_LARGE),
+        ("/limit2", limit1, StatusCode::OK),
+        ("/limit2", limit2, StatusCode::OK),
+        ("/limit2", limit1 + limit2, StatusCode::PAYLOAD_TOO_LARGE),
+        ("/default", limit1 + limit2, StatusCode::OK),
+        ("/default", 3_000_000, StatusCode::PAYLOAD_TOO_LARGE),
+    ] {
+        assert_eq!(
+            post_body(&client, path, "a".repeat(size)).await,
+            status,
+            "{path} {size}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_body_limit_layer_nearest_the_handler_wins() {
+    use pronghorn::handler::DefaultBodyLimit;
+    let app = Router::new()
+        .route("/", pronghorn::router::post(|_: bytes::Bytes| async {}))
+        .layer(DefaultBodyLimit::max(100))
+        .layer(DefaultBodyLimit::max(2));
+    let client = Client::new(app);
+    assert_eq!(
+        post_body(&client, "/", "a".repeat(50)).await,
+        StatusCode::OK
+    );
+}

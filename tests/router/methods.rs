@@ -332,3 +332,54 @@ async fn a_value_that_is_an_answer_is_a_handler() {
         "a user"
     );
 }
+
+/// axum's `MethodRouter` as a value of its own: a fallback, a service
+/// called with `oneshot`, with its own fallback and state.
+#[tokio::test]
+async fn a_method_router_is_a_fallback_a_service_and_has_its_own_fallback_and_state() {
+    use pronghorn::{handler::State, router::get};
+
+    // axum's `fallback::two`.
+    let app = Router::new()
+        .route("/first", get(|| async {}))
+        .route("/second", get(|| async {}))
+        .fallback(get(|| async { "fallback" }))
+        .compile()
+        .unwrap();
+    let res = get_path(&app, "/does-not-exist").await;
+    assert_eq!(
+        (res.status, res.body.as_str()),
+        (StatusCode::OK, "fallback")
+    );
+    let refused = send(&app, Method::POST, "/does-not-exist").await;
+    assert_eq!(refused.status, StatusCode::METHOD_NOT_ALLOWED);
+
+    // A method router called as a service, on any path.
+    let service = get(|| async { "hi" });
+    let request = Request::get("/a/b").body(String::new()).unwrap();
+    assert_eq!(
+        service.clone().oneshot(request).await.unwrap().status(),
+        StatusCode::OK
+    );
+    let request = Request::delete("/").body(String::new()).unwrap();
+    let response = service.oneshot(request).await.unwrap();
+    assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(response.headers()[header::ALLOW], "GET, HEAD");
+
+    // Its own fallback, and its own state.
+    let app = Router::new()
+        .route(
+            "/",
+            get(|State(name): State<&'static str>| async move { name })
+                .fallback(|| async { "index fallback" })
+                .state("ada"),
+        )
+        .compile()
+        .unwrap();
+    assert_eq!(get_path(&app, "/").await.body, "ada");
+    assert_eq!(send(&app, Method::POST, "/").await.body, "index fallback");
+}
+
+async fn get_path(router: &CompiledRouter, path: &str) -> Answer {
+    send(router, Method::GET, path).await
+}

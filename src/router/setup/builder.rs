@@ -78,7 +78,7 @@ pub(crate) struct OwnState {
 impl OwnState {
     /// The state a router's routes see: what it gave and what the routers
     /// nested in it gave.
-    fn of(values: http::Extensions, types: Vec<StateType>) -> Arc<Self> {
+    pub(super) fn of(values: http::Extensions, types: Vec<StateType>) -> Arc<Self> {
         Arc::new(Self {
             values: Arc::new(values),
             types,
@@ -87,7 +87,7 @@ impl OwnState {
 
     /// This state, and `inner`'s over it: the state of a router nested in
     /// this one.
-    fn under(self: &Arc<Self>, inner: Option<Arc<Self>>) -> Arc<Self> {
+    pub(super) fn under(self: &Arc<Self>, inner: Option<Arc<Self>>) -> Arc<Self> {
         let Some(inner) = inner else {
             return Arc::clone(self);
         };

@@ -12,8 +12,8 @@ use crate::handler::{
 
 use super::{
     builder::{
-        DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, DefaultLayer, HookSpec, OwnState, Responder,
-        RouteSettings, RouteSpec, Router, Unservable,
+        Compiled, DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, DefaultLayer, HookSpec, OwnState,
+        Responder, RouteSettings, RouteSpec, Router, Unservable,
     },
     error::RouteError,
 };
@@ -520,37 +520,12 @@ impl Router {
 }
 
 impl Router {
-    /// The router compiled for serving it as it is, once for it and the
-    /// clones it shares the compiled router with; its error, if it does
-    /// not compile, logged if `log` (a router served as a service says
-    /// so once; `serve` returns the error instead).
-    fn compiled_once(&self, log: bool) -> &Result<CompiledRouter, Unservable> {
-        self.compiled.0.get_or_init(|| {
-            self.clone().compile().map_err(|error| {
-                if log {
-                    tracing::error!(
-                        %error,
-                        "pronghorn: a `Router` served without `compile` does not compile; \
-                         it answers 500 to every request"
-                    );
-                }
-                Unservable {
-                    error,
-                    answers: unservable(),
-                }
-            })
-        })
-    }
-
     /// The router compiled for serving it as it is: a router that does
     /// not compile answers 500 to every request, its error logged once,
     /// at the first (a mistake found at its first request, as axum finds
     /// its own at registration).
     fn served(&self) -> &CompiledRouter {
-        match self.compiled_once(true) {
-            Ok(router) => router,
-            Err(unservable) => &unservable.answers,
-        }
+        self.compiled.get_or_compile(|| self.clone())
     }
 
     /// Compiles the router for serving it as it is, if it is not yet:
@@ -558,7 +533,7 @@ impl Router {
     /// it before it accepts a client.
     #[cfg(feature = "server")]
     pub(crate) fn check_served(&self) -> Result<(), RouteError> {
-        match self.compiled_once(false) {
+        match self.compiled.once(|| self.clone(), false) {
             Ok(_) => Ok(()),
             Err(unservable) => Err(unservable.error.clone()),
         }
@@ -638,5 +613,43 @@ fn nested(pattern: &str, error: RouteError) -> RouteError {
             }
         }
         _ => error,
+    }
+}
+
+impl Compiled {
+    /// The router `make` builds, compiled once for this and the clones
+    /// that share it; its error, if it does not compile, logged if `log`
+    /// (a router served as a service says so once; `serve` returns the
+    /// error instead).
+    fn once(
+        &self,
+        make: impl FnOnce() -> Router,
+        log: bool,
+    ) -> &Result<CompiledRouter, Unservable> {
+        self.0.get_or_init(|| {
+            make().compile().map_err(|error| {
+                if log {
+                    tracing::error!(
+                        %error,
+                        "pronghorn: a `Router` served without `compile` does not compile; \
+                         it answers 500 to every request"
+                    );
+                }
+                Unservable {
+                    error,
+                    answers: unservable(),
+                }
+            })
+        })
+    }
+
+    /// What answers the requests of the router `make` builds, compiled
+    /// once: it, or if it does not compile, a router answering 500 to
+    /// every request (the error logged once).
+    pub(crate) fn get_or_compile(&self, make: impl FnOnce() -> Router) -> &CompiledRouter {
+        match self.once(make, true) {
+            Ok(router) => router,
+            Err(unservable) => &unservable.answers,
+        }
     }
 }

@@ -2,13 +2,20 @@
 //! (`get(list).post(create)`) and registered at a path with
 //! [`Router::route`](crate::Router::route), as axum writes them.
 
-use std::fmt;
+use std::{fmt, task::Context};
 
-use http::Method;
+use http::{Method, Request, Response};
 use tower_layer::Layer;
 
-use super::builder::{Responder, RouteSpec};
-use crate::handler::{Endpoint, Handler, Mounted, RouteLayer, RouteService, wrap};
+use super::builder::{Compiled, OwnState, Responder, RouteSpec, Router};
+use crate::{
+    body::Body,
+    handler::{
+        Endpoint, Handler, Mounted, RouteContext, RouteLayer, RouteService, state_type, wrap,
+    },
+    router::request::compiled::CompiledRouter,
+    step::{BoxFuture, Step},
+};
 
 /// The methods a handler of a [`MethodRouter`] answers: one of the
 /// standard methods, several joined with [`or`](Self::or), or any method
@@ -147,6 +154,9 @@ impl fmt::Debug for MethodFilter {
 pub struct MethodRouter {
     /// Routes whose pattern `Router::route` fills in.
     pub(super) routes: Vec<RouteSpec>,
+    /// The method router compiled as a router of its own, answering every
+    /// path, when it is served as a service or a fallback.
+    served: Compiled,
 }
 
 impl fmt::Debug for MethodRouter {
@@ -285,6 +295,72 @@ impl MethodRouter {
         self
     }
 
+    /// Answers the methods none of its handlers takes with `handler`, in
+    /// the 405's stead, as axum's `MethodRouter::fallback`: a handler of
+    /// any method that its own methods' handlers are preferred to (and,
+    /// with axum's answers, GET's for HEAD).
+    ///
+    /// ```
+    /// use http::{Request, StatusCode};
+    /// use pronghorn::{Router, router::get};
+    /// use tower::ServiceExt;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let router = Router::new()
+    ///     .route("/", get(|| "home").fallback(|| (StatusCode::IM_A_TEAPOT, "not here")))
+    ///     .compile()
+    ///     .unwrap();
+    /// let request = Request::delete("/").body(String::new()).unwrap();
+    /// assert_eq!(router.oneshot(request).await.unwrap().status(), StatusCode::IM_A_TEAPOT);
+    /// # }
+    /// ```
+    pub fn fallback<H, M>(self, handler: H) -> Self
+    where
+        H: Handler<M>,
+        M: 'static,
+    {
+        self.any(handler)
+    }
+
+    /// Gives its handlers `state`, read by their [`State`](crate::handler::State)
+    /// extractors before the router's, as axum's `MethodRouter::with_state`.
+    ///
+    /// ```
+    /// use http::Request;
+    /// use http_body_util::BodyExt;
+    /// use pronghorn::{Router, handler::State, router::get};
+    /// use tower::ServiceExt;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let hello = get(|State(name): State<&'static str>| format!("hello {name}")).state("ada");
+    /// let router = Router::new().route("/", hello).compile().unwrap();
+    /// let response = router.oneshot(Request::get("/").body(String::new()).unwrap()).await.unwrap();
+    /// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "hello ada");
+    /// # }
+    /// ```
+    pub fn state<T: Clone + Send + Sync + 'static>(mut self, state: T) -> Self {
+        let mut values = http::Extensions::new();
+        values.insert(state);
+        let given = OwnState::of(values, vec![state_type::<T>()]);
+        for route in &mut self.routes {
+            route.own_state = Some(given.under(route.own_state.take()));
+        }
+        self.served = Compiled::default();
+        self
+    }
+
+    /// The method router as a router of its own, answering every path,
+    /// compiled at its first request.
+    fn served(&self) -> &CompiledRouter {
+        self.served.get_or_compile(|| {
+            Router::new()
+                .route("/", self.clone())
+                .route("/{*path}", self.clone())
+        })
+    }
+
     /// One route per method of `filter`, sharing `route`'s handler.
     fn add(&mut self, filter: MethodFilter, route: RouteSpec) {
         for method in filter.methods() {
@@ -342,6 +418,52 @@ impl MethodRouter {
         L: RouteLayer<M>,
     {
         self.layer(layer)
+    }
+}
+
+crate::router::request::service::serves_requests!(
+    /// A method router is a `Service` as it is, as axum's is: it answers
+    /// any path, each request by its method (405 with `Allow` for the
+    /// others), compiled at its first request; so it may be a
+    /// [`fallback_service`](Router::fallback_service) or a
+    /// [`nest_service`](Router::nest_service), or called with `oneshot`.
+    ///
+    /// ```
+    /// use http::{Request, StatusCode};
+    /// use pronghorn::router::get;
+    /// use tower::ServiceExt;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let response = get(|| "hi").oneshot(Request::get("/any/path").body(String::new()).unwrap()).await.unwrap();
+    /// assert_eq!(response.status(), StatusCode::OK);
+    /// let response = get(|| "hi").oneshot(Request::post("/").body(String::new()).unwrap()).await.unwrap();
+    /// assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
+    /// # }
+    /// ```
+    MethodRouter,
+    |this| this.served().tables()
+);
+
+/// Marker of a method router as a handler.
+#[derive(Debug)]
+pub enum FromMethodRouter {}
+
+/// A method router is a handler as well, as axum's is, so that it may be a
+/// [`fallback`](Router::fallback): `.fallback(get(handler))` answers GET
+/// requests no route takes, and 405 the others.
+#[diagnostic::do_not_recommend]
+impl Handler<FromMethodRouter> for MethodRouter {
+    // Its parameters are read before the copy of the request goes on.
+    const READS_PARAMS_FIRST: bool = true;
+
+    fn call(
+        &self,
+        request: &mut Request<Body>,
+        route: RouteContext<'_>,
+        cx: &mut Context<'_>,
+    ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
+        Mounted::at_route(self.served().clone()).call(request, route, cx)
     }
 }
 

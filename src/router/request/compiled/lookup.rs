@@ -146,8 +146,8 @@ impl Tables {
     }
 
     /// The target as axum chooses it: the routes of the most specific path
-    /// that has any, then among them the method's, else one for any
-    /// method, else GET's for HEAD, else a 405 whose `Allow` names that
+    /// that has any, then among them the method's, else GET's for HEAD,
+    /// else one for any method, else a 405 whose `Allow` names that
     /// path's methods alone, however many less specific paths would take
     /// the method.
     fn path_first(
@@ -186,14 +186,19 @@ impl Tables {
         let allowed = std::cell::RefCell::new(Vec::new());
         let found = table.find(path, captures, |methods| {
             allowed.borrow_mut().clear();
-            if let Some(id) = methods.get(method).or_else(|| methods.any()) {
+            if let Some(id) = methods.get(method) {
                 return Some(id);
             }
+            // GET's for HEAD before a handler of any method, as axum's
+            // method router's fallback comes after them.
             if *method == Method::HEAD {
                 if let Some(id) = methods.get(&Method::GET) {
                     as_get.set(true);
                     return Some(id);
                 }
+            }
+            if let Some(id) = methods.any() {
+                return Some(id);
             }
             allowed.borrow_mut().extend(methods.methods().cloned());
             methods.first()
