@@ -12,6 +12,10 @@ use std::{
 use bytes::Bytes;
 use http_body::{Frame, SizeHint};
 
+/// A response, its body pronghorn's [`Body`] unless said otherwise: what
+/// handlers, layers and the router answer, as axum's `response::Response`.
+pub type Response<B = Body> = http::Response<B>;
+
 /// The error type of a streaming [`Body`].
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 

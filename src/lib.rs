@@ -230,7 +230,7 @@ pub use self::serve::Tls;
 pub use self::serve::{Serve, Served, WithGracefulShutdown, serve};
 
 pub use self::{
-    body::{Body, BoxError},
+    body::{Body, BoxError, Response},
     error_handling::HandleErrorLayer,
     handler::IntoResponse,
     head::RequestHead,

@@ -80,8 +80,7 @@ where
 {
 }
 
-/// The response of a derived extractor's refusal.
-pub type Response = http::Response<crate::body::Body>;
+pub use crate::body::Response;
 
 /// The future of a derived body extractor: the value of the extractor it
 /// reads through, made into its own.

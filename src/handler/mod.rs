@@ -95,7 +95,7 @@ pub use self::{
     extract::{
         BodyFuture, BodyRejection, Form, FormRejection, FromRequest, FromRequestBody,
         FromRequestHead, HasRejection, Header, HeaderRejection, NamedHeader, Needs, Path,
-        PathErrorKind, PathRejection, Query, QueryRejection, Rejection, RequestContext,
+        PathErrorKind, PathRejection, Query, QueryRejection, RawForm, Rejection, RequestContext,
         RouteContext, RouteParams, State, StateType, WithRejection, WithRejectionFuture, headers,
     },
     layered::{
@@ -103,8 +103,8 @@ pub use self::{
     },
     mounted::RouteService,
     request::{
-        ConnectInfo, Extension, Html, MatchedPath, MockConnectInfo, MockConnectInfoService,
-        OriginalUri, Redirect,
+        AddExtension, ConnectInfo, Extension, Html, MatchedPath, MockConnectInfo,
+        MockConnectInfoService, OriginalUri, Redirect,
     },
     response::{IntoResponse, IntoResponseFailed},
 };

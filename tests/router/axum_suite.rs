@@ -1042,3 +1042,77 @@ async fn the_body_limit_layer_nearest_the_handler_wins() {
         StatusCode::OK
     );
 }
+
+// axum's extractors and calls that were missing.
+
+#[tokio::test]
+async fn an_empty_method_router_answers_405_with_an_empty_allow() {
+    let client = Client::new(Router::new().route("/", pronghorn::router::MethodRouter::new()));
+    let res = client.get("/").await;
+    assert_eq!(res.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(res.headers[header::ALLOW], "");
+}
+
+#[tokio::test]
+async fn extension_is_a_layer_and_its_absence_is_axum_s_500() {
+    use pronghorn::handler::Extension;
+    #[derive(Clone)]
+    struct Pool(&'static str);
+    let app = Router::new()
+        .route(
+            "/",
+            get(|Extension(Pool(name)): Extension<Pool>| async move { name }),
+        )
+        .layer(Extension(Pool("main")))
+        .route(
+            "/missing",
+            get(|Extension(Pool(name)): Extension<Pool>| async move { name }),
+        );
+    let client = Client::new(app);
+    assert_eq!(client.get("/").await.body, "main");
+    let res = client.get("/missing").await;
+    assert_eq!(res.status, StatusCode::INTERNAL_SERVER_ERROR);
+    assert!(
+        res.body
+            .starts_with("Missing request extension: Extension of type `"),
+        "{}",
+        res.body
+    );
+}
+
+#[tokio::test]
+async fn parts_and_raw_form_extract_as_axum_s() {
+    use http::request::Parts;
+    use pronghorn::handler::RawForm;
+    let app = Router::new()
+        .route(
+            "/api/parts",
+            get(|parts: Parts| async move { format!("{} {}", parts.method, parts.uri) }),
+        )
+        .route(
+            "/form",
+            get(|RawForm(form): RawForm| async move { form })
+                .post(|RawForm(form): RawForm| async move { form }),
+        );
+    let client = Client::new(Router::new().nest("/n", app));
+    assert_eq!(
+        client.get("/n/api/parts?x=1").await.body,
+        "GET /api/parts?x=1"
+    );
+    assert_eq!(client.get("/n/form?a=1&b=2").await.body, "a=1&b=2");
+    let form = Request::post("/n/form")
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body("c=3".to_owned())
+        .unwrap();
+    let res = client.0.clone().oneshot(form).await.unwrap();
+    assert_eq!(res.into_body().collect().await.unwrap().to_bytes(), "c=3");
+    let not_form = Request::post("/n/form").body("c=3".to_owned()).unwrap();
+    let res = client.0.clone().oneshot(not_form).await.unwrap();
+    assert_eq!(res.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+}
+
+#[test]
+fn response_is_axum_s_alias() {
+    let response: pronghorn::Response = StatusCode::OK.into_response();
+    assert_eq!(response.status(), StatusCode::OK);
+}

@@ -156,6 +156,42 @@ impl<T: serde::de::DeserializeOwned> Form<T> {
     }
 }
 
+/// A form's raw bytes, as axum's `RawForm`: a GET or HEAD request's query
+/// string, another's body (`application/x-www-form-urlencoded`, else 415),
+/// for a handler that parses it itself.
+///
+/// ```
+/// use http::Request;
+/// use http_body_util::BodyExt;
+/// use pronghorn::{Router, handler::RawForm};
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .get("/", |RawForm(form): RawForm| form)
+///     .compile()
+///     .unwrap();
+/// let response = router.oneshot(Request::get("/?a=1&b=2").body(String::new()).unwrap()).await.unwrap();
+/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "a=1&b=2");
+/// # }
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RawForm(pub Bytes);
+
+impl FromRequestBody for RawForm {
+    type Future = BodyFuture<Self>;
+
+    fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
+        match Form::<()>::query(context) {
+            Some(query) => BodyFuture::new(query, context, None, |bytes| bytes.map(RawForm)),
+            None => BodyFuture::new(body, context, Form::<()>::refused(context), |bytes| {
+                bytes.map(RawForm)
+            }),
+        }
+    }
+}
+
 /// The 415 of `extractor` for a request whose content type is not `of_type`
 /// (`matches` says whether it is); axum tells the client `axum`.
 fn unless_of_type(

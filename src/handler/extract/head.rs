@@ -81,6 +81,32 @@ impl FromRequestHead for Uri {
     }
 }
 
+/// A copy of the request's head, as axum's `http::request::Parts`
+/// extractor: its URI the one the route sees (below a nest's base, without
+/// it), its extensions the request's.
+///
+/// ```
+/// use http::{Request, request::Parts};
+/// use http_body_util::BodyExt;
+/// use pronghorn::Router;
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .get("/", |parts: Parts| format!("{} {}", parts.method, parts.uri))
+///     .compile()
+///     .unwrap();
+/// let response = router.oneshot(Request::get("/?q").body(String::new()).unwrap()).await.unwrap();
+/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "GET /?q");
+/// # }
+/// ```
+impl FromRequestHead for http::request::Parts {
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        Ok(context.head())
+    }
+}
+
 impl FromRequestHead for HeaderMap {
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
         Ok(context.headers().clone())

@@ -30,7 +30,7 @@ pub(crate) use self::body::streamed;
 pub use self::rejection::JsonRejection;
 pub(crate) use self::rejection::Shape;
 pub use self::{
-    body::{BodyFuture, Form},
+    body::{BodyFuture, Form, RawForm},
     head::{Header, NamedHeader, Path, Query, RouteParams, State, headers},
     rejection::{
         BodyRejection, FormRejection, HeaderRejection, PathErrorKind, PathRejection,

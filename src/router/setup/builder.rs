@@ -434,6 +434,15 @@ impl Router {
     /// ```
     pub fn route(mut self, pattern: &str, methods: MethodRouter) -> Self {
         self.compiled = Compiled::default();
+        // A method router with no handler takes the path and no method:
+        // 405 with an empty `Allow`, as axum's answers.
+        let methods = match methods.routes.is_empty() {
+            true => methods.any(|| {
+                let allow = [(http::header::ALLOW, http::HeaderValue::from_static(""))];
+                (http::StatusCode::METHOD_NOT_ALLOWED, allow)
+            }),
+            false => methods,
+        };
         self.routes
             .extend(methods.routes.into_iter().map(|route| RouteSpec {
                 pattern: pattern.to_owned(),
