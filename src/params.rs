@@ -202,6 +202,38 @@ pub(crate) fn decode(raw: &str) -> Result<Cow<'_, str>, DecodeError> {
     }
 }
 
+/// Percent-decodes `raw` as `application/x-www-form-urlencoded` reads a
+/// query string or a form (the `form_urlencoded` crate's rules), borrowing
+/// it when it holds no `%`: a `%` not followed by two hex digits stays as
+/// it is, and bytes that are not UTF-8 become U+FFFD. Never fails: a login
+/// page's `?next=%ZZ` reaches the handler as its text.
+pub(crate) fn percent_decode_lenient(raw: &str) -> Cow<'_, str> {
+    if !raw.contains('%') {
+        return Cow::Borrowed(raw);
+    }
+    let bytes = raw.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes.get(i + 1..i + 3);
+        let value = hex.and_then(|hex| hex_value(hex[0]).zip(hex_value(hex[1])));
+        match (bytes[i], value) {
+            (b'%', Some((high, low))) => {
+                decoded.push(high << 4 | low);
+                i += 3;
+            }
+            (byte, _) => {
+                decoded.push(byte);
+                i += 1;
+            }
+        }
+    }
+    match String::from_utf8_lossy(&decoded) {
+        Cow::Borrowed(text) => Cow::Owned(text.to_owned()),
+        Cow::Owned(text) => Cow::Owned(text),
+    }
+}
+
 /// Percent-decodes `raw`, borrowing it when it holds no `%`.
 ///
 /// Written here rather than taken from a crate: it is twenty lines, and the

@@ -242,9 +242,31 @@ fn decode(raw: &str) -> Option<String> {
     String::from_utf8(decoded).ok()
 }
 
-/// Form decoding, as a query component is decoded: `+` is a space.
+/// Form decoding, as a query component is decoded (the `form_urlencoded`
+/// crate's rules, axum's): `+` is a space, `%` and two hex digits make a
+/// byte, any other `%` stays as it is, and bytes that are not UTF-8 become
+/// U+FFFD. It never fails.
 fn form_decode(raw: &str) -> Option<String> {
-    decode(&raw.replace('+', " "))
+    let spaced = raw.replace('+', " ");
+    let bytes = spaced.as_bytes();
+    let mut decoded = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|hex| std::str::from_utf8(hex).ok());
+        match hex.filter(|hex| hex.bytes().all(|b| b.is_ascii_hexdigit())) {
+            Some(hex) if bytes[i] == b'%' => {
+                decoded.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 3;
+            }
+            _ => {
+                decoded.push(bytes[i]);
+                i += 1;
+            }
+        }
+    }
+    Some(String::from_utf8_lossy(&decoded).into_owned())
 }
 
 /// What the reference expects: 200 with a body, or a refusal.

@@ -1116,3 +1116,47 @@ fn response_is_axum_s_alias() {
     let response: pronghorn::Response = StatusCode::OK.into_response();
     assert_eq!(response.status(), StatusCode::OK);
 }
+
+#[tokio::test]
+async fn query_and_form_read_malformed_escapes_leniently_as_axum_does() {
+    use pronghorn::handler::{Form, Query};
+    #[derive(serde::Deserialize)]
+    struct Next {
+        next: Option<String>,
+    }
+    let app = Router::new()
+        .route(
+            "/login",
+            get(|Query(q): Query<Next>| async move { q.next.unwrap_or_default() }),
+        )
+        .route(
+            "/form",
+            pronghorn::router::post(
+                |Form(f): Form<Next>| async move { f.next.unwrap_or_default() },
+            ),
+        );
+    for answers in [Answers::Pronghorn, Answers::Axum] {
+        let router = app.clone().answers(answers).compile().unwrap();
+        assert_eq!(
+            send(&router, Method::GET, "/login?next=%ZZ").await.body,
+            "%ZZ"
+        );
+        assert_eq!(
+            send(&router, Method::GET, "/login?junk=%ZZ&next=%2Fhome")
+                .await
+                .body,
+            "/home"
+        );
+        assert_eq!(
+            send(&router, Method::GET, "/login?next=a%FFb").await.body,
+            "a\u{FFFD}b"
+        );
+        let form = Request::post("/form")
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body("next=%Z1+x".to_owned())
+            .unwrap();
+        let res = router.clone().oneshot(form).await.unwrap();
+        assert_eq!(res.status(), StatusCode::OK);
+        assert_eq!(res.into_body().collect().await.unwrap().to_bytes(), "%Z1 x");
+    }
+}

@@ -314,8 +314,10 @@ fn optional<T>(
 /// pairs (`+` is a space): a struct or map by key, or `Vec<(String, String)>`
 /// for every pair in order, repeated keys included (a struct's field given
 /// twice answers 400, and a map keeps the last value). A missing query is
-/// an empty one; a value that does not decode or parse answers 400 naming
-/// the key. `Option<Query<T>>` is `None` when the query lacks a field `T`
+/// an empty one. Escapes are read as `form_urlencoded` (and axum) reads
+/// them: a malformed one (`?next=%ZZ`) stays as text, bytes that are not
+/// UTF-8 become U+FFFD. A value that does not parse answers 400 naming the
+/// key. `Option<Query<T>>` is `None` when the query lacks a field `T`
 /// needs, and still answers 400 for a malformed value.
 ///
 /// ```
@@ -335,18 +337,19 @@ fn optional<T>(
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Query<T>(pub T);
 
-/// Decodes one form-encoded component: `+` is a space, then percent-decoding.
+/// Decodes one form-encoded component as `form_urlencoded` (and so axum)
+/// reads it: `+` is a space, then lenient percent-decoding (a malformed
+/// escape stays as text, bytes that are not UTF-8 become U+FFFD).
 fn form_decode(raw: &str) -> Result<Cow<'_, str>, de::Error> {
     let spaced = if raw.contains('+') {
         Cow::Owned(raw.replace('+', " "))
     } else {
         Cow::Borrowed(raw)
     };
-    let decoded = match &spaced {
-        Cow::Borrowed(text) => crate::params::percent_decode(text),
-        Cow::Owned(text) => crate::params::percent_decode(text).map(|v| Cow::Owned(v.into_owned())),
-    };
-    decoded.map_err(|error| de::Error::value(error.to_string()))
+    Ok(match &spaced {
+        Cow::Borrowed(text) => crate::params::percent_decode_lenient(text),
+        Cow::Owned(text) => Cow::Owned(crate::params::percent_decode_lenient(text).into_owned()),
+    })
 }
 
 impl<T: serde::de::DeserializeOwned> FromRequestHead for Query<T> {
@@ -355,7 +358,7 @@ impl<T: serde::de::DeserializeOwned> FromRequestHead for Query<T> {
     }
 
     /// `None` when the query string lacks what `T` needs, or has keys `T`
-    /// refuses; 400 when a value does not decode or parse.
+    /// refuses; 400 when a value does not parse.
     fn from_head_optional(context: &RequestContext<'_>) -> Result<Option<Self>, Response<Body>> {
         optional(context, Self::deserialize(context), |e| {
             Self::rejection(e).0
