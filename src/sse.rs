@@ -37,6 +37,7 @@ use crate::{body::Body, body::BoxError, clock::FOREVER, handler::IntoResponse};
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Event {
+    comment: Option<String>,
     event: Option<String>,
     id: Option<String>,
     data: Option<String>,
@@ -72,6 +73,33 @@ impl Event {
         self
     }
 
+    /// A comment (`: text`), which clients ignore: a keep-alive, or a note
+    /// for whoever reads the stream. Line breaks are removed.
+    ///
+    /// ```
+    /// use pronghorn::sse::Event;
+    ///
+    /// assert_eq!(Event::default().comment("hi").to_string(), ": hi\n\n");
+    /// ```
+    pub fn comment(mut self, comment: &str) -> Self {
+        self.comment = Some(one_line(comment));
+        self
+    }
+
+    /// The data, `data` serialized as JSON (feature `json`), as axum's
+    /// `Event::json_data`.
+    ///
+    /// ```
+    /// use pronghorn::sse::Event;
+    ///
+    /// let event = Event::default().json_data(serde_json::json!({"n": 1})).unwrap();
+    /// assert_eq!(event.to_string(), "data: {\"n\":1}\n\n");
+    /// ```
+    #[cfg(feature = "json")]
+    pub fn json_data<T: serde::Serialize>(self, data: T) -> Result<Self, serde_json::Error> {
+        Ok(self.data(&serde_json::to_string(&data)?))
+    }
+
     /// How long the client should wait before reconnecting (`retry:`).
     pub fn retry(mut self, retry: Duration) -> Self {
         self.retry = Some(retry);
@@ -81,6 +109,9 @@ impl Event {
 
 impl fmt::Display for Event {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(comment) = &self.comment {
+            writeln!(f, ": {comment}")?;
+        }
         if let Some(event) = &self.event {
             writeln!(f, "event: {event}")?;
         }

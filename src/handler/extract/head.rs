@@ -379,6 +379,27 @@ impl<T: serde::de::DeserializeOwned> Query<T> {
         from_pairs(context.uri().query().unwrap_or("")).map(Query)
     }
 
+    /// The query of `uri`, outside a router, as axum's
+    /// `Query::try_from_uri`: what the extractor would read of a request
+    /// with that URI.
+    ///
+    /// ```
+    /// use pronghorn::handler::Query;
+    ///
+    /// #[derive(Debug, serde::Deserialize)]
+    /// struct Page { page: u32 }
+    ///
+    /// let uri = "/items?page=2".parse().unwrap();
+    /// assert_eq!(Query::<Page>::try_from_uri(&uri).unwrap().0.page, 2);
+    /// let bad = "/items?page=x".parse().unwrap();
+    /// assert_eq!(Query::<Page>::try_from_uri(&bad).unwrap_err().status(), http::StatusCode::BAD_REQUEST);
+    /// ```
+    pub fn try_from_uri(uri: &Uri) -> Result<Self, QueryRejection> {
+        from_pairs(uri.query().unwrap_or(""))
+            .map(Query)
+            .map_err(Self::rejection)
+    }
+
     fn rejection(error: de::Error) -> QueryRejection {
         let axum = format!("Failed to deserialize query string: {}", error.with_path());
         QueryRejection(
