@@ -1,11 +1,9 @@
 //! [`DefaultBodyLimit`]: the body limit of the routes below a layer, as
 //! axum's layer of that name sets it.
 
-use std::task::{Context, Poll};
-
-use http::Request;
 use tower_layer::Layer;
-use tower_service::Service;
+
+use super::{AddExtension, Extension};
 
 /// A layer that sets the largest body the extractors of the routes below
 /// it read, as axum's `DefaultBodyLimit`: [`max`](Self::max) bytes, or
@@ -34,10 +32,6 @@ pub struct DefaultBodyLimit {
     limit: usize,
 }
 
-/// The limit a [`DefaultBodyLimit`] set, in the request's extensions.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct BodyLimit(pub(crate) usize);
-
 impl DefaultBodyLimit {
     /// At most `limit` bytes.
     pub fn max(limit: usize) -> Self {
@@ -48,42 +42,20 @@ impl DefaultBodyLimit {
     pub fn disable() -> Self {
         Self { limit: usize::MAX }
     }
+
+    /// The limit it sets.
+    pub(crate) fn limit(self) -> usize {
+        self.limit
+    }
 }
 
+/// The layer puts itself in the request's extensions, where the handler
+/// below the layers reads it: one nearer the handler, put there later,
+/// wins.
 impl<S> Layer<S> for DefaultBodyLimit {
-    type Service = DefaultBodyLimitService<S>;
+    type Service = AddExtension<S, DefaultBodyLimit>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        DefaultBodyLimitService {
-            inner,
-            limit: self.limit,
-        }
-    }
-}
-
-/// The service of a [`DefaultBodyLimit`] layer.
-#[derive(Clone, Debug)]
-pub struct DefaultBodyLimitService<S> {
-    inner: S,
-    limit: usize,
-}
-
-impl<S, B> Service<Request<B>> for DefaultBodyLimitService<S>
-where
-    S: Service<Request<B>>,
-{
-    type Response = S::Response;
-    type Error = S::Error;
-    type Future = S::Future;
-
-    #[inline]
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, mut request: Request<B>) -> S::Future {
-        // Over an outer layer's: this one is nearer the handler.
-        request.extensions_mut().insert(BodyLimit(self.limit));
-        self.inner.call(request)
+        Extension(*self).layer(inner)
     }
 }

@@ -22,7 +22,7 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use super::{
-    BodyLimit, ErasedHandler, Handler, IntoResponse, MatchedPath, Needs, RouteContext,
+    DefaultBodyLimit, ErasedHandler, Handler, IntoResponse, MatchedPath, Needs, RouteContext,
     RouteService, extract::Extraction, internal_error,
 };
 use crate::{
@@ -239,9 +239,9 @@ impl Endpoint {
         let mut context = matched.context();
         // The limit a `DefaultBodyLimit` layer set, over the route's.
         let limited;
-        if let Some(&BodyLimit(limit)) = request.extensions().get::<BodyLimit>() {
+        if let Some(set) = request.extensions().get::<DefaultBodyLimit>() {
             limited = Extraction {
-                limit,
+                limit: set.limit(),
                 ..context.extraction.clone()
             };
             context.extraction = &limited;

@@ -82,7 +82,6 @@ pub use self::multipart::{Field, Multipart, MultipartError};
 pub use self::typed_header::TypedHeader;
 pub(crate) use self::{
     answers::Allowed,
-    body_limit::BodyLimit,
     extract::{Extraction, HeadExtractors, Shape, for_each_arity, state_type},
     layered::{Refusal, RouteInfo, wrap},
     mounted::{Mounted, NESTED_PATTERN_END},
@@ -91,7 +90,7 @@ pub(crate) use self::{
 };
 pub use self::{
     answers::Answers,
-    body_limit::{DefaultBodyLimit, DefaultBodyLimitService},
+    body_limit::DefaultBodyLimit,
     extract::{
         BodyFuture, BodyRejection, Form, FormRejection, FromRequest, FromRequestBody,
         FromRequestHead, HasRejection, Header, HeaderRejection, NamedHeader, Needs, Path,
