@@ -5,17 +5,15 @@ use std::{
     convert::Infallible,
     fmt,
     future::Future,
-    marker::PhantomData,
     pin::Pin,
     task::{Context, Poll, ready},
 };
 
 use http::{Request, Response};
 use pin_project_lite::pin_project;
-use tower_layer::Layer;
 use tower_service::Service;
 
-use super::{Given, extract, given, take_ready};
+use super::{extract, given, take_ready};
 use crate::{
     body::Body,
     handler::{FromRequestHead, IntoResponse},
@@ -62,11 +60,7 @@ use crate::{
 /// # }
 /// ```
 pub fn map_request<F, T>(f: F) -> MapRequestLayer<F, T> {
-    MapRequestLayer {
-        f,
-        state: None,
-        _marker: PhantomData,
-    }
+    MapRequestLayer::new(f, None)
 }
 
 /// [`map_request`], its [`State`](crate::handler::State) extractors
@@ -76,11 +70,7 @@ pub fn map_request_with_state<St, F, T>(state: St, f: F) -> MapRequestLayer<F, T
 where
     St: Clone + Send + Sync + 'static,
 {
-    MapRequestLayer {
-        f,
-        state: Some(given(state)),
-        _marker: PhantomData,
-    }
+    MapRequestLayer::new(f, Some(given(state)))
 }
 
 /// What a [`map_request`] function answers: the request to hand on, or
@@ -106,66 +96,12 @@ impl<E: IntoResponse> IntoMapRequestResult for Result<Request<Body>, E> {
     }
 }
 
-/// The layer [`map_request`] makes.
-pub struct MapRequestLayer<F, T> {
-    f: F,
-    state: Given,
-    _marker: PhantomData<fn() -> T>,
-}
-
-impl<F: Clone, T> Clone for MapRequestLayer<F, T> {
-    fn clone(&self) -> Self {
-        Self {
-            f: self.f.clone(),
-            state: self.state.clone(),
-            _marker: PhantomData,
-        }
-    }
-}
-
-impl<F, T> fmt::Debug for MapRequestLayer<F, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("MapRequestLayer").finish_non_exhaustive()
-    }
-}
-
-impl<S, F: Clone, T> Layer<S> for MapRequestLayer<F, T> {
-    type Service = MapRequest<F, S, T>;
-
-    fn layer(&self, inner: S) -> MapRequest<F, S, T> {
-        MapRequest {
-            f: self.f.clone(),
-            inner,
-            state: self.state.clone(),
-            _marker: PhantomData,
-        }
-    }
-}
-
-/// The service of a [`map_request`] layer around `S`.
-pub struct MapRequest<F, S, T> {
-    f: F,
-    inner: S,
-    state: Given,
-    _marker: PhantomData<fn() -> T>,
-}
-
-impl<F: Clone, S: Clone, T> Clone for MapRequest<F, S, T> {
-    fn clone(&self) -> Self {
-        Self {
-            f: self.f.clone(),
-            inner: self.inner.clone(),
-            state: self.state.clone(),
-            _marker: PhantomData,
-        }
-    }
-}
-
-impl<F, S, T> fmt::Debug for MapRequest<F, S, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("MapRequest").finish_non_exhaustive()
-    }
-}
+function_layer!(
+    /// The layer [`map_request`] makes.
+    MapRequestLayer,
+    /// The service of a [`map_request`] layer around `S`.
+    MapRequest
+);
 
 pin_project! {
     /// The response future of a [`map_request`] layer: the function's,

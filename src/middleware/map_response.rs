@@ -5,17 +5,15 @@ use std::{
     convert::Infallible,
     fmt,
     future::Future,
-    marker::PhantomData,
     pin::Pin,
     task::{Context, Poll, ready},
 };
 
 use http::{Request, Response};
 use pin_project_lite::pin_project;
-use tower_layer::Layer;
 use tower_service::Service;
 
-use super::{Given, extract, given};
+use super::{extract, given};
 use crate::{
     body::Body,
     handler::{FromRequestHead, IntoResponse},
@@ -50,11 +48,7 @@ use crate::{
 /// # }
 /// ```
 pub fn map_response<F, T>(f: F) -> MapResponseLayer<F, T> {
-    MapResponseLayer {
-        f,
-        state: None,
-        _marker: PhantomData,
-    }
+    MapResponseLayer::new(f, None)
 }
 
 /// [`map_response`], its [`State`](crate::handler::State) extractors
@@ -64,11 +58,7 @@ pub fn map_response_with_state<St, F, T>(state: St, f: F) -> MapResponseLayer<F,
 where
     St: Clone + Send + Sync + 'static,
 {
-    MapResponseLayer {
-        f,
-        state: Some(given(state)),
-        _marker: PhantomData,
-    }
+    MapResponseLayer::new(f, Some(given(state)))
 }
 
 /// A function [`map_response`] takes: an async function of the
@@ -83,66 +73,12 @@ pub trait MapResponseFn<T>: Clone + Send + Sync + 'static {
     fn call(&self, extracted: T, response: Response<Body>) -> Self::Future;
 }
 
-/// The layer [`map_response`] makes.
-pub struct MapResponseLayer<F, T> {
-    f: F,
-    state: Given,
-    _marker: PhantomData<fn() -> T>,
-}
-
-impl<F: Clone, T> Clone for MapResponseLayer<F, T> {
-    fn clone(&self) -> Self {
-        Self {
-            f: self.f.clone(),
-            state: self.state.clone(),
-            _marker: PhantomData,
-        }
-    }
-}
-
-impl<F, T> fmt::Debug for MapResponseLayer<F, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("MapResponseLayer").finish_non_exhaustive()
-    }
-}
-
-impl<S, F: Clone, T> Layer<S> for MapResponseLayer<F, T> {
-    type Service = MapResponse<F, S, T>;
-
-    fn layer(&self, inner: S) -> MapResponse<F, S, T> {
-        MapResponse {
-            f: self.f.clone(),
-            inner,
-            state: self.state.clone(),
-            _marker: PhantomData,
-        }
-    }
-}
-
-/// The service of a [`map_response`] layer around `S`.
-pub struct MapResponse<F, S, T> {
-    f: F,
-    inner: S,
-    state: Given,
-    _marker: PhantomData<fn() -> T>,
-}
-
-impl<F: Clone, S: Clone, T> Clone for MapResponse<F, S, T> {
-    fn clone(&self) -> Self {
-        Self {
-            f: self.f.clone(),
-            inner: self.inner.clone(),
-            state: self.state.clone(),
-            _marker: PhantomData,
-        }
-    }
-}
-
-impl<F, S, T> fmt::Debug for MapResponse<F, S, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("MapResponse").finish_non_exhaustive()
-    }
-}
+function_layer!(
+    /// The layer [`map_response`] makes.
+    MapResponseLayer,
+    /// The service of a [`map_response`] layer around `S`.
+    MapResponse
+);
 
 pin_project! {
     /// The response future of a [`map_response`] layer: the inner

@@ -47,6 +47,80 @@
 //! # }
 //! ```
 
+/// A middleware function's layer and its service, as axum names them:
+/// the function, the state a `_with_state` form gives its extractors, and
+/// the extractors' types `T`; the service wraps `S`.
+macro_rules! function_layer {
+    ($(#[$layer_doc:meta])* $layer:ident, $(#[$service_doc:meta])* $service:ident) => {
+        $(#[$layer_doc])*
+        pub struct $layer<F, T> {
+            f: F,
+            state: $crate::middleware::Given,
+            _marker: ::std::marker::PhantomData<fn() -> T>,
+        }
+
+        impl<F, T> $layer<F, T> {
+            fn new(f: F, state: $crate::middleware::Given) -> Self {
+                Self {
+                    f,
+                    state,
+                    _marker: ::std::marker::PhantomData,
+                }
+            }
+        }
+
+        impl<F: Clone, T> Clone for $layer<F, T> {
+            fn clone(&self) -> Self {
+                Self::new(self.f.clone(), self.state.clone())
+            }
+        }
+
+        impl<F, T> ::std::fmt::Debug for $layer<F, T> {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.debug_struct(stringify!($layer)).finish_non_exhaustive()
+            }
+        }
+
+        impl<S, F: Clone, T> ::tower_layer::Layer<S> for $layer<F, T> {
+            type Service = $service<F, S, T>;
+
+            fn layer(&self, inner: S) -> $service<F, S, T> {
+                $service {
+                    f: self.f.clone(),
+                    inner,
+                    state: self.state.clone(),
+                    _marker: ::std::marker::PhantomData,
+                }
+            }
+        }
+
+        $(#[$service_doc])*
+        pub struct $service<F, S, T> {
+            f: F,
+            inner: S,
+            state: $crate::middleware::Given,
+            _marker: ::std::marker::PhantomData<fn() -> T>,
+        }
+
+        impl<F: Clone, S: Clone, T> Clone for $service<F, S, T> {
+            fn clone(&self) -> Self {
+                Self {
+                    f: self.f.clone(),
+                    inner: self.inner.clone(),
+                    state: self.state.clone(),
+                    _marker: ::std::marker::PhantomData,
+                }
+            }
+        }
+
+        impl<F, S, T> ::std::fmt::Debug for $service<F, S, T> {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.debug_struct(stringify!($service)).finish_non_exhaustive()
+            }
+        }
+    };
+}
+
 mod map_request;
 mod map_response;
 
@@ -65,7 +139,6 @@ use std::{
     convert::Infallible,
     fmt,
     future::Future,
-    marker::PhantomData,
     pin::Pin,
     sync::Arc,
     task::{Context, Poll, ready},
@@ -73,7 +146,6 @@ use std::{
 
 use http::{Request, Response};
 use pin_project_lite::pin_project;
-use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::{
@@ -85,11 +157,7 @@ use crate::{
 /// A layer from an async function of extractors, the request and
 /// [`Next`], as axum's `middleware::from_fn`: see the [module](self).
 pub fn from_fn<F, T>(f: F) -> FromFnLayer<F, T> {
-    FromFnLayer {
-        f,
-        state: None,
-        _marker: PhantomData,
-    }
+    FromFnLayer::new(f, None)
 }
 
 /// [`from_fn`], its [`State`](crate::handler::State) extractors reading
@@ -126,74 +194,15 @@ pub fn from_fn_with_state<St, F, T>(state: St, f: F) -> FromFnLayer<F, T>
 where
     St: Clone + Send + Sync + 'static,
 {
-    FromFnLayer {
-        f,
-        state: Some(given(state)),
-        _marker: PhantomData,
-    }
+    FromFnLayer::new(f, Some(given(state)))
 }
 
-/// The layer [`from_fn`] makes.
-pub struct FromFnLayer<F, T> {
-    f: F,
-    /// The state given to [`from_fn_with_state`].
-    state: Given,
-    _marker: PhantomData<fn() -> T>,
-}
-
-impl<F: Clone, T> Clone for FromFnLayer<F, T> {
-    fn clone(&self) -> Self {
-        Self {
-            f: self.f.clone(),
-            state: self.state.clone(),
-            _marker: PhantomData,
-        }
-    }
-}
-
-impl<F, T> fmt::Debug for FromFnLayer<F, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FromFnLayer").finish_non_exhaustive()
-    }
-}
-
-impl<S, F: Clone, T> Layer<S> for FromFnLayer<F, T> {
-    type Service = FromFn<F, S, T>;
-
-    fn layer(&self, inner: S) -> FromFn<F, S, T> {
-        FromFn {
-            f: self.f.clone(),
-            inner,
-            state: self.state.clone(),
-            _marker: PhantomData,
-        }
-    }
-}
-
-/// The service of a [`from_fn`] layer around `S`.
-pub struct FromFn<F, S, T> {
-    f: F,
-    inner: S,
-    state: Given,
-    _marker: PhantomData<fn() -> T>,
-}
-
-impl<F: Clone, S: Clone, T> Clone for FromFn<F, S, T> {
-    fn clone(&self) -> Self {
-        Self {
-            f: self.f.clone(),
-            inner: self.inner.clone(),
-            state: self.state.clone(),
-            _marker: PhantomData,
-        }
-    }
-}
-
-impl<F, S, T> fmt::Debug for FromFn<F, S, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FromFn").finish_non_exhaustive()
-    }
-}
+function_layer!(
+    /// The layer [`from_fn`] makes.
+    FromFnLayer,
+    /// The service of a [`from_fn`] layer around `S`.
+    FromFn
+);
 
 /// The rest of the stack below a [`from_fn`] function: the layers under
 /// it and the handler. [`run`](Next::run) hands it the request.
