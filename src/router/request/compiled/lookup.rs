@@ -157,10 +157,8 @@ impl Tables {
         upgrade: bool,
         captures: &mut Captures,
     ) -> Target {
-        if upgrade && *method == Method::GET {
-            if let Some(id) = self.find_websocket(path, captures) {
-                return Target::Route { id, as_get: false };
-            }
+        if let Some(target) = self.upgrade_route(method, path, upgrade, captures) {
+            return target;
         }
         // A path with a trailing slash is a route's of its own first.
         if path.len() > 1 && path.ends_with('/') {
@@ -241,10 +239,8 @@ impl Tables {
         upgrade: bool,
         captures: &mut Captures,
     ) -> Option<Target> {
-        if upgrade && *method == Method::GET {
-            if let Some(id) = self.find_websocket(path, captures) {
-                return Some(Target::Route { id, as_get: false });
-            }
+        if let Some(target) = self.upgrade_route(method, path, upgrade, captures) {
+            return Some(target);
         }
         let found = self
             .table
@@ -253,6 +249,23 @@ impl Tables {
             Some(id) => Some(Target::Route { id, as_get: false }),
             None => self.find_otherwise(method, path, captures),
         }
+    }
+
+    /// The WebSocket route a GET asking for an upgrade finds first, before
+    /// any other.
+    #[inline(always)]
+    fn upgrade_route(
+        &self,
+        method: &Method,
+        path: &str,
+        upgrade: bool,
+        captures: &mut Captures,
+    ) -> Option<Target> {
+        if !(upgrade && *method == Method::GET) {
+            return None;
+        }
+        let id = self.find_websocket(path, captures)?;
+        Some(Target::Route { id, as_get: false })
     }
 
     /// The WebSocket route for `path`.
