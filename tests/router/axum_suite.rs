@@ -350,29 +350,38 @@ async fn nested_layers_see_the_stripped_uri_and_outer_layers_the_whole() {
     assert_eq!(Client::new(app).get("/a/b").await.body, "/a/b /b /b");
 }
 
+/// axum's `ValidateRequestHeaderLayer::bearer("password")`: 401 unless the
+/// request carries `Authorization: Bearer password`.
 // tower-http's validation answers its refusal as an `Err`.
 #[allow(clippy::result_large_err)]
-#[tokio::test]
-async fn middleware_that_return_early() {
-    // axum's `ValidateRequestHeaderLayer::bearer("password")`.
-    let bearer =
-        tower_http::validate_request::ValidateRequestHeaderLayer::custom(|req: &mut Req| match req
-            .headers()
-            .get(header::AUTHORIZATION)
-        {
+fn bearer_password() -> tower_http::validate_request::ValidateRequestHeaderLayer<
+    impl FnMut(&mut Req) -> Result<(), Response<Body>> + Clone,
+> {
+    tower_http::validate_request::ValidateRequestHeaderLayer::custom(|req: &mut Req| {
+        match req.headers().get(header::AUTHORIZATION) {
             Some(value) if value == "Bearer password" => Ok(()),
             _ => Err(StatusCode::UNAUTHORIZED.into_response()),
-        });
+        }
+    })
+}
+
+/// A GET of `path` that `bearer_password` lets through.
+fn authorized(path: &str) -> Request<String> {
+    Request::get(path)
+        .header("authorization", "Bearer password")
+        .body(String::new())
+        .unwrap()
+}
+
+#[tokio::test]
+async fn middleware_that_return_early() {
+    let bearer = bearer_password();
     let private = Router::new().route("/", get(|| async {})).layer(bearer);
     let public = Router::new().route("/public", get(|| async {}));
     let client = Client::new(private.merge(public));
 
     assert_eq!(client.get("/").await.status, StatusCode::UNAUTHORIZED);
-    let authorized = Request::get("/")
-        .header("authorization", "Bearer password")
-        .body(String::new())
-        .unwrap();
-    let res = client.0.clone().oneshot(authorized).await.unwrap();
+    let res = client.0.clone().oneshot(authorized("/")).await.unwrap();
     assert_eq!(res.status(), StatusCode::OK);
     assert_eq!(
         client.get("/doesnt-exist").await.status,
@@ -719,28 +728,15 @@ async fn defining_missing_routes_in_nested_router() {
     assert_eq!(client.get("/nest/fallback").await.body, "nested fallback");
 }
 
-// tower-http's validation answers its refusal as an `Err`.
-#[allow(clippy::result_large_err)]
 #[tokio::test]
 async fn route_layer() {
-    let bearer =
-        tower_http::validate_request::ValidateRequestHeaderLayer::custom(|req: &mut Req| match req
-            .headers()
-            .get(header::AUTHORIZATION)
-        {
-            Some(value) if value == "Bearer password" => Ok(()),
-            _ => Err(StatusCode::UNAUTHORIZED.into_response()),
-        });
+    let bearer = bearer_password();
     let app = Router::new()
         .route("/foo", get(|| async {}))
         .route_layer(bearer);
     let client = Client::new(app);
 
-    let authorized = Request::get("/foo")
-        .header("authorization", "Bearer password")
-        .body(String::new())
-        .unwrap();
-    let res = client.0.clone().oneshot(authorized).await.unwrap();
+    let res = client.0.clone().oneshot(authorized("/foo")).await.unwrap();
     assert_eq!(res.status(), StatusCode::OK);
     assert_eq!(client.get("/foo").await.status, StatusCode::UNAUTHORIZED);
     assert_eq!(client.get("/not-found").await.status, StatusCode::NOT_FOUND);

@@ -714,9 +714,9 @@ async fn from_fn_reads_extractors_and_answers_in_the_first_poll() {
 macro_rules! login_required {
     (login_url = $login_url:expr) => {
         axum::middleware::from_fn(
-            |session: Session, req, next: axum::middleware::Next| async move {
+            |user: SignedIn, req, next: axum::middleware::Next| async move {
                 use axum::response::IntoResponse;
-                if session.0.is_some() {
+                if user.0.is_some() {
                     next.run(req).await
                 } else {
                     axum::response::Redirect::temporary($login_url).into_response()
@@ -726,12 +726,12 @@ macro_rules! login_required {
     };
 }
 
-/// A signed-in user's session, read by an axum extractor from a cookie.
+/// The signed-in user, if any, read by an axum extractor from a cookie.
 #[cfg(feature = "axum")]
-struct Session(Option<String>);
+struct SignedIn(Option<String>);
 
 #[cfg(feature = "axum")]
-impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Session {
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for SignedIn {
     type Rejection = std::convert::Infallible;
 
     async fn from_request_parts(
@@ -739,7 +739,7 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Session {
         _: &S,
     ) -> Result<Self, Self::Rejection> {
         let cookie = parts.headers.get(header::COOKIE);
-        Ok(Session(
+        Ok(SignedIn(
             cookie.and_then(|v| v.to_str().ok()).map(str::to_owned),
         ))
     }
