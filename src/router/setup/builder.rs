@@ -200,20 +200,6 @@ fn into_router<S: 'static>(service: S) -> Result<Router, S> {
     }
 }
 
-/// `endpoint`, nested under a base of `segments` segments: a handler in
-/// tower layers gets one more below the layers of the routers it is nested
-/// in, which strips the base from the URI its own layers see.
-fn below_layers(endpoint: Responder, segments: u16) -> Responder {
-    match endpoint {
-        Responder::Http(handler) if segments > 0 && handler.layered() => {
-            Responder::Http(wrap(&handler, &StripBase::new(segments)))
-        }
-        Responder::Http(handler) => Responder::Http(handler),
-        #[cfg(feature = "ws")]
-        Responder::WebSocket(handler) => Responder::WebSocket(handler),
-    }
-}
-
 /// `pattern` below a nest's `base`, joined as axum joins them: `/api` and
 /// `/users` make `/api/users`, `/api` and `/` make `/api`, `/api/` and `/`
 /// make `/api/`.
@@ -1490,12 +1476,17 @@ impl Router {
         // state under its own, the base's segments stripped from the URI
         // its handler sees (by a layer of its own below this router's
         // layers, where its router gave it layers).
-        let below = |spec: RouteSpec| RouteSpec {
-            settings: spec.settings.or(&settings),
-            own_state: own(spec.own_state),
-            nest_bases: spec.nest_bases.saturating_add(segments),
-            endpoint: below_layers(spec.endpoint, segments),
-            ..spec
+        let below = |spec: RouteSpec| {
+            let mut spec = RouteSpec {
+                settings: spec.settings.or(&settings),
+                own_state: own(spec.own_state),
+                nest_bases: spec.nest_bases.saturating_add(segments),
+                ..spec
+            };
+            if segments > 0 && spec.layered() {
+                spec.wrap(&StripBase::new(segments));
+            }
+            spec
         };
         self.routes
             .extend(other.routes.into_iter().map(|route| RouteSpec {

@@ -468,6 +468,11 @@ impl Handler<FromMethodRouter> for MethodRouter {
 }
 
 impl RouteSpec {
+    /// Whether the route's handler is in tower layers.
+    pub(crate) fn layered(&self) -> bool {
+        matches!(&self.endpoint, Responder::Http(handler) if handler.layered())
+    }
+
     /// Wraps the route's handler in `layer`; a WebSocket route is left as
     /// it is.
     pub(crate) fn wrap<L>(&mut self, layer: &L)
