@@ -52,6 +52,7 @@ mod multipart;
 mod nested;
 mod request;
 mod response;
+mod response_parts;
 #[cfg(feature = "typed-header")]
 mod typed_header;
 
@@ -106,6 +107,9 @@ pub use self::{
         MockConnectInfoService, OriginalUri, Redirect,
     },
     response::{IntoResponse, IntoResponseFailed},
+    response_parts::{
+        AppendHeaders, ForceStatusCode, IntoResponseParts, InvalidHeader, NoContent, ResponseParts,
+    },
 };
 /// Derives an extractor that reads through another, as axum's derives do
 /// (feature `macros`): `#[derive(FromRequest)]` a body extractor,

@@ -481,6 +481,8 @@ impl<T: Into<Body>> IntoResponse for Html<T> {
 /// ```
 ///
 /// A location that is not valid header text answers 500 and is logged.
+/// Before an answer in a tuple, it sets the status and `location` on it,
+/// and a status before it in the tuple wins.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Redirect {
     status: StatusCode,
@@ -504,6 +506,25 @@ impl Redirect {
         Self::with(StatusCode::PERMANENT_REDIRECT, location)
     }
 
+    /// The status it answers: 303, 307 or 308.
+    ///
+    /// ```
+    /// use http::StatusCode;
+    /// use pronghorn::handler::Redirect;
+    ///
+    /// let redirect = Redirect::temporary("/elsewhere");
+    /// assert_eq!(redirect.status_code(), StatusCode::TEMPORARY_REDIRECT);
+    /// assert_eq!(redirect.location(), "/elsewhere");
+    /// ```
+    pub fn status_code(&self) -> StatusCode {
+        self.status
+    }
+
+    /// Where it sends the client.
+    pub fn location(&self) -> &str {
+        &self.location
+    }
+
     fn with(status: StatusCode, location: impl Into<String>) -> Self {
         Self {
             status,
@@ -512,22 +533,10 @@ impl Redirect {
     }
 }
 
+/// Its status and `location` on an empty body; as a part of a tuple,
+/// the same on the answer after it (`(Redirect::to("/"), Html(…))`).
 impl IntoResponse for Redirect {
     fn into_response(self) -> Response<Body> {
-        match http::HeaderValue::try_from(self.location) {
-            Ok(location) => {
-                let mut response = self.status.into_response();
-                response
-                    .headers_mut()
-                    .insert(http::header::LOCATION, location);
-                response
-            }
-            Err(_) => {
-                error_limited!(
-                    "pronghorn: a redirect's location is not valid header text; answering 500"
-                );
-                internal_error()
-            }
-        }
+        (self, ()).into_response()
     }
 }

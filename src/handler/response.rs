@@ -4,7 +4,7 @@ use std::{borrow::Cow, convert::Infallible};
 
 use bytes::Bytes;
 use http::{
-    HeaderName, HeaderValue, Response, StatusCode,
+    HeaderValue, Response, StatusCode,
     header::{CONTENT_TYPE, HeaderMap},
 };
 
@@ -34,7 +34,7 @@ use crate::body::Body;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be turned into a response",
     label = "not an answer pronghorn knows",
-    note = "answers are strings, bytes, a `Body`, `StatusCode`, `Json`, `Html`, `Redirect`, `Response<B>`, tuples of a status and headers with one of those, `Result`s of them; with the `axum` feature, `Axum(..)` takes any axum response"
+    note = "answers are strings, bytes, a `Body`, `StatusCode`, `Json`, `Html`, `Redirect`, `Response<B>`, tuples of a status and response parts (headers, `Extension`, `Redirect`, …) before one of those, `Result`s of them; with the `axum` feature, `Axum(..)` takes any axum response"
 )]
 pub trait IntoResponse {
     /// Builds the response.
@@ -258,7 +258,6 @@ where
 /// assert!(response.extensions().get::<IntoResponseFailed>().is_some());
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct IntoResponseFailed;
 
 /// The status goes on `T`'s response, unless building it failed
@@ -272,90 +271,6 @@ impl<T: IntoResponse> IntoResponse for (StatusCode, T) {
         }
         response
     }
-}
-
-/// Inserts `headers`, or answers which of them (counted from 0) is not a
-/// valid header, and why.
-fn apply_headers<K, V, const N: usize>(
-    headers: [(K, V); N],
-    response: &mut Response<Body>,
-) -> Result<(), (usize, &'static str)>
-where
-    K: TryInto<HeaderName>,
-    V: TryInto<HeaderValue>,
-{
-    let map: &mut HeaderMap = response.headers_mut();
-    for (index, (name, value)) in headers.into_iter().enumerate() {
-        let name = name.try_into().map_err(|_| (index, "name"))?;
-        let value = value.try_into().map_err(|_| (index, "value"))?;
-        map.insert(name, value);
-    }
-    Ok(())
-}
-
-impl<K, V, T, const N: usize> IntoResponse for ([(K, V); N], T)
-where
-    K: TryInto<HeaderName>,
-    V: TryInto<HeaderValue>,
-    T: IntoResponse,
-{
-    fn into_response(self) -> Response<Body> {
-        let mut response = self.1.into_response();
-        match apply_headers(self.0, &mut response) {
-            Ok(()) => response,
-            Err((index, part)) => invalid_header(index, N, part),
-        }
-    }
-}
-
-/// Headers alone, on an empty 200, as axum's: `[(header::LOCATION, "/")]`.
-impl<K, V, const N: usize> IntoResponse for [(K, V); N]
-where
-    K: TryInto<HeaderName>,
-    V: TryInto<HeaderValue>,
-{
-    fn into_response(self) -> Response<Body> {
-        (self, ()).into_response()
-    }
-}
-
-/// The headers go on `T`'s response, each name's values replacing those
-/// of the same name.
-impl<T: IntoResponse> IntoResponse for (HeaderMap, T) {
-    #[inline]
-    fn into_response(self) -> Response<Body> {
-        let mut response = self.1.into_response();
-        response.headers_mut().extend(self.0);
-        response
-    }
-}
-
-impl<T: IntoResponse> IntoResponse for (StatusCode, HeaderMap, T) {
-    #[inline]
-    fn into_response(self) -> Response<Body> {
-        (self.0, (self.1, self.2)).into_response()
-    }
-}
-
-impl<K, V, T, const N: usize> IntoResponse for (StatusCode, [(K, V); N], T)
-where
-    K: TryInto<HeaderName>,
-    V: TryInto<HeaderValue>,
-    T: IntoResponse,
-{
-    fn into_response(self) -> Response<Body> {
-        (self.0, (self.1, self.2)).into_response()
-    }
-}
-
-#[cold]
-fn invalid_header(index: usize, count: usize, part: &'static str) -> Response<Body> {
-    error_limited!(
-        header = index,
-        of = count,
-        "pronghorn: the {part} of response header {index} (of {count}, counted from 0) is not valid; answering 500"
-    );
-    internal_error()
 }
 
 /// The 500 that a failure inside the server becomes: its cause is logged,

@@ -13,6 +13,7 @@ mod methods;
 mod monitors;
 mod patterns;
 mod precedence;
+mod responses;
 mod services;
 mod suspension;
 
