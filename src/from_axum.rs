@@ -95,7 +95,7 @@
 //! | `with_state(state)` | [`Router::state`](crate::Router::state), per router as axum's; `State<T>` reads it |
 //! | `axum::serve(listener, app)` | [`serve`](crate::serve())`(listener, app)`, a `Router` compiled before the first client (its mistakes the server's error, before it serves); or `app.compile()?` first, to handle them as errors of [`compile`](crate::Router::compile) |
 //! | `middleware::from_fn(f)`, `Next`, `from_fn_with_state`, `map_request`, `map_response` and their `_with_state` forms | the same, in [`middleware`](crate::middleware), its extractors pronghorn's; or a [prefix](crate::Router::prefix) or [postfix](crate::Router::postfix) hook, or [`PrefixLayer`](crate::PrefixLayer) / [`PostfixLayer`](crate::PostfixLayer) given to `layer`. axum's own `from_fn` and `map_response` layers (an ecosystem crate's, as axum-login's `login_required!`) are taken as they are, `from_fn` with feature `axum`; axum's `map_request` of a function generic over the body is not (the body it would hand on is ambiguous): use pronghorn's |
-//! | `Path`, `Query`, `Json`, `Form`, `RawForm`, `State`, `Extension`, `ConnectInfo`, `MatchedPath`, `OriginalUri`, `HeaderMap`, `Method`, `Uri`, `Bytes`, `String`, `Request`, `http::request::Parts` | the same names in [`handler`](crate::handler), the wrappers with `Deref` to their value, and `Form` reading a GET's query string; below a `nest`, `Uri`, `Request` and `Parts` see the path without the base, as axum's; `Extension(value)` is a layer too; `Query::try_from_uri` |
+//! | `Path`, `Query`, `Json`, `Form`, `RawForm`, `State`, `Extension`, `ConnectInfo`, `MatchedPath`, `NestedPath`, `OriginalUri`, `HeaderMap`, `Method`, `Uri`, `Bytes`, `String`, `Request`, `http::request::Parts` | the same names in [`handler`](crate::handler), the wrappers with `Deref` to their value, and `Form` reading a GET's query string; below a `nest`, `Uri`, `Request` and `Parts` see the path without the base, as axum's; `Extension(value)` is a layer too; `Query::try_from_uri` |
 //! | `axum::response::Response` | [`Response`](crate::Response) |
 //! | `IntoResponse`, `IntoResponseParts`, `ResponseParts`, `AppendHeaders`, `ForceStatusCode`, `NoContent`, `Html`, `Redirect`, `IntoResponseFailed` | the same names in [`handler`](crate::handler), composing in the same tuples: `(StatusCode, parts…, answer)`, `(Parts, parts…, answer)`, `(Redirect::to(u), Html(…))` |
 //! | `Multipart`, `Field`, `MultipartError` | `handler::Multipart`, the same (feature `multipart`) |
@@ -168,7 +168,7 @@
 //!   pronghorn has no `FromRef`: give each part its router reads with its
 //!   own `.state(part)` (a type can only be found by its name, and `FromRef`
 //!   impls cannot be listed).
-//! - **Not there yet**: `NestedPath`, `FromRef`, `Option<Multipart>`, the
+//! - **Not there yet**: `FromRef`, `Option<Multipart>`, the
 //!   `Connected` trait and `serve` on listeners of one's own, WebSocket over
 //!   HTTP/2, and rejections as axum's enums (pronghorn's are structs with
 //!   `status()` and the text, worded as axum's under `Answers::Axum`).

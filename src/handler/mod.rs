@@ -86,7 +86,7 @@ pub(crate) use self::{
     extract::{Extraction, HeadExtractors, Shape, for_each_arity, state_type},
     layered::{Refusal, RouteInfo, wrap},
     mounted::{Mounted, NESTED_PATTERN_END},
-    nested::StripBase,
+    nested::{NOT_NESTED, Nesting, StripBase},
     response::{ErrorValue, error_response, internal_error},
 };
 pub use self::{
@@ -104,7 +104,7 @@ pub use self::{
     mounted::RouteService,
     request::{
         AddExtension, ConnectInfo, Extension, Html, MatchedPath, MockConnectInfo,
-        MockConnectInfoService, OriginalUri, Redirect,
+        MockConnectInfoService, NestedPath, OriginalUri, Redirect,
     },
     response::{IntoResponse, IntoResponseFailed},
     response_parts::{

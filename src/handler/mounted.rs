@@ -8,7 +8,9 @@ use std::{convert::Infallible, task::Context};
 use http::{HeaderValue, Request, Response, Uri, header, uri::PathAndQuery};
 use tower_service::Service;
 
-use super::{Handler, IntoResponse, MatchedPath, OriginalUri, RouteContext, extract::copy_head};
+use super::{
+    Handler, IntoResponse, MatchedPath, NestedPath, OriginalUri, RouteContext, extract::copy_head,
+};
 use crate::{body::Body, step::BoxFuture, step::Step};
 
 /// The name of the catch-all that holds the path below a nested service's
@@ -104,10 +106,13 @@ impl<S: RouteService> Handler<FromService> for Mounted<S> {
             rebase(&mut request, params.get_raw(NESTED_PATH).unwrap_or(""));
             (original, request.uri().path().to_owned())
         });
-        if !self.nested && route.extraction.nest_bases > 0 {
-            let nest_bases = route.extraction.nest_bases;
+        if !self.nested && route.extraction.nesting.bases() > 0 {
+            let nest_bases = route.extraction.nesting.bases();
             let (mut parts, body) = request.into_parts();
             super::nested::strip_bases(&mut parts.uri, &mut parts.extensions, nest_bases);
+            if let Some(path) = route.extraction.nesting.path() {
+                NestedPath::insert(&mut parts.extensions, path);
+            }
             request = Request::from_parts(parts, body);
         }
         // A clone for this request, made ready, called: as tower's

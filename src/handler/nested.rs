@@ -7,6 +7,7 @@
 
 use std::{
     convert::Infallible,
+    sync::Arc,
     task::{Context, Poll},
 };
 
@@ -16,6 +17,51 @@ use tower_service::Service;
 
 use super::{Endpoint, EndpointFuture, OriginalUri};
 use crate::body::Body;
+
+/// Where a route was nested: how many leading segments of its path its
+/// nest bases make, which the URI its handler sees is without, and the
+/// bases' patterns joined, which [`NestedPath`](super::NestedPath) reads.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Nesting {
+    bases: u16,
+    path: Option<Arc<str>>,
+}
+
+/// A route nested nowhere.
+pub(crate) static NOT_NESTED: Nesting = Nesting {
+    bases: 0,
+    path: None,
+};
+
+impl Nesting {
+    /// The segments of the route's nest bases.
+    #[inline]
+    pub(crate) fn bases(&self) -> u16 {
+        self.bases
+    }
+
+    /// The bases' patterns, joined as axum joins them: `/api/v2` for
+    /// `/v2` nested at `/api`; `None` where the route was not nested.
+    pub(crate) fn path(&self) -> Option<&Arc<str>> {
+        self.path.as_ref()
+    }
+
+    /// This nesting below a further base, outside it, of `segments`
+    /// segments. A base of none (`nest("/", …)`, a merge) changes nothing.
+    pub(crate) fn under(self, base: &str, segments: u16) -> Self {
+        if segments == 0 {
+            return self;
+        }
+        let path = match self.path {
+            Some(inner) => format!("{}{inner}", base.trim_end_matches('/')).into(),
+            None => Arc::from(base),
+        };
+        Self {
+            bases: self.bases.saturating_add(segments),
+            path: Some(path),
+        }
+    }
+}
 
 /// How many leading segments of a request's path the layers of its nest
 /// bases took away already, in its extensions: what is left for the

@@ -7,7 +7,8 @@ use super::*;
 use std::{collections::HashMap, convert::Infallible};
 
 use pronghorn::{
-    handler::{OriginalUri, Path},
+    handler::{NestedPath, OriginalUri, Path},
+    middleware::Next,
     router::{Answers, get},
 };
 
@@ -798,7 +799,7 @@ async fn a_guard_in_route_layer_answers_a_stranger_s_other_method() {
 
 #[tokio::test]
 async fn from_fn_basic() {
-    use pronghorn::middleware::{Next, from_fn};
+    use pronghorn::middleware::from_fn;
     async fn insert_header(mut req: Req, next: Next) -> impl IntoResponse {
         req.headers_mut()
             .insert("x-axum-test", "ok".parse().unwrap());
@@ -1155,4 +1156,87 @@ async fn query_and_form_read_malformed_escapes_leniently_as_axum_does() {
         assert_eq!(res.status(), StatusCode::OK);
         assert_eq!(res.into_body().collect().await.unwrap().to_bytes(), "%Z1 x");
     }
+}
+
+// axum's `extract::nested_path` tests.
+
+fn nested_path_is(
+    expected: &'static str,
+) -> impl Fn(NestedPath) -> StatusCode + Clone + Send + Sync + 'static {
+    move |nested_path: NestedPath| {
+        assert_eq!(nested_path.as_str(), expected);
+        StatusCode::OK
+    }
+}
+
+#[tokio::test]
+async fn nested_path_one_level_of_nesting() {
+    let api = Router::new().route("/users", get(nested_path_is("/api")));
+    let client = Client::new(Router::new().nest("/api", api));
+    assert_eq!(client.get("/api/users").await.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn nested_path_one_level_of_nesting_with_trailing_slash() {
+    let api = Router::new().route("/users", get(nested_path_is("/api/")));
+    let client = Client::new(Router::new().nest("/api/", api));
+    assert_eq!(client.get("/api/users").await.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn nested_path_two_levels_of_nesting() {
+    let api = Router::new().route("/users", get(nested_path_is("/api/v2")));
+    let client = Client::new(Router::new().nest("/api", Router::new().nest("/v2", api)));
+    assert_eq!(client.get("/api/v2/users").await.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn nested_path_two_levels_of_nesting_with_trailing_slash() {
+    let api = Router::new().route("/users", get(nested_path_is("/api/v2")));
+    let client = Client::new(Router::new().nest("/api/", Router::new().nest("/v2", api)));
+    assert_eq!(client.get("/api/v2/users").await.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn nested_path_in_fallbacks() {
+    let api = Router::new().fallback(get(nested_path_is("/api")));
+    let client = Client::new(Router::new().nest("/api", api));
+    assert_eq!(client.get("/api/doesnt-exist").await.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn nested_path_in_middleware() {
+    async fn middleware(nested_path: NestedPath, req: Req, next: Next) -> Response<Body> {
+        assert_eq!(nested_path.as_str(), "/api");
+        next.run(req).await
+    }
+    let api = Router::new()
+        .route("/users", get(|| async {}))
+        .layer(pronghorn::middleware::from_fn(middleware));
+    let client = Client::new(Router::new().nest("/api", api));
+    assert_eq!(client.get("/api/users").await.status, StatusCode::OK);
+}
+
+/// Not in axum's tests: a route not nested has none, a 500 in axum's
+/// words, and `Option<NestedPath>` is `None`; a base's parameter is kept
+/// as its pattern.
+#[tokio::test]
+async fn nested_path_of_a_route_not_nested_is_a_500_or_none() {
+    let client = Client::new(
+        Router::new()
+            .route("/top", get(nested_path_is("never")))
+            .route(
+                "/maybe",
+                get(|path: Option<NestedPath>| format!("{path:?}")),
+            )
+            .nest(
+                "/{version}/api",
+                Router::new().route("/users", get(nested_path_is("/{version}/api"))),
+            ),
+    );
+    let answer = client.get("/top").await;
+    assert_eq!(answer.status, StatusCode::INTERNAL_SERVER_ERROR);
+    assert_eq!(answer.body, "The matched route is not nested");
+    assert_eq!(client.get("/maybe").await.body, "None");
+    assert_eq!(client.get("/v1/api/users").await.status, StatusCode::OK);
 }

@@ -16,7 +16,7 @@ use http::{HeaderMap, Method, Request, Response, Uri, request::Parts};
 
 use crate::{body::Body, head::RequestHead, params::Params};
 
-use super::{answers::Answers, layered::RouteInfo};
+use super::{answers::Answers, layered::RouteInfo, nested::Nesting};
 
 mod body;
 mod head;
@@ -75,9 +75,8 @@ pub(crate) struct Extraction {
     /// The state of the router the route was registered in, when it is
     /// not the compiled router's: read before that.
     pub(crate) own_state: Option<Arc<http::Extensions>>,
-    /// The segments of the bases the route was nested under, which the
-    /// URI its handler sees is without.
-    pub(crate) nest_bases: u16,
+    /// Where the route was nested.
+    pub(crate) nesting: Nesting,
 }
 
 impl<'a> RouteContext<'a> {
@@ -100,7 +99,7 @@ impl<'a> RouteContext<'a> {
             body_timeout: self.extraction.timeout,
             rejection: self.extraction.rejection.as_ref(),
             answers: self.extraction.answers,
-            nest_bases: self.extraction.nest_bases,
+            nesting: &self.extraction.nesting,
         }
     }
 
@@ -133,8 +132,8 @@ pub struct RequestContext<'a> {
     pub(crate) body_timeout: Duration,
     pub(crate) rejection: Option<&'a Shape>,
     pub(crate) answers: Answers,
-    /// The segments of the route's nest bases.
-    pub(crate) nest_bases: u16,
+    /// Where the route was nested.
+    pub(crate) nesting: &'a Nesting,
 }
 
 impl<'a> RequestContext<'a> {
@@ -197,7 +196,7 @@ impl<'a> RequestContext<'a> {
     /// [`OriginalUri`](crate::handler::OriginalUri) extension.
     pub fn head(&self) -> Parts {
         let mut head = copy_head(self.request);
-        super::nested::strip_bases(&mut head.uri, &mut head.extensions, self.nest_bases);
+        super::nested::strip_bases(&mut head.uri, &mut head.extensions, self.nesting.bases());
         head
     }
 
@@ -208,7 +207,7 @@ impl<'a> RequestContext<'a> {
         super::nested::seen_uri(
             self.request.uri(),
             self.request.extensions(),
-            self.nest_bases,
+            self.nesting.bases(),
         )
         .unwrap_or_else(|| self.request.uri().clone())
     }

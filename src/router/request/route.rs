@@ -126,7 +126,7 @@ impl<'a> Route<'a> {
             rejection: self.rejection,
             answers: self.answers,
             // A hook sees the path as it came.
-            nest_bases: 0,
+            nesting: &crate::handler::NOT_NESTED,
         }
     }
 

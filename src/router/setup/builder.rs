@@ -13,8 +13,8 @@ use crate::router::request::{
 use super::methods::MethodRouter;
 use crate::{
     handler::{
-        Answers, ErasedHandler, Handler, Mounted, NESTED_PATTERN_END, Needs, Rejection, RouteLayer,
-        RouteService, Shape, StateType, StripBase, TypedHandler, state_type, wrap,
+        Answers, ErasedHandler, Handler, Mounted, NESTED_PATTERN_END, Needs, Nesting, Rejection,
+        RouteLayer, RouteService, Shape, StateType, StripBase, TypedHandler, state_type, wrap,
     },
     monitor::route::RouteMonitor,
 };
@@ -121,9 +121,8 @@ pub(crate) struct RouteSpec {
     pub(super) settings: RouteSettings,
     /// The state of the routers it was nested from, if they gave any.
     pub(super) own_state: Option<Arc<OwnState>>,
-    /// The segments of the bases it was nested under, which the URI its
-    /// handler sees is without.
-    pub(super) nest_bases: u16,
+    /// Where it was nested.
+    pub(super) nesting: Nesting,
     /// The layers its path's 405 goes through, as axum's does, innermost
     /// first: those of [`Router::route_layer`] given after it (`true`),
     /// and of [`Router::layer`] given after one of those.
@@ -325,7 +324,7 @@ impl RouteSpec {
             nested: false,
             settings: RouteSettings::default(),
             own_state: None,
-            nest_bases: 0,
+            nesting: Nesting::default(),
             refusal: Vec::new(),
             own_answer: false,
         }
@@ -966,7 +965,7 @@ impl Router {
             nested: false,
             settings: RouteSettings::default(),
             own_state: None,
-            nest_bases: 0,
+            nesting: Nesting::default(),
             refusal: Vec::new(),
             own_answer: false,
         });
@@ -1480,7 +1479,7 @@ impl Router {
             let mut spec = RouteSpec {
                 settings: spec.settings.or(&settings),
                 own_state: own(spec.own_state),
-                nest_bases: spec.nest_bases.saturating_add(segments),
+                nesting: spec.nesting.under(base, segments),
                 ..spec
             };
             if segments > 0 && spec.layered() {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use http::{Method, StatusCode};
 
 use crate::handler::{
-    Answers, ErasedHandler, Extraction, NESTED_PATTERN_END, Refusal, RouteInfo, StateType,
+    Answers, ErasedHandler, Extraction, NESTED_PATTERN_END, Nesting, Refusal, RouteInfo, StateType,
     TypedHandler,
 };
 
@@ -47,8 +47,8 @@ impl Extraction {
     fn same_as(&self, other: &Self) -> bool {
         self.layered.is_none()
             && other.layered.is_none()
-            && (self.limit, self.timeout, self.answers, self.nest_bases)
-                == (other.limit, other.timeout, other.answers, other.nest_bases)
+            && (self.limit, self.timeout, self.answers, &self.nesting)
+                == (other.limit, other.timeout, other.answers, &other.nesting)
             && same_arc(self.own_state.as_ref(), other.own_state.as_ref())
             && same_arc(
                 self.rejection.as_ref().map(|shape| &shape.0),
@@ -63,7 +63,7 @@ impl Extraction {
     fn of(
         settings: &RouteSettings,
         own_state: Option<&OwnState>,
-        (answers, nest_bases): (Answers, u16),
+        (answers, nesting): (Answers, &Nesting),
         layered: Option<(Arc<str>, Names, Option<Refusal>)>,
     ) -> Self {
         let own_state = own_state.map(|own| Arc::clone(&own.values));
@@ -78,7 +78,7 @@ impl Extraction {
                 layered: None,
                 answers,
                 own_state: own_state.clone(),
-                nest_bases,
+                nesting: nesting.clone(),
             };
             Arc::new(RouteInfo {
                 pattern,
@@ -94,7 +94,7 @@ impl Extraction {
             layered,
             answers,
             own_state,
-            nest_bases,
+            nesting: nesting.clone(),
         }
     }
 }
@@ -154,7 +154,7 @@ fn fallback(module: &Adding<'_>, spec: RouteSpec, base: Pattern, index: usize) -
                 extraction: Extraction::of(
                     &spec.settings.or(&module.settings),
                     spec.own_state.as_deref(),
-                    (module.tables.answers(), spec.nest_bases),
+                    (module.tables.answers(), &spec.nesting),
                     layered,
                 ),
                 base,
@@ -392,7 +392,7 @@ impl Adding<'_> {
         let extraction = Extraction::of(
             &settings,
             spec.own_state.as_deref(),
-            (self.tables.answers(), spec.nest_bases),
+            (self.tables.answers(), &spec.nesting),
             layered.then(|| {
                 let refusal = self.refusal(&spec.refusal);
                 (
