@@ -98,7 +98,7 @@
 //! | `Path`, `Query`, `Json`, `Form`, `RawForm`, `State`, `Extension`, `ConnectInfo`, `MatchedPath`, `NestedPath`, `OriginalUri`, `HeaderMap`, `Method`, `Uri`, `Bytes`, `String`, `Request`, `http::request::Parts` | the same names in [`handler`](crate::handler), the wrappers with `Deref` to their value, and `Form` reading a GET's query string; below a `nest`, `Uri`, `Request` and `Parts` see the path without the base, as axum's; `Extension(value)` is a layer too; `Query::try_from_uri` |
 //! | `axum::response::Response` | [`Response`](crate::Response) |
 //! | `IntoResponse`, `IntoResponseParts`, `ResponseParts`, `AppendHeaders`, `ForceStatusCode`, `NoContent`, `Html`, `Redirect`, `IntoResponseFailed` | the same names in [`handler`](crate::handler), composing in the same tuples: `(StatusCode, parts…, answer)`, `(Parts, parts…, answer)`, `(Redirect::to(u), Html(…))` |
-//! | `Multipart`, `Field`, `MultipartError` | `handler::Multipart`, the same (feature `multipart`) |
+//! | `Multipart`, `Option<Multipart>`, `Field`, `MultipartError` | `handler::Multipart`, the same (feature `multipart`) |
 //! | `TypedHeader` (axum-extra) | `handler::TypedHeader`, the same (feature `typed-header`); or [`Header<N>`](crate::handler::Header), a header's raw value by its name's type |
 //! | `WebSocketUpgrade` | `ws::WebSocketUpgrade`, the same (feature `ws`): the handler upgrades, or answers plain HTTP; or [`Router::websocket`](crate::Router::websocket) for a route that is a WebSocket, its monitors run at the connection's end |
 //! | `Sse`, `KeepAlive` | [`Sse`](crate::sse::Sse) and [`KeepAlive`](crate::sse::KeepAlive), the same (`text`, `event`, `interval`) |
@@ -168,7 +168,7 @@
 //!   pronghorn has no `FromRef`: give each part its router reads with its
 //!   own `.state(part)` (a type can only be found by its name, and `FromRef`
 //!   impls cannot be listed).
-//! - **Not there yet**: `FromRef`, `Option<Multipart>`, the
+//! - **Not there yet**: `FromRef`, the
 //!   `Connected` trait and `serve` on listeners of one's own, WebSocket over
 //!   HTTP/2, and rejections as axum's enums (pronghorn's are structs with
 //!   `status()` and the text, worded as axum's under `Answers::Axum`).

@@ -78,29 +78,68 @@ impl FromRequestBody for Multipart {
     type Future = std::future::Ready<Result<Self, Response<Body>>>;
 
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
-        let boundary = (context.headers().get(header::CONTENT_TYPE))
-            .and_then(|value| value.to_str().ok())
-            .and_then(|value| multer::parse_boundary(value).ok());
-        let Some(boundary) = boundary else {
-            let rejection = Rejection::new(
-                "Multipart",
-                StatusCode::BAD_REQUEST,
-                "expected a `multipart/form-data` request with a boundary",
-            )
-            .or_as_axum("Invalid `boundary` for `multipart/form-data` request");
-            return std::future::ready(Err(context.reject(rejection)));
-        };
-        std::future::ready(
-            match streamed(body, context.body_limit, context.body_timeout) {
-                Ok(body) => {
-                    let stream = BodyDataStream::new(body);
-                    Ok(Multipart {
-                        inner: multer::Multipart::new(stream, boundary),
-                    })
-                }
-                Err(rejection) => Err(context.reject(rejection)),
-            },
-        )
+        std::future::ready(match boundary(context) {
+            Ok(boundary) => Multipart::read(body, boundary, context),
+            Err(_) => Err(context.reject(no_boundary())),
+        })
+    }
+}
+
+/// `None` for a request that is not `multipart/form-data` (a body it may
+/// carry is let go), as axum's `Option<Multipart>`; one that is, without
+/// a boundary, is refused as `Multipart` refuses it.
+impl FromRequestBody for Option<Multipart> {
+    type Future = std::future::Ready<Result<Self, Response<Body>>>;
+
+    fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
+        std::future::ready(match boundary(context) {
+            Ok(boundary) => Multipart::read(body, boundary, context).map(Some),
+            Err(None) => Ok(None),
+            Err(Some(_)) => Err(context.reject(no_boundary())),
+        })
+    }
+}
+
+/// The boundary of a `multipart/form-data` request; `Err(None)` when the
+/// request does not say it is one, `Err(Some(error))` when it says so
+/// without a boundary.
+fn boundary(context: &RequestContext<'_>) -> Result<String, Option<multer::Error>> {
+    let content_type = (context.headers().get(header::CONTENT_TYPE))
+        .and_then(|value| value.to_str().ok())
+        .ok_or(None)?;
+    multer::parse_boundary(content_type).map_err(|error| match error {
+        multer::Error::NoMultipart => None,
+        error => Some(error),
+    })
+}
+
+#[cold]
+fn no_boundary() -> Rejection {
+    Rejection::new(
+        "Multipart",
+        StatusCode::BAD_REQUEST,
+        "expected a `multipart/form-data` request with a boundary",
+    )
+    .or_as_axum("Invalid `boundary` for `multipart/form-data` request")
+}
+
+impl Multipart {
+    /// The fields of `body`, parted at `boundary`, read within the route's
+    /// body limit and timeout.
+    fn read(
+        body: Body,
+        boundary: String,
+        context: &RequestContext<'_>,
+    ) -> Result<Self, Response<Body>> {
+        match streamed(body, context.body_limit, context.body_timeout) {
+            Ok(body) => Ok(Multipart {
+                inner: multer::Multipart::new(BodyDataStream::new(body), boundary),
+            }),
+            // A body declared over the limit: axum finds it as it reads.
+            Err(rejection) => {
+                Err(context.reject(rejection.or_as_axum("Request payload is too large")))
+            }
+        }
     }
 }
 
@@ -177,24 +216,31 @@ impl Field<'_> {
 pub struct MultipartError(multer::Error);
 
 impl MultipartError {
-    /// The status it answers.
+    /// The status it answers: 413 over the body limit, else 400.
     pub fn status(&self) -> StatusCode {
-        let too_large = match &self.0 {
-            multer::Error::FieldSizeExceeded { .. } | multer::Error::StreamSizeExceeded { .. } => {
-                true
-            }
-            multer::Error::StreamReadFailed(error) => limit_exceeded(&**error),
-            _ => false,
-        };
-        match too_large {
+        match self.too_large() {
             true => StatusCode::PAYLOAD_TOO_LARGE,
             false => StatusCode::BAD_REQUEST,
         }
     }
 
-    /// What it tells the client, in axum's words.
+    /// What it tells the client, in axum's words: `Request payload is too
+    /// large` over the body limit, else what was wrong with the body.
     pub fn body_text(&self) -> String {
-        format!("Error parsing `multipart/form-data` request: {}", self.0)
+        match self.too_large() {
+            true => "Request payload is too large".to_owned(),
+            false => self.0.to_string(),
+        }
+    }
+
+    fn too_large(&self) -> bool {
+        match &self.0 {
+            multer::Error::FieldSizeExceeded { .. } | multer::Error::StreamSizeExceeded { .. } => {
+                true
+            }
+            multer::Error::StreamReadFailed(error) => limit_exceeded(&**error),
+            _ => false,
+        }
     }
 }
 
@@ -212,7 +258,7 @@ fn limit_exceeded(error: &(dyn std::error::Error + 'static)) -> bool {
 
 impl fmt::Display for MultipartError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.body_text())
+        write!(f, "Error parsing `multipart/form-data` request: {}", self.0)
     }
 }
 

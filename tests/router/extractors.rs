@@ -1605,3 +1605,59 @@ async fn multipart_reads_fields_and_files_within_the_body_limit() {
     let answer = send_body(&router, "/upload", Some("text/plain"), body).await;
     assert_eq!(answer.status, StatusCode::BAD_REQUEST);
 }
+
+/// axum's `optional_multipart` and `body_too_large` tests: a request that
+/// is not multipart is `None`; over the limit, axum's words.
+#[cfg(feature = "multipart")]
+#[tokio::test]
+async fn optional_multipart_is_none_for_a_request_that_is_not_multipart() {
+    use pronghorn::handler::{Multipart, MultipartError};
+    async fn handle(multipart: Option<Multipart>) -> Result<StatusCode, MultipartError> {
+        if let Some(mut multipart) = multipart {
+            while let Some(field) = multipart.next_field().await? {
+                field.bytes().await?;
+            }
+            Ok(StatusCode::OK)
+        } else {
+            Ok(StatusCode::NO_CONTENT)
+        }
+    }
+    let router = Router::new()
+        .post("/", handle)
+        .body_limit(128)
+        .answers(pronghorn::router::Answers::Axum)
+        .compile()
+        .unwrap();
+    let form = Some("multipart/form-data; boundary=B");
+    let body = "--B\r\ncontent-disposition: form-data; name=\"file\"\r\n\r\n<title>🦀</title>\r\n--B--\r\n";
+    assert_eq!(
+        send_body(&router, "/", form, body).await.status,
+        StatusCode::OK
+    );
+    assert_eq!(
+        send_body(&router, "/", None, "").await.status,
+        StatusCode::NO_CONTENT
+    );
+    let json = Some("application/json");
+    assert_eq!(
+        send_body(&router, "/", json, "{}").await.status,
+        StatusCode::NO_CONTENT
+    );
+    let no_boundary = Some("multipart/form-data");
+    assert_eq!(
+        send_body(&router, "/", no_boundary, body).await.status,
+        StatusCode::BAD_REQUEST
+    );
+    let large = format!(
+        "--B\r\ncontent-disposition: form-data; name=\"file\"\r\n\r\n{}\r\n--B--\r\n",
+        "x".repeat(200)
+    );
+    let answer = send_body(&router, "/", form, &large).await;
+    assert_eq!(
+        (answer.status, answer.body.as_str()),
+        (
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "Request payload is too large"
+        )
+    );
+}
