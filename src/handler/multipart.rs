@@ -78,10 +78,11 @@ impl FromRequestBody for Multipart {
     type Future = std::future::Ready<Result<Self, Response<Body>>>;
 
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
-        std::future::ready(match boundary(context) {
+        let read = match boundary(context) {
             Ok(boundary) => Multipart::read(body, boundary, context),
-            Err(_) => Err(context.reject(no_boundary())),
-        })
+            Err(_) => Err(no_boundary()),
+        };
+        std::future::ready(read.map_err(|rejection| context.reject(rejection)))
     }
 }
 
@@ -92,11 +93,12 @@ impl FromRequestBody for Option<Multipart> {
     type Future = std::future::Ready<Result<Self, Response<Body>>>;
 
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
-        std::future::ready(match boundary(context) {
+        let read = match boundary(context) {
             Ok(boundary) => Multipart::read(body, boundary, context).map(Some),
             Err(None) => Ok(None),
-            Err(Some(_)) => Err(context.reject(no_boundary())),
-        })
+            Err(Some(_)) => Err(no_boundary()),
+        };
+        std::future::ready(read.map_err(|rejection| context.reject(rejection)))
     }
 }
 
@@ -126,19 +128,13 @@ fn no_boundary() -> Rejection {
 impl Multipart {
     /// The fields of `body`, parted at `boundary`, read within the route's
     /// body limit and timeout.
-    fn read(
-        body: Body,
-        boundary: String,
-        context: &RequestContext<'_>,
-    ) -> Result<Self, Response<Body>> {
+    fn read(body: Body, boundary: String, context: &RequestContext<'_>) -> Result<Self, Rejection> {
         match streamed(body, context.body_limit, context.body_timeout) {
             Ok(body) => Ok(Multipart {
                 inner: multer::Multipart::new(BodyDataStream::new(body), boundary),
             }),
             // A body declared over the limit: axum finds it as it reads.
-            Err(rejection) => {
-                Err(context.reject(rejection.or_as_axum("Request payload is too large")))
-            }
+            Err(rejection) => Err(rejection.or_as_axum("Request payload is too large")),
         }
     }
 }
