@@ -139,7 +139,10 @@
 //!   `Failed to deserialize the JSON body into the target type: items[1].id: …`);
 //!   [`Router::rejection`](crate::Router::rejection) shapes them all, and
 //!   [`PathRejection::kind`](crate::handler::PathRejection::kind) tells a
-//!   `Path`'s fault as axum's `path::ErrorKind` does.
+//!   `Path`'s fault as axum's `path::ErrorKind` does. A rejection a handler
+//!   takes (`Result<Json<T>, JsonRejection>`, `WithRejection`) is axum's
+//!   enum of variants, in [`handler::rejection`](crate::handler::rejection),
+//!   and worded as the router answers.
 //! - **A catch-all** read with `Path<String>` leaves out the path's empty
 //!   segments (`a/b` for `a//b`); its raw value keeps them
 //!   ([`Params::get_raw`](crate::router::Params::get_raw)).
@@ -168,10 +171,11 @@
 //!   pronghorn has no `FromRef`: give each part its router reads with its
 //!   own `.state(part)` (a type can only be found by its name, and `FromRef`
 //!   impls cannot be listed).
-//! - **Not there yet**: `FromRef`, the
-//!   `Connected` trait and `serve` on listeners of one's own, WebSocket over
-//!   HTTP/2, and rejections as axum's enums (pronghorn's are structs with
-//!   `status()` and the text, worded as axum's under `Answers::Axum`).
+//! - **Not there yet**: `FromRef`, the `Connected` trait and `serve` on
+//!   listeners of one's own, WebSocket over HTTP/2. A body's rejection
+//!   for `String` and `Bytes` is one type, [`BodyRejection`](crate::handler::rejection::BodyRejection)
+//!   (axum's `StringRejection` and `BytesRejection`), and `Header` is
+//!   pronghorn's own.
 //! - **Bodies**: extractors read at most 2 MiB (axum: 2 MB) and wait at
 //!   most 30 s for a body (axum: no limit); see
 //!   [`body_limit`](crate::Router::body_limit) and `body_timeout`.

@@ -75,6 +75,53 @@ pub(crate) use self::allowance::{BodyAllowance, ServerAllowance, UNCOUNTED};
 pub use self::axum::{Axum, AxumBodyLayer, AxumBodyService, OfAxum};
 #[cfg(feature = "json")]
 pub use self::extract::{Json, JsonRejection};
+
+/// Why extractors refuse requests, named as in axum's
+/// `extract::rejection`: each extractor's rejection an enum of its faults
+/// (`JsonRejection::JsonDataError(_)`, `FormRejection::InvalidFormContentType(_)`,
+/// `PathRejection::FailedToDeserializePathParams(_)`, …), every one with
+/// its `status()` and `body_text()`, worded as the router answers
+/// ([`Answers::Axum`](crate::router::Answers) gives axum's words).
+///
+/// ```
+/// use http::{Request, StatusCode, header};
+/// use http_body_util::BodyExt;
+/// use pronghorn::{Router, handler::Json, handler::rejection::JsonRejection, router::Answers};
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .post("/", |body: Result<Json<u32>, JsonRejection>| match body {
+///         Ok(Json(n)) => (StatusCode::OK, n.to_string()),
+///         Err(JsonRejection::JsonDataError(error)) => (StatusCode::BAD_REQUEST, error.body_text()),
+///         Err(other) => (other.status(), other.body_text()),
+///     })
+///     .answers(Answers::Axum)
+///     .compile()
+///     .unwrap();
+/// let request = Request::post("/")
+///     .header(header::CONTENT_TYPE, "application/json")
+///     .body("\"seven\"".to_owned())
+///     .unwrap();
+/// let response = router.oneshot(request).await.unwrap();
+/// assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+/// let text = response.into_body().collect().await.unwrap().to_bytes();
+/// assert!(text.starts_with(b"Failed to deserialize the JSON body into the target type"));
+/// # }
+/// ```
+pub mod rejection {
+    pub use super::extract::{
+        BodyRejection, FailedToDeserializeForm, FailedToDeserializeFormBody,
+        FailedToDeserializePathParams, FailedToDeserializeQueryString, FormRejection,
+        HeaderRejection, InvalidFormContentType, MissingPathParams, PathErrorKind, PathRejection,
+        QueryRejection, Rejection,
+    };
+    #[cfg(feature = "json")]
+    pub use super::extract::{
+        JsonDataError, JsonRejection, JsonSyntaxError, MissingJsonContentType,
+    };
+}
 #[cfg(feature = "multipart")]
 #[cfg_attr(docsrs, doc(cfg(feature = "multipart")))]
 pub use self::multipart::{Field, Multipart, MultipartError};

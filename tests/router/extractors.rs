@@ -1025,6 +1025,181 @@ async fn a_result_argument_hands_the_rejection_to_the_handler() {
     assert!(answer.body.starts_with("handled 413"), "{}", answer.body);
 }
 
+/// A rejection the handler takes is axum's enum: the variant names the
+/// fault, and its text is worded as the router answers, axum's under
+/// `Answers::Axum` (a plain extractor on the same router answers the same
+/// words), `WithRejection` included.
+#[tokio::test]
+async fn a_taken_rejection_is_axum_s_variant_worded_as_the_router_answers() {
+    use pronghorn::{
+        handler::{
+            Form, WithRejection,
+            rejection::{FormRejection, JsonRejection, PathRejection, QueryRejection},
+        },
+        router::{Answers, get as get_route},
+    };
+    fn json(item: Result<Json<Item>, JsonRejection>) -> String {
+        match item {
+            Ok(_) => "ok".to_owned(),
+            Err(JsonRejection::JsonDataError(error)) => format!("data {}", error.body_text()),
+            Err(JsonRejection::JsonSyntaxError(error)) => format!("syntax {}", error.body_text()),
+            Err(JsonRejection::MissingJsonContentType(error)) => {
+                format!("type {}", error.body_text())
+            }
+            Err(JsonRejection::BytesRejection(error)) => format!("bytes {}", error.body_text()),
+            Err(other) => format!("other {other}"),
+        }
+    }
+    fn form(form: Result<Form<Page>, FormRejection>) -> String {
+        match form {
+            Ok(_) => "ok".to_owned(),
+            Err(FormRejection::InvalidFormContentType(error)) => format!("type {error}"),
+            Err(FormRejection::FailedToDeserializeForm(error)) => format!("query {error}"),
+            Err(FormRejection::FailedToDeserializeFormBody(error)) => format!("body {error}"),
+            Err(other) => format!("other {other}"),
+        }
+    }
+    let app = |answers: Answers| {
+        Router::new()
+            .post("/json", json)
+            .post("/plain", |Json(_): Json<Item>| "ok")
+            .route("/form", get_route(form).post(form))
+            .get(
+                "/query",
+                |query: Result<Query<Page>, QueryRejection>| match query {
+                    Err(QueryRejection::FailedToDeserializeQueryString(error)) => error.body_text(),
+                    _ => "ok".to_owned(),
+                },
+            )
+            .get(
+                "/path/{id}",
+                |id: Result<Path<u32>, PathRejection>| match id {
+                    Err(PathRejection::FailedToDeserializePathParams(error)) => {
+                        format!("{} | {}", error.body_text(), error.kind())
+                    }
+                    _ => "ok".to_owned(),
+                },
+            )
+            .post("/with", |_: WithRejection<Json<Item>, JsonRejection>| "ok")
+            .answers(answers)
+            .body_limit(64)
+            .compile()
+            .unwrap()
+    };
+    let (axum, ours) = (app(Answers::Axum), app(Answers::Pronghorn));
+    let ct = Some("application/json");
+    let answer = send_body(&axum, "/json", ct, r#"{"id":"7"}"#).await;
+    assert!(
+        answer.body.starts_with(
+            "data Failed to deserialize the JSON body into the target type: id: invalid type"
+        ),
+        "{}",
+        answer.body
+    );
+    let plain = send_body(&axum, "/plain", ct, r#"{"id":"7"}"#).await;
+    assert_eq!(answer.body["data ".len()..], plain.body);
+    let answer = send_body(&ours, "/json", ct, r#"{"id":"7"}"#).await;
+    assert!(
+        answer
+            .body
+            .starts_with("data invalid JSON body: id: invalid type"),
+        "{}",
+        answer.body
+    );
+    let answer = send_body(&axum, "/json", ct, "{").await;
+    assert!(
+        answer
+            .body
+            .starts_with("syntax Failed to parse the request body as JSON"),
+        "{}",
+        answer.body
+    );
+    let answer = send_body(&axum, "/json", Some("text/plain"), "{}").await;
+    assert_eq!(
+        answer.body,
+        "type Expected request with `Content-Type: application/json`"
+    );
+    let answer = send_body(&ours, "/json", ct, &"x".repeat(65)).await;
+    assert!(
+        answer
+            .body
+            .starts_with("bytes request body larger than the limit"),
+        "{}",
+        answer.body
+    );
+    let answer = send_body(&axum, "/json", ct, &"x".repeat(65)).await;
+    assert_eq!(
+        answer.body,
+        "bytes Failed to buffer the request body: length limit exceeded"
+    );
+
+    let answer = send_body(&axum, "/form", Some("text/plain"), "page=1").await;
+    assert_eq!(
+        answer.body,
+        "type Form requests must have `Content-Type: application/x-www-form-urlencoded`"
+    );
+    let form_type = Some("application/x-www-form-urlencoded");
+    let answer = send_body(&axum, "/form", form_type, "page=x").await;
+    assert!(
+        answer
+            .body
+            .starts_with("body Failed to deserialize form body: page: invalid digit"),
+        "{}",
+        answer.body
+    );
+    let answer = get(&axum, "/form?page=x").await;
+    assert!(
+        answer
+            .body
+            .starts_with("query Failed to deserialize form: page: invalid digit"),
+        "{}",
+        answer.body
+    );
+    let answer = get(&ours, "/form?page=x").await;
+    assert!(
+        answer.body.starts_with("query invalid form body"),
+        "{}",
+        answer.body
+    );
+
+    let answer = get(&axum, "/query?page=x").await;
+    assert!(
+        answer
+            .body
+            .starts_with("Failed to deserialize query string: page: invalid digit"),
+        "{}",
+        answer.body
+    );
+    let answer = get(&ours, "/query?page=x").await;
+    assert!(
+        answer.body.starts_with("invalid query string"),
+        "{}",
+        answer.body
+    );
+    let answer = get(&axum, "/path/x").await;
+    assert_eq!(
+        answer.body,
+        "Invalid URL: Cannot parse `x` to a `u32` | Cannot parse `x` to a `u32`"
+    );
+    let answer = get(&ours, "/path/x").await;
+    assert!(
+        answer.body.starts_with("invalid route parameters"),
+        "{}",
+        answer.body
+    );
+
+    // The rejection `WithRejection` hands its type is worded as axum's.
+    let answer = send_body(&axum, "/with", ct, r#"{"id":"7"}"#).await;
+    assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        answer
+            .body
+            .starts_with("Failed to deserialize the JSON body"),
+        "{}",
+        answer.body
+    );
+}
+
 /// `Router::rejection` answers every rejection of the router's extractors
 /// in one shape — a custom extractor's too, through `RequestContext::reject`
 /// — and a nested router keeps it unless it sets its own.

@@ -73,10 +73,10 @@ where
 
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
         match Self::query(context) {
-            Some(query) => BodyFuture::new(query, context, None, |bytes| {
+            Some(query) => BodyFuture::new(query, context, None, |bytes, _| {
                 bytes.and_then(|bytes| Self::parse(bytes, false))
             }),
-            None => BodyFuture::new(body, context, Self::refused(context), |bytes| {
+            None => BodyFuture::new(body, context, Self::refused(context), |bytes, _| {
                 bytes.and_then(|bytes| Self::parse(bytes, true))
             }),
         }
@@ -93,16 +93,21 @@ where
 
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
         match Form::<T>::query(context) {
-            Some(query) => BodyFuture::new(query, context, None, |bytes| {
+            Some(query) => BodyFuture::new(query, context, None, |bytes, answers| {
                 Ok(bytes
                     .and_then(|bytes| Form::parse(bytes, false))
-                    .map_err(FormRejection))
+                    .map_err(|rejection| FormRejection::of(rejection.worded(answers))))
             }),
-            None => BodyFuture::new(body, context, Form::<T>::refused(context), |bytes| {
-                Ok(bytes
-                    .and_then(|bytes| Form::parse(bytes, true))
-                    .map_err(FormRejection))
-            }),
+            None => BodyFuture::new(
+                body,
+                context,
+                Form::<T>::refused(context),
+                |bytes, answers| {
+                    Ok(bytes
+                        .and_then(|bytes| Form::parse(bytes, true))
+                        .map_err(|rejection| FormRejection::of(rejection.worded(answers))))
+                },
+            ),
         }
     }
 }
@@ -184,8 +189,8 @@ impl FromRequestBody for RawForm {
 
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
         match Form::<()>::query(context) {
-            Some(query) => BodyFuture::new(query, context, None, |bytes| bytes.map(RawForm)),
-            None => BodyFuture::new(body, context, Form::<()>::refused(context), |bytes| {
+            Some(query) => BodyFuture::new(query, context, None, |bytes, _| bytes.map(RawForm)),
+            None => BodyFuture::new(body, context, Form::<()>::refused(context), |bytes, _| {
                 bytes.map(RawForm)
             }),
         }
@@ -323,7 +328,9 @@ pub struct BodyFuture<T> {
     refused: Option<Rejection>,
     limit: usize,
     /// The value of the body, or of why it could not be read.
-    convert: fn(Result<Bytes, Rejection>) -> Result<T, Rejection>,
+    // Given the router's answer set, for a rejection the handler takes to
+    // be worded as the router would answer it.
+    convert: fn(Result<Bytes, Rejection>, Answers) -> Result<T, Rejection>,
     /// How the route's router answers a rejection, if it says.
     shape: Option<Shape>,
     answers: Answers,
@@ -475,7 +482,7 @@ impl<T> BodyFuture<T> {
         body: Body,
         context: &RequestContext<'_>,
         refused: Option<Rejection>,
-        convert: fn(Result<Bytes, Rejection>) -> Result<T, Rejection>,
+        convert: fn(Result<Bytes, Rejection>, Answers) -> Result<T, Rejection>,
     ) -> Self {
         let limit = context.body_limit;
         // A body that says it is longer than the limit (hyper's says what
@@ -514,7 +521,7 @@ impl<T> BodyFuture<T> {
 
     /// The answer to the body as read, or as refused.
     fn finish(&mut self, bytes: Result<Bytes, Rejection>) -> Poll<Result<T, Response<Body>>> {
-        let value = (self.convert)(bytes);
+        let value = (self.convert)(bytes, self.answers);
         Poll::Ready(
             value.map_err(|refused| rejection::answer(self.shape.as_ref(), self.answers, refused)),
         )
@@ -595,7 +602,7 @@ macro_rules! body_extractor {
             type Future = BodyFuture<Self>;
 
             fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
-                BodyFuture::new(body, context, None, |bytes| bytes.and_then($convert))
+                BodyFuture::new(body, context, None, |bytes, _| bytes.and_then($convert))
             }
         }
 
@@ -605,8 +612,10 @@ macro_rules! body_extractor {
             type Future = BodyFuture<Self>;
 
             fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
-                BodyFuture::new(body, context, None, |bytes| {
-                    Ok(bytes.and_then($convert).map_err(BodyRejection))
+                BodyFuture::new(body, context, None, |bytes, answers| {
+                    Ok(bytes
+                        .and_then($convert)
+                        .map_err(|rejection| BodyRejection(rejection.worded(answers))))
                 })
             }
         }
@@ -698,7 +707,9 @@ where
 
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
         let refused = Self::refused(context);
-        BodyFuture::new(body, context, refused, |bytes| bytes.and_then(Self::parse))
+        BodyFuture::new(body, context, refused, |bytes, _| {
+            bytes.and_then(Self::parse)
+        })
     }
 }
 
@@ -713,8 +724,10 @@ where
 
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
         let refused = Json::<T>::refused(context);
-        BodyFuture::new(body, context, refused, |bytes| {
-            Ok(bytes.and_then(Json::parse).map_err(super::JsonRejection))
+        BodyFuture::new(body, context, refused, |bytes, answers| {
+            Ok(bytes
+                .and_then(Json::parse)
+                .map_err(|rejection| super::JsonRejection::of(rejection.worded(answers))))
         })
     }
 }
@@ -731,10 +744,10 @@ where
 
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
         if !context.headers().contains_key(http::header::CONTENT_TYPE) {
-            return BodyFuture::new(body, context, None, |_| Ok(None));
+            return BodyFuture::new(body, context, None, |_, _| Ok(None));
         }
         let refused = Json::<T>::refused(context);
-        BodyFuture::new(body, context, refused, |bytes| {
+        BodyFuture::new(body, context, refused, |bytes, _| {
             bytes.and_then(Json::parse).map(Some)
         })
     }

@@ -13,8 +13,8 @@ use std::{borrow::Cow, marker::PhantomData};
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, Uri, Version};
 
 use super::{
-    FromRequestHead, HeaderRejection, Needs, PathErrorKind, PathNeeds, PathRejection,
-    QueryRejection, Rejection, RequestContext, state_type,
+    FailedToDeserializePathParams, FromRequestHead, HeaderRejection, Needs, PathErrorKind,
+    PathNeeds, PathRejection, QueryRejection, Rejection, RequestContext, state_type,
 };
 use crate::{
     body::Body,
@@ -213,14 +213,14 @@ impl<T: serde::de::DeserializeOwned> FromRequestHead for Path<T> {
     #[inline]
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
         Self::deserialize(context.params)
-            .map_err(|error| context.reject(Self::rejection(error).rejection))
+            .map_err(|error| context.reject(Self::rejection(error).into()))
     }
 
     /// `None` when the route's parameters do not fit `T` (a route without
     /// them); 400 when a value does not decode or parse.
     fn from_head_optional(context: &RequestContext<'_>) -> Result<Option<Self>, Response<Body>> {
         optional(context, Self::deserialize(context.params), |e| {
-            Self::rejection(e).rejection
+            Self::rejection(e).into()
         })
     }
 }
@@ -234,7 +234,8 @@ impl<T: serde::de::DeserializeOwned> FromRequestHead for Result<Path<T>, PathRej
 
     #[inline]
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
-        Ok(Path::deserialize(context.params).map_err(Path::<T>::rejection))
+        Ok(Path::deserialize(context.params)
+            .map_err(|error| Path::<T>::rejection(error).worded(context.answers)))
     }
 }
 
@@ -286,7 +287,9 @@ impl<T: serde::de::DeserializeOwned> Path<T> {
         };
         let rejection = bad_request("Path", format!("invalid route parameters: {error}"))
             .or_as_axum(format!("Invalid URL: {kind}"));
-        PathRejection { rejection, kind }
+        PathRejection::FailedToDeserializePathParams(FailedToDeserializePathParams::new(
+            rejection, kind,
+        ))
     }
 }
 
@@ -354,15 +357,13 @@ fn form_decode(raw: &str) -> Result<Cow<'_, str>, de::Error> {
 
 impl<T: serde::de::DeserializeOwned> FromRequestHead for Query<T> {
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
-        Self::deserialize(context).map_err(|error| context.reject(Self::rejection(error).0))
+        Self::deserialize(context).map_err(|error| context.reject(Self::rejection(error)))
     }
 
     /// `None` when the query string lacks what `T` needs, or has keys `T`
     /// refuses; 400 when a value does not parse.
     fn from_head_optional(context: &RequestContext<'_>) -> Result<Option<Self>, Response<Body>> {
-        optional(context, Self::deserialize(context), |e| {
-            Self::rejection(e).0
-        })
+        optional(context, Self::deserialize(context), Self::rejection)
     }
 }
 
@@ -370,7 +371,9 @@ impl<T: serde::de::DeserializeOwned> FromRequestHead for Query<T> {
 /// itself.
 impl<T: serde::de::DeserializeOwned> FromRequestHead for Result<Query<T>, QueryRejection> {
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
-        Ok(Query::deserialize(context).map_err(Query::<T>::rejection))
+        Ok(Query::deserialize(context).map_err(|error| {
+            QueryRejection::of(Query::<T>::rejection(error).worded(context.answers))
+        }))
     }
 }
 
@@ -397,14 +400,12 @@ impl<T: serde::de::DeserializeOwned> Query<T> {
     pub fn try_from_uri(uri: &Uri) -> Result<Self, QueryRejection> {
         from_pairs(uri.query().unwrap_or(""))
             .map(Query)
-            .map_err(Self::rejection)
+            .map_err(|error| QueryRejection::of(Self::rejection(error)))
     }
 
-    fn rejection(error: de::Error) -> QueryRejection {
+    fn rejection(error: de::Error) -> Rejection {
         let axum = format!("Failed to deserialize query string: {}", error.with_path());
-        QueryRejection(
-            bad_request("Query", format!("invalid query string: {error}")).or_as_axum(axum),
-        )
+        bad_request("Query", format!("invalid query string: {error}")).or_as_axum(axum)
     }
 }
 
@@ -494,7 +495,9 @@ impl<N: NamedHeader> FromRequestHead for Header<N> {
 impl<N: NamedHeader> FromRequestHead for Result<Header<N>, HeaderRejection> {
     #[inline]
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
-        Ok(Header::find(context))
+        Ok(Header::find(context).map_err(|HeaderRejection(rejection)| {
+            HeaderRejection(rejection.worded(context.answers))
+        }))
     }
 }
 

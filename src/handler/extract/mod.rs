@@ -26,14 +26,16 @@ mod with_rejection;
 #[cfg(feature = "json")]
 pub use self::body::Json;
 pub(crate) use self::body::streamed;
-#[cfg(feature = "json")]
-pub use self::rejection::JsonRejection;
 pub(crate) use self::rejection::Shape;
+#[cfg(feature = "json")]
+pub use self::rejection::{JsonDataError, JsonRejection, JsonSyntaxError, MissingJsonContentType};
 pub use self::{
     body::{BodyFuture, Form, RawForm},
     head::{Header, NamedHeader, Path, Query, RouteParams, State, headers},
     rejection::{
-        BodyRejection, FormRejection, HeaderRejection, PathErrorKind, PathRejection,
+        BodyRejection, FailedToDeserializeForm, FailedToDeserializeFormBody,
+        FailedToDeserializePathParams, FailedToDeserializeQueryString, FormRejection,
+        HeaderRejection, InvalidFormContentType, MissingPathParams, PathErrorKind, PathRejection,
         QueryRejection, Rejection,
     },
     with_rejection::{HasRejection, WithRejection, WithRejectionFuture},

@@ -82,6 +82,11 @@ impl Rejection {
         &self.message
     }
 
+    /// What it tells the client, owned, as axum's rejections give it.
+    pub fn body_text(&self) -> String {
+        self.message.to_string()
+    }
+
     /// The extractor that refused: `"Json"`, `"Form"`, `"Path"`,
     /// `"Query"`, `"Header"`, `"body"` (`String`, `Bytes`, `Body`), or the
     /// name a custom extractor gave.
@@ -169,15 +174,224 @@ macro_rules! named_rejections {
 }
 
 named_rejections! {
-    QueryRejection: "`Query`";
     HeaderRejection: "`Header`";
-    FormRejection: "`Form`";
     BodyRejection: "a body extractor (`String`, `Bytes`)";
 }
 
+/// One fault of an extractor, a variant of its rejection as axum names
+/// it: its status and text, and what it is, for a `match`.
+macro_rules! rejection_variants {
+    ($($(#[$attr:meta])* $name:ident;)*) => {$(
+        $(#[$attr])*
+        #[derive(Clone, Debug)]
+        pub struct $name(Rejection);
+
+        impl $name {
+            /// The status it answers.
+            pub fn status(&self) -> StatusCode {
+                self.0.status()
+            }
+
+            /// What it tells the client.
+            pub fn body_text(&self) -> String {
+                self.0.body_text()
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+
+        impl std::error::Error for $name {}
+
+        /// Its status, with its text.
+        impl IntoResponse for $name {
+            fn into_response(self) -> Response<Body> {
+                self.0.into_response()
+            }
+        }
+    )*};
+}
+
+/// An extractor's rejection as axum's enum of it: which fault, each
+/// variant with its `status()` and `body_text()`, and the whole a
+/// [`Rejection`] (`Deref`) answered as its status and text.
+macro_rules! rejection_enum {
+    ($(#[$attr:meta])* $name:ident ($what:literal) {
+        $($(#[$vattr:meta])* $variant:ident($inner:ty),)*
+    } from |$rejection:ident| $classify:expr) => {
+        $(#[$attr])*
+        #[derive(Clone, Debug)]
+        #[non_exhaustive]
+        pub enum $name {
+            $($(#[$vattr])* $variant($inner),)*
+        }
+
+        impl $name {
+            /// The status it answers.
+            pub fn status(&self) -> StatusCode {
+                match self {
+                    $(Self::$variant(inner) => inner.status(),)*
+                }
+            }
+
+            /// What it tells the client.
+            pub fn body_text(&self) -> String {
+                match self {
+                    $(Self::$variant(inner) => inner.body_text(),)*
+                }
+            }
+
+            /// Which of its faults `rejection`, made by
+            #[doc = concat!($what, ",")]
+            /// is.
+            pub(crate) fn of($rejection: Rejection) -> Self {
+                $classify
+            }
+        }
+
+        impl Deref for $name {
+            type Target = Rejection;
+
+            fn deref(&self) -> &Rejection {
+                match self {
+                    $(Self::$variant(inner) => &inner.0,)*
+                }
+            }
+        }
+
+        impl From<$name> for Rejection {
+            fn from(rejection: $name) -> Rejection {
+                match rejection {
+                    $($name::$variant(inner) => inner.0,)*
+                }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                (**self).fmt(f)
+            }
+        }
+
+        impl std::error::Error for $name {}
+
+        /// Its status, with its text.
+        impl IntoResponse for $name {
+            fn into_response(self) -> Response<Body> {
+                Rejection::from(self).into_response()
+            }
+        }
+    };
+}
+
+rejection_variants! {
+    /// A query string that does not read as the `Query`'s type (400).
+    FailedToDeserializeQueryString;
+    /// A form request without `Content-Type: application/x-www-form-urlencoded` (415).
+    InvalidFormContentType;
+    /// A GET or HEAD request's query string that does not read as the
+    /// `Form`'s type (400).
+    FailedToDeserializeForm;
+    /// A form body that does not read as the `Form`'s type (422).
+    FailedToDeserializeFormBody;
+}
+
+rejection_enum! {
+    /// Why `Query` refused a request, as axum's `QueryRejection`, for a
+    /// handler that takes `Result<Query<T>, QueryRejection>` to answer it
+    /// itself.
+    QueryRejection ("`Query`") {
+        /// The query string does not read as the type.
+        FailedToDeserializeQueryString(FailedToDeserializeQueryString),
+    } from |rejection| Self::FailedToDeserializeQueryString(FailedToDeserializeQueryString(rejection))
+}
+
+rejection_enum! {
+    /// Why `Form` refused a request, as axum's `FormRejection`, for a
+    /// handler that takes `Result<Form<T>, FormRejection>` to answer it
+    /// itself.
+    ///
+    /// ```
+    /// use http::{Request, StatusCode};
+    /// use http_body_util::BodyExt;
+    /// use pronghorn::{Router, handler::{Form, FormRejection}};
+    /// use tower::ServiceExt;
+    ///
+    /// #[derive(serde::Deserialize)]
+    /// struct Login { user: String }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let router = Router::new()
+    ///     .post("/login", |form: Result<Form<Login>, FormRejection>| match form {
+    ///         Ok(Form(login)) => login.user,
+    ///         Err(FormRejection::InvalidFormContentType(_)) => "send a form".to_owned(),
+    ///         Err(other) => other.body_text(),
+    ///     })
+    ///     .compile()
+    ///     .unwrap();
+    /// let request = Request::post("/login").body("user=ada".to_owned()).unwrap();
+    /// let response = router.oneshot(request).await.unwrap();
+    /// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "send a form");
+    /// # }
+    /// ```
+    FormRejection ("`Form`") {
+        /// The request is not a form.
+        InvalidFormContentType(InvalidFormContentType),
+        /// A GET or HEAD request's query string does not read as the type.
+        FailedToDeserializeForm(FailedToDeserializeForm),
+        /// The body does not read as the type.
+        FailedToDeserializeFormBody(FailedToDeserializeFormBody),
+        /// The body could not be read: over the limit, too slow, cut off.
+        BytesRejection(BodyRejection),
+    } from |rejection| match (rejection.extractor(), rejection.status()) {
+        ("Form", StatusCode::UNSUPPORTED_MEDIA_TYPE) => {
+            Self::InvalidFormContentType(InvalidFormContentType(rejection))
+        }
+        ("Form", StatusCode::UNPROCESSABLE_ENTITY) => {
+            Self::FailedToDeserializeFormBody(FailedToDeserializeFormBody(rejection))
+        }
+        ("Form", _) => Self::FailedToDeserializeForm(FailedToDeserializeForm(rejection)),
+        _ => Self::BytesRejection(BodyRejection(rejection)),
+    }
+}
+
 #[cfg(feature = "json")]
-named_rejections! {
-    JsonRejection: "`Json`";
+rejection_variants! {
+    /// JSON of the wrong shape for the `Json`'s type: a field missing, a
+    /// string for a number (422).
+    JsonDataError;
+    /// A body that is not JSON (400).
+    JsonSyntaxError;
+    /// A request without a JSON content type (415).
+    MissingJsonContentType;
+}
+
+#[cfg(feature = "json")]
+rejection_enum! {
+    /// Why `Json` refused a request, as axum's `JsonRejection`, for a
+    /// handler that takes `Result<Json<T>, JsonRejection>` to answer it
+    /// itself.
+    JsonRejection ("`Json`") {
+        /// The JSON is not of the type's shape.
+        JsonDataError(JsonDataError),
+        /// The body is not JSON.
+        JsonSyntaxError(JsonSyntaxError),
+        /// The request does not say it is JSON.
+        MissingJsonContentType(MissingJsonContentType),
+        /// The body could not be read: over the limit, too slow, cut off.
+        BytesRejection(BodyRejection),
+    } from |rejection| match (rejection.extractor(), rejection.status()) {
+        ("Json", StatusCode::UNSUPPORTED_MEDIA_TYPE) => {
+            Self::MissingJsonContentType(MissingJsonContentType(rejection))
+        }
+        ("Json", StatusCode::UNPROCESSABLE_ENTITY) => Self::JsonDataError(JsonDataError(rejection)),
+        ("Json", _) => Self::JsonSyntaxError(JsonSyntaxError(rejection)),
+        _ => Self::BytesRejection(BodyRejection(rejection)),
+    }
 }
 
 /// Why `Path` refused a request: a [`Rejection`] (400), for a handler that
@@ -210,35 +424,143 @@ named_rejections! {
 /// # }
 /// ```
 #[derive(Clone, Debug)]
-pub struct PathRejection {
-    pub(super) rejection: Rejection,
-    pub(super) kind: PathErrorKind,
+#[non_exhaustive]
+pub enum PathRejection {
+    /// The parameters do not read as the type.
+    FailedToDeserializePathParams(FailedToDeserializePathParams),
+    /// The route has no parameters to read.
+    MissingPathParams(MissingPathParams),
+}
+
+/// Parameters that do not read as the `Path`'s type (400), and which
+/// [kind](PathErrorKind) of fault it is.
+#[derive(Clone, Debug)]
+pub struct FailedToDeserializePathParams {
+    rejection: Rejection,
+    kind: PathErrorKind,
+}
+
+/// A `Path` on a route without parameters (500), as axum's; pronghorn
+/// refuses such a route when it compiles, so only a `Path` read outside
+/// a route meets it.
+#[derive(Clone, Debug)]
+pub struct MissingPathParams {
+    rejection: Rejection,
+    kind: PathErrorKind,
+}
+
+impl FailedToDeserializePathParams {
+    /// The rejection of a fault of `kind`.
+    pub(crate) fn new(rejection: Rejection, kind: PathErrorKind) -> Self {
+        Self { rejection, kind }
+    }
+
+    /// What was wrong.
+    pub fn kind(&self) -> &PathErrorKind {
+        &self.kind
+    }
+
+    /// What was wrong, owned.
+    pub fn into_kind(self) -> PathErrorKind {
+        self.kind
+    }
 }
 
 impl PathRejection {
     /// What was wrong, for a message of your own.
     pub fn kind(&self) -> &PathErrorKind {
-        &self.kind
+        match self {
+            Self::FailedToDeserializePathParams(inner) => &inner.kind,
+            Self::MissingPathParams(inner) => &inner.kind,
+        }
+    }
+
+    /// The status it answers.
+    pub fn status(&self) -> StatusCode {
+        self.rejection().status()
+    }
+
+    /// What it tells the client.
+    pub fn body_text(&self) -> String {
+        self.rejection().body_text()
+    }
+
+    /// The same, worded as a router answering by `answers` words it.
+    pub(crate) fn worded(self, answers: Answers) -> Self {
+        match self {
+            Self::FailedToDeserializePathParams(inner) => {
+                Self::FailedToDeserializePathParams(FailedToDeserializePathParams {
+                    rejection: inner.rejection.worded(answers),
+                    ..inner
+                })
+            }
+            Self::MissingPathParams(inner) => Self::MissingPathParams(MissingPathParams {
+                rejection: inner.rejection.worded(answers),
+                ..inner
+            }),
+        }
+    }
+
+    fn rejection(&self) -> &Rejection {
+        match self {
+            Self::FailedToDeserializePathParams(inner) => &inner.rejection,
+            Self::MissingPathParams(inner) => &inner.rejection,
+        }
     }
 }
+
+macro_rules! path_variants {
+    ($($name:ident),*) => {$(
+        impl $name {
+            /// The status it answers.
+            pub fn status(&self) -> StatusCode {
+                self.rejection.status()
+            }
+
+            /// What it tells the client.
+            pub fn body_text(&self) -> String {
+                self.rejection.body_text()
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.rejection.fmt(f)
+            }
+        }
+
+        impl std::error::Error for $name {}
+
+        impl IntoResponse for $name {
+            fn into_response(self) -> Response<Body> {
+                self.rejection.into_response()
+            }
+        }
+    )*};
+}
+
+path_variants!(FailedToDeserializePathParams, MissingPathParams);
 
 impl Deref for PathRejection {
     type Target = Rejection;
 
     fn deref(&self) -> &Rejection {
-        &self.rejection
+        self.rejection()
     }
 }
 
 impl From<PathRejection> for Rejection {
     fn from(rejection: PathRejection) -> Rejection {
-        rejection.rejection
+        match rejection {
+            PathRejection::FailedToDeserializePathParams(inner) => inner.rejection,
+            PathRejection::MissingPathParams(inner) => inner.rejection,
+        }
     }
 }
 
 impl fmt::Display for PathRejection {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.rejection.fmt(f)
+        self.rejection().fmt(f)
     }
 }
 
@@ -247,7 +569,7 @@ impl std::error::Error for PathRejection {}
 /// Its status, with its message as plain text.
 impl IntoResponse for PathRejection {
     fn into_response(self) -> Response<Body> {
-        self.rejection.into_response()
+        Rejection::from(self).into_response()
     }
 }
 
