@@ -431,10 +431,7 @@ where
 /// route put them there already (a layer given to the router over one
 /// given to the route).
 fn hand_over(request: &mut Request<Body>, route: &RouteContext<'_>) -> Request<Body> {
-    let info = match &route.extraction.layered {
-        Some(info) => Arc::clone(info),
-        None => RouteInfo::of(route),
-    };
+    let info = route_info(route);
     let mut owned = match route.head.is_some() {
         false => std::mem::replace(request, Request::new(Body::empty())),
         true => {
@@ -447,29 +444,49 @@ fn hand_over(request: &mut Request<Body>, route: &RouteContext<'_>) -> Request<B
             owned
         }
     };
-    let extensions = owned.extensions();
-    let fresh = (extensions.get::<RouteMatch>()).is_none_or(|m| !Arc::ptr_eq(&m.info, &info));
-    if fresh {
-        // The parameters were captured in the path as received: the head's
-        // copy, where the router kept one, else the request's own.
-        let uri = match info.names.is_empty() {
-            true => Uri::default(),
-            false => (route.head.map(RequestHead::uri))
-                .unwrap_or_else(|| owned.uri())
-                .clone(),
-        };
-        let extensions = owned.extensions();
-        if let Some(matched) = MatchedPath::of_shared(extensions, &info.pattern) {
-            owned.extensions_mut().insert(matched);
-        }
-        owned.extensions_mut().insert(RouteMatch {
-            captures: *route.params.captures(),
-            state: Arc::clone(route.state),
-            info,
-            uri,
-        });
-    }
+    // The parameters were captured in the path as received: the head's
+    // copy, where the router kept one, else the request's own.
+    carry_route(&mut owned, route, info, route.head.map(RequestHead::uri));
     owned
+}
+
+/// Puts the route's [`MatchedPath`] and [`RouteMatch`] (of `info`, its
+/// parameters captured in `captured_in`, else in `request`'s own URI) in
+/// `request`'s extensions, unless the layers of the same route put them
+/// there already (a layer given to the router over one given to the
+/// route).
+pub(super) fn carry_route(
+    request: &mut Request<Body>,
+    route: &RouteContext<'_>,
+    info: Arc<RouteInfo>,
+    captured_in: Option<&Uri>,
+) {
+    let extensions = request.extensions();
+    let fresh = (extensions.get::<RouteMatch>()).is_none_or(|m| !Arc::ptr_eq(&m.info, &info));
+    if !fresh {
+        return;
+    }
+    if let Some(matched) = MatchedPath::of_shared(extensions, &info.pattern) {
+        request.extensions_mut().insert(matched);
+    }
+    let uri = match info.names.is_empty() {
+        true => Uri::default(),
+        false => captured_in.unwrap_or_else(|| request.uri()).clone(),
+    };
+    request.extensions_mut().insert(RouteMatch {
+        captures: *route.params.captures(),
+        state: Arc::clone(route.state),
+        info,
+        uri,
+    });
+}
+
+/// The info of `route`: its router's, made for its layers, else copied.
+pub(super) fn route_info(route: &RouteContext<'_>) -> Arc<RouteInfo> {
+    match &route.extraction.layered {
+        Some(info) => Arc::clone(info),
+        None => RouteInfo::of(route),
+    }
 }
 
 /// Calls `service` on `request` as tower's `oneshot` does, polling its

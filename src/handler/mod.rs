@@ -45,6 +45,7 @@ mod axum;
 mod body_limit;
 mod de;
 mod extract;
+mod from_request;
 mod layered;
 mod mounted;
 #[cfg(feature = "multipart")]
@@ -130,7 +131,10 @@ pub use self::multipart::{Field, Multipart, MultipartError};
 pub use self::typed_header::TypedHeader;
 pub(crate) use self::{
     answers::Allowed,
-    extract::{Extraction, HeadExtractors, Shape, for_each_arity, state_type},
+    extract::{
+        DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, Extraction, HeadExtractors, Shape,
+        for_each_arity, state_type,
+    },
     layered::{Refusal, RouteInfo, wrap},
     mounted::{Mounted, NESTED_PATTERN_END},
     nested::{NOT_NESTED, Nesting, StripBase},
@@ -140,11 +144,12 @@ pub use self::{
     answers::Answers,
     body_limit::DefaultBodyLimit,
     extract::{
-        BodyFuture, BodyRejection, Form, FormRejection, FromRequest, FromRequestBody,
-        FromRequestHead, HasRejection, Header, HeaderRejection, NamedHeader, Needs, Path,
-        PathErrorKind, PathRejection, Query, QueryRejection, RawForm, Rejection, RequestContext,
-        RouteContext, RouteParams, State, StateType, WithRejection, WithRejectionFuture, headers,
+        BodyFuture, BodyRejection, Form, FormRejection, FromRequestBody, FromRequestHead,
+        HasRejection, Header, HeaderRejection, NamedHeader, Needs, Path, PathErrorKind,
+        PathRejection, Query, QueryRejection, RawForm, Rejection, RequestContext, RouteContext,
+        RouteParams, State, StateType, WithRejection, WithRejectionFuture, headers,
     },
+    from_request::{FromRequest, RequestExt},
     layered::{
         Endpoint, EndpointFuture, FromLayered, Layered, NeedsOf, OfEndpoint, RouteLayer, RouteMatch,
     },

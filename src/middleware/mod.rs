@@ -388,7 +388,8 @@ fn extract<T: FromRequestHead>(
         );
         return Err(internal_error());
     };
-    let mut context = matched.context().with_request(request);
+    let route = matched.context();
+    let mut context = route.with_request(request);
     if let Some(state) = state {
         context.own_state = Some(state);
     }

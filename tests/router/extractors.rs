@@ -1836,3 +1836,87 @@ async fn optional_multipart_is_none_for_a_request_that_is_not_multipart() {
         )
     );
 }
+
+/// A `FromRequest` delegates to pronghorn's own extractors as axum's
+/// examples write theirs (`Json::<T>::from_request(req, state)`): with
+/// the route's parameters, state, body limit and wording; and the same
+/// extractors run on a request no router handed, with the defaults.
+#[tokio::test]
+async fn a_from_request_runs_pronghorn_s_extractors_with_its_route() {
+    use pronghorn::{
+        handler::{FromRequest, RequestExt, rejection::JsonRejection},
+        router::Answers,
+    };
+
+    /// axum's `customize-extractor-error` example: `Json`, its rejection
+    /// the app's own, with the route's parameter and state beside it.
+    struct Tagged(String);
+
+    impl FromRequest for Tagged {
+        type Rejection = (StatusCode, String);
+
+        async fn from_request(request: Req) -> Result<Self, Self::Rejection> {
+            let Path(tag) = request
+                .extract_parts::<Path<String>>()
+                .map_err(|r| (r.status(), "path".to_owned()))?;
+            let State(prefix) = request
+                .extract_parts::<State<&'static str>>()
+                .map_err(|r| (r.status(), "state".to_owned()))?;
+            match request.extract::<Result<Json<Item>, JsonRejection>>().await {
+                Ok(Ok(Json(item))) => Ok(Tagged(format!("{prefix}{tag}:{}", item.id))),
+                Ok(Err(rejection)) => Err((StatusCode::BAD_REQUEST, rejection.body_text())),
+                Err(response) => Err((response.status(), "refused".to_owned())),
+            }
+        }
+    }
+
+    let app = |answers: Answers| {
+        Router::new()
+            .nest(
+                "/api",
+                Router::new().post("/tags/{tag}", |Tagged(tag): Tagged| tag),
+            )
+            .state("#")
+            .answers(answers)
+            .body_limit(64)
+            .compile()
+            .unwrap()
+    };
+    let (axum, ours) = (app(Answers::Axum), app(Answers::Pronghorn));
+    let json = Some("application/json");
+    let answer = send_body(&ours, "/api/tags/red", json, r#"{"id":7,"name":"x"}"#).await;
+    assert_eq!(
+        (answer.status, answer.body.as_str()),
+        (StatusCode::OK, "#red:7")
+    );
+    let answer = send_body(&ours, "/api/tags/red", json, r#"{"id":"7"}"#).await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    assert!(
+        answer.body.starts_with("invalid JSON body: id:"),
+        "{}",
+        answer.body
+    );
+    let answer = send_body(&axum, "/api/tags/red", json, r#"{"id":"7"}"#).await;
+    assert!(
+        answer
+            .body
+            .starts_with("Failed to deserialize the JSON body into the target type: id:"),
+        "{}",
+        answer.body
+    );
+    let answer = send_body(&ours, "/api/tags/red", json, &"x".repeat(65)).await;
+    assert_eq!(answer.status, StatusCode::PAYLOAD_TOO_LARGE);
+
+    // Outside any router: the defaults, no parameters, no state.
+    let request = Request::post("/")
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(r#"{"id":3,"name":"y"}"#))
+        .unwrap();
+    let Json(item) = request.extract::<Json<Item>>().await.unwrap();
+    assert_eq!(item.id, 3);
+    let request = Request::get("/?page=2").body(Body::empty()).unwrap();
+    let Query(page) = request.extract_parts::<Query<Page>>().unwrap();
+    assert_eq!((page.page, page.q), (2, None));
+    let missing = request.extract_parts::<State<&'static str>>().unwrap_err();
+    assert_eq!(missing.status(), StatusCode::INTERNAL_SERVER_ERROR);
+}

@@ -61,6 +61,12 @@ pub struct RouteContext<'a> {
     pub(crate) head: Option<&'a RequestHead>,
 }
 
+/// The default limit of a request body read by an extractor: 2 MiB.
+pub(crate) const DEFAULT_BODY_LIMIT: usize = 2 * 1024 * 1024;
+
+/// How long a body extractor waits for the whole body by default.
+pub(crate) const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// What a route's extractors hold to: the body's limit and timeout, and
 /// the shape of their rejections.
 #[derive(Clone, Debug)]
@@ -87,12 +93,13 @@ impl<'a> RouteContext<'a> {
     // Inlined: most handlers read little of it, and a handler of no
     // argument none.
     #[inline]
-    pub fn with_request<'p>(&self, request: &'p Request<Body>) -> RequestContext<'p>
+    pub fn with_request<'p>(&'p self, request: &'p Request<Body>) -> RequestContext<'p>
     where
         'a: 'p,
     {
         RequestContext {
             request,
+            route: Some(self),
             pattern: self.pattern,
             params: self.params(request),
             state: self.state.as_ref(),
@@ -125,6 +132,9 @@ impl<'a> RouteContext<'a> {
 pub struct RequestContext<'a> {
     /// The request, for its head: the handler has its body.
     pub(crate) request: &'a Request<Body>,
+    /// The route's context, where a route's handler or its layers run the
+    /// extractors (a hook's have none).
+    pub(crate) route: Option<&'a RouteContext<'a>>,
     pub(crate) pattern: &'a str,
     pub(crate) params: Params<'a>,
     pub(crate) state: &'a http::Extensions,
@@ -509,82 +519,4 @@ pub trait FromRequestBody: Sized {
 
     /// Starts reading `body`.
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future;
-}
-
-/// An extractor of the whole request written as an `async fn`, as axum's
-/// `FromRequest` is written: it takes the request by value (its head a
-/// copy, its body limited to [`Router::body_limit`](crate::Router::body_limit)
-/// and the body timeout as it is read) and answers the value or its
-/// rejection. It is a handler's last argument, as any
-/// [`FromRequestBody`] is (every `FromRequest` is one).
-///
-/// Its future is boxed when the handler is called: one allocation a
-/// request. The body extractors of pronghorn's own, written with a named
-/// future ([`BodyFuture`]), cost none.
-///
-/// ```
-/// use bytes::Bytes;
-/// use http::{Request, StatusCode};
-/// use http_body_util::BodyExt;
-/// use pronghorn::{Body, IntoResponse, Router, handler::FromRequest};
-/// use tower::ServiceExt;
-///
-/// /// A body's non-empty lines.
-/// struct Lines(Vec<String>);
-///
-/// impl FromRequest for Lines {
-///     type Rejection = (StatusCode, &'static str);
-///
-///     async fn from_request(request: Request<Body>) -> Result<Self, Self::Rejection> {
-///         let Ok(body) = request.into_body().collect().await else {
-///             return Err((StatusCode::PAYLOAD_TOO_LARGE, "too long"));
-///         };
-///         let text = String::from_utf8(body.to_bytes().to_vec())
-///             .map_err(|_| (StatusCode::BAD_REQUEST, "not UTF-8"))?;
-///         Ok(Lines(text.lines().filter(|l| !l.is_empty()).map(str::to_owned).collect()))
-///     }
-/// }
-///
-/// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() {
-/// let router = Router::new()
-///     .post("/lines", |Lines(lines): Lines| format!("{} lines", lines.len()))
-///     .body_limit(64)
-///     .compile()
-///     .unwrap();
-/// let request = Request::post("/lines").body("one\n\ntwo\n".to_owned()).unwrap();
-/// let response = router.clone().oneshot(request).await.unwrap();
-/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "2 lines");
-///
-/// let request = Request::post("/lines").body("x".repeat(65)).unwrap();
-/// assert_eq!(router.oneshot(request).await.unwrap().status(), StatusCode::PAYLOAD_TOO_LARGE);
-/// # }
-/// ```
-pub trait FromRequest: Sized + Send + 'static {
-    /// What answers the request when the extractor refuses it.
-    type Rejection: super::IntoResponse;
-
-    /// The value, from `request`.
-    fn from_request(
-        request: Request<Body>,
-    ) -> impl Future<Output = Result<Self, Self::Rejection>> + Send + 'static;
-}
-
-impl<T: FromRequest> FromRequestBody for T {
-    type Future = crate::step::BoxFuture<Result<Self, Response<Body>>>;
-
-    fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
-        match streamed(body, context.body_limit, context.body_timeout) {
-            Ok(body) => {
-                let mut request = Request::from_parts(context.head(), body);
-                super::MatchedPath::insert(&mut request, context.pattern(), false);
-                let future = T::from_request(request);
-                Box::pin(async move { (future.await).map_err(super::IntoResponse::into_response) })
-            }
-            Err(rejection) => {
-                let response = context.reject(rejection);
-                Box::pin(std::future::ready(Err(response)))
-            }
-        }
-    }
 }

@@ -117,6 +117,7 @@ impl<'a> Route<'a> {
     {
         RequestContext {
             request,
+            route: None,
             pattern: self.pattern.unwrap_or(""),
             params: self.params(),
             state: self.state,

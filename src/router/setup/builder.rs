@@ -24,12 +24,6 @@ use crate::{
 pub(crate) type DefaultLayer =
     Arc<dyn Fn(&Arc<dyn ErasedHandler>) -> Arc<dyn ErasedHandler> + Send + Sync>;
 
-/// The default limit of a request body read by an extractor: 2 MiB.
-pub(crate) const DEFAULT_BODY_LIMIT: usize = 2 * 1024 * 1024;
-
-/// How long a body extractor waits for the whole body by default.
-pub(crate) const DEFAULT_BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
-
 /// A router's settings for its routes, or a route's: `None` takes the
 /// setting of the router it is nested in, and at the root the default.
 #[derive(Clone, Debug, Default)]

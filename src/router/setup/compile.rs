@@ -6,14 +6,14 @@ use std::sync::Arc;
 use http::{Method, StatusCode};
 
 use crate::handler::{
-    Answers, ErasedHandler, Extraction, NESTED_PATTERN_END, Nesting, Refusal, RouteInfo, StateType,
-    TypedHandler,
+    Answers, DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, ErasedHandler, Extraction,
+    NESTED_PATTERN_END, Nesting, Refusal, RouteInfo, StateType, TypedHandler,
 };
 
 use super::{
     builder::{
-        Compiled, DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, DefaultLayer, HookSpec, OwnState,
-        Responder, RouteSettings, RouteSpec, Router, Unservable,
+        Compiled, DefaultLayer, HookSpec, OwnState, Responder, RouteSettings, RouteSpec, Router,
+        Unservable,
     },
     error::RouteError,
 };
