@@ -122,6 +122,10 @@ pub(crate) struct Pairs<'a, I: Iterator<Item = Pair<'a>>> {
     value: Option<(Cow<'a, str>, Cow<'a, str>)>,
     /// Whether the values are stand-ins, for [`misfit`].
     probe: bool,
+    /// Whether a lone pair read as any type is its value, as a route's
+    /// one parameter is (`Path<serde_json::Value>` on `/{a}` is `"abc"`);
+    /// else the pairs are a map, as a query's are.
+    lone_is_value: bool,
 }
 
 impl<'a, I: Iterator<Item = Pair<'a>>> Pairs<'a, I> {
@@ -132,6 +136,16 @@ impl<'a, I: Iterator<Item = Pair<'a>>> Pairs<'a, I> {
             index: 0,
             value: None,
             probe: false,
+            lone_is_value: false,
+        }
+    }
+
+    /// The pairs of a route's parameters: a lone one, read as any type,
+    /// is its value.
+    pub(crate) fn of_path(pairs: I, count: usize) -> Self {
+        Self {
+            lone_is_value: true,
+            ..Self::new(pairs, count)
         }
     }
 
@@ -177,7 +191,10 @@ impl<'de, I: Iterator<Item = Pair<'de>>> Deserializer<'de> for Pairs<'de, I> {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        self.deserialize_map(visitor)
+        match self.lone_is_value && self.count == 1 {
+            true => self.single()?.deserialize_any(visitor),
+            false => self.deserialize_map(visitor),
+        }
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
@@ -394,9 +411,13 @@ impl<'de> Deserializer<'de> for Value<'de> {
     }
 
     /// A pair as a 2-tuple `(key, value)`, as serde_urlencoded reads
-    /// `Vec<(String, String)>`.
+    /// `Vec<(String, String)>`; the value of a key (a struct's field) is
+    /// no tuple or array, as axum refuses it.
     fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, Error> {
         match len {
+            _ if matches!(self.at, At::Key) => {
+                Err(Error::value("array types are not supported".to_owned()))
+            }
             2 => visitor.visit_seq(Entry {
                 key: Some(self.key.clone()),
                 value: Some(self),

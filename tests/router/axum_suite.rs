@@ -1240,3 +1240,56 @@ async fn nested_path_of_a_route_not_nested_is_a_500_or_none() {
     assert_eq!(client.get("/maybe").await.body, "None");
     assert_eq!(client.get("/v1/api/users").await.status, StatusCode::OK);
 }
+
+// axum's `extract::path` tests on how values are decoded.
+
+/// A route's one parameter read as any type is its value, not a map.
+#[tokio::test]
+async fn path_single_value_read_as_any_is_the_value() {
+    let client = Client::new(Router::new().route(
+        "/{a}",
+        get(|Path(value): Path<serde_json::Value>| value.to_string()),
+    ));
+    assert_eq!(client.get("/abc").await.body, r#""abc""#);
+    assert_eq!(client.get("/a%20c").await.body, r#""a c""#);
+}
+
+/// A type that borrows its text reads a value whether or not it was
+/// percent-decoded.
+#[tokio::test]
+async fn path_values_are_borrowed_strings_decoded_or_not() {
+    struct Borrowing(String);
+    impl<'de> serde::Deserialize<'de> for Borrowing {
+        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            let text: &str = serde::Deserialize::deserialize(deserializer)?;
+            Ok(Borrowing(text.to_owned()))
+        }
+    }
+    let client = Client::new(Router::new().route(
+        "/{a}/{b}",
+        get(|Path((a, b)): Path<(Borrowing, Borrowing)>| format!("{}|{}", a.0, b.0)),
+    ));
+    let answer = client.get("/foo%20bar/baz").await;
+    assert_eq!(
+        (answer.status, answer.body.as_str()),
+        (StatusCode::OK, "foo bar|baz")
+    );
+    assert_eq!(client.get("/plain/text").await.body, "plain|text");
+}
+
+#[tokio::test]
+async fn path_regression_3038() {
+    #[derive(serde::Deserialize)]
+    #[allow(dead_code)]
+    struct MoreChars {
+        first_two: [char; 2],
+        second_two: [char; 2],
+        crate_name: String,
+    }
+    let client = Client::new(Router::new().route(
+        "/{first_two}/{second_two}/{crate_name}",
+        get(|Path(_): Path<MoreChars>| async move {}),
+    ));
+    let answer = client.get("/te/st/_thing").await;
+    assert_eq!(answer.body, "Invalid URL: array types are not supported");
+}

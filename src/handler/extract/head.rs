@@ -240,21 +240,36 @@ impl<T: serde::de::DeserializeOwned> FromRequestHead for Result<Path<T>, PathRej
 }
 
 impl<T: serde::de::DeserializeOwned> Path<T> {
+    /// The parameters read as `T`, each value a string borrowed by what
+    /// reads it, as axum hands them: the path's own text where it needed
+    /// no decoding, else its decoded copy.
     fn deserialize(params: Params<'_>) -> Result<Self, de::Error> {
-        let pairs = params
-            .iter_raw()
+        let count = params.len();
+        if !params.iter_raw().any(|(_, raw)| raw.contains('%')) {
+            let pairs = params
+                .iter_raw()
+                .map(|(name, raw)| Ok((Cow::Borrowed(name), Cow::Borrowed(raw))));
+            return T::deserialize(de::Pairs::of_path(pairs, count)).map(Path);
+        }
+        let decoded = (params.iter_raw())
             .map(|(name, raw)| match crate::params::decode(raw) {
-                Ok(value) => Ok((Cow::Borrowed(name), value)),
-                Err(error) => Err(de::Error::failed(de::Failed {
-                    key: name.to_owned(),
-                    value: raw.to_owned(),
-                    at: de::At::Key,
-                    expected: None,
-                    detail: error.to_string(),
-                    not_utf8: true,
-                })),
-            });
-        T::deserialize(de::Pairs::new(pairs, params.len())).map(Path)
+                Ok(value) => Ok((name, value)),
+                Err(error) => Err((name, raw, error)),
+            })
+            .collect::<Result<Vec<_>, _>>();
+        let decoded = decoded.map_err(|(name, raw, error)| {
+            de::Error::failed(de::Failed {
+                key: name.to_owned(),
+                value: raw.to_owned(),
+                at: de::At::Key,
+                expected: None,
+                detail: error.to_string(),
+                not_utf8: true,
+            })
+        })?;
+        let pairs = (decoded.iter())
+            .map(|(name, value)| Ok((Cow::Borrowed(*name), Cow::Borrowed(value.as_ref()))));
+        T::deserialize(de::Pairs::of_path(pairs, count)).map(Path)
     }
 
     fn rejection(error: de::Error) -> PathRejection {
