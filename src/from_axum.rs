@@ -93,7 +93,7 @@
 //! | `handler.into_service()` (`HandlerWithoutStateExt`); a value as a handler, `post((StatusCode::CREATED, "made"))` | the same, with [`router::HandlerWithoutStateExt`](crate::router::HandlerWithoutStateExt) (a [`Router`](crate::Router) with the handler as its fallback, so `.state(…)` gives it state); values as axum's |
 //! | `HandleErrorLayer::new(\|error: BoxError\| async { … })` | [`HandleErrorLayer`](crate::HandleErrorLayer), the same, and a synchronous function too |
 //! | `with_state(state)` | [`Router::state`](crate::Router::state), per router as axum's; `State<T>` reads it |
-//! | `axum::serve(listener, app)` | [`serve`](crate::serve())`(listener, app)`, a `Router` compiled before the first client (its mistakes the server's error, before it serves); or `app.compile()?` first, to handle them as errors of [`compile`](crate::Router::compile) |
+//! | `axum::serve(listener, app)`, on a `TcpListener`, a `UnixListener` or a `Listener` of one's own; `ListenerExt::tap_io`; `local_addr()` | [`serve`](crate::serve())`(listener, app)`, the same [`Listener`](crate::Listener) and [`ListenerExt`](crate::ListenerExt), with `connect_info(true)` for `ConnectInfo<L::Addr>`; a `Router` compiled before the first client (its mistakes the server's error, before it serves); or `app.compile()?` first, to handle them as errors of [`compile`](crate::Router::compile) |
 //! | `middleware::from_fn(f)`, `Next`, `from_fn_with_state`, `map_request`, `map_response` and their `_with_state` forms | the same, in [`middleware`](crate::middleware), its extractors pronghorn's; or a [prefix](crate::Router::prefix) or [postfix](crate::Router::postfix) hook, or [`PrefixLayer`](crate::PrefixLayer) / [`PostfixLayer`](crate::PostfixLayer) given to `layer`. axum's own `from_fn` and `map_response` layers (an ecosystem crate's, as axum-login's `login_required!`) are taken as they are, `from_fn` with feature `axum`; axum's `map_request` of a function generic over the body is not (the body it would hand on is ambiguous): use pronghorn's |
 //! | `Path`, `Query`, `Json`, `Form`, `RawForm`, `State`, `Extension`, `ConnectInfo`, `MatchedPath`, `NestedPath`, `OriginalUri`, `HeaderMap`, `Method`, `Uri`, `Bytes`, `String`, `Request`, `http::request::Parts` | the same names in [`handler`](crate::handler), the wrappers with `Deref` to their value, and `Form` reading a GET's query string; below a `nest`, `Uri`, `Request` and `Parts` see the path without the base, as axum's; `Extension(value)` is a layer too; `Query::try_from_uri` |
 //! | `axum::response::Response` | [`Response`](crate::Response) |
@@ -172,8 +172,8 @@
 //!   pronghorn has no `FromRef`: give each part its router reads with its
 //!   own `.state(part)` (a type can only be found by its name, and `FromRef`
 //!   impls cannot be listed).
-//! - **Not there yet**: `FromRef`, the `Connected` trait and `serve` on
-//!   listeners of one's own, WebSocket over HTTP/2. A body's rejection
+//! - **Not there yet**: `FromRef`, the `Connected` trait (connect info is
+//!   the listener's `Addr`), WebSocket over HTTP/2. A body's rejection
 //!   for `String` and `Bytes` is one type, [`BodyRejection`](crate::handler::rejection::BodyRejection)
 //!   (axum's `StringRejection` and `BytesRejection`), and `Header` is
 //!   pronghorn's own.

@@ -227,7 +227,7 @@ pub mod ws;
 #[cfg(feature = "tls")]
 pub use self::serve::Tls;
 #[cfg(feature = "server")]
-pub use self::serve::{Serve, Served, WithGracefulShutdown, serve};
+pub use self::serve::{Listener, ListenerExt, Serve, Served, TapIo, WithGracefulShutdown, serve};
 
 pub use self::{
     body::{Body, BoxError, Response},

@@ -59,7 +59,7 @@ pub(super) struct Connection<S> {
     upgrades: crate::upgrade::UpgradeSlots,
     /// The client's address, put in each request when
     /// [`Serve::connect_info`](super::Serve::connect_info) asks for it.
-    peer: Option<std::net::SocketAddr>,
+    peer: Option<Peer>,
     /// The server's allowance for bodies, and what one HTTP/2
     /// connection's bodies may hold past the first.
     server_bodies: Option<ServerAllowance>,
@@ -83,6 +83,37 @@ pub(super) struct Connection<S> {
     /// The last `Host` admitted (up to [`KNOWN_HOST`] bytes): a client
     /// names the same host request after request, checked once.
     known_host: RefCell<Vec<u8>>,
+}
+
+/// The client's address, put in each request as a
+/// [`ConnectInfo`](crate::handler::ConnectInfo): a TCP socket's as it is,
+/// another listener's through the one function that knows its type.
+#[derive(Clone)]
+pub(super) enum Peer {
+    Tcp(std::net::SocketAddr),
+    Other(Arc<dyn Fn(&mut http::Extensions) + Send + Sync>),
+}
+
+impl Peer {
+    /// The peer at `address`, of a listener's address type.
+    pub(super) fn of<A: Clone + Send + Sync + 'static>(address: A) -> Self {
+        match super::listener::cast::<A, std::net::SocketAddr>(address) {
+            Ok(address) => Peer::Tcp(address),
+            Err(address) => Peer::Other(Arc::new(move |extensions: &mut http::Extensions| {
+                extensions.insert(crate::handler::ConnectInfo(address.clone()));
+            })),
+        }
+    }
+
+    #[inline]
+    fn insert(&self, extensions: &mut http::Extensions) {
+        match self {
+            Peer::Tcp(address) => {
+                extensions.insert(crate::handler::ConnectInfo(*address));
+            }
+            Peer::Other(insert) => insert(extensions),
+        }
+    }
 }
 
 /// The longest `Host` a connection keeps as known.
@@ -124,7 +155,7 @@ impl<S> Connection<S> {
         service: S,
         watch: Arc<ConnectionWatch>,
         shutdown: &Arc<Shutdown>,
-        peer: Option<std::net::SocketAddr>,
+        peer: Option<Peer>,
         bounds: &ServerBounds,
         window: Option<WindowGrant>,
     ) -> Self {
@@ -169,10 +200,8 @@ where
 
     fn call(&self, mut request: Request<RequestBody>) -> Self::Future {
         self.watch.head_received();
-        if let Some(peer) = self.peer {
-            request
-                .extensions_mut()
-                .insert(crate::handler::ConnectInfo(peer));
+        if let Some(peer) = &self.peer {
+            peer.insert(request.extensions_mut());
         }
         let fields = HeadFields::read(&request);
         let admission = fields.admission(&request, &self.known_host.borrow());

@@ -14,6 +14,7 @@ mod executor;
 mod graceful;
 mod heads;
 mod io;
+mod listener;
 mod response_body;
 mod run;
 mod slots;
@@ -22,13 +23,13 @@ mod timeouts;
 mod tls;
 mod windows;
 
+pub use self::listener::{Listener, ListenerExt, TapIo};
 #[cfg(feature = "tls")]
 pub use self::tls::Tls;
 
 use std::{
     fmt,
     future::{Future, IntoFuture, pending},
-    net::SocketAddr,
     pin::Pin,
     sync::Arc,
     time::Duration,
@@ -175,8 +176,9 @@ use crate::body::BoxError;
 /// serve(listener, router).await
 /// # }
 /// ```
-pub fn serve<S, B>(listener: TcpListener, service: S) -> Serve<S>
+pub fn serve<L, S, B>(listener: L, service: S) -> Serve<S, L>
 where
+    L: Listener,
     S: Served<B>,
 {
     Serve {
@@ -255,8 +257,8 @@ impl<S, B> Served<B> for S where
 /// # }
 /// ```
 #[must_use = "a server does nothing until it is awaited"]
-pub struct Serve<S> {
-    listener: TcpListener,
+pub struct Serve<S, L = TcpListener> {
+    listener: L,
     service: S,
     limits: Settings,
     /// Whether each request carries the client's address.
@@ -335,16 +337,16 @@ impl Default for Settings {
 /// hyper's smallest buffer for an HTTP/1 connection.
 const MIN_HEADER_SIZE: usize = 8 * 1024;
 
-impl<S> fmt::Debug for Serve<S> {
+impl<S, L> fmt::Debug for Serve<S, L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Serve")
-            .field("listener", &self.listener)
+            .field("listener", &std::any::type_name::<L>())
             .field("limits", &self.limits)
             .finish()
     }
 }
 
-impl<S> Serve<S> {
+impl<S, L: Listener> Serve<S, L> {
     /// How long a client has to send a request's head (default 10 s).
     ///
     /// Counted from the request's first byte and, for a connection's first
@@ -797,7 +799,11 @@ impl<S> Serve<S> {
     }
 
     /// The address the server listens on.
-    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+    ///
+    /// # Errors
+    ///
+    /// The listener's, when it cannot tell.
+    pub fn local_addr(&self) -> std::io::Result<L::Addr> {
         self.listener.local_addr()
     }
 
@@ -832,7 +838,7 @@ impl<S> Serve<S> {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn with_graceful_shutdown<F>(self, signal: F) -> WithGracefulShutdown<S, F>
+    pub fn with_graceful_shutdown<F>(self, signal: F) -> WithGracefulShutdown<S, F, L>
     where
         F: Future<Output = ()> + Send + 'static,
     {
@@ -845,12 +851,23 @@ impl<S> Serve<S> {
 
 /// A server that shuts down gracefully on a signal: `.await` it.
 #[must_use = "a server does nothing until it is awaited"]
-pub struct WithGracefulShutdown<S, F> {
-    serve: Serve<S>,
+pub struct WithGracefulShutdown<S, F, L = TcpListener> {
+    serve: Serve<S, L>,
     signal: F,
 }
 
-impl<S, F> fmt::Debug for WithGracefulShutdown<S, F> {
+impl<S, F, L: Listener> WithGracefulShutdown<S, F, L> {
+    /// The address the server listens on, as [`Serve::local_addr`].
+    ///
+    /// # Errors
+    ///
+    /// The listener's, when it cannot tell.
+    pub fn local_addr(&self) -> std::io::Result<L::Addr> {
+        self.serve.local_addr()
+    }
+}
+
+impl<S, F, L> fmt::Debug for WithGracefulShutdown<S, F, L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("WithGracefulShutdown")
             .field("serve", &self.serve)
@@ -858,7 +875,7 @@ impl<S, F> fmt::Debug for WithGracefulShutdown<S, F> {
     }
 }
 
-impl<S, B> IntoFuture for Serve<S>
+impl<S, B, L: Listener> IntoFuture for Serve<S, L>
 where
     // `Response = …` names the body: `Served`'s parameter alone does not.
     S: Served<B> + Service<Request<Incoming>, Response = Response<B>>,
@@ -872,7 +889,7 @@ where
     }
 }
 
-impl<S, B, F> IntoFuture for WithGracefulShutdown<S, F>
+impl<S, B, F, L: Listener> IntoFuture for WithGracefulShutdown<S, F, L>
 where
     // `Response = …` names the body: `Served`'s parameter alone does not.
     S: Served<B> + Service<Request<Incoming>, Response = Response<B>>,

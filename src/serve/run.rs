@@ -1,44 +1,42 @@
 //! The server's run: the accept loop, hyper's settings, each connection's
 //! task, and the drain at shutdown.
 
-use std::{future::Future, net::SocketAddr, pin::pin, sync::Arc, time::Duration};
+use std::{future::Future, pin::pin, sync::Arc, time::Duration};
 
 use hyper_util::{
     rt::{TokioIo, TokioTimer},
     server::conn::auto,
 };
 use tokio::{
-    net::{TcpListener, TcpStream},
+    io::{AsyncRead, AsyncWrite},
+    net::TcpStream,
     sync::OwnedSemaphorePermit,
     task::JoinSet,
 };
 
 use super::{
     BoxError, Serve, Served, Settings,
-    connection::{Connection, ServerBounds},
+    connection::{Connection, Peer, ServerBounds},
     executor::InPlace,
     graceful::Graceful,
     heads::HeadAllowance,
     io::{Batched, CoalescingIo},
+    listener::{Listener, cast},
     slots::{SHED_RETRY, Slots},
     timeouts::{ConnectionWatch, Watchdog},
     windows::WindowAllowance,
 };
 use crate::{
     handler::ServerAllowance,
-    log::RateLimit,
     router::{Router, share_on_this_thread},
     shutdown::Shutdown,
 };
 
-/// Pauses after an `accept` that failed for lack of resources (file
-/// descriptors, memory), rather than spin.
-const ACCEPT_BACKOFF: Duration = Duration::from_millis(10);
-
 /// Serves `serve`'s listener until `signal`, then drains the connections
 /// within the shutdown deadline.
-pub(super) async fn run<S, B, F>(serve: Serve<S>, signal: F) -> std::io::Result<()>
+pub(super) async fn run<S, B, F, L>(serve: Serve<S, L>, signal: F) -> std::io::Result<()>
 where
+    L: Listener,
     S: Served<B>,
     B: http_body::Body<Data: Send, Error: Into<BoxError>> + Send + 'static,
     F: Future<Output = ()> + Send,
@@ -60,21 +58,16 @@ where
     let shutdown = Arc::new(Shutdown::default());
     let slots = Slots::new(limits.max_connections);
     let bounds = server_bounds(&limits);
-    let keepalive = keepalive(limits.tcp_keepalive);
     let mut workers = match limits.workers {
         0 => None,
         count => Some(Workers::start(count, on_worker_start)?),
     };
     let mut connections = JoinSet::new();
     let mut signal = pin!(signal);
-    // A client accepted at the limit, waiting for the slot of a connection
-    // shed for it.
-    let mut arrived = None;
+    let mut clients = Clients::new(listener, keepalive(limits.tcp_keepalive));
     loop {
         while connections.try_join_next().is_some() {}
-        let Some((slot, (stream, peer))) =
-            next_client(&slots, &listener, &keepalive, &mut arrived, signal.as_mut()).await
-        else {
+        let Some((slot, (stream, peer))) = clients.next(&slots, signal.as_mut()).await else {
             break;
         };
         let watch = Arc::new(ConnectionWatch::new(
@@ -89,7 +82,7 @@ where
             .http2()
             .initial_stream_window_size(window)
             .initial_connection_window_size(window);
-        let peer = connect_info.then_some(peer);
+        let peer = connect_info.then(|| Peer::of(peer));
         let service = Connection::new(
             service.clone(),
             Arc::clone(&watch),
@@ -113,7 +106,7 @@ where
             slots.started(index, &watch, task);
         }
     }
-    drop(listener);
+    drop(clients);
     drain(connections, &shutdown, limits.shutdown_timeout).await;
     Ok(())
 }
@@ -134,24 +127,57 @@ fn server_bounds(limits: &Settings) -> ServerBounds {
     }
 }
 
-/// The next client and a free slot for it; `None` once `signal` comes.
-/// At the connection limit, a new client makes room: the connection idle
-/// longest is shed, and the client waits (in `arrived`) for its slot, or,
-/// while none is idle, for any.
-async fn next_client<F: Future<Output = ()>>(
+/// Where the clients come from: the listener, the TCP keep-alive its
+/// sockets get, and a client accepted at the limit, waiting for the slot
+/// of a connection shed for it.
+struct Clients<L: Listener> {
+    listener: L,
+    keepalive: Option<socket2::TcpKeepalive>,
+    arrived: Option<(L::Io, L::Addr)>,
+}
+
+impl<L: Listener> Clients<L> {
+    fn new(listener: L, keepalive: Option<socket2::TcpKeepalive>) -> Self {
+        Self {
+            listener,
+            keepalive,
+            arrived: None,
+        }
+    }
+
+    /// The next client and a free slot for it; `None` once `signal` comes.
+    /// At the connection limit, a new client makes room: the connection
+    /// idle longest is shed, and the client waits (in `arrived`) for its
+    /// slot, or, while none is idle, for any.
+    async fn next<F: Future<Output = ()>>(
+        &mut self,
+        slots: &Slots,
+        signal: std::pin::Pin<&mut F>,
+    ) -> Option<(OwnedSemaphorePermit, (L::Io, L::Addr))> {
+        let Self {
+            listener,
+            keepalive,
+            arrived,
+        } = self;
+        next_client(slots, listener, keepalive, arrived, signal).await
+    }
+}
+
+/// [`Clients::next`], on its parts.
+async fn next_client<F: Future<Output = ()>, L: Listener>(
     slots: &Slots,
-    listener: &TcpListener,
+    listener: &mut L,
     keepalive: &Option<socket2::TcpKeepalive>,
-    arrived: &mut Option<(TcpStream, SocketAddr)>,
+    arrived: &mut Option<(L::Io, L::Addr)>,
     mut signal: std::pin::Pin<&mut F>,
-) -> Option<(OwnedSemaphorePermit, (TcpStream, SocketAddr))> {
+) -> Option<(OwnedSemaphorePermit, (L::Io, L::Addr))> {
     let slot = loop {
         if let Some(slot) = slots.try_free() {
             break slot;
         }
         tokio::select! {
             slot = slots.free() => break slot,
-            accepted = accept(listener, keepalive), if arrived.is_none() => {
+            accepted = accept(&mut *listener, keepalive), if arrived.is_none() => {
                 *arrived = Some(accepted);
                 slots.shed_idle_longest();
             }
@@ -171,23 +197,32 @@ async fn next_client<F: Future<Output = ()>>(
     Some((slot, accepted))
 }
 
-/// Spawns the connection's task: on this runtime, or on the next worker's.
-fn spawn<S, B>(
+/// Spawns the connection's task: on this runtime, or, for a TCP socket,
+/// on the next worker's.
+fn spawn<S, B, Io>(
     connections: &mut JoinSet<()>,
     workers: Option<&mut Workers>,
     start: Start<S>,
-    stream: TcpStream,
+    stream: Io,
 ) -> Option<tokio::task::AbortHandle>
 where
     S: Served<B>,
     B: http_body::Body<Data: Send, Error: Into<BoxError>> + Send + 'static,
+    Io: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let Some(workers) = workers else {
         return Some(connections.spawn(start.run(Handoff::Registered(stream))));
     };
+    let stream = match cast::<Io, TcpStream>(stream) {
+        Ok(stream) => stream,
+        // Only a TCP socket moves to another runtime's reactor.
+        Err(stream) => return Some(connections.spawn(start.run(Handoff::Registered(stream)))),
+    };
     // The socket leaves this runtime's reactor for the worker's.
     match stream.into_std() {
-        Ok(stream) => Some(connections.spawn_on(start.run(Handoff::Moved(stream)), workers.next())),
+        Ok(stream) => {
+            Some(connections.spawn_on(start.run(Handoff::<Io>::Moved(stream)), workers.next()))
+        }
         Err(error) => {
             tracing::debug!(%error, "pronghorn: could not hand a connection to a worker");
             None
@@ -196,9 +231,9 @@ where
 }
 
 /// A socket on its way to its connection's task.
-enum Handoff {
+enum Handoff<Io> {
     /// Accepted on the runtime that runs the task.
-    Registered(TcpStream),
+    Registered(Io),
     /// Taken off the accepting runtime's reactor, for a worker's.
     Moved(std::net::TcpStream),
 }
@@ -230,8 +265,9 @@ struct Start<S> {
 impl<S> Start<S> {
     /// Serves the connection on `socket` until it ends: TLS if set, write
     /// coalescing, hyper, graceful shutdown and the watchdog's timeouts.
-    async fn run<B>(self, socket: Handoff)
+    async fn run<B, Io>(self, socket: Handoff<Io>)
     where
+        Io: AsyncRead + AsyncWrite + Unpin + Send + 'static,
         S: Served<B>,
         B: http_body::Body<Data: Send, Error: Into<BoxError>> + Send + 'static,
     {
@@ -248,13 +284,17 @@ impl<S> Start<S> {
         } = self;
         let stream = match socket {
             Handoff::Registered(stream) => stream,
-            Handoff::Moved(stream) => match TcpStream::from_std(stream) {
-                Ok(stream) => stream,
-                Err(error) => {
-                    tracing::debug!(%error, "pronghorn: a worker could not take a connection");
-                    return;
+            // Moved only where the listener's sockets are TCP ones.
+            Handoff::Moved(stream) => {
+                match TcpStream::from_std(stream).map(cast::<TcpStream, Io>) {
+                    Ok(Ok(stream)) => stream,
+                    Ok(Err(_)) => return,
+                    Err(error) => {
+                        tracing::debug!(%error, "pronghorn: a worker could not take a connection");
+                        return;
+                    }
                 }
-            },
+            }
         };
         #[cfg(feature = "tls")]
         let stream = match &tls {
@@ -383,43 +423,25 @@ fn keepalive(idle: Duration) -> Option<socket2::TcpKeepalive> {
     Some(keepalive)
 }
 
-/// The next client, with `TCP_NODELAY` and `keepalive` set. A failed
-/// `accept` (out of descriptors, a connection reset before it was taken)
-/// leaves the listener fine: it is logged at most once a second, with the
-/// count of those not logged, and the next one tried, after a pause when
-/// resources ran out.
-async fn accept(
-    listener: &TcpListener,
+/// The next client, with `TCP_NODELAY` and `keepalive` set where it is a
+/// TCP socket.
+async fn accept<L: Listener>(
+    listener: &mut L,
     keepalive: &Option<socket2::TcpKeepalive>,
-) -> (TcpStream, SocketAddr) {
-    static ACCEPT_FAILED: RateLimit = RateLimit::per_second(1);
-    loop {
-        match listener.accept().await {
-            Ok((stream, peer)) => {
-                if let Err(error) = stream.set_nodelay(true) {
-                    tracing::debug!(%error, "pronghorn: could not set TCP_NODELAY");
-                }
-                if let Some(keepalive) = keepalive {
-                    let socket = socket2::SockRef::from(&stream);
-                    if let Err(error) = socket.set_tcp_keepalive(keepalive) {
-                        tracing::debug!(%error, "pronghorn: could not set TCP keep-alive");
-                    }
-                }
-                return (stream, peer);
-            }
-            Err(error) => {
-                if let Some(suppressed) = ACCEPT_FAILED.admit() {
-                    tracing::warn!(%error, suppressed, "pronghorn: accept failed");
-                }
-                if !matches!(
-                    error.kind(),
-                    std::io::ErrorKind::ConnectionAborted | std::io::ErrorKind::ConnectionReset
-                ) {
-                    tokio::time::sleep(ACCEPT_BACKOFF).await;
-                }
+) -> (L::Io, L::Addr) {
+    let (io, peer) = listener.accept().await;
+    if let Some(stream) = (&io as &dyn std::any::Any).downcast_ref::<TcpStream>() {
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!(%error, "pronghorn: could not set TCP_NODELAY");
+        }
+        if let Some(keepalive) = keepalive {
+            let socket = socket2::SockRef::from(stream);
+            if let Err(error) = socket.set_tcp_keepalive(keepalive) {
+                tracing::debug!(%error, "pronghorn: could not set TCP keep-alive");
             }
         }
     }
+    (io, peer)
 }
 
 /// After the signal: tells every connection to finish, waits for them and

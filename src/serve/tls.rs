@@ -13,10 +13,7 @@ use std::{
 
 use arc_swap::ArcSwap;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer, pem::PemObject};
-use tokio::{
-    io::{AsyncRead, AsyncWrite, ReadBuf},
-    net::TcpStream,
-};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio_rustls::{
     Accept, TlsAcceptor,
     rustls::{
@@ -164,7 +161,7 @@ impl Tls {
     }
 
     /// Starts the handshake on an accepted connection.
-    pub(super) fn accept(&self, stream: TcpStream) -> Transport {
+    pub(super) fn accept<Io: AsyncRead + AsyncWrite + Unpin>(&self, stream: Io) -> Transport<Io> {
         Transport::Handshake(Box::new(self.acceptor.accept(stream)))
     }
 }
@@ -223,13 +220,13 @@ fn certified_key(
 /// An accepted connection: plain TCP, or TLS once its handshake is done.
 /// The handshake runs in the connection's first reads and writes, under
 /// the connection's watchdog.
-pub(crate) enum Transport {
-    Plain(TcpStream),
-    Handshake(Box<Accept<TcpStream>>),
-    Tls(Box<TlsStream<TcpStream>>),
+pub(crate) enum Transport<Io> {
+    Plain(Io),
+    Handshake(Box<Accept<Io>>),
+    Tls(Box<TlsStream<Io>>),
 }
 
-impl fmt::Debug for Transport {
+impl<Io> fmt::Debug for Transport<Io> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Self::Plain(_) => "Transport::Plain",
@@ -239,13 +236,13 @@ impl fmt::Debug for Transport {
     }
 }
 
-impl From<TcpStream> for Transport {
-    fn from(stream: TcpStream) -> Self {
+impl<Io> From<Io> for Transport<Io> {
+    fn from(stream: Io) -> Self {
         Self::Plain(stream)
     }
 }
 
-impl Transport {
+impl<Io: AsyncRead + AsyncWrite + Unpin> Transport<Io> {
     /// Completes the handshake, if one is under way.
     fn poll_handshake(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         if let Self::Handshake(accept) = self {
@@ -269,7 +266,7 @@ macro_rules! forward {
     }};
 }
 
-impl AsyncRead for Transport {
+impl<Io: AsyncRead + AsyncWrite + Unpin> AsyncRead for Transport<Io> {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -279,7 +276,7 @@ impl AsyncRead for Transport {
     }
 }
 
-impl AsyncWrite for Transport {
+impl<Io: AsyncRead + AsyncWrite + Unpin> AsyncWrite for Transport<Io> {
     fn poll_write(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,

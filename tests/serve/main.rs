@@ -5,6 +5,7 @@ mod bodies;
 mod common;
 mod http1;
 mod http2;
+mod listeners;
 mod shutdown;
 mod streams;
 mod timeouts;

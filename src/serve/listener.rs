@@ -1,0 +1,194 @@
+//! [`Listener`]: where [`serve`](super::serve) takes its clients from — a
+//! TCP listener, a Unix socket, or one of your own — as axum's.
+
+use std::{any::Any, future::Future, io, time::Duration};
+
+use tokio::io::{AsyncRead, AsyncWrite};
+
+use crate::log::RateLimit;
+
+/// Pauses after an `accept` that failed for lack of resources (file
+/// descriptors, memory), rather than spin.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(10);
+
+/// What [`serve`](super::serve) accepts its clients from, as axum's
+/// `Listener`: a [`TcpListener`](tokio::net::TcpListener), a
+/// [`UnixListener`](tokio::net::UnixListener) (on Unix), a listener
+/// wrapped by [`ListenerExt::tap_io`], or one of your own.
+///
+/// Its `accept` does not fail: a listener handles the errors of its own
+/// `accept` (the TCP one logs them at most once a second, pausing when
+/// resources ran out) and goes on. With
+/// [`connect_info`](super::Serve::connect_info), each request carries a
+/// [`ConnectInfo`](crate::handler::ConnectInfo) of its client's
+/// [`Addr`](Listener::Addr).
+///
+/// ```no_run
+/// # #[cfg(unix)]
+/// # #[tokio::main] async fn main() -> std::io::Result<()> {
+/// use pronghorn::{Router, serve};
+///
+/// let router = Router::new().get("/", || "hello").compile().unwrap();
+/// // Behind a proxy that speaks to it over a Unix socket.
+/// let listener = tokio::net::UnixListener::bind("/run/app.sock")?;
+/// serve(listener, router).await
+/// # }
+/// # #[cfg(not(unix))] fn main() {}
+/// ```
+pub trait Listener: Send + 'static {
+    /// A connection accepted.
+    type Io: AsyncRead + AsyncWrite + Unpin + Send + 'static;
+
+    /// The address of its peer, or of the listener.
+    type Addr: Clone + Send + Sync + 'static;
+
+    /// The next connection and its peer's address.
+    fn accept(&mut self) -> impl Future<Output = (Self::Io, Self::Addr)> + Send;
+
+    /// The address it listens on.
+    ///
+    /// # Errors
+    ///
+    /// The system's, when it cannot tell.
+    fn local_addr(&self) -> io::Result<Self::Addr>;
+}
+
+/// Logs a failed `accept` at most once a second, with the count of those
+/// not logged, and pauses when resources ran out (a connection reset
+/// before it was taken is no reason to).
+async fn accept_failed(error: io::Error) {
+    static ACCEPT_FAILED: RateLimit = RateLimit::per_second(1);
+    if let Some(suppressed) = ACCEPT_FAILED.admit() {
+        tracing::warn!(%error, suppressed, "pronghorn: accept failed");
+    }
+    if !matches!(
+        error.kind(),
+        io::ErrorKind::ConnectionAborted | io::ErrorKind::ConnectionReset
+    ) {
+        tokio::time::sleep(ACCEPT_BACKOFF).await;
+    }
+}
+
+impl Listener for tokio::net::TcpListener {
+    type Io = tokio::net::TcpStream;
+    type Addr = std::net::SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        loop {
+            match tokio::net::TcpListener::accept(self).await {
+                Ok(accepted) => return accepted,
+                Err(error) => accept_failed(error).await,
+            }
+        }
+    }
+
+    fn local_addr(&self) -> io::Result<Self::Addr> {
+        tokio::net::TcpListener::local_addr(self)
+    }
+}
+
+#[cfg(unix)]
+impl Listener for tokio::net::UnixListener {
+    type Io = tokio::net::UnixStream;
+    type Addr = tokio::net::unix::SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        loop {
+            match tokio::net::UnixListener::accept(self).await {
+                Ok(accepted) => return accepted,
+                Err(error) => accept_failed(error).await,
+            }
+        }
+    }
+
+    fn local_addr(&self) -> io::Result<Self::Addr> {
+        tokio::net::UnixListener::local_addr(self)
+    }
+}
+
+/// What a [`Listener`] can be made into, as axum's `ListenerExt`.
+pub trait ListenerExt: Listener + Sized {
+    /// Calls `tap` on each connection as it is accepted, before it is
+    /// served: to set a socket option, say.
+    ///
+    /// ```no_run
+    /// # #[tokio::main] async fn main() -> std::io::Result<()> {
+    /// use pronghorn::{ListenerExt, Router, serve};
+    ///
+    /// let router = Router::new().get("/", || "hello").compile().unwrap();
+    /// let listener = tokio::net::TcpListener::bind("0.0.0.0:8080").await?.tap_io(|stream| {
+    ///     if let Err(error) = stream.set_ttl(64) {
+    ///         eprintln!("could not set the TTL: {error}");
+    ///     }
+    /// });
+    /// serve(listener, router).await
+    /// # }
+    /// ```
+    fn tap_io<F>(self, tap: F) -> TapIo<Self, F>
+    where
+        F: FnMut(&mut Self::Io) + Send + 'static,
+    {
+        TapIo {
+            listener: self,
+            tap,
+        }
+    }
+}
+
+impl<L: Listener> ListenerExt for L {}
+
+/// A [`Listener`] that calls a function on each connection it accepts
+/// (see [`ListenerExt::tap_io`]).
+pub struct TapIo<L, F> {
+    listener: L,
+    tap: F,
+}
+
+impl<L: std::fmt::Debug, F> std::fmt::Debug for TapIo<L, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TapIo")
+            .field("listener", &self.listener)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<L, F> Listener for TapIo<L, F>
+where
+    L: Listener,
+    F: FnMut(&mut L::Io) + Send + 'static,
+{
+    type Io = L::Io;
+    type Addr = L::Addr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        let (mut io, addr) = self.listener.accept().await;
+        (self.tap)(&mut io);
+        (io, addr)
+    }
+
+    fn local_addr(&self) -> io::Result<Self::Addr> {
+        self.listener.local_addr()
+    }
+}
+
+/// `value` as a `B`, when it is one (`A` and `B` the same type); else
+/// itself. For what only a TCP socket has: its options, and its move to
+/// another runtime.
+pub(super) fn cast<A: 'static, B: 'static>(value: A) -> Result<B, A> {
+    let mut slot = Some(value);
+    match (&mut slot as &mut dyn Any).downcast_mut::<Option<B>>() {
+        Some(same) => Ok(same.take().expect("the value is in its slot")),
+        None => Err(slot.take().expect("the value is in its slot")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cast;
+
+    #[test]
+    fn cast_is_the_value_only_to_its_own_type() {
+        assert_eq!(cast::<u8, u8>(7), Ok(7));
+        assert_eq!(cast::<u8, u16>(7), Err(7));
+    }
+}

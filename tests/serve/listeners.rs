@@ -1,0 +1,78 @@
+//! `serve` on listeners other than a TCP one: a Unix socket, a listener
+//! tapped as it accepts, the address of a running server.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use pronghorn::{ListenerExt, handler::ConnectInfo};
+
+use super::*;
+
+/// A server behind a proxy on a Unix socket answers a request, its
+/// connect info the socket's peer address; with workers, it stays on the
+/// runtime that accepted it.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_server_on_a_unix_socket_answers_requests() {
+    let dir = std::env::temp_dir().join(format!("pronghorn-unix-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("app.sock");
+    let _ = std::fs::remove_file(&path);
+    let listener = tokio::net::UnixListener::bind(&path).unwrap();
+    let router = Router::new()
+        .get(
+            "/",
+            |ConnectInfo(peer): ConnectInfo<tokio::net::unix::SocketAddr>| {
+                format!("hello, unnamed: {}", peer.is_unnamed())
+            },
+        )
+        .compile()
+        .unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = pronghorn::serve(listener, router)
+        .connect_info(true)
+        .workers(1)
+        .with_graceful_shutdown(async { stopped.await.unwrap_or(()) });
+    assert_eq!(
+        server.local_addr().unwrap().as_pathname(),
+        Some(path.as_path())
+    );
+    let task = tokio::spawn(server.into_future());
+
+    let stream = tokio::net::UnixStream::connect(&path).await.unwrap();
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
+            .await
+            .unwrap();
+    tokio::spawn(connection);
+    let (parts, body) = send_empty(&mut sender, Method::GET, "/").await;
+    assert_eq!(parts.status, StatusCode::OK);
+    assert_eq!(body, "hello, unnamed: true");
+    drop(sender);
+    let _ = stop.send(());
+    task.await.unwrap().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `tap_io` sees every connection before it is served.
+#[tokio::test]
+async fn tap_io_sees_each_connection_as_it_is_accepted() {
+    let tapped = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&tapped);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .unwrap()
+        .tap_io(move |stream: &mut TcpStream| {
+            stream.set_ttl(63).unwrap();
+            seen.fetch_add(1, Ordering::SeqCst);
+        });
+    let router = Router::new().get("/", || "hi").compile().unwrap();
+    let server = pronghorn::serve(listener, router);
+    let address = server.local_addr().unwrap();
+    let task = tokio::spawn(server.into_future());
+    for expected in 1..=2 {
+        let parts = get_on_a_new_connection(address, "/").await;
+        assert_eq!(parts.status, StatusCode::OK);
+        assert_eq!(tapped.load(Ordering::SeqCst), expected);
+    }
+    task.abort();
+}
