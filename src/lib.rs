@@ -213,6 +213,8 @@ pub mod router;
 #[cfg(feature = "server")]
 mod serve;
 #[cfg(feature = "server")]
+mod served;
+#[cfg(feature = "server")]
 mod shares;
 #[cfg(feature = "server")]
 mod shutdown;

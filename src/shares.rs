@@ -10,7 +10,7 @@
 //! for request bodies (`handler/allowance.rs`) are counted so.
 
 use std::{
-    cell::RefCell,
+    cell::{Cell, RefCell},
     sync::{Arc, Weak},
 };
 
@@ -138,4 +138,23 @@ impl Drop for Kept {
             }
         }
     }
+}
+
+thread_local! {
+    /// Whether the requests this thread suspends share a hold on the
+    /// router's tables: set on a server's worker, whose connections never
+    /// leave it.
+    static SHARED_TABLES: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Makes the requests this thread suspends share a hold on their router's
+/// tables (the router keeps the holds; the server says where).
+pub(crate) fn share_tables_on_this_thread() {
+    SHARED_TABLES.with(|shared| shared.set(true));
+}
+
+/// Whether [`share_tables_on_this_thread`] was called on this thread.
+#[inline]
+pub(crate) fn tables_shared_on_this_thread() -> bool {
+    SHARED_TABLES.try_with(Cell::get).unwrap_or(false)
 }

@@ -23,7 +23,9 @@ use tower_service::Service;
 
 use super::{
     DefaultBodyLimit, ErasedHandler, Handler, IntoResponse, MatchedPath, Needs, RouteContext,
-    RouteService, extract::Extraction, internal_error,
+    RouteService,
+    extract::{Extraction, RouteInfo},
+    internal_error,
 };
 use crate::{
     body::Body,
@@ -31,45 +33,6 @@ use crate::{
     params::{Captures, Params},
     step::{BoxFuture, Step},
 };
-
-/// What a layered route's handler reads beside the request, shared by the
-/// route's requests: its pattern, its parameters' names, what its
-/// extractors hold to.
-#[derive(Debug)]
-pub(crate) struct RouteInfo {
-    pub(crate) pattern: Arc<str>,
-    pub(crate) names: Arc<[Box<str>]>,
-    /// What its extractors hold to (with no info of its own).
-    pub(crate) extraction: Extraction,
-    /// What answers another method on its path, through its
-    /// `route_layer` layers, as axum's 405 goes: `None` when none wraps it.
-    pub(crate) refusal: Option<Refusal>,
-}
-
-/// A route's 405 in the layers of its `route_layer`s.
-#[derive(Clone)]
-pub(crate) struct Refusal(pub(crate) Arc<dyn ErasedHandler>);
-
-impl fmt::Debug for Refusal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Refusal")
-    }
-}
-
-impl RouteInfo {
-    /// The info of the route `context` is for, copied from it.
-    fn of(context: &RouteContext<'_>) -> Arc<Self> {
-        Arc::new(RouteInfo {
-            pattern: context.pattern.into(),
-            names: context.params.names().into(),
-            extraction: Extraction {
-                layered: None,
-                ..context.extraction.clone()
-            },
-            refusal: None,
-        })
-    }
-}
 
 /// The route a request matched, in the request's extensions while the
 /// route's tower layers have it: its pattern and its parameters, which the

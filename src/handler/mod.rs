@@ -132,10 +132,10 @@ pub use self::typed_header::TypedHeader;
 pub(crate) use self::{
     answers::Allowed,
     extract::{
-        DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, Extraction, HeadExtractors, Shape,
-        for_each_arity, state_type,
+        DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, Extraction, HeadExtractors, Refusal, RouteInfo,
+        Shape, for_each_arity, state_type,
     },
-    layered::{Refusal, RouteInfo, wrap},
+    layered::wrap,
     mounted::{Mounted, NESTED_PATTERN_END},
     nested::{NOT_NESTED, Nesting, StripBase},
     response::{ErrorValue, error_response, internal_error},

@@ -161,9 +161,6 @@
 mod request;
 mod setup;
 
-#[cfg(feature = "server")]
-pub(crate) use self::request::compiled::handle::share_on_this_thread;
-
 pub use self::{
     request::{
         compiled::{CompiledRouter, Priority},

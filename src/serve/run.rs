@@ -26,11 +26,7 @@ use super::{
     timeouts::{ConnectionWatch, Watchdog},
     windows::WindowAllowance,
 };
-use crate::{
-    handler::ServerAllowance,
-    router::{Router, share_on_this_thread},
-    shutdown::Shutdown,
-};
+use crate::{handler::ServerAllowance, shares::share_tables_on_this_thread, shutdown::Shutdown};
 
 /// Serves `serve`'s listener until `signal`, then drains the connections
 /// within the shutdown deadline.
@@ -51,7 +47,9 @@ where
         tls,
         on_worker_start,
     } = serve;
-    check_router(&service)?;
+    // A `Router` served as it is is compiled before the first client: one
+    // that does not compile is the server's error, not every request's.
+    crate::served::check(&service)?;
     let mut builder = hyper_builder(&limits, half_close);
     // The watchdogs keep each connection's time, in milliseconds from here.
     let clock = tokio::time::Instant::now();
@@ -238,17 +236,6 @@ enum Handoff<Io> {
     Moved(std::net::TcpStream),
 }
 
-/// A `Router` served as it is is compiled before the first client: one
-/// that does not compile is the server's error, not every request's.
-fn check_router<S: 'static>(service: &S) -> std::io::Result<()> {
-    match (service as &dyn std::any::Any).downcast_ref::<Router>() {
-        Some(router) => router
-            .check_served()
-            .map_err(|error| std::io::Error::new(std::io::ErrorKind::InvalidInput, error)),
-        None => Ok(()),
-    }
-}
-
 /// What a connection's task needs to serve it, made where it was accepted.
 struct Start<S> {
     builder: auto::Builder<InPlace>,
@@ -352,7 +339,7 @@ impl Workers {
                     }
                     // A worker's connections never leave it: the requests
                     // it suspends share one hold on the router's tables.
-                    share_on_this_thread();
+                    share_tables_on_this_thread();
                     runtime.block_on(async move { while stopped.changed().await.is_ok() {} });
                 })?;
         }

@@ -10,13 +10,13 @@
     reason = "a rejection is the response that answers the request: boxing it would allocate on every rejection"
 )]
 
-use std::{future::Future, sync::Arc, time::Duration};
+use std::{fmt, future::Future, sync::Arc, time::Duration};
 
 use http::{HeaderMap, Method, Request, Response, Uri, request::Parts};
 
 use crate::{body::Body, head::RequestHead, params::Params};
 
-use super::{answers::Answers, layered::RouteInfo, nested::Nesting};
+use super::{ErasedHandler, answers::Answers, nested::Nesting};
 
 mod body;
 mod head;
@@ -85,6 +85,45 @@ pub(crate) struct Extraction {
     pub(crate) own_state: Option<Arc<http::Extensions>>,
     /// Where the route was nested.
     pub(crate) nesting: Nesting,
+}
+
+/// What a layered route's handler reads beside the request, shared by the
+/// route's requests: its pattern, its parameters' names, what its
+/// extractors hold to.
+#[derive(Debug)]
+pub(crate) struct RouteInfo {
+    pub(crate) pattern: Arc<str>,
+    pub(crate) names: Arc<[Box<str>]>,
+    /// What its extractors hold to (with no info of its own).
+    pub(crate) extraction: Extraction,
+    /// What answers another method on its path, through its
+    /// `route_layer` layers, as axum's 405 goes: `None` when none wraps it.
+    pub(crate) refusal: Option<Refusal>,
+}
+
+/// A route's 405 in the layers of its `route_layer`s.
+#[derive(Clone)]
+pub(crate) struct Refusal(pub(crate) Arc<dyn ErasedHandler>);
+
+impl fmt::Debug for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Refusal")
+    }
+}
+
+impl RouteInfo {
+    /// The info of the route `context` is for, copied from it.
+    pub(crate) fn of(context: &RouteContext<'_>) -> Arc<Self> {
+        Arc::new(RouteInfo {
+            pattern: context.pattern.into(),
+            names: context.params.names().into(),
+            extraction: Extraction {
+                layered: None,
+                ..context.extraction.clone()
+            },
+            refusal: None,
+        })
+    }
 }
 
 impl<'a> RouteContext<'a> {

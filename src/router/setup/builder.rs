@@ -10,7 +10,6 @@ use crate::router::request::{
     route_hooks::{RoutePostfix, RoutePrefix},
 };
 
-use super::methods::MethodRouter;
 use crate::{
     handler::{
         Answers, ErasedHandler, Handler, Mounted, NESTED_PATTERN_END, Needs, Nesting, Rejection,
@@ -372,6 +371,10 @@ macro_rules! method_routes {
 impl Router {
     /// An empty router.
     pub fn new() -> Self {
+        // A router may be served as it is: the server is told how to
+        // compile it first.
+        #[cfg(feature = "server")]
+        crate::served::check_before_serving(Router::check_if_router);
         Self {
             routes: Vec::new(),
             prefixes: Vec::new(),
@@ -389,45 +392,6 @@ impl Router {
             default_layers: Vec::new(),
             compiled: Compiled::default(),
         }
-    }
-
-    /// Routes requests for `pattern` to the handlers of `methods`, a
-    /// [`MethodRouter`] made with [`get`](crate::router::get),
-    /// [`post`](crate::router::post), … [`on`](crate::router::on) and
-    /// chained: `get(list).post(create)`. [`get`](Self::get),
-    /// [`post`](Self::post) and the others register one method each.
-    ///
-    /// ```
-    /// use http::Method;
-    /// use pronghorn::{Router, router::{get, on}};
-    ///
-    /// let purge = Method::from_bytes(b"PURGE").unwrap();
-    /// let router = Router::new()
-    ///     .route("/users", get(|| "all").post(|| "created"))
-    ///     .route("/cache/{key}", on(purge.clone(), || "purged"))
-    ///     .compile()
-    ///     .unwrap();
-    /// assert!(router.at(&Method::POST, "/users").is_some());
-    /// assert!(router.at(&purge, "/cache/users").is_some());
-    /// assert!(router.at(&Method::GET, "/cache/users").is_none());
-    /// ```
-    pub fn route(mut self, pattern: &str, methods: MethodRouter) -> Self {
-        self.compiled = Compiled::default();
-        // A method router with no handler takes the path and no method:
-        // 405 with an empty `Allow`, as axum's answers.
-        let methods = match methods.routes.is_empty() {
-            true => methods.any(|| {
-                let allow = [(http::header::ALLOW, http::HeaderValue::from_static(""))];
-                (http::StatusCode::METHOD_NOT_ALLOWED, allow)
-            }),
-            false => methods,
-        };
-        self.routes
-            .extend(methods.routes.into_iter().map(|route| RouteSpec {
-                pattern: pattern.to_owned(),
-                ..route
-            }));
-        self
     }
 
     /// Routes `method` requests for `pattern` to `handler`.

@@ -539,6 +539,15 @@ impl Router {
         }
     }
 
+    /// The server's check of a service that is a `Router`
+    /// ([`check_served`](Self::check_served)), as an I/O error.
+    #[cfg(feature = "server")]
+    pub(crate) fn check_if_router(service: &dyn std::any::Any) -> Option<std::io::Result<()>> {
+        let router = service.downcast_ref::<Router>()?;
+        let checked = router.check_served();
+        Some(checked.map_err(|error| std::io::Error::new(std::io::ErrorKind::InvalidInput, error)))
+    }
+
     /// The router, compiled, as a service of requests with one body type
     /// `B`: [`CompiledRouter::into_service`] for a router not yet
     /// compiled, as axum's `Router::into_service`.

@@ -445,6 +445,48 @@ crate::router::request::service::serves_requests!(
     |this| this.served().tables()
 );
 
+/// A [`MethodRouter`] given to a [`Router`]: its routes at a path.
+impl Router {
+    /// Routes requests for `pattern` to the handlers of `methods`, a
+    /// [`MethodRouter`] made with [`get`](crate::router::get),
+    /// [`post`](crate::router::post), … [`on`](crate::router::on) and
+    /// chained: `get(list).post(create)`. [`get`](Self::get),
+    /// [`post`](Self::post) and the others register one method each.
+    ///
+    /// ```
+    /// use http::Method;
+    /// use pronghorn::{Router, router::{get, on}};
+    ///
+    /// let purge = Method::from_bytes(b"PURGE").unwrap();
+    /// let router = Router::new()
+    ///     .route("/users", get(|| "all").post(|| "created"))
+    ///     .route("/cache/{key}", on(purge.clone(), || "purged"))
+    ///     .compile()
+    ///     .unwrap();
+    /// assert!(router.at(&Method::POST, "/users").is_some());
+    /// assert!(router.at(&purge, "/cache/users").is_some());
+    /// assert!(router.at(&Method::GET, "/cache/users").is_none());
+    /// ```
+    pub fn route(mut self, pattern: &str, methods: MethodRouter) -> Self {
+        self.compiled = Compiled::default();
+        // A method router with no handler takes the path and no method:
+        // 405 with an empty `Allow`, as axum's answers.
+        let methods = match methods.routes.is_empty() {
+            true => methods.any(|| {
+                let allow = [(http::header::ALLOW, http::HeaderValue::from_static(""))];
+                (http::StatusCode::METHOD_NOT_ALLOWED, allow)
+            }),
+            false => methods,
+        };
+        self.routes
+            .extend(methods.routes.into_iter().map(|route| RouteSpec {
+                pattern: pattern.to_owned(),
+                ..route
+            }));
+        self
+    }
+}
+
 /// Marker of a method router as a handler.
 #[derive(Debug)]
 pub enum FromMethodRouter {}

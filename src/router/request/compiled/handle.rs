@@ -6,7 +6,7 @@
 //! tables alive. Holding them directly writes their reference count, which
 //! every thread serving the router shares: on many cores, a line every
 //! core's suspended requests move between them. On a thread that asked
-//! for it ([`share_on_this_thread`], as each of `serve`'s workers does,
+//! for it (`shares::share_tables_on_this_thread`, as each of `serve`'s workers does,
 //! whose connections never move), a request shares the thread's handle
 //! instead, and its hold writes the handle's count, which only that
 //! thread writes. The thread keeps a weak reference only: the last of its
@@ -42,41 +42,38 @@ pub(crate) struct Held(Arc<Tables>);
 type Handles = Vec<(*const Tables, Weak<Held>)>;
 
 thread_local! {
-    /// The handles this thread made; `None` on a thread that shares none.
-    static HANDLES: RefCell<Option<Handles>> = const { RefCell::new(None) };
-}
-
-/// Makes the requests this thread suspends share a hold on their tables.
-#[cfg_attr(not(feature = "server"), allow(dead_code))]
-pub(crate) fn share_on_this_thread() {
-    HANDLES.with(|handles| {
-        handles.borrow_mut().get_or_insert_with(Vec::new);
-    });
+    /// The handles this thread made, on a thread that shares them (a
+    /// server's worker: see `shares::share_tables_on_this_thread`).
+    static HANDLES: RefCell<Handles> = const { RefCell::new(Vec::new()) };
 }
 
 impl TablesHandle {
     /// A hold on `tables`: the thread's handle if it shares one, else the
     /// request's own.
     pub(crate) fn on_this_thread(tables: &Arc<Tables>) -> Self {
+        #[cfg(feature = "server")]
+        let shared = crate::shares::tables_shared_on_this_thread();
+        #[cfg(not(feature = "server"))]
+        let shared = false;
+        if !shared {
+            return Self::Own(Arc::clone(tables));
+        }
         HANDLES
             .try_with(|handles| {
                 let mut handles = handles.borrow_mut();
-                let handles = handles.as_mut()?;
                 let key = Arc::as_ptr(tables);
                 let alive = (handles.iter()).find(|(held, _)| *held == key);
                 if let Some(held) = alive.and_then(|(_, handle)| handle.upgrade()) {
-                    return Some(Self::Thread(held));
+                    return Self::Thread(held);
                 }
                 let held = Arc::new(Held(Arc::clone(tables)));
                 // A handle that has gone makes way: its tables may be
                 // gone, and others put at their address.
                 handles.retain(|(_, handle)| handle.strong_count() > 0);
                 handles.push((key, Arc::downgrade(&held)));
-                Some(Self::Thread(held))
+                Self::Thread(held)
             })
-            .ok()
-            .flatten()
-            .unwrap_or_else(|| Self::Own(Arc::clone(tables)))
+            .unwrap_or_else(|_| Self::Own(Arc::clone(tables)))
     }
 }
 
@@ -92,9 +89,10 @@ impl Deref for TablesHandle {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "server"))]
 mod tests {
     use super::*;
+    use crate::shares::share_tables_on_this_thread as share_on_this_thread;
 
     /// Runs `test` on a thread of its own that shares handles.
     fn on_a_sharing_thread(test: impl FnOnce() + Send + 'static) {
