@@ -201,7 +201,12 @@ where
     fn call(&self, mut request: Request<RequestBody>) -> Self::Future {
         self.watch.head_received();
         if let Some(peer) = &self.peer {
-            peer.insert(request.extensions_mut());
+            // Through a moved-out map: a pointer into the request given to
+            // code the compiler cannot see would cost the request two
+            // copies on its way to the service.
+            let mut extensions = std::mem::take(request.extensions_mut());
+            peer.insert(&mut extensions);
+            *request.extensions_mut() = extensions;
         }
         let fields = HeadFields::read(&request);
         let admission = fields.admission(&request, &self.known_host.borrow());
