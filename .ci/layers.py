@@ -14,7 +14,7 @@ import sys
 
 # The layers, lowest first: each module of `src/` by its first path segment.
 LAYERS = [
-    ("vocabulary", {"step", "body", "head", "params", "clock", "panic", "log", "hook", "shares", "served", "shutdown", "upgrade"}),
+    ("vocabulary", {"step", "body", "head", "params", "clock", "panic", "log", "hook", "shares", "served", "shutdown", "upgrade_slots"}),
     # A WebSocket route's handler and socket are a step, as a handler is:
     # the router registers and runs them.
     ("steps", {"handler", "ws"}),

@@ -27,7 +27,7 @@
 use std::{convert::Infallible, ops::ControlFlow};
 
 use bytes::Bytes;
-use futures_util::{SinkExt, StreamExt};
+use futures_util::StreamExt;
 use http::{Request, StatusCode};
 use pronghorn::{
     Body, CompiledRouter, Router,

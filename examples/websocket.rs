@@ -8,7 +8,6 @@
 
 use std::ops::ControlFlow;
 
-use futures_util::{SinkExt, StreamExt};
 use http::{Request, StatusCode};
 use pronghorn::{
     Body, CompiledRouter, Router,
@@ -24,7 +23,7 @@ pub fn app() -> CompiledRouter {
         .websocket(
             "/echo",
             |mut socket: WebSocket, _: RouteParams| async move {
-                while let Some(Ok(message)) = socket.next().await {
+                while let Some(Ok(message)) = socket.recv().await {
                     let echo = match message {
                         Message::Text(_) | Message::Binary(_) => message,
                         Message::Close(_) => break,

@@ -100,7 +100,7 @@
 //! | `IntoResponse`, `IntoResponseParts`, `ResponseParts`, `AppendHeaders`, `ForceStatusCode`, `NoContent`, `Html`, `Redirect`, `IntoResponseFailed` | the same names in [`handler`](crate::handler), composing in the same tuples: `(StatusCode, parts…, answer)`, `(Parts, parts…, answer)`, `(Redirect::to(u), Html(…))` |
 //! | `Multipart`, `Option<Multipart>`, `Field`, `MultipartError` | `handler::Multipart`, the same (feature `multipart`) |
 //! | `TypedHeader` (axum-extra) | `handler::TypedHeader`, the same (feature `typed-header`); or [`Header<N>`](crate::handler::Header), a header's raw value by its name's type |
-//! | `WebSocketUpgrade` | `ws::WebSocketUpgrade`, the same (feature `ws`): the handler upgrades, or answers plain HTTP; or [`Router::websocket`](crate::Router::websocket) for a route that is a WebSocket, its monitors run at the connection's end |
+//! | `WebSocketUpgrade`, `on_failed_upgrade`, `WebSocket::recv` / `send`, `ws::rejection::WebSocketUpgradeRejection`, WebSocket over HTTP/2 (`any(handler)`) | `ws::WebSocketUpgrade`, the same (feature `ws`): the handler upgrades, or answers plain HTTP, over HTTP/1.1 or HTTP/2's extended CONNECT, which `serve` advertises; or [`Router::websocket`](crate::Router::websocket) for a route that is a WebSocket, its monitors run at the connection's end |
 //! | `Sse`, `KeepAlive` | [`Sse`](crate::sse::Sse) and [`KeepAlive`](crate::sse::KeepAlive), the same (`text`, `event`, `interval`) |
 //! | `app.oneshot(request)`, `app.into_service()` in tests | the same, on a [`Router`](crate::Router) or a [`CompiledRouter`](crate::CompiledRouter) (also [`as_service`](crate::CompiledRouter::as_service)); the example `testing` is axum's, its tests unchanged |
 //! | `request.extensions().get::<MatchedPath>()` in a layer | the same, with pronghorn's [`MatchedPath`](crate::handler::MatchedPath); the parameters are in its [`RouteMatch`](crate::handler::RouteMatch) |
@@ -173,7 +173,7 @@
 //!   own `.state(part)` (a type can only be found by its name, and `FromRef`
 //!   impls cannot be listed).
 //! - **Not there yet**: `FromRef`, the `Connected` trait (connect info is
-//!   the listener's `Addr`), WebSocket over HTTP/2. A body's rejection
+//!   the listener's `Addr`). A body's rejection
 //!   for `String` and `Bytes` is one type, [`BodyRejection`](crate::handler::rejection::BodyRejection)
 //!   (axum's `StringRejection` and `BytesRejection`), and `Header` is
 //!   pronghorn's own.

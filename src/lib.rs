@@ -222,7 +222,7 @@ mod shutdown;
 pub mod sse;
 pub mod step;
 #[cfg(feature = "ws")]
-mod upgrade;
+mod upgrade_slots;
 #[cfg(feature = "ws")]
 pub mod ws;
 

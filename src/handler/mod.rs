@@ -123,6 +123,8 @@ pub mod rejection {
         JsonDataError, JsonRejection, JsonSyntaxError, MissingJsonContentType,
     };
 }
+#[cfg(feature = "ws")]
+pub(crate) use self::extract::{rejection_enum, rejection_variants};
 #[cfg(feature = "multipart")]
 #[cfg_attr(docsrs, doc(cfg(feature = "multipart")))]
 pub use self::multipart::{Field, Multipart, MultipartError};

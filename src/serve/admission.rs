@@ -152,10 +152,12 @@ fn coding_refusal(headers: &http::HeaderMap) -> Option<StatusCode> {
 /// Whether an HTTP/2 request is malformed in a way that the `h2` crate
 /// lets through (RFC 9113, 8.2.1 and 8.3): a field value that starts or
 /// ends with a space or a tab, a `Host` that names another authority than
-/// `:authority`, a CONNECT without `:authority`.
+/// `:authority`, a CONNECT without `:authority` (an extended CONNECT,
+/// RFC 8441, names its authority as any request does, by `Host` too).
 fn is_malformed_http2<B>(request: &Request<B>, host: Option<&http::HeaderValue>) -> bool {
     let authority = request.uri().authority();
-    if request.method() == Method::CONNECT && authority.is_none() {
+    let extended = || request.extensions().get::<hyper::ext::Protocol>().is_some();
+    if request.method() == Method::CONNECT && authority.is_none() && !extended() {
         return true;
     }
     if let (Some(host), Some(authority)) = (host, authority) {

@@ -56,7 +56,7 @@ pub(super) struct Connection<S> {
     #[cfg(feature = "ws")]
     shutdown: Arc<Shutdown>,
     #[cfg(feature = "ws")]
-    upgrades: crate::upgrade::UpgradeSlots,
+    upgrades: crate::upgrade_slots::UpgradeSlots,
     /// The client's address, put in each request when
     /// [`Serve::connect_info`](super::Serve::connect_info) asks for it.
     peer: Option<Peer>,
@@ -124,7 +124,7 @@ const KNOWN_HOST: usize = 255;
 pub(super) struct ServerBounds {
     /// The slots of WebSocket connections.
     #[cfg(feature = "ws")]
-    pub(super) upgrades: crate::upgrade::UpgradeSlots,
+    pub(super) upgrades: crate::upgrade_slots::UpgradeSlots,
     /// Request bodies being read, and WebSocket messages.
     pub(super) bodies: Option<ServerAllowance>,
     /// The bytes of bodies one HTTP/2 connection may read at once, past
@@ -213,8 +213,12 @@ where
         if let (Admission::Sound, Some(host)) = (&admission, fields.host()) {
             self.know_host(host);
         }
-        let upgrade_header = fields.upgrade;
         let http2 = request.version() == Version::HTTP_2;
+        // An upgrade over HTTP/2 is an extended CONNECT (RFC 8441).
+        let upgrade_header = match http2 {
+            true => request.extensions().get::<hyper::ext::Protocol>().is_some(),
+            false => fields.upgrade,
+        };
         let body = !request.body().is_end_stream();
         self.lend(&mut request, upgrade_header, http2, body);
         let stream = http2.then(|| self.watch.stream_opened());
@@ -276,7 +280,13 @@ impl<S> Connection<S> {
         if upgrade {
             let handle = crate::shutdown::ShutdownHandle(Arc::clone(&self.shutdown));
             request.extensions_mut().insert(handle);
-            request.extensions_mut().insert(self.upgrades.clone());
+            // Over HTTP/2 the upgraded stream is one of the connection's:
+            // counted open while it lives, the connection is not idle.
+            let slots = match http2 {
+                true => self.upgrades.holding(self.watch.stream_opened()),
+                false => self.upgrades.clone(),
+            };
+            request.extensions_mut().insert(slots);
         }
         if !http2 {
             // HTTP/1 has no flow-control windows.

@@ -113,7 +113,7 @@ where
 fn server_bounds(limits: &Settings) -> ServerBounds {
     ServerBounds {
         #[cfg(feature = "ws")]
-        upgrades: crate::upgrade::UpgradeSlots::new(
+        upgrades: crate::upgrade_slots::UpgradeSlots::new(
             (limits.max_websockets).unwrap_or(limits.max_connections.div_ceil(2)),
         ),
         bodies: (limits.body_buffer > 0).then(|| ServerAllowance::new(limits.body_buffer)),
@@ -380,6 +380,8 @@ fn hyper_builder(limits: &Settings, half_close: bool) -> auto::Builder<InPlace> 
     builder
         .http2()
         .timer(TokioTimer::new())
+        // WebSockets over HTTP/2 (RFC 8441).
+        .enable_connect_protocol()
         .keep_alive_interval(pings)
         .keep_alive_timeout(limits.http2_keep_alive)
         .max_concurrent_streams(limits.http2_max_streams)

@@ -20,7 +20,6 @@ use super::WebSocket;
 /// handshake: one that refuses the request answers it, with no upgrade.
 ///
 /// ```
-/// use futures_util::SinkExt;
 /// use pronghorn::{Router, handler::{Path, State}, ws::{Message, WebSocket}};
 ///
 /// let router = Router::new()

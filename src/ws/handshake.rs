@@ -9,15 +9,29 @@ use crate::{body::Body, handler::IntoResponse, handler::RouteContext, step::BoxF
 use super::{Accepted, ErasedWebSocket, Limits};
 
 /// Whether a request asks for a WebSocket upgrade: over HTTP/1.1, with
-/// `upgrade: websocket` and `connection: upgrade`. An `Upgrade` in an
-/// HTTP/1.0 request is ignored (RFC 9110, 7.8).
-pub(crate) fn is_upgrade(version: http::Version, headers: &HeaderMap) -> bool {
-    if version != http::Version::HTTP_11 {
-        return false;
+/// `upgrade: websocket` and `connection: upgrade`; over HTTP/2, an
+/// extended CONNECT with `:protocol` websocket (RFC 8441). An `Upgrade` in
+/// an HTTP/1.0 request is ignored (RFC 9110, 7.8).
+pub(crate) fn is_upgrade<B>(request: &Request<B>) -> bool {
+    let headers = request.headers();
+    match request.version() {
+        http::Version::HTTP_11 => {
+            let has_token = |name, token: &str| {
+                tokens(headers, name).any(|part| part.eq_ignore_ascii_case(token))
+            };
+            has_token(header::UPGRADE, "websocket") && has_token(header::CONNECTION, "upgrade")
+        }
+        http::Version::HTTP_2 => is_extended_connect(request.method(), request.extensions()),
+        _ => false,
     }
-    let has_token =
-        |name, token: &str| tokens(headers, name).any(|part| part.eq_ignore_ascii_case(token));
-    has_token(header::UPGRADE, "websocket") && has_token(header::CONNECTION, "upgrade")
+}
+
+/// Whether an HTTP/2 request is an extended CONNECT for a WebSocket
+/// (RFC 8441).
+pub(super) fn is_extended_connect(method: &http::Method, extensions: &http::Extensions) -> bool {
+    method == http::Method::CONNECT
+        && (extensions.get::<hyper::ext::Protocol>())
+            .is_some_and(|protocol| protocol.as_str().eq_ignore_ascii_case("websocket"))
 }
 
 /// The comma-separated tokens of every `name` header, trimmed.
@@ -42,6 +56,7 @@ pub(crate) fn handshake(
     protocols: &[Box<str>],
     connection: &mut Option<BoxFuture<()>>,
 ) -> Response<Body> {
+    let http2 = request.version() == http::Version::HTTP_2;
     let headers = request.headers();
     if headers
         .get(header::SEC_WEBSOCKET_VERSION)
@@ -58,10 +73,14 @@ pub(crate) fn handshake(
         );
         return response;
     }
-    let Some(key) = headers.get(header::SEC_WEBSOCKET_KEY) else {
-        return (StatusCode::BAD_REQUEST, "missing sec-websocket-key").into_response();
+    // Over HTTP/2 the stream is the handshake's proof: no key.
+    let accept = match (http2, headers.get(header::SEC_WEBSOCKET_KEY)) {
+        (true, _) => None,
+        (false, Some(key)) => Some(accept_value(key)),
+        (false, None) => {
+            return (StatusCode::BAD_REQUEST, "missing sec-websocket-key").into_response();
+        }
     };
-    let accept = derive_accept_key(key.as_bytes());
     let chosen = choose_protocol(headers, protocols);
     // Chosen among the router's own names, which are checked header text
     // here: one that is not is never answered.
@@ -84,17 +103,33 @@ pub(crate) fn handshake(
             Err(error) => tracing::debug!(%error, "pronghorn: WebSocket upgrade failed"),
         }
     }));
+    let mut response = granted(accept);
+    if let Some(protocol) = answered {
+        response
+            .headers_mut()
+            .insert(header::SEC_WEBSOCKET_PROTOCOL, protocol);
+    }
+    response
+}
+
+/// The `sec-websocket-accept` answering `key`.
+pub(super) fn accept_value(key: &HeaderValue) -> HeaderValue {
+    let accept = derive_accept_key(key.as_bytes());
+    HeaderValue::from_str(&accept).expect("a base64 accept key is valid header text")
+}
+
+/// The answer granting a handshake: over HTTP/1.1, 101 with the accept
+/// key `accept`; over HTTP/2 (no key), 200, the stream staying open
+/// (RFC 8441, 5).
+pub(super) fn granted(accept: Option<HeaderValue>) -> Response<Body> {
+    let Some(accept) = accept else {
+        return StatusCode::OK.into_response();
+    };
     let mut response = StatusCode::SWITCHING_PROTOCOLS.into_response();
     let headers = response.headers_mut();
     headers.insert(header::CONNECTION, HeaderValue::from_static("upgrade"));
     headers.insert(header::UPGRADE, HeaderValue::from_static("websocket"));
-    headers.insert(
-        header::SEC_WEBSOCKET_ACCEPT,
-        HeaderValue::from_str(&accept).expect("a base64 accept key is valid header text"),
-    );
-    if let Some(protocol) = answered {
-        headers.insert(header::SEC_WEBSOCKET_PROTOCOL, protocol);
-    }
+    headers.insert(header::SEC_WEBSOCKET_ACCEPT, accept);
     response
 }
 

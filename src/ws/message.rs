@@ -262,6 +262,11 @@ impl Error {
         Self::timed_out("no message either way within the idle timeout")
     }
 
+    /// The connection, granted an upgrade, was not handed over.
+    pub(super) fn upgrade_failed(error: hyper::Error) -> Self {
+        Error(tungstenite::Error::Io(std::io::Error::other(error)))
+    }
+
     fn timed_out(why: &'static str) -> Self {
         Error(tungstenite::Error::Io(std::io::Error::new(
             std::io::ErrorKind::TimedOut,

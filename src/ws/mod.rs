@@ -55,7 +55,7 @@ pub use self::{
     handler::{Connected, WebSocketHandler},
     limits::Limits,
     message::{CloseFrame, Error, Message, Utf8Bytes, close_code},
-    upgrade::WebSocketUpgrade,
+    upgrade::{DefaultOnFailedUpgrade, OnFailedUpgrade, WebSocketUpgrade, rejection},
     websocket::WebSocket,
 };
 pub(crate) use self::{

@@ -15,7 +15,7 @@ use tokio_tungstenite::tungstenite::{self, protocol::frame::coding::CloseCode};
 use crate::{
     handler::BodyAllowance,
     shutdown::{ShutdownHandle, ShutdownWatch},
-    upgrade::UpgradeSlots,
+    upgrade_slots::{UpgradeSlot, UpgradeSlots},
 };
 
 use super::{
@@ -26,8 +26,9 @@ use super::{
 
 /// The connection a WebSocket handler receives over the upgraded HTTP
 /// connection: a `Stream` of the client's [`Message`]s and a `Sink` of the
-/// server's. Use `futures_util`'s `StreamExt` and `SinkExt` to read and
-/// send them. (tokio-tungstenite speaks the protocol below; no type of its
+/// server's. [`recv`](Self::recv) and [`send`](Self::send) read and send
+/// them, as axum's do; `futures_util`'s `StreamExt` and `SinkExt` (split,
+/// forward, …) work as well. (tokio-tungstenite speaks the protocol below; no type of its
 /// is part of this API.) [`Router::websocket`](crate::Router::websocket)
 /// shows an echo handler.
 ///
@@ -101,7 +102,7 @@ pub struct WebSocket {
     /// Where the close for a shutdown stands.
     going_away: GoingAway,
     /// Its slot among the server's WebSockets, when `serve` serves it.
-    _slot: Option<tokio::sync::OwnedSemaphorePermit>,
+    _slot: Option<UpgradeSlot>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,6 +123,18 @@ impl WebSocket {
     /// the client offered, if any.
     pub fn protocol(&self) -> Option<&str> {
         self.protocol.as_deref()
+    }
+
+    /// The next message, `None` once the connection is over: the
+    /// [`Stream`]'s next item, as axum's `recv` gives it. Cancel-safe: in a
+    /// `tokio::select!` that another branch wins, no message is lost.
+    pub async fn recv(&mut self) -> Option<Result<Message, Error>> {
+        futures_util::StreamExt::next(self).await
+    }
+
+    /// Sends `message` and flushes it, as the [`Sink`]'s `send` does.
+    pub async fn send(&mut self, message: Message) -> Result<(), Error> {
+        futures_util::SinkExt::send(self, message).await
     }
 
     /// Sends a close frame, with a code and a reason or without, and
@@ -353,7 +366,7 @@ impl WebSocket {
 pub(crate) struct Accepted {
     pub(super) limits: Limits,
     pub(super) protocol: Option<Box<str>>,
-    slot: Option<tokio::sync::OwnedSemaphorePermit>,
+    slot: Option<UpgradeSlot>,
     shutdown: Option<ShutdownWatch>,
     allowance: Option<BodyAllowance>,
 }

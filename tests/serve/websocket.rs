@@ -937,3 +937,180 @@ async fn a_websocket_handshake_over_http_1_0_is_not_upgraded() {
     assert!(answer.starts_with("HTTP/1.0 426 "), "{answer}");
     server.stop().await;
 }
+
+/// The axum way to route a WebSocket for both protocols: `any`, with the
+/// handshake as an extractor.
+fn echo_over_any_protocol() -> CompiledRouter {
+    use pronghorn::{router::any, ws::WebSocketUpgrade};
+    Router::new()
+        .route(
+            "/echo",
+            any(|upgrade: WebSocketUpgrade| {
+                let upgrade = upgrade.protocols(["echo2", "echo"]);
+                upgrade.on_upgrade(|mut socket| async move {
+                    while let Some(Ok(message)) = socket.recv().await {
+                        if message.is_close() || socket.send(message).await.is_err() {
+                            break;
+                        }
+                    }
+                })
+            }),
+        )
+        .websocket("/shout", |mut socket: WebSocket| async move {
+            while let Some(Ok(Message::Text(text))) = socket.recv().await {
+                if socket
+                    .send(Message::text(text.to_uppercase()))
+                    .await
+                    .is_err()
+                {
+                    break;
+                }
+            }
+        })
+        .compile()
+        .unwrap()
+}
+
+/// An HTTP/2 client's extended CONNECT for a WebSocket at `path` on a
+/// connection of its own (RFC 8441): the answer, and the socket over the
+/// stream when it is 200.
+async fn websocket_over_http2(
+    address: SocketAddr,
+    path: &str,
+) -> (
+    StatusCode,
+    http::HeaderMap,
+    Option<tokio_tungstenite::WebSocketStream<TokioIo<hyper::upgrade::Upgraded>>>,
+) {
+    use tokio_tungstenite::tungstenite::protocol::Role;
+    let io = TokioIo::new(TcpStream::connect(address).await.unwrap());
+    let (mut sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+        .handshake(io)
+        .await
+        .unwrap();
+    let mut connection = Box::pin(connection);
+    // The server's SETTINGS arrive with the first exchange: drive the
+    // connection until they have.
+    let ready = async {
+        while !connection.is_extended_connect_protocol_enabled() {
+            tokio::select! {
+                biased;
+                _ = &mut connection => panic!("the connection ended before its settings"),
+                _ = tokio::task::yield_now() => {}
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(5), ready)
+        .await
+        .expect("the server advertises SETTINGS_ENABLE_CONNECT_PROTOCOL");
+    tokio::spawn(connection);
+    let connect = Request::builder()
+        .method(Method::CONNECT)
+        .extension(hyper::ext::Protocol::from_static("websocket"))
+        .uri(format!("http://{address}{path}"))
+        .header(header::SEC_WEBSOCKET_VERSION, "13")
+        .header(header::SEC_WEBSOCKET_PROTOCOL, "echo3, echo")
+        .body(Empty::<Bytes>::new())
+        .unwrap();
+    let mut response = sender.send_request(connect).await.unwrap();
+    let (status, headers) = (response.status(), response.headers().clone());
+    if status != StatusCode::OK {
+        return (status, headers, None);
+    }
+    let upgraded = hyper::upgrade::on(&mut response).await.unwrap();
+    let socket = tokio_tungstenite::WebSocketStream::from_raw_socket(
+        TokioIo::new(upgraded),
+        Role::Client,
+        None,
+    )
+    .await;
+    (status, headers, Some(socket))
+}
+
+/// An HTTP/2 client opens a WebSocket with an extended CONNECT (RFC 8441),
+/// as browsers do on an h2 connection: `serve` advertises it, the
+/// handshake is answered 200 with the chosen subprotocol, and messages go
+/// both ways over the stream — also after the connection's idle timeout,
+/// the upgraded stream keeping it open.
+#[tokio::test]
+async fn a_websocket_opens_over_http2_with_an_extended_connect() {
+    let address = common::serve_on_loopback(echo_over_any_protocol(), |server| {
+        server.http2_idle_timeout(Duration::ZERO)
+    })
+    .await;
+    let (status, headers, socket) = websocket_over_http2(address, "/echo").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(headers[header::SEC_WEBSOCKET_PROTOCOL], "echo");
+    assert!(!headers.contains_key(header::SEC_WEBSOCKET_ACCEPT));
+    let mut socket = socket.unwrap();
+    for text in ["foobar", "after the idle timeout"] {
+        let message = Wire::text(text);
+        socket.send(message.clone()).await.unwrap();
+        assert_eq!(socket.next().await.unwrap().unwrap(), message);
+        // An idle connection would be closed by now (its timeout is zero,
+        // its watchdog looks every few milliseconds).
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+
+    // A route given to `Router::websocket` takes one as well.
+    let (status, _, socket) = websocket_over_http2(address, "/shout").await;
+    assert_eq!(status, StatusCode::OK);
+    let mut socket = socket.unwrap();
+    socket.send(Wire::text("hi")).await.unwrap();
+    let answer = socket.next().await.unwrap().unwrap();
+    assert_eq!(answer.into_text().unwrap().as_str(), "HI");
+}
+
+/// A handler taking `Result<WebSocketUpgrade, WebSocketUpgradeRejection>`
+/// sees which fault a request that is no handshake has, as axum's does,
+/// worded as its router answers.
+#[tokio::test]
+async fn a_websocket_upgrade_rejection_names_its_fault_in_both_answer_sets() {
+    use pronghorn::{
+        router::{Answers, any},
+        ws::{WebSocketUpgrade, rejection::WebSocketUpgradeRejection},
+    };
+    use tower::ServiceExt;
+    for (answers, text) in [
+        (Answers::Pronghorn, "this connection cannot be upgraded"),
+        (
+            Answers::Axum,
+            "WebSocket request couldn't be upgraded since no upgrade state was present",
+        ),
+    ] {
+        let router = Router::new()
+            .answers(answers)
+            .route(
+                "/",
+                any(
+                    |upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>| match upgrade {
+                        Ok(_) => "upgraded".to_owned(),
+                        Err(WebSocketUpgradeRejection::ConnectionNotUpgradable(fault)) => {
+                            format!("{}: {}", fault.status().as_u16(), fault.body_text())
+                        }
+                        Err(other) => format!("another fault: {other}"),
+                    },
+                ),
+            )
+            .compile()
+            .unwrap();
+        // HTTP/1.0 has no upgrades.
+        let handshake = Request::builder()
+            .version(Version::HTTP_10)
+            .header(header::UPGRADE, "websocket")
+            .header(header::CONNECTION, "Upgrade")
+            .header(header::SEC_WEBSOCKET_KEY, "6D69KGBOr4Re+Nj6zx9aQA==")
+            .header(header::SEC_WEBSOCKET_VERSION, "13")
+            .body(Body::empty())
+            .unwrap();
+        let response = router.clone().oneshot(handshake).await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        assert_eq!(body, format!("426: {text}").as_bytes());
+
+        let post = Request::post("/").body(Body::empty()).unwrap();
+        let response = router.oneshot(post).await.unwrap();
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        assert!(body.starts_with(b"another fault: "), "{body:?}");
+    }
+}

@@ -29,6 +29,8 @@ pub(crate) use self::body::streamed;
 pub(crate) use self::rejection::Shape;
 #[cfg(feature = "json")]
 pub use self::rejection::{JsonDataError, JsonRejection, JsonSyntaxError, MissingJsonContentType};
+#[cfg(feature = "ws")]
+pub(crate) use self::rejection::{rejection_enum, rejection_variants};
 pub use self::{
     body::{BodyFuture, Form, RawForm},
     head::{Header, NamedHeader, Path, Query, RouteParams, State, headers},

@@ -184,11 +184,11 @@ macro_rules! rejection_variants {
     ($($(#[$attr:meta])* $name:ident;)*) => {$(
         $(#[$attr])*
         #[derive(Clone, Debug)]
-        pub struct $name(Rejection);
+        pub struct $name(pub(super) $crate::handler::Rejection);
 
         impl $name {
             /// The status it answers.
-            pub fn status(&self) -> StatusCode {
+            pub fn status(&self) -> ::http::StatusCode {
                 self.0.status()
             }
 
@@ -198,8 +198,8 @@ macro_rules! rejection_variants {
             }
         }
 
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 self.0.fmt(f)
             }
         }
@@ -207,9 +207,9 @@ macro_rules! rejection_variants {
         impl std::error::Error for $name {}
 
         /// Its status, with its text.
-        impl IntoResponse for $name {
-            fn into_response(self) -> Response<Body> {
-                self.0.into_response()
+        impl $crate::handler::IntoResponse for $name {
+            fn into_response(self) -> ::http::Response<$crate::body::Body> {
+                $crate::handler::IntoResponse::into_response(self.0)
             }
         }
     )*};
@@ -221,7 +221,7 @@ macro_rules! rejection_variants {
 macro_rules! rejection_enum {
     ($(#[$attr:meta])* $name:ident ($what:literal) {
         $($(#[$vattr:meta])* $variant:ident($inner:ty),)*
-    } from |$rejection:ident| $classify:expr) => {
+    } $(from |$rejection:ident| $classify:expr)?) => {
         $(#[$attr])*
         #[derive(Clone, Debug)]
         #[non_exhaustive]
@@ -231,7 +231,7 @@ macro_rules! rejection_enum {
 
         impl $name {
             /// The status it answers.
-            pub fn status(&self) -> StatusCode {
+            pub fn status(&self) -> ::http::StatusCode {
                 match self {
                     $(Self::$variant(inner) => inner.status(),)*
                 }
@@ -244,34 +244,36 @@ macro_rules! rejection_enum {
                 }
             }
 
+            $(
             /// Which of its faults `rejection`, made by
             #[doc = concat!($what, ",")]
             /// is.
-            pub(crate) fn of($rejection: Rejection) -> Self {
+            pub(crate) fn of($rejection: $crate::handler::Rejection) -> Self {
                 $classify
             }
+            )?
         }
 
-        impl Deref for $name {
-            type Target = Rejection;
+        impl ::std::ops::Deref for $name {
+            type Target = $crate::handler::Rejection;
 
-            fn deref(&self) -> &Rejection {
+            fn deref(&self) -> &$crate::handler::Rejection {
                 match self {
                     $(Self::$variant(inner) => &inner.0,)*
                 }
             }
         }
 
-        impl From<$name> for Rejection {
-            fn from(rejection: $name) -> Rejection {
+        impl From<$name> for $crate::handler::Rejection {
+            fn from(rejection: $name) -> $crate::handler::Rejection {
                 match rejection {
                     $($name::$variant(inner) => inner.0,)*
                 }
             }
         }
 
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 (**self).fmt(f)
             }
         }
@@ -279,13 +281,16 @@ macro_rules! rejection_enum {
         impl std::error::Error for $name {}
 
         /// Its status, with its text.
-        impl IntoResponse for $name {
-            fn into_response(self) -> Response<Body> {
-                Rejection::from(self).into_response()
+        impl $crate::handler::IntoResponse for $name {
+            fn into_response(self) -> ::http::Response<$crate::body::Body> {
+                $crate::handler::IntoResponse::into_response($crate::handler::Rejection::from(self))
             }
         }
     };
 }
+
+#[cfg(feature = "ws")]
+pub(crate) use {rejection_enum, rejection_variants};
 
 rejection_variants! {
     /// A query string that does not read as the `Query`'s type (400).

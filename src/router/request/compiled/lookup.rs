@@ -251,8 +251,8 @@ impl Tables {
         }
     }
 
-    /// The WebSocket route a GET asking for an upgrade finds first, before
-    /// any other.
+    /// The WebSocket route a GET asking for an upgrade (or an HTTP/2
+    /// extended CONNECT) finds first, before any other.
     #[inline(always)]
     fn upgrade_route(
         &self,
@@ -261,7 +261,7 @@ impl Tables {
         upgrade: bool,
         captures: &mut Captures,
     ) -> Option<Target> {
-        if !(upgrade && *method == Method::GET) {
+        if !(upgrade && (*method == Method::GET || *method == Method::CONNECT)) {
             return None;
         }
         let id = self.find_websocket(path, captures)?;

@@ -216,8 +216,7 @@ impl Pipeline {
         let request = (self.request.as_ref()).expect("the request is present until a step runs");
         // The upgrade headers are read only when some route takes them.
         #[cfg(feature = "ws")]
-        let upgrade =
-            router.has_websockets() && crate::ws::is_upgrade(request.version(), request.headers());
+        let upgrade = router.has_websockets() && crate::ws::is_upgrade(request);
         #[cfg(not(feature = "ws"))]
         let upgrade = false;
         let path = request.uri().path();
