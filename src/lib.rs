@@ -168,15 +168,23 @@
 //! - `json` (default): `Json<T>`, extractor and response.
 //! - `tls`: HTTPS for [`serve`] with rustls (`Serve::tls`, `Tls`), HTTP/2
 //!   and HTTP/1.1 by ALPN, certificates replaced while serving.
-//! - `ws`: WebSocket routes (`Router::websocket`), with pronghorn's own
-//!   message types; tokio-tungstenite speaks the protocol below them.
+//! - `ws`: WebSocket routes (`Router::websocket`) and the
+//!   `WebSocketUpgrade` extractor, over HTTP/1.1 and HTTP/2, with
+//!   pronghorn's own message types; tokio-tungstenite speaks the protocol
+//!   below them.
 //! - `metrics`: `monitor::Metrics`, OpenTelemetry's HTTP server metrics
 //!   through the `metrics` facade, for any exporter.
 //! - `axum`: through `handler::Axum`, any axum `IntoResponse` type as a
 //!   handler's answer and any axum `FromRequestParts` type (axum-extra's
 //!   `TypedHeader`, `CookieJar`) as a handler's argument. (An
 //!   `axum::response::Response`, like a `Response` with any other body, is
-//!   an answer without it.)
+//!   an answer without it.) Also axum's own `from_fn` layers as written.
+//! - `macros`: `#[debug_handler]`, and the derives `FromRequest` and
+//!   `FromRequestParts` with axum-extra's `via(..)` and `rejection(..)`.
+//! - `typed-header`: `handler::TypedHeader`, a header read and written as
+//!   a type of the `headers` crate, as axum-extra's.
+//! - `multipart`: `handler::Multipart`, a `multipart/form-data` body read
+//!   field by field, as axum's.
 //!
 //! Without default features the crate is the layers and the router, with no
 //! runtime dependency.

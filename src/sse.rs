@@ -100,6 +100,26 @@ impl Event {
         Ok(self.data(&serde_json::to_string(&data)?))
     }
 
+    /// The event as a writer of its data (`std::fmt::Write`), for data
+    /// written piece by piece, as axum's `Event::into_data_writer`; line
+    /// breaks split it into `data:` fields as [`data`](Event::data) does.
+    /// [`EventDataWriter::into_event`] gives the event back. What the event
+    /// held as data already is kept, the writes following it.
+    ///
+    /// ```
+    /// use std::fmt::Write;
+    /// use pronghorn::sse::Event;
+    ///
+    /// let mut writer = Event::default().event("sum").into_data_writer();
+    /// write!(writer, "{} + {}", 1, 2).unwrap();
+    /// writer.write_str("\n= 3").unwrap();
+    /// let event = writer.into_event();
+    /// assert_eq!(event.to_string(), "event: sum\ndata: 1 + 2\ndata: = 3\n\n");
+    /// ```
+    pub fn into_data_writer(self) -> EventDataWriter {
+        EventDataWriter { event: self }
+    }
+
     /// How long the client should wait before reconnecting (`retry:`).
     pub fn retry(mut self, retry: Duration) -> Self {
         self.retry = Some(retry);
@@ -133,6 +153,31 @@ impl fmt::Display for Event {
             writeln!(f, "data: {rest}")?;
         }
         writeln!(f)
+    }
+}
+
+/// An [`Event`] whose data is written piece by piece: see
+/// [`Event::into_data_writer`].
+#[derive(Debug)]
+#[must_use = "the event is taken back with `into_event`"]
+pub struct EventDataWriter {
+    event: Event,
+}
+
+impl EventDataWriter {
+    /// The event, with the data written.
+    pub fn into_event(self) -> Event {
+        self.event
+    }
+}
+
+impl fmt::Write for EventDataWriter {
+    fn write_str(&mut self, text: &str) -> fmt::Result {
+        self.event
+            .data
+            .get_or_insert_with(String::new)
+            .push_str(text);
+        Ok(())
     }
 }
 

@@ -298,4 +298,19 @@ proptest! {
             return Err(TestCaseError::fail(failure));
         }
     }
+
+    /// Data written to an event's data writer in pieces, split anywhere
+    /// (inside a `\r\n` too), makes the event that the whole data makes.
+    #[test]
+    fn sse_data_written_in_pieces_is_the_data_written_at_once(
+        pieces in prop::collection::vec(sse_text(), 1..5),
+    ) {
+        use std::fmt::Write;
+        let mut writer = pronghorn::sse::Event::default().event("e").into_data_writer();
+        for piece in &pieces {
+            writer.write_str(piece).unwrap();
+        }
+        let whole = pronghorn::sse::Event::default().event("e").data(&pieces.concat());
+        prop_assert_eq!(writer.into_event().to_string(), whole.to_string());
+    }
 }
