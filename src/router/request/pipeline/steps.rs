@@ -139,6 +139,32 @@ fn apply(response: &mut Response<Body>, staged: Option<Box<HeaderMap>>, head_req
     }
 }
 
+/// What a hook at `pattern` sees of the request: the head, its own
+/// parameters and state, the router's answers; no headers, staging or
+/// rejection shape, which the prefix and postfix steps add as they have.
+#[inline(always)]
+fn hook_route<'a, H: ?Sized>(
+    head: &'a Option<RequestHead>,
+    pattern: Option<&'a str>,
+    hook: &'a Hook<H>,
+    captures: &'a Captures,
+    router: &'a Tables,
+) -> Route<'a> {
+    Route {
+        head: head.as_ref().expect(COPIED),
+        pattern,
+        names: &hook.pattern.names,
+        captures,
+        state: router.state(),
+        own_state: hook.own_state.as_deref(),
+        rejection: None,
+        answers: router.answers(),
+        headers: None,
+        staged: None,
+        kept: None,
+    }
+}
+
 impl Pipeline {
     /// Runs one prefix: it lets the request through (`true`), answers, or
     /// suspends.
@@ -151,17 +177,11 @@ impl Pipeline {
         answered_by: Option<&CompiledRoute>,
     ) -> bool {
         let mut route = Route {
-            head: self.head.as_ref().expect(COPIED),
-            pattern,
-            names: &hook.pattern.names,
-            captures: &self.hook_captures,
-            state: router.state(),
-            own_state: hook.own_state.as_deref(),
             rejection: answered_by.and_then(|route| route.extraction.rejection.as_ref()),
             answers: answered_by.map_or(router.answers(), |route| route.extraction.answers),
-            headers: None,
             staged: Some(&mut self.staged),
             kept: self.clock.is_some().then_some(&mut self.kept_headers),
+            ..hook_route(&self.head, pattern, hook, &self.hook_captures, router)
         };
         match hook
             .hook
@@ -348,17 +368,8 @@ impl Pipeline {
         router: &Tables,
     ) -> bool {
         let route = Route {
-            head: self.head.as_ref().expect(COPIED),
-            pattern,
-            names: &hook.pattern.names,
-            captures: &self.hook_captures,
-            state: router.state(),
-            own_state: hook.own_state.as_deref(),
-            rejection: None,
-            answers: router.answers(),
             headers: self.request.as_ref().map(Request::headers),
-            staged: None,
-            kept: None,
+            ..hook_route(&self.head, pattern, hook, &self.hook_captures, router)
         };
         match hook.hook.call(&route, &mut self.response) {
             Step::Ready(Done::Continue) => return true,
