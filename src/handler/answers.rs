@@ -1,5 +1,8 @@
-//! [`Answers`]: the conventions a router answers by where pronghorn's and
-//! axum's differ.
+//! The answers no route gives — 404, 405 with `Allow`, the automatic
+//! OPTIONS, 426 for a plain GET to a WebSocket route — and [`Answers`],
+//! the conventions a router answers by where pronghorn's and axum's
+//! differ. How each of them looks is decided here alone; the router
+//! decides which one a request gets.
 
 use http::{HeaderValue, Response, StatusCode, header};
 
@@ -99,17 +102,40 @@ impl Answers {
         }
     }
 
+    /// The router's own 405 to a method no route of the path takes, with
+    /// the methods that path allows.
+    pub(crate) fn method_not_allowed_allowing(self, allow: &HeaderValue) -> Response<Body> {
+        let mut response = self.method_not_allowed();
+        response.headers_mut().insert(header::ALLOW, allow.clone());
+        response
+    }
+
+    /// The automatic answer to an OPTIONS that no route or prefix answers,
+    /// on a path that allows `allow`: 204, with `Allow`.
+    pub(crate) fn options(allow: &HeaderValue) -> Response<Body> {
+        let mut response = StatusCode::NO_CONTENT.into_response();
+        response.headers_mut().insert(header::ALLOW, allow.clone());
+        response
+    }
+
+    /// The answer to a request without the upgrade that its WebSocket
+    /// route needs: 426, naming the protocol.
+    pub(crate) fn upgrade_required() -> Response<Body> {
+        let mut response = (StatusCode::UPGRADE_REQUIRED, "Upgrade Required").into_response();
+        response
+            .headers_mut()
+            .insert(header::UPGRADE, HeaderValue::from_static("websocket"));
+        response
+    }
+
     /// The router's own 405 as a handler, with the `Allow` the router hands
     /// it ([`Allowed`]): what a route's `route_layer`s wrap.
     pub(crate) fn refusal(
         self,
     ) -> impl Fn(Option<Allowed>) -> Response<Body> + Clone + Send + Sync {
-        move |allowed: Option<Allowed>| {
-            let mut response = self.method_not_allowed();
-            if let Some(Allowed(allow)) = allowed {
-                response.headers_mut().insert(header::ALLOW, allow);
-            }
-            response
+        move |allowed: Option<Allowed>| match allowed {
+            Some(Allowed(allow)) => self.method_not_allowed_allowing(&allow),
+            None => self.method_not_allowed(),
         }
     }
 }

@@ -20,9 +20,7 @@ use crate::router::request::{
 
 use crate::{
     body::Body,
-    handler::{
-        Allowed, Answers, ErasedHandler, Extraction, IntoResponse, MatchedPath, RouteContext,
-    },
+    handler::{Allowed, Answers, ErasedHandler, Extraction, MatchedPath, RouteContext},
     head::RequestHead,
     monitor::Exchange,
     monitor::route::Failure,
@@ -37,18 +35,8 @@ use super::{Pending, Pipeline, Stage};
 /// 426 for a plain GET to a WebSocket route, 404.
 pub(super) fn fixed_answer(target: &Target, answers: Answers) -> Response<Body> {
     match target {
-        Target::MethodNotAllowed { allow, .. } => {
-            let mut response = answers.method_not_allowed();
-            response.headers_mut().insert(header::ALLOW, allow.clone());
-            response
-        }
-        Target::UpgradeRequired { .. } => {
-            let mut response = (StatusCode::UPGRADE_REQUIRED, "Upgrade Required").into_response();
-            response
-                .headers_mut()
-                .insert(header::UPGRADE, HeaderValue::from_static("websocket"));
-            response
-        }
+        Target::MethodNotAllowed { allow, .. } => answers.method_not_allowed_allowing(allow),
+        Target::UpgradeRequired { .. } => Answers::upgrade_required(),
         _ => answers.not_found(),
     }
 }
@@ -303,9 +291,7 @@ impl Pipeline {
             }
             Target::MethodNotAllowed { allow, .. } => {
                 // An automatic OPTIONS answer: no prefix answered it.
-                let mut response = StatusCode::NO_CONTENT.into_response();
-                response.headers_mut().insert(header::ALLOW, allow.clone());
-                self.response = Some(response);
+                self.response = Some(Answers::options(allow));
                 Poll::Ready(())
             }
             target => {
