@@ -170,7 +170,7 @@ macro_rules! serves_requests {
             #[inline]
             fn call(&mut self, request: ::http::Request<B>) -> Self::Future {
                 let $this = self;
-                $crate::router::request::pipeline::future::ResponseFuture::new($tables, request)
+                $crate::router::request::pipeline::Pipeline::start($tables, request)
             }
         }
     };

@@ -10,12 +10,10 @@ use std::{
     task::{Context, Poll, ready},
 };
 
-use http::{Request, Response};
-
-use bytes::Bytes;
+use http::Response;
 
 use crate::{
-    body::{Body, BoxError},
+    body::Body,
     monitor::{sent_head, watch},
     router::request::compiled::{Tables, handle::TablesHandle},
 };
@@ -63,15 +61,6 @@ impl Drop for Running {
 }
 
 impl ResponseFuture {
-    #[inline]
-    pub(crate) fn new<B>(router: &Arc<Tables>, request: Request<B>) -> Self
-    where
-        B: http_body::Body<Data = Bytes> + Send + 'static,
-        B::Error: Into<BoxError>,
-    {
-        Pipeline::start(router, request)
-    }
-
     /// The future of a request answered in its first run: the response
     /// moves into it once, on its way out.
     #[inline(always)]
