@@ -25,7 +25,7 @@ use super::{
     DefaultBodyLimit, ErasedHandler, Handler, IntoResponse, MatchedPath, Needs, RouteContext,
     RouteService,
     extract::{Extraction, RouteInfo},
-    internal_error,
+    response::internal_error,
 };
 use crate::{
     body::Body,

@@ -19,7 +19,6 @@ use crate::{
 };
 
 use super::{
-    BoxError,
     admission::{Admission, HeadFields},
     heads::{ConnectionHeads, HeadAllowance, HeadReservation},
     io,
@@ -27,6 +26,7 @@ use super::{
     timeouts::{ConnectionWatch, NextHead, StreamGuard},
     windows::{WindowAllowance, WindowGrant},
 };
+use crate::body::BoxError;
 
 /// One connection's service, as hyper calls it: tower's `call(&mut self)`
 /// behind hyper's `call(&self)`.

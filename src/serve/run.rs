@@ -15,7 +15,7 @@ use tokio::{
 };
 
 use super::{
-    BoxError, Serve, Served, Settings,
+    Serve, Served, Settings,
     connection::{Connection, Peer, ServerBounds},
     executor::InPlace,
     graceful::Graceful,
@@ -26,6 +26,7 @@ use super::{
     timeouts::{ConnectionWatch, Watchdog},
     windows::WindowAllowance,
 };
+use crate::body::BoxError;
 use crate::{handler::ServerAllowance, shares::share_tables_on_this_thread, shutdown::Shutdown};
 
 /// Serves `serve`'s listener until `signal`, then drains the connections

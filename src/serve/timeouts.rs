@@ -19,10 +19,8 @@ use std::{
 
 use pin_project_lite::pin_project;
 
-use super::{
-    BoxError,
-    budget::{Place, SendBudget},
-};
+use super::budget::{Place, SendBudget};
+use crate::body::BoxError;
 
 /// The waiting bit of [`ConnectionWatch::state`].
 const WAITING: u64 = 1;

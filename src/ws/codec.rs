@@ -32,7 +32,7 @@ use tokio_tungstenite::{
     },
 };
 
-use super::{READ_BUFFER_SIZE, socket::Socket};
+use super::{limits::READ_BUFFER_SIZE, socket::Socket};
 
 /// tungstenite over the socket, and what tells when it holds nothing.
 #[derive(Debug)]

@@ -63,7 +63,3 @@ pub(crate) use self::{
     handshake::{handshake, is_upgrade},
     websocket::Accepted,
 };
-use self::{
-    handshake::{choose_protocol, tokens, too_many_websockets},
-    limits::READ_BUFFER_SIZE,
-};

@@ -5,9 +5,10 @@ use http::{HeaderMap, HeaderValue, Method, Response, Version, header};
 use hyper::upgrade::OnUpgrade;
 
 use super::{
-    Accepted, Error, Limits, WebSocket, choose_protocol,
-    handshake::{accept_value, granted, is_extended_connect},
-    tokens, too_many_websockets,
+    Accepted, Error, Limits, WebSocket,
+    handshake::{
+        accept_value, choose_protocol, granted, is_extended_connect, tokens, too_many_websockets,
+    },
 };
 use crate::{
     body::Body,
