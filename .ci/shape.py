@@ -4,8 +4,8 @@
 types of one name (those named by their module excepted, as each layer's
 `ResponseFuture`); the types with one owner keep their fields private
 to the module that owns them, so that every read and write of them goes
-through that module's own code; and a field is visible to the whole
-crate only in what the router hands a handler. Exits 1, naming what
+through that module's own code; and a field, a tuple struct's too, is
+visible to the whole crate only in what the router hands a handler. Exits 1, naming what
 breaks a rule."""
 
 import collections
@@ -54,6 +54,10 @@ for path in sorted(src.rglob("*.rs")):
         field = re.match(r"\s+pub\(crate\) (\w+):", line)
         if field:
             failures.append(f"src/{name}:{number}: field `{field.group(1)}` is visible to the whole crate: narrow it to its readers")
+        # A tuple struct's fields, on the line that declares it.
+        tuple_struct = re.match(r"\s*(?:pub(?:\([^)]*\))? )?struct (\$?\w+)\b[^({;]*\((.*)\)", line)
+        if tuple_struct and "pub(crate)" in tuple_struct.group(2):
+            failures.append(f"src/{name}:{number}: a field of `{tuple_struct.group(1)}` is visible to the whole crate: narrow it to its readers")
 for name, type_name in sorted(OWNED):
     text = (src / name).read_text()
     found = re.search(r"^(?:pub(?:\([^)]*\))? )?struct " + type_name + r"\b[^{;]*\{(.*?)^\}", text, re.S | re.M)

@@ -63,10 +63,15 @@ impl Shutdown {
 /// upgrade.
 #[cfg(feature = "ws")]
 #[derive(Debug, Clone)]
-pub(crate) struct ShutdownHandle(pub(crate) Arc<Shutdown>);
+pub(crate) struct ShutdownHandle(Arc<Shutdown>);
 
 #[cfg(feature = "ws")]
 impl ShutdownHandle {
+    /// The handle of the server's `shutdown`.
+    pub(crate) fn new(shutdown: Arc<Shutdown>) -> Self {
+        Self(shutdown)
+    }
+
     /// A future-like watch of the signal, registered from now on; while
     /// it lives, graceful shutdown waits for it to be dropped (until the
     /// shutdown deadline).

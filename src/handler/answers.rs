@@ -13,7 +13,14 @@ use crate::body::Body;
 /// request's extensions while they have it: the router's own 405 below
 /// them answers with it.
 #[derive(Clone, Debug)]
-pub(crate) struct Allowed(pub(crate) HeaderValue);
+pub(crate) struct Allowed(HeaderValue);
+
+impl Allowed {
+    /// The `Allow` of a path's 405.
+    pub(crate) fn new(allow: HeaderValue) -> Self {
+        Self(allow)
+    }
+}
 
 impl FromRequestHead for Allowed {
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {

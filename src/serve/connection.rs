@@ -278,7 +278,7 @@ impl<S> Connection<S> {
     fn lend<B: HttpBody>(&self, request: &mut Request<B>, upgrade: bool, http2: bool, body: bool) {
         #[cfg(feature = "ws")]
         if upgrade {
-            let handle = crate::shutdown::ShutdownHandle(Arc::clone(&self.shutdown));
+            let handle = crate::shutdown::ShutdownHandle::new(Arc::clone(&self.shutdown));
             request.extensions_mut().insert(handle);
             // Over HTTP/2 the upgraded stream is one of the connection's:
             // counted open while it lives, the connection is not idle.

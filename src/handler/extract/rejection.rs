@@ -112,7 +112,19 @@ impl IntoResponse for Rejection {
 
 /// How a router answers its extractors' rejections, when it says.
 #[derive(Clone)]
-pub(crate) struct Shape(pub(crate) Arc<dyn Fn(Rejection) -> Response<Body> + Send + Sync>);
+pub(crate) struct Shape(Arc<dyn Fn(Rejection) -> Response<Body> + Send + Sync>);
+
+impl Shape {
+    /// Rejections answered as `shape` makes them.
+    pub(crate) fn new(shape: impl Fn(Rejection) -> Response<Body> + Send + Sync + 'static) -> Self {
+        Self(Arc::new(shape))
+    }
+
+    /// Whether `self` and `other` are the one shape.
+    pub(crate) fn same(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
 
 impl fmt::Debug for Shape {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -140,7 +152,7 @@ macro_rules! named_rejections {
         #[doc = concat!("Why ", $what, " refused a request: a [`Rejection`], for a handler")]
         #[doc = concat!("that takes `Result<_, ", stringify!($name), ">` to answer it itself.")]
         #[derive(Clone, Debug)]
-        pub struct $name(pub(crate) Rejection);
+        pub struct $name(pub(super) Rejection);
 
         impl Deref for $name {
             type Target = Rejection;

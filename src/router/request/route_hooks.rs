@@ -122,7 +122,7 @@ impl<T> Staged<T> {
 /// Headers a prefix staged in its answer, on their way to the pipeline in
 /// the request it lets through.
 #[derive(Clone, Debug)]
-pub(crate) struct StagedHeaders(pub(crate) HeaderMap);
+pub(crate) struct StagedHeaders(HeaderMap);
 
 impl<T: PrefixOutput> PrefixOutput for Staged<T> {
     fn into_flow(self) -> ControlFlow<Response<Body>, Request<Body>> {

@@ -1252,7 +1252,7 @@ impl Router {
     {
         self.compiled = Compiled::default();
         let shape = move |rejection: Rejection| shape(rejection).into_response();
-        self.settings.rejection = Some(Shape(Arc::new(shape)));
+        self.settings.rejection = Some(Shape::new(shape));
         self
     }
 

@@ -271,7 +271,7 @@ impl Pipeline {
                 bind(&route.pattern, head.path(), &mut self.captures);
                 let request =
                     (self.request.as_mut()).expect("the request is present until the handler runs");
-                request.extensions_mut().insert(Allowed(allow.clone()));
+                request.extensions_mut().insert(Allowed::new(allow.clone()));
                 let refusal = route.refusal().expect("checked above");
                 let pattern = &route.pattern;
                 let extraction = &route.extraction;
