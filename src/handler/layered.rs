@@ -362,6 +362,25 @@ pub trait RouteLayer<M>: Send + Sync + 'static {
     fn into_route_layer(self) -> Self::Layer;
 }
 
+/// The error of a service that never fails: [`Infallible`](std::convert::Infallible)
+/// alone. The router answers every request, so a layer around a handler
+/// must answer too; a fallible one is wrapped in
+/// [`HandleErrorLayer`](crate::error_handling::HandleErrorLayer), which
+/// turns its error into an answer.
+#[diagnostic::on_unimplemented(
+    message = "a layer around a handler can fail with `{Self}`, and the router must answer every request",
+    label = "its service's error is `{Self}`, not `Infallible`",
+    note = "put `HandleErrorLayer::new(|error| async move {{ … }})` outside it (`ServiceBuilder::new().layer(HandleErrorLayer::new(…)).layer(this)`), turning the error into an answer"
+)]
+pub trait NeverFails: private::Sealed {}
+
+impl NeverFails for std::convert::Infallible {}
+
+mod private {
+    pub trait Sealed {}
+    impl Sealed for std::convert::Infallible {}
+}
+
 /// The marker of a layer whose service takes pronghorn's request.
 #[derive(Debug)]
 pub enum OfEndpoint {}
@@ -369,6 +388,7 @@ pub enum OfEndpoint {}
 impl<L> RouteLayer<OfEndpoint> for L
 where
     L: Layer<Endpoint, Service: RouteService> + Send + Sync + 'static,
+    <L::Service as Service<Request<Body>>>::Error: NeverFails,
 {
     type Layer = L;
 

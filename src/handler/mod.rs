@@ -153,7 +153,8 @@ pub use self::{
     },
     from_request::{FromRequest, RequestExt},
     layered::{
-        Endpoint, EndpointFuture, FromLayered, Layered, NeedsOf, OfEndpoint, RouteLayer, RouteMatch,
+        Endpoint, EndpointFuture, FromLayered, Layered, NeedsOf, NeverFails, OfEndpoint,
+        RouteLayer, RouteMatch,
     },
     mounted::RouteService,
     request::{
