@@ -73,13 +73,8 @@ pub(crate) fn handshake(
         );
         return response;
     }
-    // Over HTTP/2 the stream is the handshake's proof: no key.
-    let accept = match (http2, headers.get(header::SEC_WEBSOCKET_KEY)) {
-        (true, _) => None,
-        (false, Some(key)) => Some(accept_value(key)),
-        (false, None) => {
-            return (StatusCode::BAD_REQUEST, "missing sec-websocket-key").into_response();
-        }
+    let Ok(accept) = accept_for(http2, headers) else {
+        return (StatusCode::BAD_REQUEST, "missing sec-websocket-key").into_response();
     };
     let chosen = choose_protocol(headers, protocols);
     // Chosen among the router's own names, which are checked header text
@@ -112,10 +107,23 @@ pub(crate) fn handshake(
     response
 }
 
-/// The `sec-websocket-accept` answering `key`.
-pub(super) fn accept_value(key: &HeaderValue) -> HeaderValue {
+/// An HTTP/1.1 handshake without a `sec-websocket-key`.
+pub(super) struct MissingKey;
+
+/// The `sec-websocket-accept` a handshake with `headers` is answered with:
+/// over HTTP/1.1, derived from its key; over HTTP/2, none, the stream
+/// being the handshake's proof.
+pub(super) fn accept_for(
+    http2: bool,
+    headers: &HeaderMap,
+) -> Result<Option<HeaderValue>, MissingKey> {
+    if http2 {
+        return Ok(None);
+    }
+    let key = headers.get(header::SEC_WEBSOCKET_KEY).ok_or(MissingKey)?;
     let accept = derive_accept_key(key.as_bytes());
-    HeaderValue::from_str(&accept).expect("a base64 accept key is valid header text")
+    let accept = HeaderValue::from_str(&accept).expect("a base64 accept key is valid header text");
+    Ok(Some(accept))
 }
 
 /// The answer granting a handshake: over HTTP/1.1, 101 with the accept

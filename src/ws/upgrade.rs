@@ -7,7 +7,7 @@ use hyper::upgrade::OnUpgrade;
 use super::{
     Accepted, Error, Limits, WebSocket,
     handshake::{
-        accept_value, choose_protocol, granted, is_extended_connect, tokens, too_many_websockets,
+        accept_for, choose_protocol, granted, is_extended_connect, tokens, too_many_websockets,
     },
 };
 use crate::{
@@ -356,18 +356,14 @@ fn check(context: &RequestContext<'_>) -> Result<WebSocketUpgrade, WebSocketUpgr
             "`Sec-WebSocket-Version` header did not include '13'"
         ));
     }
-    let accept = match (http2, headers.get(header::SEC_WEBSOCKET_KEY)) {
-        (true, _) => None,
-        (false, Some(key)) => Some(accept_value(key)),
-        (false, None) => {
-            return Err(refusal!(
-                context,
-                WebSocketKeyHeaderMissing,
-                BAD_REQUEST,
-                "missing sec-websocket-key",
-                "`Sec-WebSocket-Key` header missing"
-            ));
-        }
+    let Ok(accept) = accept_for(http2, headers) else {
+        return Err(refusal!(
+            context,
+            WebSocketKeyHeaderMissing,
+            BAD_REQUEST,
+            "missing sec-websocket-key",
+            "`Sec-WebSocket-Key` header missing"
+        ));
     };
     let Some(on_upgrade) = context.extensions().get::<OnUpgrade>().cloned() else {
         return Err(refusal!(

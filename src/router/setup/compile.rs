@@ -50,11 +50,10 @@ impl Extraction {
             && (self.limit, self.timeout, self.answers, &self.nesting)
                 == (other.limit, other.timeout, other.answers, &other.nesting)
             && same_arc(self.own_state.as_ref(), other.own_state.as_ref())
-            && match (&self.rejection, &other.rejection) {
-                (None, None) => true,
-                (Some(a), Some(b)) => a.same(b),
-                _ => false,
-            }
+            && same_arc(
+                self.rejection.as_ref().map(|shape| shape.function()),
+                other.rejection.as_ref().map(|shape| shape.function()),
+            )
     }
 
     /// What the extractors of a route with `settings`, nested under
