@@ -237,7 +237,9 @@ pub mod ws;
 #[cfg(feature = "tls")]
 pub use self::serve::Tls;
 #[cfg(feature = "server")]
-pub use self::serve::{Listener, ListenerExt, Serve, Served, TapIo, WithGracefulShutdown, serve};
+pub use self::serve::{
+    IncomingStream, Listener, ListenerExt, Serve, Served, TapIo, WithGracefulShutdown, serve,
+};
 
 pub use self::{
     body::{Body, BoxError, Response},

@@ -158,7 +158,7 @@ pub use self::{
     },
     mounted::RouteService,
     request::{
-        AddExtension, ConnectInfo, Extension, Html, MatchedPath, MockConnectInfo,
+        AddExtension, ConnectInfo, Connected, Extension, Html, MatchedPath, MockConnectInfo,
         MockConnectInfoService, NestedPath, OriginalUri, Redirect,
     },
     response::{IntoResponse, IntoResponseFailed},

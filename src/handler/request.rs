@@ -162,6 +162,49 @@ where
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ConnectInfo<T>(pub T);
 
+/// What a connection tells of itself, as axum's `Connected`: a type of
+/// your own that [`Serve::connect_info_as`](crate::Serve::connect_info_as)
+/// makes from each connection it accepts (an
+/// [`IncomingStream`](crate::IncomingStream)), and each of the
+/// connection's requests carries as a [`ConnectInfo`].
+///
+/// ```no_run
+/// # #[cfg(all(unix, feature = "server"))]
+/// # #[tokio::main] async fn main() -> std::io::Result<()> {
+/// use pronghorn::{IncomingStream, Router, handler::{ConnectInfo, Connected}, serve};
+/// use tokio::net::{UnixListener, unix::UCred};
+///
+/// #[derive(Clone, Debug)]
+/// struct Peer {
+///     credentials: Option<UCred>,
+/// }
+///
+/// impl Connected<IncomingStream<'_, UnixListener>> for Peer {
+///     fn connect_info(stream: IncomingStream<'_, UnixListener>) -> Self {
+///         Peer { credentials: stream.io().peer_cred().ok() }
+///     }
+/// }
+///
+/// let router = Router::new()
+///     .get("/", |ConnectInfo(peer): ConnectInfo<Peer>| format!("{peer:?}"))
+///     .compile()
+///     .unwrap();
+/// let listener = UnixListener::bind("/run/app.sock")?;
+/// serve(listener, router).connect_info_as::<Peer>().await
+/// # }
+/// # #[cfg(not(all(unix, feature = "server")))] fn main() {}
+/// ```
+pub trait Connected<T>: Clone + Send + Sync + 'static {
+    /// What `stream` tells of itself.
+    fn connect_info(stream: T) -> Self;
+}
+
+impl Connected<std::net::SocketAddr> for std::net::SocketAddr {
+    fn connect_info(address: Self) -> Self {
+        address
+    }
+}
+
 impl<T: Clone + Send + Sync + 'static> FromRequestHead for ConnectInfo<T> {
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
         match context.extensions().get::<ConnectInfo<T>>() {

@@ -171,6 +171,47 @@ where
     }
 }
 
+/// A connection just accepted by a listener `L`, before it is served: what
+/// a [`Connected`](crate::handler::Connected) type is made from (see
+/// [`Serve::connect_info_as`](super::Serve::connect_info_as)), as axum's
+/// `IncomingStream`.
+pub struct IncomingStream<'a, L: Listener> {
+    io: &'a L::Io,
+    remote_addr: L::Addr,
+}
+
+impl<'a, L: Listener> IncomingStream<'a, L> {
+    pub(super) fn new(io: &'a L::Io, remote_addr: L::Addr) -> Self {
+        IncomingStream { io, remote_addr }
+    }
+
+    /// The connection.
+    pub fn io(&self) -> &'a L::Io {
+        self.io
+    }
+
+    /// Its peer's address.
+    pub fn remote_addr(&self) -> &L::Addr {
+        &self.remote_addr
+    }
+}
+
+impl<L: Listener<Addr: std::fmt::Debug>> std::fmt::Debug for IncomingStream<'_, L> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IncomingStream")
+            .field("remote_addr", &self.remote_addr)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<L: Listener<Addr = std::net::SocketAddr>> crate::handler::Connected<IncomingStream<'_, L>>
+    for std::net::SocketAddr
+{
+    fn connect_info(stream: IncomingStream<'_, L>) -> Self {
+        stream.remote_addr
+    }
+}
+
 /// `value` as a `B`, when it is one (`A` and `B` the same type); else
 /// itself. For what only a TCP socket has: its options, and its move to
 /// another runtime.

@@ -23,7 +23,7 @@ mod timeouts;
 mod tls;
 mod windows;
 
-pub use self::listener::{Listener, ListenerExt, TapIo};
+pub use self::listener::{IncomingStream, Listener, ListenerExt, TapIo};
 #[cfg(feature = "tls")]
 pub use self::tls::Tls;
 
@@ -40,7 +40,7 @@ use hyper::body::Incoming;
 use tokio::net::TcpListener;
 use tower_service::Service;
 
-use self::{timeouts::Timeouts, windows::INITIAL_WINDOW};
+use self::{connection::Peer, timeouts::Timeouts, windows::INITIAL_WINDOW};
 use crate::clock::FOREVER;
 
 use crate::body::BoxError;
@@ -185,7 +185,7 @@ where
         listener,
         service,
         limits: Settings::default(),
-        connect_info: false,
+        connect_info: None,
         half_close: false,
         #[cfg(feature = "tls")]
         tls: None,
@@ -257,12 +257,13 @@ impl<S, B> Served<B> for S where
 /// # }
 /// ```
 #[must_use = "a server does nothing until it is awaited"]
-pub struct Serve<S, L = TcpListener> {
+pub struct Serve<S, L: Listener = TcpListener> {
     listener: L,
     service: S,
     limits: Settings,
-    /// Whether each request carries the client's address.
-    connect_info: bool,
+    /// What each request carries of its connection, made as the
+    /// connection is accepted: `None` for nothing.
+    connect_info: Option<PeerOf<L>>,
     /// Whether an HTTP/1 client may close its sending side and still be
     /// answered.
     half_close: bool,
@@ -271,6 +272,9 @@ pub struct Serve<S, L = TcpListener> {
     /// Called on each worker thread as it starts, with its index.
     on_worker_start: Option<WorkerStart>,
 }
+
+/// Makes what the requests of a connection carry of it.
+type PeerOf<L> = fn(&<L as Listener>::Io, <L as Listener>::Addr) -> Peer;
 
 /// What [`Serve::on_worker_start`] calls.
 type WorkerStart = Arc<dyn Fn(usize) + Send + Sync>;
@@ -337,7 +341,7 @@ impl Default for Settings {
 /// hyper's smallest buffer for an HTTP/1 connection.
 const MIN_HEADER_SIZE: usize = 8 * 1024;
 
-impl<S, L> fmt::Debug for Serve<S, L> {
+impl<S, L: Listener> fmt::Debug for Serve<S, L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Serve")
             .field("listener", &std::any::type_name::<L>())
@@ -563,11 +567,26 @@ impl<S, L: Listener> Serve<S, L> {
         self
     }
 
-    /// Puts the client's address in each request's extensions, for the
+    /// Puts the client's address (the listener's
+    /// [`Addr`](Listener::Addr)) in each request's extensions, for the
     /// [`ConnectInfo`](crate::handler::ConnectInfo) extractor (off by
     /// default: it costs each request an extension's allocations).
     pub fn connect_info(mut self, enabled: bool) -> Self {
-        self.connect_info = enabled;
+        self.connect_info = enabled.then_some(|_, address| Peer::of(address));
+        self
+    }
+
+    /// Puts a `C` made from each connection as it is accepted in each of
+    /// its requests' extensions, for the
+    /// [`ConnectInfo<C>`](crate::handler::ConnectInfo) extractor: what
+    /// axum's `into_make_service_with_connect_info::<C>()` does. See
+    /// [`Connected`](crate::handler::Connected).
+    pub fn connect_info_as<C>(mut self) -> Self
+    where
+        C: for<'a> crate::handler::Connected<IncomingStream<'a, L>>,
+    {
+        self.connect_info =
+            Some(|io, address| Peer::of(C::connect_info(IncomingStream::new(io, address))));
         self
     }
 
@@ -851,7 +870,7 @@ impl<S, L: Listener> Serve<S, L> {
 
 /// A server that shuts down gracefully on a signal: `.await` it.
 #[must_use = "a server does nothing until it is awaited"]
-pub struct WithGracefulShutdown<S, F, L = TcpListener> {
+pub struct WithGracefulShutdown<S, F, L: Listener = TcpListener> {
     serve: Serve<S, L>,
     signal: F,
 }
@@ -867,7 +886,7 @@ impl<S, F, L: Listener> WithGracefulShutdown<S, F, L> {
     }
 }
 
-impl<S, F, L> fmt::Debug for WithGracefulShutdown<S, F, L> {
+impl<S, F, L: Listener> fmt::Debug for WithGracefulShutdown<S, F, L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("WithGracefulShutdown")
             .field("serve", &self.serve)

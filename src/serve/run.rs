@@ -16,7 +16,7 @@ use tokio::{
 
 use super::{
     Serve, Served, Settings,
-    connection::{Connection, Peer, ServerBounds},
+    connection::{Connection, ServerBounds},
     executor::InPlace,
     graceful::Graceful,
     heads::HeadAllowance,
@@ -81,7 +81,7 @@ where
             .http2()
             .initial_stream_window_size(window)
             .initial_connection_window_size(window);
-        let peer = connect_info.then(|| Peer::of(peer));
+        let peer = connect_info.map(|make| make(&stream, peer));
         let service = Connection::new(
             service.clone(),
             Arc::clone(&watch),

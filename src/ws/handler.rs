@@ -47,7 +47,7 @@ pub trait WebSocketHandler<M>: Clone + Send + Sync + 'static {
     /// connection's task, waiting for its socket; or the answer of an
     /// extractor that refused the request.
     #[doc(hidden)]
-    fn prepare(&self, context: &RequestContext<'_>) -> Result<Connected, Response<Body>>;
+    fn prepare(&self, context: &RequestContext<'_>) -> Result<PreparedHandler, Response<Body>>;
 
     /// Adds what the handler's extractors need of its router and route.
     #[doc(hidden)]
@@ -57,7 +57,7 @@ pub trait WebSocketHandler<M>: Clone + Send + Sync + 'static {
 /// A WebSocket handler with its arguments extracted, waiting for its
 /// socket.
 #[doc(hidden)]
-pub type Connected = Box<dyn FnOnce(WebSocket) -> BoxFuture<()> + Send>;
+pub type PreparedHandler = Box<dyn FnOnce(WebSocket) -> BoxFuture<()> + Send>;
 
 macro_rules! websocket_handlers {
     ($($ty:ident),*) => {
@@ -72,7 +72,7 @@ macro_rules! websocket_handlers {
             Fut: Future<Output = ()> + Send + 'static,
             $($ty: FromRequestHead + Send + 'static,)*
         {
-            fn prepare(&self, context: &RequestContext<'_>) -> Result<Connected, Response<Body>> {
+            fn prepare(&self, context: &RequestContext<'_>) -> Result<PreparedHandler, Response<Body>> {
                 let ($($ty,)*) = <($($ty,)*) as HeadExtractors>::extract(context)?;
                 let handler = self.clone();
                 Ok(Box::new(move |socket| Box::pin(handler(socket, $($ty),*))))
@@ -88,7 +88,7 @@ macro_rules! websocket_handlers {
 for_each_arity!(websocket_handlers);
 
 pub(crate) type ErasedWebSocket =
-    dyn Fn(&RequestContext<'_>) -> Result<Connected, Response<Body>> + Send + Sync;
+    dyn Fn(&RequestContext<'_>) -> Result<PreparedHandler, Response<Body>> + Send + Sync;
 
 /// Erases a WebSocket handler.
 #[expect(

@@ -51,15 +51,15 @@ mod socket;
 mod upgrade;
 mod websocket;
 
-pub use self::{
-    handler::{Connected, WebSocketHandler},
-    limits::Limits,
-    message::{CloseFrame, Error, Message, Utf8Bytes, close_code},
-    upgrade::{DefaultOnFailedUpgrade, OnFailedUpgrade, WebSocketUpgrade, rejection},
-    websocket::WebSocket,
-};
 pub(crate) use self::{
     handler::{ErasedWebSocket, erase},
     handshake::{handshake, is_upgrade},
     websocket::Accepted,
+};
+pub use self::{
+    handler::{PreparedHandler, WebSocketHandler},
+    limits::Limits,
+    message::{CloseFrame, Error, Message, Utf8Bytes, close_code},
+    upgrade::{DefaultOnFailedUpgrade, OnFailedUpgrade, WebSocketUpgrade, rejection},
+    websocket::WebSocket,
 };

@@ -3,7 +3,10 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use pronghorn::{ListenerExt, handler::ConnectInfo};
+use pronghorn::{
+    IncomingStream, ListenerExt,
+    handler::{ConnectInfo, Connected},
+};
 
 use super::*;
 
@@ -75,4 +78,79 @@ async fn tap_io_sees_each_connection_as_it_is_accepted() {
         assert_eq!(tapped.load(Ordering::SeqCst), expected);
     }
     task.abort();
+}
+
+/// A connect-info type of one's own, made from each accepted connection
+/// (here from its socket and its peer's address), reaches every request of
+/// that connection, as axum's `into_make_service_with_connect_info` does.
+#[tokio::test]
+async fn a_connected_type_of_ones_own_is_made_once_per_connection() {
+    static MADE: AtomicUsize = AtomicUsize::new(0);
+
+    #[derive(Clone)]
+    struct Client {
+        peer: SocketAddr,
+        server: SocketAddr,
+        connection: usize,
+    }
+
+    impl Connected<IncomingStream<'_, tokio::net::TcpListener>> for Client {
+        fn connect_info(stream: IncomingStream<'_, tokio::net::TcpListener>) -> Self {
+            Client {
+                peer: *stream.remote_addr(),
+                server: stream.io().local_addr().unwrap(),
+                connection: MADE.fetch_add(1, Ordering::SeqCst),
+            }
+        }
+    }
+
+    let router = Router::new()
+        .get("/", |ConnectInfo(client): ConnectInfo<Client>| {
+            format!("{} {} {}", client.peer, client.server, client.connection)
+        })
+        .get("/address", |ConnectInfo(peer): ConnectInfo<SocketAddr>| {
+            peer.to_string()
+        })
+        .compile()
+        .unwrap();
+    let address =
+        common::serve_on_loopback(router, |server| server.connect_info_as::<Client>()).await;
+    let stream = TcpStream::connect(address).await.unwrap();
+    let local = stream.local_addr().unwrap();
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    for _ in 0..2 {
+        let (parts, body) = send_empty(&mut sender, Method::GET, "/").await;
+        assert_eq!(parts.status, StatusCode::OK);
+        assert_eq!(body, format!("{local} {address} 0"));
+    }
+    // Only the type asked for is there: the plain address is not.
+    let (parts, _) = send_empty(&mut sender, Method::GET, "/address").await;
+    assert_eq!(parts.status, StatusCode::INTERNAL_SERVER_ERROR);
+    assert_eq!(MADE.load(Ordering::SeqCst), 1);
+}
+
+/// `SocketAddr` is a `Connected` type of a TCP listener, as in axum:
+/// `connect_info_as::<SocketAddr>()` is `connect_info(true)`.
+#[tokio::test]
+async fn connect_info_as_a_socket_address_is_the_clients_address() {
+    let router = Router::new()
+        .get("/", |ConnectInfo(peer): ConnectInfo<SocketAddr>| {
+            peer.to_string()
+        })
+        .compile()
+        .unwrap();
+    let address =
+        common::serve_on_loopback(router, |server| server.connect_info_as::<SocketAddr>()).await;
+    let stream = TcpStream::connect(address).await.unwrap();
+    let local = stream.local_addr().unwrap();
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let (parts, body) = send_empty(&mut sender, Method::GET, "/").await;
+    assert_eq!(parts.status, StatusCode::OK);
+    assert_eq!(body, local.to_string());
 }
