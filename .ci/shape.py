@@ -5,8 +5,9 @@ types of one name (those named by their module excepted, as each layer's
 `ResponseFuture`); the types with one owner keep their fields private
 to the module that owns them, so that every read and write of them goes
 through that module's own code; and a field, a tuple struct's too, is
-visible to the whole crate only in what the router hands a handler. Exits 1, naming what
-breaks a rule."""
+visible to the whole crate only in what the router hands a handler; and
+ARCHITECTURE.md names every file of `src/`, and only files that are there.
+Exits 1, naming what breaks a rule."""
 
 import collections
 import pathlib
@@ -95,6 +96,41 @@ for path in sorted(src.rglob("*.rs")):
 for type_name, files in sorted(visible.items()):
     if len(files) > 1 and type_name not in SAME_NAME_ALLOWED:
         failures.append(f"`{type_name}` is defined in {', '.join(sorted(files))}: one name, one thing")
+
+# ARCHITECTURE.md names every file of `src/`, and only files that are there:
+# by a path ending in its folder and name (`setup/builder.rs`), by its name
+# in a table row whose first cells name its folder (`ws/` … `codec.rs`), or,
+# for a file at the top of `src/`, by its name alone.
+architecture = (src.parent / "ARCHITECTURE.md").read_text()
+files = {str(path.relative_to(src)) for path in src.rglob("*.rs")}
+folders = {str(path.relative_to(src)) + "/" for path in src.rglob("*") if path.is_dir()}
+OUTSIDE = ("tests/", "fuzz/", "benches/", "examples/", "macros/", ".ci/")
+named = set()
+for line in architecture.split("\n"):
+    cells = line.split(" | ") if line.startswith("|") else [line]
+    row_folders = [
+        folder
+        for token in re.findall(r"`([\w/]+/)`", " ".join(cells[:2]))
+        for folder in folders
+        if ("/" + folder).endswith("/" + token)
+    ]
+    for token in re.findall(r"`([\w/.]+\.rs)`", line):
+        token = token.removeprefix("src/")
+        if token.startswith(OUTSIDE):
+            continue
+        if "/" in token:
+            found = {f for f in files if ("/" + f).endswith("/" + token)}
+        elif token == "mod.rs" and not row_folders:
+            continue  # any module's
+        elif row_folders:
+            found = ({folder + token for folder in row_folders} & files) or ({token} & files)
+        else:
+            found = {token} & files
+        if not found:
+            failures.append(f"ARCHITECTURE.md names `{token}`, which is no file of src/ (in: {line[:60]}…)")
+        named |= found
+for name in sorted(files - named):
+    failures.append(f"src/{name} is named nowhere in ARCHITECTURE.md: give it a row")
 for failure in failures:
     print(failure)
 sys.exit(1 if failures else 0)

@@ -43,19 +43,13 @@ mod answers;
 #[cfg(feature = "axum")]
 mod axum;
 mod body_limit;
-mod de;
 mod extract;
 mod from_request;
 mod layered;
 mod mounted;
-#[cfg(feature = "multipart")]
-mod multipart;
 mod nested;
-mod request;
 mod response;
 mod response_parts;
-#[cfg(feature = "typed-header")]
-mod typed_header;
 
 use std::{
     future::Future,
@@ -123,14 +117,14 @@ pub mod rejection {
         JsonDataError, JsonRejection, JsonSyntaxError, MissingJsonContentType,
     };
 }
-#[cfg(feature = "ws")]
-pub(crate) use self::extract::{rejection_enum, rejection_variants};
-#[cfg(feature = "multipart")]
-#[cfg_attr(docsrs, doc(cfg(feature = "multipart")))]
-pub use self::multipart::{Field, Multipart, MultipartError};
 #[cfg(feature = "typed-header")]
 #[cfg_attr(docsrs, doc(cfg(feature = "typed-header")))]
-pub use self::typed_header::TypedHeader;
+pub use self::extract::TypedHeader;
+#[cfg(feature = "multipart")]
+#[cfg_attr(docsrs, doc(cfg(feature = "multipart")))]
+pub use self::extract::{Field, Multipart, MultipartError};
+#[cfg(feature = "ws")]
+pub(crate) use self::extract::{rejection_enum, rejection_variants};
 pub(crate) use self::{
     answers::Allowed,
     extract::{
@@ -146,10 +140,12 @@ pub use self::{
     answers::Answers,
     body_limit::DefaultBodyLimit,
     extract::{
-        BodyFuture, BodyRejection, Form, FormRejection, FromRequestBody, FromRequestHead,
-        HasRejection, Header, HeaderRejection, NamedHeader, Needs, Path, PathErrorKind,
-        PathRejection, Query, QueryRejection, RawForm, Rejection, RequestContext, RouteContext,
-        RouteParams, State, StateType, WithRejection, WithRejectionFuture, headers,
+        AddExtension, BodyFuture, BodyRejection, ConnectInfo, Connected, Extension, Form,
+        FormRejection, FromRequestBody, FromRequestHead, HasRejection, Header, HeaderRejection,
+        MatchedPath, MockConnectInfo, MockConnectInfoService, NamedHeader, Needs, NestedPath,
+        OriginalUri, Path, PathErrorKind, PathRejection, Query, QueryRejection, RawForm, Rejection,
+        RequestContext, RouteContext, RouteParams, State, StateType, WithRejection,
+        WithRejectionFuture, headers,
     },
     from_request::{FromRequest, RequestExt},
     layered::{
@@ -157,11 +153,7 @@ pub use self::{
         RouteLayer, RouteMatch,
     },
     mounted::RouteService,
-    request::{
-        AddExtension, ConnectInfo, Connected, Extension, Html, MatchedPath, MockConnectInfo,
-        MockConnectInfoService, NestedPath, OriginalUri, Redirect,
-    },
-    response::{IntoResponse, IntoResponseFailed},
+    response::{Html, IntoResponse, IntoResponseFailed, Redirect},
     response_parts::{
         AppendHeaders, ForceStatusCode, IntoResponseParts, InvalidHeader, NoContent, ResponseParts,
     },

@@ -291,3 +291,98 @@ impl<T: IntoResponse, E: IntoResponse> IntoResponse for Result<T, E> {
         }
     }
 }
+
+/// An HTML answer: `content-type: text/html; charset=utf-8`.
+///
+/// ```
+/// use pronghorn::{IntoResponse, handler::Html};
+///
+/// let response = Html("<h1>hello</h1>").into_response();
+/// assert_eq!(response.headers()["content-type"], "text/html; charset=utf-8");
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Html<T>(pub T);
+
+impl<T: Into<Body>> IntoResponse for Html<T> {
+    fn into_response(self) -> Response<Body> {
+        let mut response = Response::new(self.0.into());
+        response.headers_mut().insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static("text/html; charset=utf-8"),
+        );
+        response
+    }
+}
+
+/// A redirect to another location: `303 See Other` ([`to`](Self::to)),
+/// `307 Temporary Redirect` or `308 Permanent Redirect`.
+///
+/// ```
+/// use http::StatusCode;
+/// use pronghorn::{IntoResponse, handler::Redirect};
+///
+/// let response = Redirect::permanent("/new").into_response();
+/// assert_eq!(response.status(), StatusCode::PERMANENT_REDIRECT);
+/// assert_eq!(response.headers()["location"], "/new");
+/// ```
+///
+/// A location that is not valid header text answers 500 and is logged.
+/// Before an answer in a tuple, it sets the status and `location` on it,
+/// and a status before it in the tuple wins.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Redirect {
+    status: StatusCode,
+    location: String,
+}
+
+impl Redirect {
+    /// `303 See Other`: the client fetches `location` with GET.
+    pub fn to(location: impl Into<String>) -> Self {
+        Self::with(StatusCode::SEE_OTHER, location)
+    }
+
+    /// `307 Temporary Redirect`: the client repeats the request, method and
+    /// body included, at `location`.
+    pub fn temporary(location: impl Into<String>) -> Self {
+        Self::with(StatusCode::TEMPORARY_REDIRECT, location)
+    }
+
+    /// `308 Permanent Redirect`: as `temporary`, and for good.
+    pub fn permanent(location: impl Into<String>) -> Self {
+        Self::with(StatusCode::PERMANENT_REDIRECT, location)
+    }
+
+    /// The status it answers: 303, 307 or 308.
+    ///
+    /// ```
+    /// use http::StatusCode;
+    /// use pronghorn::handler::Redirect;
+    ///
+    /// let redirect = Redirect::temporary("/elsewhere");
+    /// assert_eq!(redirect.status_code(), StatusCode::TEMPORARY_REDIRECT);
+    /// assert_eq!(redirect.location(), "/elsewhere");
+    /// ```
+    pub fn status_code(&self) -> StatusCode {
+        self.status
+    }
+
+    /// Where it sends the client.
+    pub fn location(&self) -> &str {
+        &self.location
+    }
+
+    fn with(status: StatusCode, location: impl Into<String>) -> Self {
+        Self {
+            status,
+            location: location.into(),
+        }
+    }
+}
+
+/// Its status and `location` on an empty body; as a part of a tuple,
+/// the same on the answer after it (`(Redirect::to("/"), Html(…))`).
+impl IntoResponse for Redirect {
+    fn into_response(self) -> Response<Body> {
+        (self, ()).into_response()
+    }
+}

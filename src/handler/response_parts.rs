@@ -6,8 +6,7 @@ use std::convert::Infallible;
 use http::{Extensions, HeaderMap, HeaderName, HeaderValue, Response, StatusCode};
 
 use super::{
-    IntoResponse, IntoResponseFailed,
-    request::{Extension, Redirect},
+    IntoResponse, IntoResponseFailed, extract::Extension, response::Redirect,
     response::internal_error,
 };
 use crate::body::Body;

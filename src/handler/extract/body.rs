@@ -1,6 +1,7 @@
-//! Extractors that read the request's body: `Json`, `Form`, `String` and
-//! `Bytes`, collected within the body limit and timeout by a
-//! [`BodyFuture`]; and the `Body` itself, streamed by the handler.
+//! Reading the request's body: `String` and `Bytes`, collected within the
+//! body limit and timeout by a [`BodyFuture`] (as `Json`, `Form` and
+//! `RawForm` are), the `Body` itself, streamed by the handler; and
+//! [`BodyRejection`], why they refused.
 
 use std::{
     fmt,
@@ -16,11 +17,9 @@ use http_body::Body as _;
 use http_body_util::Limited;
 
 use super::{
-    BodyRejection, FormRejection, FromRequestBody, Rejection, RequestContext, Shape,
-    head::from_pairs, rejection,
+    FromRequestBody, Rejection, RequestContext, Shape,
+    rejection::{self, named_rejections},
 };
-#[cfg(feature = "json")]
-use crate::handler::{IntoResponse, response::internal_error};
 use crate::{
     body::Body,
     handler::{
@@ -29,177 +28,9 @@ use crate::{
     },
 };
 
-/// A form sent as the body (`application/x-www-form-urlencoded`),
-/// deserialized into `T` as [`Query`](super::Query) reads a query string;
-/// for a GET or HEAD request, as axum reads it, the query string itself.
-/// A request of another content type answers 415; a body that is not
-/// UTF-8, 400; a form that does not fit `T`, 422 (400 for a query
-/// string), as axum answers. The body limit applies.
-///
-/// ```
-/// use http::{Request, StatusCode};
-/// use http_body_util::BodyExt;
-/// use pronghorn::{Router, handler::Form};
-/// use tower::ServiceExt;
-///
-/// #[derive(serde::Deserialize)]
-/// struct Login { user: String, remember: bool }
-///
-/// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() {
-/// let router = Router::new()
-///     .post("/login", |Form(login): Form<Login>| format!("{} {}", login.user, login.remember))
-///     .compile()
-///     .unwrap();
-/// let request = Request::post("/login")
-///     .header("content-type", "application/x-www-form-urlencoded")
-///     .body("user=ada+l&remember=true".to_owned())
-///     .unwrap();
-/// let response = router.clone().oneshot(request).await.unwrap();
-/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "ada l true");
-///
-/// let request = Request::post("/login").body("user=ada".to_owned()).unwrap();
-/// assert_eq!(router.oneshot(request).await.unwrap().status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
-/// # }
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Form<T>(pub T);
-
-impl<T> FromRequestBody for Form<T>
-where
-    T: serde::de::DeserializeOwned + Send + 'static,
-{
-    type Future = BodyFuture<Self>;
-
-    fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
-        match Self::query(context) {
-            Some(query) => BodyFuture::new(query, context, None, |bytes, _| {
-                bytes.and_then(|bytes| Self::parse(bytes, false))
-            }),
-            None => BodyFuture::new(body, context, Self::refused(context), |bytes, _| {
-                bytes.and_then(|bytes| Self::parse(bytes, true))
-            }),
-        }
-    }
-}
-
-/// The form, or why the body does not read as one, for the handler to
-/// answer itself.
-impl<T> FromRequestBody for Result<Form<T>, FormRejection>
-where
-    T: serde::de::DeserializeOwned + Send + 'static,
-{
-    type Future = BodyFuture<Self>;
-
-    fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
-        match Form::<T>::query(context) {
-            Some(query) => BodyFuture::new(query, context, None, |bytes, answers| {
-                Ok(bytes
-                    .and_then(|bytes| Form::parse(bytes, false))
-                    .map_err(|rejection| FormRejection::of(rejection.worded(answers))))
-            }),
-            None => BodyFuture::new(
-                body,
-                context,
-                Form::<T>::refused(context),
-                |bytes, answers| {
-                    Ok(bytes
-                        .and_then(|bytes| Form::parse(bytes, true))
-                        .map_err(|rejection| FormRejection::of(rejection.worded(answers))))
-                },
-            ),
-        }
-    }
-}
-
-impl<T: serde::de::DeserializeOwned> Form<T> {
-    /// The form of a GET or HEAD request: its query string, as a body to
-    /// read in its stead (its own body, if any, is not read). `None` for
-    /// another method, whose form is its body.
-    fn query(context: &RequestContext<'_>) -> Option<Body> {
-        let method = context.method();
-        (method == http::Method::GET || method == http::Method::HEAD).then(|| {
-            let query = context.uri().query().unwrap_or("");
-            Body::from(Bytes::copy_from_slice(query.as_bytes()))
-        })
-    }
-
-    /// Why a request is refused before its body is read: its content type.
-    fn refused(context: &RequestContext<'_>) -> Option<Rejection> {
-        let form = media_type(context.headers()).is_some_and(|essence| {
-            essence.eq_ignore_ascii_case(b"application/x-www-form-urlencoded")
-        });
-        unless_of_type(
-            form,
-            "Form",
-            "application/x-www-form-urlencoded",
-            "Form requests must have `Content-Type: application/x-www-form-urlencoded`",
-        )
-    }
-
-    /// The form in `bytes`: a body's (a misfit is 422), else a query
-    /// string's (400), as axum answers them.
-    fn parse(bytes: Bytes, body: bool) -> Result<Self, Rejection> {
-        let text = std::str::from_utf8(&bytes).map_err(|error| {
-            Rejection::new(
-                "Form",
-                StatusCode::BAD_REQUEST,
-                format!("form body is not UTF-8: {error}"),
-            )
-        })?;
-        from_pairs(text).map(Form).map_err(|error| {
-            let (status, axum) = match body {
-                true => (
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    "Failed to deserialize form body",
-                ),
-                false => (StatusCode::BAD_REQUEST, "Failed to deserialize form"),
-            };
-            Rejection::new("Form", status, format!("invalid form body: {error}"))
-                .or_as_axum(format!("{axum}: {}", error.with_path()))
-        })
-    }
-}
-
-/// A form's raw bytes, as axum's `RawForm`: a GET or HEAD request's query
-/// string, another's body (`application/x-www-form-urlencoded`, else 415),
-/// for a handler that parses it itself.
-///
-/// ```
-/// use http::Request;
-/// use http_body_util::BodyExt;
-/// use pronghorn::{Router, handler::RawForm};
-/// use tower::ServiceExt;
-///
-/// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() {
-/// let router = Router::new()
-///     .get("/", |RawForm(form): RawForm| form)
-///     .compile()
-///     .unwrap();
-/// let response = router.oneshot(Request::get("/?a=1&b=2").body(String::new()).unwrap()).await.unwrap();
-/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "a=1&b=2");
-/// # }
-/// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct RawForm(pub Bytes);
-
-impl FromRequestBody for RawForm {
-    type Future = BodyFuture<Self>;
-
-    fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
-        match Form::<()>::query(context) {
-            Some(query) => BodyFuture::new(query, context, None, |bytes, _| bytes.map(RawForm)),
-            None => BodyFuture::new(body, context, Form::<()>::refused(context), |bytes, _| {
-                bytes.map(RawForm)
-            }),
-        }
-    }
-}
-
 /// The 415 of `extractor` for a request whose content type is not `of_type`
 /// (`matches` says whether it is); axum tells the client `axum`.
-fn unless_of_type(
+pub(super) fn unless_of_type(
     matches: bool,
     extractor: &'static str,
     of_type: &str,
@@ -214,7 +45,7 @@ fn unless_of_type(
 /// The media type the request's `content-type` declares, without its
 /// parameters. Media types are ASCII and case-insensitive: compared as
 /// bytes, without allocating.
-fn media_type(headers: &HeaderMap) -> Option<&[u8]> {
+pub(super) fn media_type(headers: &HeaderMap) -> Option<&[u8]> {
     let value = headers.get(http::header::CONTENT_TYPE)?.as_bytes();
     let end = value.iter().position(|&b| b == b';').unwrap_or(value.len());
     Some(value[..end].trim_ascii())
@@ -478,7 +309,7 @@ impl Deadline {
 }
 
 impl<T> BodyFuture<T> {
-    fn new(
+    pub(super) fn new(
         body: Body,
         context: &RequestContext<'_>,
         refused: Option<Rejection>,
@@ -623,6 +454,7 @@ macro_rules! body_extractor {
 }
 
 body_extractor!(Bytes, Ok);
+
 body_extractor!(String, |bytes: Bytes| {
     String::from_utf8(bytes.to_vec()).map_err(|error| {
         Rejection::new(
@@ -634,207 +466,6 @@ body_extractor!(String, |bytes: Bytes| {
     })
 });
 
-/// Whether the request declares a JSON body (`application/json` or
-/// `application/*+json`).
-#[cfg(feature = "json")]
-fn is_json(headers: &HeaderMap) -> bool {
-    let Some((kind, subtype)) =
-        media_type(headers).and_then(|essence| essence.split_at_checked(12))
-    else {
-        return false;
-    };
-    kind.eq_ignore_ascii_case(b"application/")
-        && (subtype.eq_ignore_ascii_case(b"json")
-            || subtype.len() > 5 && subtype[subtype.len() - 5..].eq_ignore_ascii_case(b"+json"))
-}
-
-/// A JSON request body or response (feature `json`).
-///
-/// As an extractor (a handler's last argument) it reads the body within
-/// the router's [body limit](crate::Router::body_limit) and answers 413
-/// over it, 415 when the content type is not JSON (`application/json` or
-/// `application/*+json`), 400 with the parser's message when the body is
-/// not JSON, and 422 when it is JSON but not the value expected (a field
-/// missing, a string for a number), as axum answers. As an answer it
-/// serialises its value with `content-type: application/json`.
-///
-/// ```
-/// use http::{Request, StatusCode, header};
-/// use http_body_util::BodyExt;
-/// use pronghorn::{Router, handler::Json};
-/// use serde::{Deserialize, Serialize};
-/// use tower::ServiceExt;
-///
-/// #[derive(Deserialize, Serialize)]
-/// struct Point { x: i32, y: i32 }
-///
-/// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() {
-/// let router = Router::new()
-///     .post("/flip", |Json(p): Json<Point>| Json(Point { x: p.y, y: p.x }))
-///     .compile()
-///     .unwrap();
-/// let post = |content_type: &str, body: &str| {
-///     Request::post("/flip")
-///         .header(header::CONTENT_TYPE, content_type)
-///         .body(body.to_owned())
-///         .unwrap()
-/// };
-///
-/// let response = router.clone().oneshot(post("application/json", r#"{"x":1,"y":2}"#)).await.unwrap();
-/// assert_eq!(response.headers()[header::CONTENT_TYPE], "application/json");
-/// let body = response.into_body().collect().await.unwrap().to_bytes();
-/// assert_eq!(body, r#"{"x":2,"y":1}"#);
-///
-/// let response = router.clone().oneshot(post("application/json", r#"{"x":1"#)).await.unwrap();
-/// assert_eq!(response.status(), StatusCode::BAD_REQUEST);
-/// let response = router.clone().oneshot(post("application/json", r#"{"x":1}"#)).await.unwrap();
-/// assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
-/// let response = router.oneshot(post("text/plain", r#"{"x":1,"y":2}"#)).await.unwrap();
-/// assert_eq!(response.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
-/// # }
-/// ```
-#[cfg(feature = "json")]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Json<T>(pub T);
-
-#[cfg(feature = "json")]
-impl<T> FromRequestBody for Json<T>
-where
-    T: serde::de::DeserializeOwned + Send + 'static,
-{
-    type Future = BodyFuture<Self>;
-
-    fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
-        let refused = Self::refused(context);
-        BodyFuture::new(body, context, refused, |bytes, _| {
-            bytes.and_then(Self::parse)
-        })
-    }
-}
-
-/// The value, or why the body does not read as one, for the handler to
-/// answer itself.
-#[cfg(feature = "json")]
-impl<T> FromRequestBody for Result<Json<T>, super::JsonRejection>
-where
-    T: serde::de::DeserializeOwned + Send + 'static,
-{
-    type Future = BodyFuture<Self>;
-
-    fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
-        let refused = Json::<T>::refused(context);
-        BodyFuture::new(body, context, refused, |bytes, answers| {
-            Ok(bytes
-                .and_then(Json::parse)
-                .map_err(|rejection| super::JsonRejection::of(rejection.worded(answers))))
-        })
-    }
-}
-
-/// `None` for a request that declares no content type (a body it may
-/// carry is read and let go); otherwise what [`Json`] extracts, its
-/// rejections included: as axum's `Option<Json<T>>`.
-#[cfg(feature = "json")]
-impl<T> FromRequestBody for Option<Json<T>>
-where
-    T: serde::de::DeserializeOwned + Send + 'static,
-{
-    type Future = BodyFuture<Self>;
-
-    fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
-        if !context.headers().contains_key(http::header::CONTENT_TYPE) {
-            return BodyFuture::new(body, context, None, |_, _| Ok(None));
-        }
-        let refused = Json::<T>::refused(context);
-        BodyFuture::new(body, context, refused, |bytes, _| {
-            bytes.and_then(Json::parse).map(Some)
-        })
-    }
-}
-
-#[cfg(feature = "json")]
-impl<T: serde::de::DeserializeOwned> Json<T> {
-    /// Why a request is refused before its body is read: its content type.
-    fn refused(context: &RequestContext<'_>) -> Option<Rejection> {
-        unless_of_type(
-            is_json(context.headers()),
-            "Json",
-            "application/json",
-            "Expected request with `Content-Type: application/json`",
-        )
-    }
-
-    /// The JSON in `bytes`; a rejection names the field at fault by its
-    /// path (`items[2].id: invalid type: …`), as axum's does.
-    ///
-    /// The success path tracks no path: tracking costs a seed per value
-    /// and an allocation per map key, so it is paid only by a body that
-    /// fails, parsed a second time to find where.
-    fn parse(bytes: Bytes) -> Result<Self, Rejection> {
-        match serde_json::from_slice(&bytes) {
-            Ok(value) => Ok(Json(value)),
-            Err(error) => Err(Self::rejection(&bytes, &error)),
-        }
-    }
-
-    /// Why `bytes` do not read as a `T`, the field at fault named by its
-    /// path: found by parsing again, with tracking.
-    #[cold]
-    fn rejection(bytes: &[u8], error: &serde_json::Error) -> Rejection {
-        let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-        let tracked =
-            serde_path_to_error::deserialize::<_, T>(&mut deserializer).map(|_| deserializer.end());
-        match tracked {
-            // As axum: well-formed JSON of the wrong shape is 422.
-            Err(tracked) => json_rejection(
-                tracked.inner().classify() == serde_json::error::Category::Data,
-                &tracked,
-            ),
-            // Text after the value is malformed JSON.
-            Ok(Err(trailing)) => json_rejection(false, &trailing),
-            // A `Deserialize` that fails only once: the first error stands.
-            Ok(Ok(())) => {
-                json_rejection(error.classify() == serde_json::error::Category::Data, error)
-            }
-        }
-    }
-}
-
-/// The rejection of a JSON body: of the wrong shape for its type (`data`,
-/// 422) or not JSON at all (400).
-#[cfg(feature = "json")]
-#[cold]
-fn json_rejection(data: bool, error: &dyn fmt::Display) -> Rejection {
-    let (status, axum) = match data {
-        true => (
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "Failed to deserialize the JSON body into the target type",
-        ),
-        false => (
-            StatusCode::BAD_REQUEST,
-            "Failed to parse the request body as JSON",
-        ),
-    };
-    Rejection::new("Json", status, format!("invalid JSON body: {error}"))
-        .or_as_axum(format!("{axum}: {error}"))
-}
-
-#[cfg(feature = "json")]
-impl<T: serde::Serialize> IntoResponse for Json<T> {
-    fn into_response(self) -> Response<Body> {
-        match serde_json::to_vec(&self.0) {
-            Ok(bytes) => {
-                let mut response = Response::new(Body::from(bytes));
-                response
-                    .headers_mut()
-                    .insert(http::header::CONTENT_TYPE, crate::handler::response::JSON);
-                response
-            }
-            Err(error) => {
-                error_limited!(%error, "pronghorn: a JSON response could not be serialised");
-                internal_error()
-            }
-        }
-    }
+named_rejections! {
+    BodyRejection: "a body extractor (`String`, `Bytes`)";
 }

@@ -1,7 +1,7 @@
 //! Extractors: what a handler takes as arguments. Here, what every
-//! extractor is given (the request's context) and the two traits; the
-//! extractors of the request's head in `head.rs`, those that read its body
-//! in `body.rs`.
+//! extractor is given (the request's context), the two traits, and
+//! `Option` of any; each family of extractors in its own file, its
+//! rejection beside it, as axum's `extract/`.
 
 // A rejection is the response that answers the request. Boxing it would
 // allocate on every rejection; moving it is a copy of a few words.
@@ -19,27 +19,54 @@ use crate::{body::Body, head::RequestHead, params::Params};
 use super::{ErasedHandler, answers::Answers, nested::Nesting};
 
 mod body;
-mod head;
+mod connect_info;
+mod de;
+mod extension;
+mod form;
+mod header;
+#[cfg(feature = "json")]
+mod json;
+mod matched_path;
+#[cfg(feature = "multipart")]
+mod multipart;
+mod nested_path;
+mod path;
+mod query;
 mod rejection;
+mod request_parts;
+mod state;
+#[cfg(feature = "typed-header")]
+mod typed_header;
 mod with_rejection;
 
 #[cfg(feature = "json")]
-pub use self::body::Json;
-pub(crate) use self::body::streamed;
-pub(crate) use self::rejection::Shape;
-#[cfg(feature = "json")]
-pub use self::rejection::{JsonDataError, JsonRejection, JsonSyntaxError, MissingJsonContentType};
+pub use self::json::{Json, JsonDataError, JsonRejection, JsonSyntaxError, MissingJsonContentType};
+#[cfg(feature = "multipart")]
+pub use self::multipart::{Field, Multipart, MultipartError};
 #[cfg(feature = "ws")]
 pub(crate) use self::rejection::{rejection_enum, rejection_variants};
+#[cfg(feature = "typed-header")]
+pub use self::typed_header::TypedHeader;
+pub(crate) use self::{body::streamed, rejection::Shape};
 pub use self::{
-    body::{BodyFuture, Form, RawForm},
-    head::{Header, NamedHeader, Path, Query, RouteParams, State, headers},
-    rejection::{
-        BodyRejection, FailedToDeserializeForm, FailedToDeserializeFormBody,
-        FailedToDeserializePathParams, FailedToDeserializeQueryString, FormRejection,
-        HeaderRejection, InvalidFormContentType, MissingPathParams, PathErrorKind, PathRejection,
-        QueryRejection, Rejection,
+    body::{BodyFuture, BodyRejection},
+    connect_info::{ConnectInfo, Connected, MockConnectInfo, MockConnectInfoService},
+    extension::{AddExtension, Extension},
+    form::{
+        FailedToDeserializeForm, FailedToDeserializeFormBody, Form, FormRejection,
+        InvalidFormContentType, RawForm,
     },
+    header::{Header, HeaderRejection, NamedHeader, headers},
+    matched_path::MatchedPath,
+    nested_path::NestedPath,
+    path::{
+        FailedToDeserializePathParams, MissingPathParams, Path, PathErrorKind, PathRejection,
+        RouteParams,
+    },
+    query::{FailedToDeserializeQueryString, Query, QueryRejection},
+    rejection::Rejection,
+    request_parts::OriginalUri,
+    state::State,
     with_rejection::{HasRejection, WithRejection, WithRejectionFuture},
 };
 
@@ -560,4 +587,13 @@ pub trait FromRequestBody: Sized {
 
     /// Starts reading `body`.
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future;
+}
+
+/// `None` when the request does not carry a `T`; see
+/// [`FromRequestHead::from_head_optional`].
+impl<T: FromRequestHead> FromRequestHead for Option<T> {
+    #[inline]
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        T::from_head_optional(context)
+    }
 }

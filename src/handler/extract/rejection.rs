@@ -1,7 +1,8 @@
-//! Why an extractor refused a request: [`Rejection`], the named rejection
-//! of each extractor, and the router-wide shape of their answers.
+//! Why an extractor refused a request: [`Rejection`], the router-wide
+//! shape of rejections' answers, and the macros that name each
+//! extractor's rejection beside it (its enum of faults, as axum's).
 
-use std::{borrow::Cow, fmt, ops::Deref, sync::Arc};
+use std::{borrow::Cow, fmt, sync::Arc};
 
 use http::{Response, StatusCode};
 
@@ -147,29 +148,31 @@ pub(crate) fn answer(
     }
 }
 
+/// A rejection of one kind, a [`Rejection`] by another name, for a handler
+/// that takes `Result<_, ItsName>`.
 macro_rules! named_rejections {
     ($($name:ident: $what:literal;)*) => {$(
-        #[doc = concat!("Why ", $what, " refused a request: a [`Rejection`], for a handler")]
+        #[doc = concat!("Why ", $what, " refused a request: a [`Rejection`](crate::handler::Rejection), for a handler")]
         #[doc = concat!("that takes `Result<_, ", stringify!($name), ">` to answer it itself.")]
         #[derive(Clone, Debug)]
-        pub struct $name(pub(super) Rejection);
+        pub struct $name(pub(super) $crate::handler::Rejection);
 
-        impl Deref for $name {
-            type Target = Rejection;
+        impl ::std::ops::Deref for $name {
+            type Target = $crate::handler::Rejection;
 
-            fn deref(&self) -> &Rejection {
+            fn deref(&self) -> &$crate::handler::Rejection {
                 &self.0
             }
         }
 
-        impl From<$name> for Rejection {
-            fn from(rejection: $name) -> Rejection {
+        impl From<$name> for $crate::handler::Rejection {
+            fn from(rejection: $name) -> $crate::handler::Rejection {
                 rejection.0
             }
         }
 
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 self.0.fmt(f)
             }
         }
@@ -177,17 +180,12 @@ macro_rules! named_rejections {
         impl std::error::Error for $name {}
 
         /// Its status, with its message as plain text.
-        impl IntoResponse for $name {
-            fn into_response(self) -> Response<Body> {
-                self.0.into_response()
+        impl $crate::handler::IntoResponse for $name {
+            fn into_response(self) -> ::http::Response<$crate::body::Body> {
+                $crate::handler::IntoResponse::into_response(self.0)
             }
         }
     )*};
-}
-
-named_rejections! {
-    HeaderRejection: "`Header`";
-    BodyRejection: "a body extractor (`String`, `Bytes`)";
 }
 
 /// One fault of an extractor, a variant of its rejection as axum names
@@ -301,376 +299,10 @@ macro_rules! rejection_enum {
     };
 }
 
-#[cfg(feature = "ws")]
-pub(crate) use {rejection_enum, rejection_variants};
+pub(crate) use {named_rejections, rejection_enum, rejection_variants};
 
-rejection_variants! {
-    /// A query string that does not read as the `Query`'s type (400).
-    FailedToDeserializeQueryString;
-    /// A form request without `Content-Type: application/x-www-form-urlencoded` (415).
-    InvalidFormContentType;
-    /// A GET or HEAD request's query string that does not read as the
-    /// `Form`'s type (400).
-    FailedToDeserializeForm;
-    /// A form body that does not read as the `Form`'s type (422).
-    FailedToDeserializeFormBody;
-}
-
-rejection_enum! {
-    /// Why `Query` refused a request, as axum's `QueryRejection`, for a
-    /// handler that takes `Result<Query<T>, QueryRejection>` to answer it
-    /// itself.
-    QueryRejection ("`Query`") {
-        /// The query string does not read as the type.
-        FailedToDeserializeQueryString(FailedToDeserializeQueryString),
-    } from |rejection| Self::FailedToDeserializeQueryString(FailedToDeserializeQueryString(rejection))
-}
-
-rejection_enum! {
-    /// Why `Form` refused a request, as axum's `FormRejection`, for a
-    /// handler that takes `Result<Form<T>, FormRejection>` to answer it
-    /// itself.
-    ///
-    /// ```
-    /// use http::{Request, StatusCode};
-    /// use http_body_util::BodyExt;
-    /// use pronghorn::{Router, handler::{Form, FormRejection}};
-    /// use tower::ServiceExt;
-    ///
-    /// #[derive(serde::Deserialize)]
-    /// struct Login { user: String }
-    ///
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() {
-    /// let router = Router::new()
-    ///     .post("/login", |form: Result<Form<Login>, FormRejection>| match form {
-    ///         Ok(Form(login)) => login.user,
-    ///         Err(FormRejection::InvalidFormContentType(_)) => "send a form".to_owned(),
-    ///         Err(other) => other.body_text(),
-    ///     })
-    ///     .compile()
-    ///     .unwrap();
-    /// let request = Request::post("/login").body("user=ada".to_owned()).unwrap();
-    /// let response = router.oneshot(request).await.unwrap();
-    /// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "send a form");
-    /// # }
-    /// ```
-    FormRejection ("`Form`") {
-        /// The request is not a form.
-        InvalidFormContentType(InvalidFormContentType),
-        /// A GET or HEAD request's query string does not read as the type.
-        FailedToDeserializeForm(FailedToDeserializeForm),
-        /// The body does not read as the type.
-        FailedToDeserializeFormBody(FailedToDeserializeFormBody),
-        /// The body could not be read: over the limit, too slow, cut off.
-        BytesRejection(BodyRejection),
-    } from |rejection| match (rejection.extractor(), rejection.status()) {
-        ("Form", StatusCode::UNSUPPORTED_MEDIA_TYPE) => {
-            Self::InvalidFormContentType(InvalidFormContentType(rejection))
-        }
-        ("Form", StatusCode::UNPROCESSABLE_ENTITY) => {
-            Self::FailedToDeserializeFormBody(FailedToDeserializeFormBody(rejection))
-        }
-        ("Form", _) => Self::FailedToDeserializeForm(FailedToDeserializeForm(rejection)),
-        _ => Self::BytesRejection(BodyRejection(rejection)),
-    }
-}
-
-#[cfg(feature = "json")]
-rejection_variants! {
-    /// JSON of the wrong shape for the `Json`'s type: a field missing, a
-    /// string for a number (422).
-    JsonDataError;
-    /// A body that is not JSON (400).
-    JsonSyntaxError;
-    /// A request without a JSON content type (415).
-    MissingJsonContentType;
-}
-
-#[cfg(feature = "json")]
-rejection_enum! {
-    /// Why `Json` refused a request, as axum's `JsonRejection`, for a
-    /// handler that takes `Result<Json<T>, JsonRejection>` to answer it
-    /// itself.
-    JsonRejection ("`Json`") {
-        /// The JSON is not of the type's shape.
-        JsonDataError(JsonDataError),
-        /// The body is not JSON.
-        JsonSyntaxError(JsonSyntaxError),
-        /// The request does not say it is JSON.
-        MissingJsonContentType(MissingJsonContentType),
-        /// The body could not be read: over the limit, too slow, cut off.
-        BytesRejection(BodyRejection),
-    } from |rejection| match (rejection.extractor(), rejection.status()) {
-        ("Json", StatusCode::UNSUPPORTED_MEDIA_TYPE) => {
-            Self::MissingJsonContentType(MissingJsonContentType(rejection))
-        }
-        ("Json", StatusCode::UNPROCESSABLE_ENTITY) => Self::JsonDataError(JsonDataError(rejection)),
-        ("Json", _) => Self::JsonSyntaxError(JsonSyntaxError(rejection)),
-        _ => Self::BytesRejection(BodyRejection(rejection)),
-    }
-}
-
-/// Why `Path` refused a request: a [`Rejection`] (400), for a handler that
-/// takes `Result<Path<T>, PathRejection>` to answer it itself, and the
-/// [kind](PathErrorKind) of fault: which parameter, with which value,
-/// did not read as which type.
-///
-/// ```
-/// use http::{Request, StatusCode};
-/// use http_body_util::BodyExt;
-/// use pronghorn::{Router, handler::{Path, PathErrorKind, PathRejection}};
-/// use tower::ServiceExt;
-///
-/// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() {
-/// let router = Router::new()
-///     .get("/users/{id}", |id: Result<Path<u32>, PathRejection>| match id {
-///         Ok(Path(id)) => format!("user {id}"),
-///         Err(rejection) => match rejection.kind() {
-///             PathErrorKind::ParseError { value, expected_type } => {
-///                 format!("`{value}` is no {expected_type}")
-///             }
-///             other => other.to_string(),
-///         },
-///     })
-///     .compile()
-///     .unwrap();
-/// let response = router.oneshot(Request::get("/users/ada").body(String::new()).unwrap()).await.unwrap();
-/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "`ada` is no u32");
-/// # }
-/// ```
-#[derive(Clone, Debug)]
-#[non_exhaustive]
-pub enum PathRejection {
-    /// The parameters do not read as the type.
-    FailedToDeserializePathParams(FailedToDeserializePathParams),
-    /// The route has no parameters to read.
-    MissingPathParams(MissingPathParams),
-}
-
-/// Parameters that do not read as the `Path`'s type (400), and which
-/// [kind](PathErrorKind) of fault it is.
-#[derive(Clone, Debug)]
-pub struct FailedToDeserializePathParams {
-    rejection: Rejection,
-    kind: PathErrorKind,
-}
-
-/// A `Path` on a route without parameters (500), as axum's; pronghorn
-/// refuses such a route when it compiles, so only a `Path` read outside
-/// a route meets it.
-#[derive(Clone, Debug)]
-pub struct MissingPathParams {
-    rejection: Rejection,
-    kind: PathErrorKind,
-}
-
-impl FailedToDeserializePathParams {
-    /// The rejection of a fault of `kind`.
-    pub(crate) fn new(rejection: Rejection, kind: PathErrorKind) -> Self {
-        Self { rejection, kind }
-    }
-
-    /// What was wrong.
-    pub fn kind(&self) -> &PathErrorKind {
-        &self.kind
-    }
-
-    /// What was wrong, owned.
-    pub fn into_kind(self) -> PathErrorKind {
-        self.kind
-    }
-}
-
-impl PathRejection {
-    /// What was wrong, for a message of your own.
-    pub fn kind(&self) -> &PathErrorKind {
-        match self {
-            Self::FailedToDeserializePathParams(inner) => &inner.kind,
-            Self::MissingPathParams(inner) => &inner.kind,
-        }
-    }
-
-    /// The status it answers.
-    pub fn status(&self) -> StatusCode {
-        self.rejection().status()
-    }
-
-    /// What it tells the client.
-    pub fn body_text(&self) -> String {
-        self.rejection().body_text()
-    }
-
-    /// The same, worded as a router answering by `answers` words it.
-    pub(crate) fn worded(self, answers: Answers) -> Self {
-        match self {
-            Self::FailedToDeserializePathParams(inner) => {
-                Self::FailedToDeserializePathParams(FailedToDeserializePathParams {
-                    rejection: inner.rejection.worded(answers),
-                    ..inner
-                })
-            }
-            Self::MissingPathParams(inner) => Self::MissingPathParams(MissingPathParams {
-                rejection: inner.rejection.worded(answers),
-                ..inner
-            }),
-        }
-    }
-
-    fn rejection(&self) -> &Rejection {
-        match self {
-            Self::FailedToDeserializePathParams(inner) => &inner.rejection,
-            Self::MissingPathParams(inner) => &inner.rejection,
-        }
-    }
-}
-
-macro_rules! path_variants {
-    ($($name:ident),*) => {$(
-        impl $name {
-            /// The status it answers.
-            pub fn status(&self) -> StatusCode {
-                self.rejection.status()
-            }
-
-            /// What it tells the client.
-            pub fn body_text(&self) -> String {
-                self.rejection.body_text()
-            }
-        }
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                self.rejection.fmt(f)
-            }
-        }
-
-        impl std::error::Error for $name {}
-
-        impl IntoResponse for $name {
-            fn into_response(self) -> Response<Body> {
-                self.rejection.into_response()
-            }
-        }
-    )*};
-}
-
-path_variants!(FailedToDeserializePathParams, MissingPathParams);
-
-impl Deref for PathRejection {
-    type Target = Rejection;
-
-    fn deref(&self) -> &Rejection {
-        self.rejection()
-    }
-}
-
-impl From<PathRejection> for Rejection {
-    fn from(rejection: PathRejection) -> Rejection {
-        match rejection {
-            PathRejection::FailedToDeserializePathParams(inner) => inner.rejection,
-            PathRejection::MissingPathParams(inner) => inner.rejection,
-        }
-    }
-}
-
-impl fmt::Display for PathRejection {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.rejection().fmt(f)
-    }
-}
-
-impl std::error::Error for PathRejection {}
-
-/// Its status, with its message as plain text.
-impl IntoResponse for PathRejection {
-    fn into_response(self) -> Response<Body> {
-        Rejection::from(self).into_response()
-    }
-}
-
-/// What kept a route's parameters from reading as a `Path`'s type, as
-/// axum's `path::ErrorKind` tells it (its `Display` is axum's wording).
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum PathErrorKind {
-    /// The value of parameter `key` does not parse as `expected_type`
-    /// (a field of a struct or map).
-    ParseErrorAtKey {
-        /// The parameter.
-        key: String,
-        /// Its value, percent-decoded.
-        value: String,
-        /// The type it was read as.
-        expected_type: &'static str,
-    },
-    /// The value at `index` does not parse as `expected_type` (an element
-    /// of a tuple or sequence).
-    ParseErrorAtIndex {
-        /// Its place among the parameters.
-        index: usize,
-        /// Its value, percent-decoded.
-        value: String,
-        /// The type it was read as.
-        expected_type: &'static str,
-    },
-    /// The route's one value does not parse as `expected_type`.
-    ParseError {
-        /// The value, percent-decoded.
-        value: String,
-        /// The type it was read as.
-        expected_type: &'static str,
-    },
-    /// The value of parameter `key` is not UTF-8 once percent-decoded.
-    InvalidUtf8InPathParam {
-        /// The parameter.
-        key: String,
-    },
-    /// The value of parameter `key` was refused by its type's own
-    /// deserializer (an enum's unknown variant, a validating newtype).
-    DeserializeError {
-        /// The parameter.
-        key: String,
-        /// Its value, percent-decoded.
-        value: String,
-        /// Why its type refused it.
-        message: String,
-    },
-    /// Anything else.
-    Message(String),
-}
-
-impl fmt::Display for PathErrorKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PathErrorKind::ParseErrorAtKey {
-                key,
-                value,
-                expected_type,
-            } => write!(
-                f,
-                "Cannot parse `{key}` with value `{value}` to a `{expected_type}`"
-            ),
-            PathErrorKind::ParseErrorAtIndex {
-                index,
-                value,
-                expected_type,
-            } => write!(
-                f,
-                "Cannot parse value at index {index} with value `{value}` to a `{expected_type}`"
-            ),
-            PathErrorKind::ParseError {
-                value,
-                expected_type,
-            } => write!(f, "Cannot parse `{value}` to a `{expected_type}`"),
-            PathErrorKind::InvalidUtf8InPathParam { key } => write!(f, "Invalid UTF-8 in `{key}`"),
-            PathErrorKind::DeserializeError {
-                key,
-                value,
-                message,
-            } => write!(f, "Cannot parse `{key}` with value `{value}`: {message}"),
-            PathErrorKind::Message(message) => f.write_str(message),
-        }
-    }
+/// A 400 of `extractor`, saying what of the request does not read as it
+/// needs.
+pub(super) fn bad_request(extractor: &'static str, message: String) -> Rejection {
+    Rejection::new(extractor, http::StatusCode::BAD_REQUEST, message)
 }

@@ -7,11 +7,8 @@ use bytes::Bytes;
 use http::{HeaderMap, Response, StatusCode, header};
 use http_body_util::BodyDataStream;
 
-use super::{
-    FromRequestBody, IntoResponse, RequestContext,
-    extract::{Rejection, streamed},
-};
-use crate::body::Body;
+use super::{FromRequestBody, Rejection, RequestContext, streamed};
+use crate::{body::Body, handler::IntoResponse};
 
 /// A `multipart/form-data` request body, read one [`Field`] after the
 /// other as it arrives, as axum's `Multipart` reads it (feature

@@ -1,8 +1,7 @@
 //! [`TypedHeader`]: a header read as the `headers` crate types it (feature
 //! `typed-header`).
 
-// A rejection is the response that answers the request, as for every
-// extractor (see `extract/mod.rs`).
+// A rejection is the response that answers the request: see `mod.rs`.
 #![expect(
     clippy::result_large_err,
     reason = "a rejection is the response that answers the request: boxing it would allocate on every rejection"
@@ -10,7 +9,7 @@
 
 use http::{Response, StatusCode};
 
-use super::{FromRequestHead, RequestContext, extract::Rejection};
+use super::{FromRequestHead, Rejection, RequestContext};
 use crate::body::Body;
 
 /// A request header decoded into a type of the

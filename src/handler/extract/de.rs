@@ -8,10 +8,14 @@
 
 use std::{borrow::Cow, fmt, iter::Peekable};
 
+use http::Response;
 use serde::de::{
     self, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor,
     value::StrDeserializer,
 };
+
+use super::{Rejection, RequestContext};
+use crate::body::Body;
 
 /// Why a value could not be deserialized; the message names the key.
 #[derive(Debug)]
@@ -521,5 +525,19 @@ pub(crate) fn misfit<T: de::DeserializeOwned>(names: &[Box<str>]) -> Option<Stri
             ..
         }) => Some(message),
         _ => None,
+    }
+}
+
+/// An optional extractor's answer: `None` when the keys do not fit the
+/// type, whatever their values; a rejection when a value is malformed.
+pub(super) fn optional<T>(
+    context: &RequestContext<'_>,
+    result: Result<T, Error>,
+    rejection: impl FnOnce(Error) -> Rejection,
+) -> Result<Option<T>, Response<Body>> {
+    match result {
+        Ok(value) => Ok(Some(value)),
+        Err(error) if error.shape => Ok(None),
+        Err(error) => Err(context.reject(rejection(error))),
     }
 }

@@ -1,0 +1,93 @@
+//! Where a nested router is mounted: [`NestedPath`].
+
+use std::sync::Arc;
+
+use http::{Response, StatusCode};
+
+use super::{FromRequestHead, RequestContext};
+use crate::{
+    body::Body,
+    handler::{Answers, IntoResponse, response::internal_error},
+};
+
+/// The pattern of the bases a route was [nested](crate::Router::nest)
+/// under, as axum's `NestedPath`: `/api` for a route of a router nested at
+/// `/api`, `/api/v2` for one nested at `/v2` in a router nested at `/api`,
+/// `/{version}/api` with a parameter in the base, the same in its
+/// router's fallback and in the extractors of its middleware functions.
+///
+/// A route that was not nested answers 500 (logged); `Option<NestedPath>`
+/// is `None` there.
+///
+/// ```
+/// use http::Request;
+/// use http_body_util::BodyExt;
+/// use pronghorn::{Router, handler::NestedPath};
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let users = Router::new().get("/users", |base: NestedPath| base.as_str().to_owned());
+/// let router = Router::new().nest("/api", Router::new().nest("/v2", users)).compile().unwrap();
+///
+/// let request = Request::get("/api/v2/users").body(String::new()).unwrap();
+/// let response = router.oneshot(request).await.unwrap();
+/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "/api/v2");
+/// # }
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NestedPath(Arc<str>);
+
+impl NestedPath {
+    /// The bases' pattern.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl NestedPath {
+    /// The nested path a service mounted below `path` is handed, in its
+    /// request's extensions, for the routes of its own to read.
+    pub(in crate::handler) fn insert(extensions: &mut http::Extensions, path: &Arc<str>) {
+        extensions.insert(NestedPath(Arc::clone(path)));
+    }
+
+    /// The nested path of the route `context` is for: its own bases below
+    /// those of the route its app was mounted at.
+    fn of(context: &RequestContext<'_>) -> Option<Self> {
+        let outer = context.extensions().get::<NestedPath>();
+        Some(match (outer, context.nesting.path()) {
+            (None, None) => return None,
+            (Some(outer), None) => outer.clone(),
+            (None, Some(own)) => NestedPath(Arc::clone(own)),
+            (Some(outer), Some(own)) => {
+                NestedPath(format!("{}{own}", outer.0.trim_end_matches('/')).into())
+            }
+        })
+    }
+}
+
+// Niche: not among the extractors the compiler suggests.
+#[diagnostic::do_not_recommend]
+impl FromRequestHead for NestedPath {
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        Self::of(context).ok_or_else(|| not_nested(context.answers))
+    }
+
+    fn from_head_optional(context: &RequestContext<'_>) -> Result<Option<Self>, Response<Body>> {
+        Ok(Self::of(context))
+    }
+}
+
+#[cold]
+fn not_nested(answers: Answers) -> Response<Body> {
+    error_limited!("pronghorn: a handler asked for the `NestedPath` of a route not nested");
+    match answers {
+        Answers::Pronghorn => internal_error(),
+        Answers::Axum => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "The matched route is not nested",
+        )
+            .into_response(),
+    }
+}
