@@ -79,15 +79,15 @@ impl<T: FromRequest> FromRequestBody for T {
     type Future = crate::step::BoxFuture<Result<Self, Response<Body>>>;
 
     fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
-        match streamed(body, context.body_limit, context.body_timeout) {
+        match streamed(body, context.body_limit(), context.body_timeout()) {
             Ok(body) => {
                 let mut request = Request::from_parts(context.head(), body);
                 MatchedPath::insert(&mut request, context.pattern(), false);
                 // The route goes with the request, for the extractors the
                 // `FromRequest` runs on it (`RequestExt`).
-                if let Some(route) = context.route {
-                    let captured_in = route.head.map(crate::head::RequestHead::uri);
-                    let captured_in = captured_in.unwrap_or_else(|| context.request.uri());
+                if let Some(route) = context.route() {
+                    let captured_in = route.head().map(crate::head::RequestHead::uri);
+                    let captured_in = captured_in.unwrap_or_else(|| context.request().uri());
                     carry_route(&mut request, route, route_info(route), Some(captured_in));
                 }
                 let future = T::from_request(request);
@@ -191,14 +191,14 @@ pub(crate) fn with_context<R>(
         }
         None => {
             let defaults = &*OUTSIDE;
-            let route = RouteContext {
-                pattern: "",
-                params: crate::params::Params::new("", &[], &defaults.captures),
-                params_in_request: false,
-                state: &defaults.state,
-                extraction: &defaults.extraction,
-                head: None,
-            };
+            let route = RouteContext::new(
+                "",
+                crate::params::Params::new("", &[], &defaults.captures),
+                false,
+                &defaults.state,
+                &defaults.extraction,
+                None,
+            );
             run(&route.with_request(request))
         }
     }
@@ -213,14 +213,13 @@ struct Outside {
 
 static OUTSIDE: LazyLock<Outside> = LazyLock::new(|| Outside {
     state: Arc::default(),
-    extraction: Extraction {
-        limit: DEFAULT_BODY_LIMIT,
-        timeout: DEFAULT_BODY_TIMEOUT,
-        rejection: None,
-        layered: None,
-        answers: Answers::Pronghorn,
-        own_state: None,
-        nesting: Nesting::default(),
-    },
+    extraction: Extraction::new(
+        DEFAULT_BODY_LIMIT,
+        DEFAULT_BODY_TIMEOUT,
+        None,
+        Answers::Pronghorn,
+        None,
+        Nesting::default(),
+    ),
     captures: Captures::NONE,
 });

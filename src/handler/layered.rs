@@ -23,9 +23,7 @@ use tower_service::Service;
 
 use super::{
     DefaultBodyLimit, ErasedHandler, Handler, IntoResponse, MatchedPath, Needs, RouteContext,
-    RouteService,
-    extract::{Extraction, RouteInfo},
-    response::internal_error,
+    RouteService, extract::RouteInfo, response::internal_error,
 };
 use crate::{
     body::Body,
@@ -75,26 +73,26 @@ impl RouteMatch {
     /// The pattern of the route, as registered (nest bases included);
     /// empty for a fallback.
     pub fn pattern(&self) -> &str {
-        &self.info.pattern
+        self.info.pattern()
     }
 
     /// The route's parameters, as the path was received.
     pub fn params(&self) -> Params<'_> {
-        Params::new(self.uri.path(), &self.info.names, &self.captures)
+        Params::new(self.uri.path(), self.info.names(), &self.captures)
     }
 
     /// What the handler reads, as the router would hand it.
     pub(crate) fn context(&self) -> RouteContext<'_> {
-        RouteContext {
-            pattern: &self.info.pattern,
-            params: Params::new(self.uri.path(), &self.info.names, &self.captures),
-            params_in_request: false,
-            state: &self.state,
-            extraction: &self.info.extraction,
+        RouteContext::new(
+            self.info.pattern(),
+            Params::new(self.uri.path(), self.info.names(), &self.captures),
+            false,
+            &self.state,
+            self.info.extraction(),
             // The request is the layers' own: nothing reads it after
             // the handler, and its `RouteMatch` is there already.
-            head: None,
-        }
+            None,
+        )
     }
 }
 
@@ -203,11 +201,8 @@ impl Endpoint {
         // The limit a `DefaultBodyLimit` layer set, over the route's.
         let limited;
         if let Some(set) = request.extensions().get::<DefaultBodyLimit>() {
-            limited = Extraction {
-                limit: set.limit(),
-                ..context.extraction.clone()
-            };
-            context.extraction = &limited;
+            limited = context.extraction().with_limit(set.limit());
+            context.read_through(&limited);
         }
         match (self.handler).call(request, context, cx, &mut response) {
             None => EndpointFuture::ready(response.unwrap_or_else(internal_error)),
@@ -415,7 +410,7 @@ where
 /// given to the route).
 fn hand_over(request: &mut Request<Body>, route: &RouteContext<'_>) -> Request<Body> {
     let info = route_info(route);
-    let mut owned = match route.head.is_some() {
+    let mut owned = match route.head().is_some() {
         false => std::mem::replace(request, Request::new(Body::empty())),
         true => {
             let mut owned = Request::new(std::mem::take(request.body_mut()));
@@ -429,7 +424,7 @@ fn hand_over(request: &mut Request<Body>, route: &RouteContext<'_>) -> Request<B
     };
     // The parameters were captured in the path as received: the head's
     // copy, where the router kept one, else the request's own.
-    carry_route(&mut owned, route, info, route.head.map(RequestHead::uri));
+    carry_route(&mut owned, route, info, route.head().map(RequestHead::uri));
     owned
 }
 
@@ -449,16 +444,16 @@ pub(super) fn carry_route(
     if !fresh {
         return;
     }
-    if let Some(matched) = MatchedPath::of_shared(extensions, &info.pattern) {
+    if let Some(matched) = MatchedPath::of_shared(extensions, info.pattern()) {
         request.extensions_mut().insert(matched);
     }
-    let uri = match info.names.is_empty() {
+    let uri = match info.names().is_empty() {
         true => Uri::default(),
         false => captured_in.unwrap_or_else(|| request.uri()).clone(),
     };
     request.extensions_mut().insert(RouteMatch {
-        captures: *route.params.captures(),
-        state: Arc::clone(route.state),
+        captures: *route.captured_params().captures(),
+        state: Arc::clone(route.state()),
         info,
         uri,
     });
@@ -466,7 +461,7 @@ pub(super) fn carry_route(
 
 /// The info of `route`: its router's, made for its layers, else copied.
 pub(super) fn route_info(route: &RouteContext<'_>) -> Arc<RouteInfo> {
-    match &route.extraction.layered {
+    match &route.extraction().layered() {
         Some(info) => Arc::clone(info),
         None => RouteInfo::of(route),
     }

@@ -99,18 +99,18 @@ impl<S: RouteService> Handler<FromService> for Mounted<S> {
         let body = std::mem::take(request.body_mut());
         let params = route.params(request);
         let mut request = Request::from_parts(copy_head(request), body);
-        MatchedPath::insert(&mut request, route.pattern, self.nested);
+        MatchedPath::insert(&mut request, route.pattern(), self.nested);
         // The path asked for, and the path the service sees.
         let paths = self.nested.then(|| {
             let original = request.uri().path().to_owned();
             rebase(&mut request, params.get_raw(NESTED_PATH).unwrap_or(""));
             (original, request.uri().path().to_owned())
         });
-        if !self.nested && route.extraction.nesting.bases() > 0 {
-            let nest_bases = route.extraction.nesting.bases();
+        if !self.nested && route.extraction().nesting().bases() > 0 {
+            let nest_bases = route.extraction().nesting().bases();
             let (mut parts, body) = request.into_parts();
             super::nested::strip_bases(&mut parts.uri, &mut parts.extensions, nest_bases);
-            if let Some(path) = route.extraction.nesting.path() {
+            if let Some(path) = route.extraction().nesting().path() {
                 NestedPath::insert(&mut parts.extensions, path);
             }
             request = Request::from_parts(parts, body);

@@ -391,7 +391,7 @@ fn extract<T: FromRequestHead>(
     let route = matched.context();
     let mut context = route.with_request(request);
     if let Some(state) = state {
-        context.own_state = Some(state);
+        context.read_state_first(state);
     }
     T::from_head(&context)
 }

@@ -251,7 +251,7 @@ where
         ConnectionFuture {
             state: self.start(request, http2, body),
             stream,
-            next_head: (!http2).then(|| NextHead(Arc::clone(&self.watch))),
+            next_head: (!http2).then(|| NextHead::new(Arc::clone(&self.watch))),
             head,
             upgrade,
         }

@@ -310,12 +310,7 @@ struct Settings {
 impl Default for Settings {
     fn default() -> Self {
         Self {
-            timeouts: Timeouts {
-                header_read: Duration::from_secs(10),
-                keep_alive: Duration::from_secs(10),
-                http2_idle: Duration::from_secs(60),
-                send: Duration::from_secs(30),
-            },
+            timeouts: Timeouts::default(),
             http2_keep_alive: Duration::from_secs(20),
             http2_max_streams: 100,
             http2_receive_window: 1024 * 1024,
@@ -359,7 +354,7 @@ impl<S, L: Listener> Serve<S, L> {
     /// is cut off. A request being answered or a response being streamed,
     /// however long, is not a wait.
     pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
-        self.limits.timeouts.header_read = timeout.min(FOREVER);
+        self.limits.timeouts.set_header_read(timeout.min(FOREVER));
         self
     }
 
@@ -368,7 +363,7 @@ impl<S, L: Listener> Serve<S, L> {
     /// `Duration::ZERO` closes each connection after its answer, unless
     /// the next request has already come.
     pub fn keep_alive_timeout(mut self, timeout: Duration) -> Self {
-        self.limits.timeouts.keep_alive = timeout.min(FOREVER);
+        self.limits.timeouts.set_keep_alive(timeout.min(FOREVER));
         self
     }
 
@@ -394,7 +389,7 @@ impl<S, L: Listener> Serve<S, L> {
     /// bodies produce past their first chunk by
     /// [`http2_send_buffer`](Self::http2_send_buffer).
     pub fn send_timeout(mut self, timeout: Duration) -> Self {
-        self.limits.timeouts.send = timeout.min(FOREVER);
+        self.limits.timeouts.set_send(timeout.min(FOREVER));
         self
     }
 
@@ -406,7 +401,7 @@ impl<S, L: Listener> Serve<S, L> {
     /// closed a quarter of the shortest timeout later at most (sooner if
     /// the client closes it, as clients do on a GOAWAY).
     pub fn http2_idle_timeout(mut self, timeout: Duration) -> Self {
-        self.limits.timeouts.http2_idle = timeout.min(FOREVER);
+        self.limits.timeouts.set_http2_idle(timeout.min(FOREVER));
         self
     }
 

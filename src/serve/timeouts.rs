@@ -267,14 +267,46 @@ impl Snapshot {
 /// The watchdog's timeouts.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Timeouts {
-    pub(super) header_read: Duration,
-    pub(super) keep_alive: Duration,
-    pub(super) http2_idle: Duration,
+    header_read: Duration,
+    keep_alive: Duration,
+    http2_idle: Duration,
     /// How long a connection may send nothing of what it has to send.
-    pub(super) send: Duration,
+    send: Duration,
+}
+
+/// `serve`'s defaults.
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            header_read: Duration::from_secs(10),
+            keep_alive: Duration::from_secs(10),
+            http2_idle: Duration::from_secs(60),
+            send: Duration::from_secs(30),
+        }
+    }
 }
 
 impl Timeouts {
+    /// Sets the header-read timeout.
+    pub(super) fn set_header_read(&mut self, timeout: Duration) {
+        self.header_read = timeout;
+    }
+
+    /// Sets the keep-alive timeout.
+    pub(super) fn set_keep_alive(&mut self, timeout: Duration) {
+        self.keep_alive = timeout;
+    }
+
+    /// Sets the HTTP/2 idle timeout.
+    pub(super) fn set_http2_idle(&mut self, timeout: Duration) {
+        self.http2_idle = timeout;
+    }
+
+    /// Sets the send timeout.
+    pub(super) fn set_send(&mut self, timeout: Duration) {
+        self.send = timeout;
+    }
+
     /// How often the watchdog looks: four times in the shortest timeout.
     fn period(&self) -> Duration {
         let shortest = self
@@ -295,7 +327,14 @@ impl Timeouts {
 /// costs each request one more turn of hyper's poll loop: hyper tries to
 /// read the next head at once, to arm it.
 #[derive(Debug)]
-pub(super) struct NextHead(pub(super) Arc<ConnectionWatch>);
+pub(super) struct NextHead(Arc<ConnectionWatch>);
+
+impl NextHead {
+    /// Tells `watch` when dropped.
+    pub(super) fn new(watch: Arc<ConnectionWatch>) -> Self {
+        NextHead(watch)
+    }
+}
 
 impl Drop for NextHead {
     fn drop(&mut self) {

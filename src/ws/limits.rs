@@ -29,8 +29,8 @@ use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     pub(super) max_message_size: usize,
-    pub(super) max_frame_size: usize,
-    pub(super) max_write_buffer_size: usize,
+    max_frame_size: usize,
+    max_write_buffer_size: usize,
     pub(super) send_timeout: Duration,
     pub(super) message_timeout: Duration,
     pub(super) ping_interval: Duration,

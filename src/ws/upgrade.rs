@@ -268,7 +268,7 @@ pub mod rejection {
                     $ours,
                 )
                 .or_as_axum($axum)
-                .worded($context.answers),
+                .worded($context.answers()),
             ))
         };
     }

@@ -23,7 +23,7 @@ pub(crate) struct Error {
     pub(super) message: String,
     /// Whether the keys, or their number, do not fit the type: no values
     /// would do, only other keys.
-    pub(super) shape: bool,
+    shape: bool,
     /// The value that did not read, where one did not.
     pub(super) failed: Option<Box<Failed>>,
 }

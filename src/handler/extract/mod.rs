@@ -74,20 +74,20 @@ pub use self::{
 /// the matched route, the router's state and the body limit.
 #[derive(Clone, Copy, Debug)]
 pub struct RouteContext<'a> {
-    pub(crate) pattern: &'a str,
+    pattern: &'a str,
     /// The parameters, their path left empty when `params_in_request`.
-    pub(crate) params: Params<'a>,
+    params: Params<'a>,
     /// Whether the parameters' path is the request's own: no step ran
     /// before the handler, so the path is as received, and the router kept
     /// no copy of it.
-    pub(crate) params_in_request: bool,
-    pub(crate) state: &'a Arc<http::Extensions>,
+    params_in_request: bool,
+    state: &'a Arc<http::Extensions>,
     /// What the route's extractors hold to.
-    pub(crate) extraction: &'a Extraction,
+    extraction: &'a Extraction,
     /// The request's head as received, when the router kept a copy for
     /// its hooks: the parameters were captured in its path, and the steps
     /// after the handler read the request's headers.
-    pub(crate) head: Option<&'a RequestHead>,
+    head: Option<&'a RequestHead>,
 }
 
 /// The default limit of a request body read by an extractor: 2 MiB.
@@ -100,20 +100,20 @@ pub(crate) const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
 /// the shape of their rejections.
 #[derive(Clone, Debug)]
 pub(crate) struct Extraction {
-    pub(crate) limit: usize,
-    pub(crate) timeout: Duration,
+    limit: usize,
+    timeout: Duration,
     /// How the route's router answers rejections, if it says.
-    pub(crate) rejection: Option<Shape>,
+    rejection: Option<Shape>,
     /// What the route's tower layers hand its handler with the request:
     /// `None` for a handler without layers.
-    pub(crate) layered: Option<Arc<RouteInfo>>,
+    layered: Option<Arc<RouteInfo>>,
     /// How the rejections are worded.
-    pub(crate) answers: Answers,
+    answers: Answers,
     /// The state of the router the route was registered in, when it is
     /// not the compiled router's: read before that.
-    pub(crate) own_state: Option<Arc<http::Extensions>>,
+    own_state: Option<Arc<http::Extensions>>,
     /// Where the route was nested.
-    pub(crate) nesting: Nesting,
+    nesting: Nesting,
 }
 
 /// What a layered route's handler reads beside the request, shared by the
@@ -121,13 +121,13 @@ pub(crate) struct Extraction {
 /// extractors hold to.
 #[derive(Debug)]
 pub(crate) struct RouteInfo {
-    pub(crate) pattern: Arc<str>,
-    pub(crate) names: Arc<[Box<str>]>,
+    pattern: Arc<str>,
+    names: Arc<[Box<str>]>,
     /// What its extractors hold to (with no info of its own).
-    pub(crate) extraction: Extraction,
+    extraction: Extraction,
     /// What answers another method on its path, through its
     /// `route_layer` layers, as axum's 405 goes: `None` when none wraps it.
-    pub(crate) refusal: Option<Refusal>,
+    refusal: Option<Refusal>,
 }
 
 /// A route's 405 in the layers of its `route_layer`s.
@@ -140,7 +140,112 @@ impl fmt::Debug for Refusal {
     }
 }
 
+impl Extraction {
+    /// What a route's extractors hold to: bodies of at most `limit` bytes
+    /// within `timeout`, rejections shaped by `rejection` and worded by
+    /// `answers`, the state `own_state` read first, the bases it was
+    /// nested below.
+    pub(crate) fn new(
+        limit: usize,
+        timeout: Duration,
+        rejection: Option<Shape>,
+        answers: Answers,
+        own_state: Option<Arc<http::Extensions>>,
+        nesting: Nesting,
+    ) -> Self {
+        Extraction {
+            limit,
+            timeout,
+            rejection,
+            layered: None,
+            answers,
+            own_state,
+            nesting,
+        }
+    }
+
+    /// The same, with bodies of at most `limit` bytes.
+    pub(crate) fn with_limit(&self, limit: usize) -> Self {
+        Extraction {
+            limit,
+            ..self.clone()
+        }
+    }
+
+    /// The same, handing `info` to the handler below the route's layers.
+    pub(crate) fn handing_layers(self, info: Arc<RouteInfo>) -> Self {
+        Extraction {
+            layered: Some(info),
+            ..self
+        }
+    }
+
+    /// Whether `other` holds to the same: a route's may stand for it.
+    /// Never for a handler in layers, whose route is its own.
+    pub(crate) fn same_as(&self, other: &Self) -> bool {
+        self.layered.is_none()
+            && other.layered.is_none()
+            && (self.limit, self.timeout, self.answers, &self.nesting)
+                == (other.limit, other.timeout, other.answers, &other.nesting)
+            && same_arc(self.own_state.as_ref(), other.own_state.as_ref())
+            && same_arc(
+                self.rejection.as_ref().map(|shape| shape.function()),
+                other.rejection.as_ref().map(|shape| shape.function()),
+            )
+    }
+
+    /// What the route's tower layers hand its handler.
+    #[inline]
+    pub(crate) fn layered(&self) -> Option<&Arc<RouteInfo>> {
+        self.layered.as_ref()
+    }
+
+    /// How the route's router answers rejections, if it says.
+    #[inline]
+    pub(crate) fn rejection(&self) -> Option<&Shape> {
+        self.rejection.as_ref()
+    }
+
+    /// How the route's rejections are worded.
+    #[inline]
+    pub(crate) fn answers(&self) -> Answers {
+        self.answers
+    }
+
+    /// Where the route was nested.
+    #[inline]
+    pub(crate) fn nesting(&self) -> &Nesting {
+        &self.nesting
+    }
+}
+
+/// Whether `a` and `b` are both absent or the same allocation.
+fn same_arc<T: ?Sized>(a: Option<&Arc<T>>, b: Option<&Arc<T>>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+        _ => false,
+    }
+}
+
 impl RouteInfo {
+    /// The info of a route of `pattern`, its parameters `names`, its
+    /// extractors holding to `extraction`, its 405 through its layers
+    /// `refusal`.
+    pub(crate) fn new(
+        pattern: Arc<str>,
+        names: Arc<[Box<str>]>,
+        extraction: Extraction,
+        refusal: Option<Refusal>,
+    ) -> Self {
+        RouteInfo {
+            pattern,
+            names,
+            extraction,
+            refusal,
+        }
+    }
+
     /// The info of the route `context` is for, copied from it.
     pub(crate) fn of(context: &RouteContext<'_>) -> Arc<Self> {
         Arc::new(RouteInfo {
@@ -153,9 +258,92 @@ impl RouteInfo {
             refusal: None,
         })
     }
+
+    /// The route's pattern.
+    #[inline]
+    pub(crate) fn pattern(&self) -> &Arc<str> {
+        &self.pattern
+    }
+
+    /// Its parameters' names.
+    #[inline]
+    pub(crate) fn names(&self) -> &Arc<[Box<str>]> {
+        &self.names
+    }
+
+    /// What its extractors hold to.
+    #[inline]
+    pub(crate) fn extraction(&self) -> &Extraction {
+        &self.extraction
+    }
+
+    /// What answers another method on its path through its layers.
+    #[inline]
+    pub(crate) fn refusal(&self) -> Option<&Refusal> {
+        self.refusal.as_ref()
+    }
 }
 
 impl<'a> RouteContext<'a> {
+    /// The context of a route of `pattern` with `params` (their path the
+    /// request's own when `params_in_request`), the router's `state`,
+    /// its extractors holding to `extraction`, the request's `head` as
+    /// received when the router kept a copy.
+    #[inline]
+    pub(crate) fn new(
+        pattern: &'a str,
+        params: Params<'a>,
+        params_in_request: bool,
+        state: &'a Arc<http::Extensions>,
+        extraction: &'a Extraction,
+        head: Option<&'a RequestHead>,
+    ) -> Self {
+        RouteContext {
+            pattern,
+            params,
+            params_in_request,
+            state,
+            extraction,
+            head,
+        }
+    }
+
+    /// The route's pattern.
+    #[inline]
+    pub(crate) fn pattern(&self) -> &'a str {
+        self.pattern
+    }
+
+    /// The parameters as captured, their path left empty when they lie
+    /// in the request's own.
+    #[inline]
+    pub(crate) fn captured_params(&self) -> Params<'a> {
+        self.params
+    }
+
+    /// The router's state.
+    #[inline]
+    pub(crate) fn state(&self) -> &'a Arc<http::Extensions> {
+        self.state
+    }
+
+    /// What the route's extractors hold to.
+    #[inline]
+    pub(crate) fn extraction(&self) -> &'a Extraction {
+        self.extraction
+    }
+
+    /// The request's head as received, when the router kept a copy.
+    #[inline]
+    pub(crate) fn head(&self) -> Option<&'a RequestHead> {
+        self.head
+    }
+
+    /// Reads through `extraction` instead of the route's.
+    pub(crate) fn read_through(&mut self, extraction: &'a Extraction) {
+        self.extraction = extraction;
+    }
+
     /// The context extractors read, for the head of `request` (its body is
     /// not read: the handler takes it apart).
     // Inlined: most handlers read little of it, and a handler of no
@@ -199,24 +387,76 @@ impl<'a> RouteContext<'a> {
 #[derive(Debug)]
 pub struct RequestContext<'a> {
     /// The request, for its head: the handler has its body.
-    pub(crate) request: &'a Request<Body>,
+    request: &'a Request<Body>,
     /// The route's context, where a route's handler or its layers run the
     /// extractors (a hook's have none).
-    pub(crate) route: Option<&'a RouteContext<'a>>,
-    pub(crate) pattern: &'a str,
-    pub(crate) params: Params<'a>,
-    pub(crate) state: &'a http::Extensions,
+    route: Option<&'a RouteContext<'a>>,
+    pattern: &'a str,
+    params: Params<'a>,
+    state: &'a http::Extensions,
     /// The state of the route's own router, read first.
-    pub(crate) own_state: Option<&'a http::Extensions>,
-    pub(crate) body_limit: usize,
-    pub(crate) body_timeout: Duration,
-    pub(crate) rejection: Option<&'a Shape>,
-    pub(crate) answers: Answers,
+    own_state: Option<&'a http::Extensions>,
+    body_limit: usize,
+    body_timeout: Duration,
+    rejection: Option<&'a Shape>,
+    answers: Answers,
     /// Where the route was nested.
-    pub(crate) nesting: &'a Nesting,
+    nesting: &'a Nesting,
 }
 
 impl<'a> RequestContext<'a> {
+    /// What a hook's extractors read: `request`'s head where it lies, the
+    /// hook's parameters, the router's state and its rejections' shape.
+    /// A hook sees the path as it came, and reads no body.
+    pub(crate) fn of_hook(
+        request: &'a Request<Body>,
+        pattern: &'a str,
+        params: Params<'a>,
+        state: &'a http::Extensions,
+        own_state: Option<&'a http::Extensions>,
+        rejection: Option<&'a Shape>,
+        answers: Answers,
+    ) -> Self {
+        RequestContext {
+            request,
+            route: None,
+            pattern,
+            params,
+            state,
+            own_state,
+            body_limit: 0,
+            body_timeout: Duration::ZERO,
+            rejection,
+            answers,
+            nesting: &super::NOT_NESTED,
+        }
+    }
+
+    /// The request, for its head.
+    #[inline]
+    pub(crate) fn request(&self) -> &'a Request<Body> {
+        self.request
+    }
+
+    /// The route's context, where a route's handler or its layers run the
+    /// extractors.
+    #[inline]
+    pub(crate) fn route(&self) -> Option<&'a RouteContext<'a>> {
+        self.route
+    }
+
+    /// How the route's router words rejections.
+    #[cfg(feature = "ws")]
+    #[inline]
+    pub(crate) fn answers(&self) -> Answers {
+        self.answers
+    }
+
+    /// Reads `state` before the router's: a middleware function's own.
+    pub(crate) fn read_state_first(&mut self, state: &'a http::Extensions) {
+        self.own_state = Some(state);
+    }
+
     /// The answer to `rejection`, as the route's router shapes its
     /// rejections ([`Router::rejection`](crate::Router::rejection)), else
     /// as it is: what a custom extractor answers when it refuses.

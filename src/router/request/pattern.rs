@@ -25,16 +25,82 @@ pub(crate) enum Segment {
 /// A parsed, validated pattern.
 #[derive(Clone, Debug)]
 pub(crate) struct Pattern {
-    pub(in crate::router) source: Arc<str>,
-    pub(in crate::router) segments: Box<[Segment]>,
+    source: Arc<str>,
+    segments: Box<[Segment]>,
     /// Parameter names in capture order.
-    pub(in crate::router) names: Arc<[Box<str>]>,
+    names: Arc<[Box<str>]>,
     /// The static segments after a catch-all, if there is one: what the
     /// path's last segments must be, worked out once here.
-    pub(in crate::router) suffix: Option<Arc<[Box<str>]>>,
+    suffix: Option<Arc<[Box<str>]>>,
 }
 
 impl Pattern {
+    /// The pattern `source`, parsed into `segments` (validated: only
+    /// static segments follow a catch-all) with parameters `names`.
+    pub(in crate::router) fn new(
+        source: &str,
+        segments: Vec<Segment>,
+        names: Vec<Box<str>>,
+    ) -> Self {
+        let suffix = (segments.iter().position(|s| *s == Segment::CatchAll)).map(|at| {
+            (segments[at + 1..].iter())
+                .map(|segment| match segment {
+                    Segment::Static(text) => Box::from(&**text),
+                    _ => unreachable!("validated: only static segments follow a catch-all"),
+                })
+                .collect()
+        });
+        Self {
+            source: source.into(),
+            segments: segments.into(),
+            names: names.into(),
+            suffix,
+        }
+    }
+
+    /// The pattern as written.
+    #[inline]
+    pub(in crate::router) fn source(&self) -> &Arc<str> {
+        &self.source
+    }
+
+    /// Its segments.
+    #[inline]
+    pub(in crate::router) fn segments(&self) -> &[Segment] {
+        &self.segments
+    }
+
+    /// Its parameters' names, in capture order.
+    #[inline]
+    pub(in crate::router) fn names(&self) -> &Arc<[Box<str>]> {
+        &self.names
+    }
+
+    /// The static segments after its catch-all, if it has one.
+    #[inline]
+    pub(in crate::router) fn suffix(&self) -> Option<&Arc<[Box<str>]>> {
+        self.suffix.as_ref()
+    }
+
+    /// Shares its static segments' text with equal text in `seen`, and adds
+    /// what is new there: most routes of a table repeat most of their
+    /// segments (`api`, `v1`, `items`), and one allocation each is a good
+    /// part of what a route costs.
+    pub(crate) fn intern<S: std::hash::BuildHasher>(
+        &mut self,
+        seen: &mut std::collections::HashSet<Arc<str>, S>,
+    ) {
+        for segment in &mut self.segments {
+            if let Segment::Static(text) = segment {
+                match seen.get(text) {
+                    Some(shared) => *text = shared.clone(),
+                    None => {
+                        seen.insert(text.clone());
+                    }
+                }
+            }
+        }
+    }
     /// The path this pattern matches if it has no parameters, normalised
     /// (`/` and the static segments joined by `/`).
     pub(crate) fn static_path(&self) -> Option<String> {

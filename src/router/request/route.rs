@@ -115,20 +115,15 @@ impl<'a> Route<'a> {
     where
         'a: 'r,
     {
-        RequestContext {
+        RequestContext::of_hook(
             request,
-            route: None,
-            pattern: self.pattern.unwrap_or(""),
-            params: self.params(),
-            state: self.state,
-            own_state: self.own_state,
-            body_limit: 0,
-            body_timeout: std::time::Duration::ZERO,
-            rejection: self.rejection,
-            answers: self.answers,
-            // A hook sees the path as it came.
-            nesting: &crate::handler::NOT_NESTED,
-        }
+            self.pattern.unwrap_or(""),
+            self.params(),
+            self.state,
+            self.own_state,
+            self.rejection,
+            self.answers,
+        )
     }
 
     /// Stages a header for the response that goes out, whatever it is —

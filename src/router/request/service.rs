@@ -38,10 +38,10 @@ impl CompiledRouter {
         let mut captures = Captures::new();
         match self.tables().find(method, path, false, &mut captures) {
             Some(Target::Route { id, .. }) => {
-                let pattern = &self.tables().route(id).pattern;
+                let pattern = &self.tables().route(id).pattern();
                 Some(Match {
-                    pattern: &pattern.source,
-                    names: &pattern.names,
+                    pattern: pattern.source(),
+                    names: pattern.names(),
                     path,
                     captures,
                 })

@@ -65,7 +65,7 @@ impl RouteSettings {
 /// (with the state of the routers nested in it, theirs winning).
 pub(crate) struct OwnState {
     pub(super) values: Arc<http::Extensions>,
-    pub(super) types: Vec<StateType>,
+    types: Vec<StateType>,
 }
 
 impl OwnState {
@@ -1399,7 +1399,7 @@ impl Router {
         // as it is with routes.
         let checked = (!base.is_empty() && base != "/").then(|| Pattern::parse(base));
         let segments = match &checked {
-            Some(Ok(pattern)) => u16::try_from(pattern.segments.len()).unwrap_or(u16::MAX),
+            Some(Ok(pattern)) => u16::try_from(pattern.segments().len()).unwrap_or(u16::MAX),
             _ => 0,
         };
         self.bad_base = (self.bad_base.take())

@@ -41,70 +41,30 @@ pub(crate) struct Added {
 /// A pattern's parameter names, shared.
 type Names = Arc<[Box<str>]>;
 
-impl Extraction {
-    /// Whether `other` holds to the same: a route's may stand for it.
-    /// Never for a handler in layers, whose route is its own.
-    fn same_as(&self, other: &Self) -> bool {
-        self.layered.is_none()
-            && other.layered.is_none()
-            && (self.limit, self.timeout, self.answers, &self.nesting)
-                == (other.limit, other.timeout, other.answers, &other.nesting)
-            && same_arc(self.own_state.as_ref(), other.own_state.as_ref())
-            && same_arc(
-                self.rejection.as_ref().map(|shape| shape.function()),
-                other.rejection.as_ref().map(|shape| shape.function()),
-            )
-    }
-
-    /// What the extractors of a route with `settings`, nested under
-    /// bases of `nest_bases` segments, hold to, worded by the app's
-    /// `answers`; for a handler in tower layers, also what they hand it of
-    /// its route: its pattern and its parameters' names, `layered`.
-    fn of(
-        settings: &RouteSettings,
-        own_state: Option<&OwnState>,
-        (answers, nesting): (Answers, &Nesting),
-        layered: Option<(Arc<str>, Names, Option<Refusal>)>,
-    ) -> Self {
-        let own_state = own_state.map(|own| Arc::clone(&own.values));
-        let limit = settings.body_limit.unwrap_or(DEFAULT_BODY_LIMIT);
-        let timeout = settings.body_timeout.unwrap_or(DEFAULT_BODY_TIMEOUT);
-        let rejection = settings.rejection.clone();
-        let layered = layered.map(|(pattern, names, refusal)| {
-            let extraction = Extraction {
-                limit,
-                timeout,
-                rejection: rejection.clone(),
-                layered: None,
-                answers,
-                own_state: own_state.clone(),
-                nesting: nesting.clone(),
-            };
-            Arc::new(RouteInfo {
-                pattern,
-                names,
-                extraction,
-                refusal,
-            })
-        });
-        Self {
-            limit,
-            timeout,
-            rejection,
-            layered,
-            answers,
-            own_state,
-            nesting: nesting.clone(),
+/// What the extractors of a route with `settings`, nested where
+/// `nesting` says, hold to, worded by the app's `answers`; for a handler
+/// in tower layers, also what they hand it of its route: its pattern and
+/// its parameters' names, `layered`.
+fn extraction_of(
+    settings: &RouteSettings,
+    own_state: Option<&OwnState>,
+    (answers, nesting): (Answers, &Nesting),
+    layered: Option<(Arc<str>, Names, Option<Refusal>)>,
+) -> Extraction {
+    let extraction = Extraction::new(
+        settings.body_limit.unwrap_or(DEFAULT_BODY_LIMIT),
+        settings.body_timeout.unwrap_or(DEFAULT_BODY_TIMEOUT),
+        settings.rejection.clone(),
+        answers,
+        own_state.map(|own| Arc::clone(&own.values)),
+        nesting.clone(),
+    );
+    match layered {
+        Some((pattern, names, refusal)) => {
+            let info = RouteInfo::new(pattern, names, extraction.clone(), refusal);
+            extraction.handing_layers(Arc::new(info))
         }
-    }
-}
-
-/// Whether `a` and `b` are both absent or the same allocation.
-fn same_arc<T: ?Sized>(a: Option<&Arc<T>>, b: Option<&Arc<T>>) -> bool {
-    match (a, b) {
-        (None, None) => true,
-        (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-        _ => false,
+        None => extraction,
     }
 }
 
@@ -115,15 +75,15 @@ fn compile_hooks<H: ?Sized>(
 ) -> Result<Vec<Hook<H>>, RouteError> {
     (specs.into_iter().enumerate())
         .map(|(index, spec)| {
-            Ok(Hook {
-                pattern: Pattern::parse(&spec.scope.pattern)?,
-                methods: spec.scope.methods.into(),
-                priority: spec.scope.priority,
-                hook: spec.hook,
-                body_end: spec.body_end,
-                key: key(place, index),
-                own_state: spec.own_state.map(|own| Arc::clone(&own.values)),
-            })
+            Ok(Hook::new(
+                Pattern::parse(&spec.scope.pattern)?,
+                spec.scope.methods.into(),
+                spec.scope.priority,
+                spec.hook,
+                spec.body_end,
+                key(place, index),
+                spec.own_state.map(|own| Arc::clone(&own.values)),
+            ))
         })
         .collect()
 }
@@ -149,19 +109,20 @@ fn fallback(module: &Adding<'_>, spec: RouteSpec, base: Pattern, index: usize) -
             // A handler in tower layers is handed its base's parameter names.
             let layered = handler
                 .layered()
-                .then(|| (Arc::from(""), Arc::clone(&base.names), None));
-            Some(Fallback {
-                extraction: Extraction::of(
-                    &spec.settings.or(&module.settings),
-                    spec.own_state.as_deref(),
-                    (module.tables.answers(), &spec.nesting),
-                    layered,
-                ),
+                .then(|| (Arc::from(""), Arc::clone(base.names()), None));
+            let extraction = extraction_of(
+                &spec.settings.or(&module.settings),
+                spec.own_state.as_deref(),
+                (module.tables.answers(), &spec.nesting),
+                layered,
+            );
+            Some(Fallback::new(
                 base,
                 handler,
-                key: key(place, index),
-                own: spec.own_answer,
-            })
+                extraction,
+                key(place, index),
+                spec.own_answer,
+            ))
         }
         #[cfg(feature = "ws")]
         Responder::WebSocket(_) => None,
@@ -291,17 +252,17 @@ impl Adding<'_> {
         for (index, (base, spec)) in fallbacks.enumerate() {
             let base = Pattern::parse(&base)?;
             // A fallback takes the parameters of its base.
-            if let Some(error) = self.unmet(&spec, &base.names) {
+            if let Some(error) = self.unmet(&spec, base.names()) {
                 return Err(error);
             }
             if spec.needs.matched_path {
                 return Err(RouteError::FallbackMatchedPath {
-                    base: base.source.to_string(),
+                    base: base.source().to_string(),
                 });
             }
-            if self.tables.has_fallback_at(&base.source) {
+            if self.tables.has_fallback_at(base.source()) {
                 return Err(RouteError::DuplicateFallback {
-                    base: base.source.to_string(),
+                    base: base.source().to_string(),
                 });
             }
             if let Some(fallback) = fallback(self, spec, base, index) {
@@ -347,13 +308,9 @@ impl Adding<'_> {
             {
                 let (first, second) = (self.tables.route(first), self.tables.route(second));
                 return Err(RouteError::DuplicateRoute {
-                    method: second
-                        .method
-                        .as_ref()
-                        .map_or("*", Method::as_str)
-                        .to_owned(),
-                    first: first.pattern.source.to_string(),
-                    second: second.pattern.source.to_string(),
+                    method: second.method().map_or("*", Method::as_str).to_owned(),
+                    first: first.pattern().source().to_string(),
+                    second: second.pattern().source().to_string(),
                 });
             }
         }
@@ -377,27 +334,27 @@ impl Adding<'_> {
             false => error,
         })?;
         pattern.intern(texts);
-        if let Some(error) = self.unmet(&spec, &pattern.names) {
+        if let Some(error) = self.unmet(&spec, pattern.names()) {
             return Err(error);
         }
         let settings = spec.settings.or(&self.settings);
         let (params_in_request, layered) = match &spec.endpoint {
             Responder::Http(handler) => (
-                pattern.names.is_empty() || handler.reads_params_first(),
+                pattern.names().is_empty() || handler.reads_params_first(),
                 handler.layered(),
             ),
             #[cfg(feature = "ws")]
             Responder::WebSocket(_) => (false, false),
         };
-        let extraction = Extraction::of(
+        let extraction = extraction_of(
             &settings,
             spec.own_state.as_deref(),
             (self.tables.answers(), &spec.nesting),
             layered.then(|| {
                 let refusal = self.refusal(&spec.refusal);
                 (
-                    Arc::clone(&pattern.source),
-                    Arc::clone(&pattern.names),
+                    Arc::clone(pattern.source()),
+                    Arc::clone(pattern.names()),
                     refusal,
                 )
             }),
@@ -410,11 +367,11 @@ impl Adding<'_> {
         let handling = match spec.endpoint {
             Responder::Http(handler) => Handling::Http(handler),
             #[cfg(feature = "ws")]
-            Responder::WebSocket(handler) => Handling::WebSocket(Box::new(WebSocketRoute {
+            Responder::WebSocket(handler) => Handling::WebSocket(Box::new(WebSocketRoute::new(
                 handler,
-                limits: settings.websocket_limits.unwrap_or_default(),
-                protocols: (settings.websocket_protocols.clone()).unwrap_or_else(|| Arc::new([])),
-            })),
+                settings.websocket_limits.unwrap_or_default(),
+                (settings.websocket_protocols.clone()).unwrap_or_else(|| Arc::new([])),
+            ))),
         };
         Ok(CompiledRoute::new(
             pattern,
@@ -439,7 +396,7 @@ impl Adding<'_> {
             return None;
         }
         let (base, all): (Arc<dyn ErasedHandler>, bool) = match self.tables.method_not_allowed() {
-            Some(answer) if !answer.own => (Arc::clone(&answer.handler), false),
+            Some(answer) if !answer.own() => (Arc::clone(answer.handler()), false),
             _ => (
                 Arc::new(TypedHandler::new(self.tables.answers().refusal())),
                 true,

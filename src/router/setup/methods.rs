@@ -153,7 +153,7 @@ impl fmt::Debug for MethodFilter {
 #[must_use = "a method router does nothing until it is registered with `Router::route`"]
 pub struct MethodRouter {
     /// Routes whose pattern `Router::route` fills in.
-    pub(super) routes: Vec<RouteSpec>,
+    routes: Vec<RouteSpec>,
     /// The method router compiled as a router of its own, answering every
     /// path, when it is served as a service or a fallback.
     served: Compiled,

@@ -1,7 +1,5 @@
 //! Parsing a route pattern into segments.
 
-use std::sync::Arc;
-
 use super::error::RouteError;
 use crate::{
     params::MAX_PARAMETERS,
@@ -55,40 +53,7 @@ impl Pattern {
                 pattern: error_pattern(),
             });
         }
-        let suffix = (segments.iter().position(|s| *s == Segment::CatchAll)).map(|at| {
-            (segments[at + 1..].iter())
-                .map(|segment| match segment {
-                    Segment::Static(text) => Box::from(&**text),
-                    _ => unreachable!("validated: only static segments follow a catch-all"),
-                })
-                .collect()
-        });
-        Ok(Self {
-            source: source.into(),
-            segments: segments.into(),
-            names: names.into(),
-            suffix,
-        })
-    }
-
-    /// Shares its static segments' text with equal text in `seen`, and adds
-    /// what is new there: most routes of a table repeat most of their
-    /// segments (`api`, `v1`, `items`), and one allocation each is a good
-    /// part of what a route costs.
-    pub(crate) fn intern<S: std::hash::BuildHasher>(
-        &mut self,
-        seen: &mut std::collections::HashSet<Arc<str>, S>,
-    ) {
-        for segment in &mut self.segments {
-            if let Segment::Static(text) = segment {
-                match seen.get(text) {
-                    Some(shared) => *text = shared.clone(),
-                    None => {
-                        seen.insert(text.clone());
-                    }
-                }
-            }
-        }
+        Ok(Self::new(source, segments, names))
     }
 }
 

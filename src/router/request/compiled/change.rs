@@ -84,11 +84,11 @@ impl CompiledRoute {
     /// Whether its pattern ends with a slash (`/foo/`) after a segment of
     /// its own: not a catch-all's, nor a nested service's base.
     fn slashed(&self) -> bool {
-        let source = &self.pattern.source;
+        let source = &self.pattern.source();
         source.len() > 1
             && source.ends_with('/')
             && !self.nested
-            && !(self.pattern.segments.iter()).any(|segment| matches!(segment, Segment::CatchAll))
+            && !(self.pattern.segments().iter()).any(|segment| matches!(segment, Segment::CatchAll))
     }
 }
 
@@ -117,7 +117,7 @@ impl Tables {
 
     /// Whether a fallback answers below `base` (its source) already.
     pub(crate) fn has_fallback_at(&self, base: &str) -> bool {
-        (self.fallbacks.iter()).any(|seen| &*seen.base.source == base)
+        (self.fallbacks.iter()).any(|seen| &**seen.base.source() == base)
     }
 
     /// Puts in one of a module's fallbacks; they are put in order with
@@ -129,7 +129,7 @@ impl Tables {
 
     /// Keeps the fallbacks deepest first, then in registration order.
     pub(crate) fn settle_fallbacks(&mut self) {
-        (self.fallbacks).sort_by_key(|f| (std::cmp::Reverse(f.base.segments.len()), f.key));
+        (self.fallbacks).sort_by_key(|f| (std::cmp::Reverse(f.base.segments().len()), f.key));
     }
 
     /// Whether a module gave the handler of 405s (one in all the tables).
@@ -318,7 +318,7 @@ fn place_of(key: Key) -> u32 {
 /// for its scope's bytes (see `Table::visit_covering`).
 fn static_start(pattern: &Pattern) -> String {
     let mut text = String::new();
-    for segment in &pattern.segments {
+    for segment in pattern.segments() {
         let Segment::Static(static_text) = segment else {
             break;
         };
@@ -384,10 +384,10 @@ fn applied<H: ?Sized>(
             }
         })
         .filter_map(|(id, hook)| {
-            let check = match relation(&hook.pattern.segments, &pattern.segments) {
+            let check = match relation(hook.pattern.segments(), pattern.segments()) {
                 Relation::Never => return None,
                 Relation::Maybe => true,
-                Relation::Always => !hook.pattern.names.is_empty(),
+                Relation::Always => !hook.pattern.names().is_empty(),
             };
             // A hook for the route's own method applies to every request
             // the route answers (a GET route also answers HEAD, which a

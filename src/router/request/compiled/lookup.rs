@@ -48,7 +48,7 @@ impl Target {
                 route: id,
                 ..
             }
-            | Target::UpgradeRequired { route: id } => Some(&router.routes[id].pattern.source),
+            | Target::UpgradeRequired { route: id } => Some(router.routes[id].pattern.source()),
             _ => None,
         }
     }
@@ -111,7 +111,7 @@ impl Tables {
         let pattern = &route.pattern;
         if route.nested
             || pattern
-                .segments
+                .segments()
                 .iter()
                 .any(|s| matches!(s, Segment::CatchAll))
         {
@@ -119,7 +119,7 @@ impl Tables {
         }
         let slash = |text: &str| text.len() > 1 && text.ends_with('/');
         let trimmed = path.strip_suffix('/').unwrap_or(path);
-        if slash(path) == slash(&pattern.source) && !trimmed.contains("//") {
+        if slash(path) == slash(pattern.source()) && !trimmed.contains("//") {
             return target;
         }
         self.not_found(path, captures)
@@ -218,7 +218,7 @@ impl Tables {
     fn not_found(&self, path: &str, captures: &mut Captures) -> Target {
         let mut below = |base: &Pattern| match is_path(path) {
             true => match_hook(base, path, captures),
-            false => base.segments.is_empty(),
+            false => base.segments().is_empty(),
         };
         match self
             .fallbacks
@@ -374,8 +374,8 @@ fn outranks(base: &Pattern, pattern: &Pattern) -> bool {
         Some(Segment::Dynamic(_)) => 2,
         Some(Segment::CatchAll) | None => 3,
     };
-    for (at, segment) in base.segments.iter().enumerate() {
-        let (ours, theirs) = (rank(Some(segment)), rank(pattern.segments.get(at)));
+    for (at, segment) in base.segments().iter().enumerate() {
+        let (ours, theirs) = (rank(Some(segment)), rank(pattern.segments().get(at)));
         if ours != theirs {
             return ours < theirs;
         }
@@ -470,7 +470,7 @@ fn match_hook(pattern: &Pattern, path: &str, captures: &mut Captures) -> bool {
         return false;
     }
     let mut from = 0;
-    for segment in &pattern.segments {
+    for segment in pattern.segments() {
         let (start, end) = next_segment(path, from);
         if start == path.len() {
             return false;
@@ -489,7 +489,10 @@ fn match_hook(pattern: &Pattern, path: &str, captures: &mut Captures) -> bool {
             }
             Segment::CatchAll => {
                 // The rest of the path, less the static suffix.
-                let suffix = pattern.suffix.iter().flat_map(|suffix| suffix.iter());
+                let suffix = pattern
+                    .suffix()
+                    .into_iter()
+                    .flat_map(|suffix| suffix.iter());
                 return match catch_all_end(path, start, suffix.map(|text| &**text)) {
                     Some(end) => {
                         captures.push(start, end);

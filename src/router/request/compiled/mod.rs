@@ -83,7 +83,7 @@ impl std::fmt::Debug for CompiledRouter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let tables = &self.tables;
         let routes: Vec<_> = (tables.routes.iter())
-            .map(|(_, route)| &*route.pattern.source)
+            .map(|(_, route)| route.pattern.source())
             .collect();
         f.debug_struct("CompiledRouter")
             .field("routes", &routes)
@@ -143,19 +143,66 @@ impl Priority {
 
 /// A hook as compiled: its pattern, scope and the hook itself.
 pub(crate) struct Hook<H: ?Sized> {
-    pub(in crate::router) pattern: Pattern,
+    pattern: Pattern,
     /// The methods it applies to; none for any.
-    pub(in crate::router) methods: Box<[Method]>,
-    pub(in crate::router) priority: Priority,
-    pub(in crate::router) hook: Arc<H>,
+    methods: Box<[Method]>,
+    priority: Priority,
+    hook: Arc<H>,
     /// A monitor called again when the response body ends.
-    pub(in crate::router) body_end: bool,
+    body_end: bool,
     /// Its place in registration order: its module's, then its own among
     /// the module's hooks of its kind.
-    pub(in crate::router) key: Key,
+    key: Key,
     /// The state of the router it was registered in, when it is not the
     /// compiled router's.
-    pub(in crate::router) own_state: Option<Arc<http::Extensions>>,
+    own_state: Option<Arc<http::Extensions>>,
+}
+
+/// Its fields, read.
+impl<H: ?Sized> Hook<H> {
+    /// A hook of `pattern` for `methods` (none for any), at `priority`,
+    /// registered `key`-th, reading `own_state` first; a monitor that is
+    /// called again at the body's end when `body_end`.
+    #[allow(clippy::too_many_arguments, reason = "a record's fields, named")]
+    pub(in crate::router) fn new(
+        pattern: Pattern,
+        methods: Box<[Method]>,
+        priority: Priority,
+        hook: Arc<H>,
+        body_end: bool,
+        key: Key,
+        own_state: Option<Arc<http::Extensions>>,
+    ) -> Self {
+        Hook {
+            pattern,
+            methods,
+            priority,
+            hook,
+            body_end,
+            key,
+            own_state,
+        }
+    }
+
+    #[inline]
+    pub(in crate::router) fn pattern(&self) -> &Pattern {
+        &self.pattern
+    }
+
+    #[inline]
+    pub(in crate::router) fn hook(&self) -> &Arc<H> {
+        &self.hook
+    }
+
+    #[inline]
+    pub(in crate::router) fn body_end(&self) -> bool {
+        self.body_end
+    }
+
+    #[inline]
+    pub(in crate::router) fn own_state(&self) -> Option<&Arc<http::Extensions>> {
+        self.own_state.as_ref()
+    }
 }
 
 impl<H: ?Sized> Hook<H> {
@@ -165,7 +212,7 @@ impl<H: ?Sized> Hook<H> {
         (
             self.priority,
             self.methods.is_empty(),
-            self.pattern.segments.len(),
+            self.pattern.segments().len(),
             self.key,
         )
     }
@@ -178,35 +225,78 @@ pub(crate) type Hooks<H> = Slab<Hook<H>>;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Applied {
     /// Its id in the router's hooks of its kind.
-    pub(super) hook: u32,
+    hook: u32,
     /// Whether the hook's method and pattern must be checked at request
     /// time: it may not apply, or it has parameters to bind.
-    pub(super) check: bool,
+    check: bool,
 }
 
 /// A route as compiled: its pattern, what answers it, and the hooks of each
 /// kind that may apply to it, in running order.
 #[derive(Clone)]
 pub(crate) struct CompiledRoute {
-    pub(in crate::router) pattern: Pattern,
-    pub(in crate::router) method: Option<Method>,
+    pattern: Pattern,
+    method: Option<Method>,
     /// Its place in registration order.
-    pub(in crate::router) key: Key,
-    pub(in crate::router) handling: Handling,
+    key: Key,
+    handling: Handling,
     /// What its extractors hold to: shared by the routes of a module that
     /// hold to the same.
-    pub(in crate::router) extraction: Arc<Extraction>,
+    extraction: Arc<Extraction>,
     /// Whether its responses carry their `MatchedPath`.
-    pub(in crate::router) matched_path_in_response: bool,
+    matched_path_in_response: bool,
     /// Whether its handler reads its parameters in the request as it is
     /// handed over (or it has none), not in a copy of the head.
-    pub(in crate::router) params_in_request: bool,
+    params_in_request: bool,
     /// Whether a service nested below its pattern answers it: its base and
     /// every path below, with or without a trailing slash.
-    pub(in crate::router) nested: bool,
-    pub(in crate::router) prefixes: Box<[Applied]>,
-    pub(in crate::router) postfixes: Box<[Applied]>,
-    pub(in crate::router) monitors: Box<[Applied]>,
+    nested: bool,
+    prefixes: Box<[Applied]>,
+    postfixes: Box<[Applied]>,
+    monitors: Box<[Applied]>,
+}
+
+/// Its fields, read.
+impl CompiledRoute {
+    #[inline]
+    pub(in crate::router) fn pattern(&self) -> &Pattern {
+        &self.pattern
+    }
+
+    #[inline]
+    pub(in crate::router) fn method(&self) -> Option<&Method> {
+        self.method.as_ref()
+    }
+
+    #[inline]
+    pub(in crate::router) fn handling(&self) -> &Handling {
+        &self.handling
+    }
+
+    #[inline]
+    pub(in crate::router) fn extraction(&self) -> &Arc<Extraction> {
+        &self.extraction
+    }
+
+    #[inline]
+    pub(in crate::router) fn matched_path_in_response(&self) -> bool {
+        self.matched_path_in_response
+    }
+
+    #[inline]
+    pub(in crate::router) fn prefixes(&self) -> &[Applied] {
+        &self.prefixes
+    }
+
+    #[inline]
+    pub(in crate::router) fn postfixes(&self) -> &[Applied] {
+        &self.postfixes
+    }
+
+    #[inline]
+    pub(in crate::router) fn monitors(&self) -> &[Applied] {
+        &self.monitors
+    }
 }
 
 impl CompiledRoute {
@@ -240,8 +330,8 @@ impl CompiledRoute {
     /// What answers another method on its path, in the layers of its
     /// `route_layer`s: `None` when none wraps it.
     pub(crate) fn refusal(&self) -> Option<&Arc<dyn ErasedHandler>> {
-        let info = self.extraction.layered.as_ref()?;
-        info.refusal.as_ref().map(|refusal| &refusal.0)
+        let info = self.extraction.layered()?;
+        info.refusal().map(|refusal| &refusal.0)
     }
 
     /// Whether a request it answers needs a copy of its head, as received:
@@ -273,9 +363,42 @@ pub(crate) enum Handling {
 #[cfg(feature = "ws")]
 #[derive(Clone)]
 pub(crate) struct WebSocketRoute {
-    pub(in crate::router) handler: Arc<crate::ws::ErasedWebSocket>,
-    pub(in crate::router) limits: crate::ws::Limits,
-    pub(in crate::router) protocols: Arc<[Box<str>]>,
+    handler: Arc<crate::ws::ErasedWebSocket>,
+    limits: crate::ws::Limits,
+    protocols: Arc<[Box<str>]>,
+}
+
+/// Its fields, read.
+#[cfg(feature = "ws")]
+impl WebSocketRoute {
+    /// A WebSocket route's handler, its connections' limits and the
+    /// subprotocols it speaks.
+    pub(in crate::router) fn new(
+        handler: Arc<crate::ws::ErasedWebSocket>,
+        limits: crate::ws::Limits,
+        protocols: Arc<[Box<str>]>,
+    ) -> Self {
+        WebSocketRoute {
+            handler,
+            limits,
+            protocols,
+        }
+    }
+
+    #[inline]
+    pub(in crate::router) fn handler(&self) -> &Arc<crate::ws::ErasedWebSocket> {
+        &self.handler
+    }
+
+    #[inline]
+    pub(in crate::router) fn limits(&self) -> &crate::ws::Limits {
+        &self.limits
+    }
+
+    #[inline]
+    pub(in crate::router) fn protocols(&self) -> &Arc<[Box<str>]> {
+        &self.protocols
+    }
 }
 
 /// The compiled router's tables, shared by its clones and by the requests
@@ -391,11 +514,52 @@ pub(crate) struct ModuleState {
 
 /// A fallback as compiled: the base it answers below, and its handler.
 pub(crate) struct Fallback {
-    pub(in crate::router) base: Pattern,
-    pub(in crate::router) handler: Arc<dyn ErasedHandler>,
-    pub(in crate::router) extraction: Extraction,
-    pub(in crate::router) key: Key,
+    base: Pattern,
+    handler: Arc<dyn ErasedHandler>,
+    extraction: Extraction,
+    key: Key,
     /// Whether it is the router's own answer in the layers of its
     /// `layer`s, not a handler of the user's.
-    pub(in crate::router) own: bool,
+    own: bool,
+}
+
+/// Its fields, read.
+impl Fallback {
+    /// A handler answering below `base`, registered `key`-th; `own` when
+    /// it is the router's own answer.
+    pub(in crate::router) fn new(
+        base: Pattern,
+        handler: Arc<dyn ErasedHandler>,
+        extraction: Extraction,
+        key: Key,
+        own: bool,
+    ) -> Self {
+        Fallback {
+            base,
+            handler,
+            extraction,
+            key,
+            own,
+        }
+    }
+
+    #[inline]
+    pub(in crate::router) fn base(&self) -> &Pattern {
+        &self.base
+    }
+
+    #[inline]
+    pub(in crate::router) fn handler(&self) -> &Arc<dyn ErasedHandler> {
+        &self.handler
+    }
+
+    #[inline]
+    pub(in crate::router) fn extraction(&self) -> &Extraction {
+        &self.extraction
+    }
+
+    #[inline]
+    pub(in crate::router) fn own(&self) -> bool {
+        self.own
+    }
 }

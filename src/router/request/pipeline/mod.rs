@@ -232,7 +232,7 @@ impl Pipeline {
             self.head.get_or_insert_with(|| RequestHead::of(request));
         }
         let monitored = match route {
-            Some(route) => !route.monitors.is_empty(),
+            Some(route) => !route.monitors().is_empty(),
             None => self.find_hooks(router),
         };
         if monitored {
@@ -270,7 +270,7 @@ impl Pipeline {
                 // user's has it staged with pronghorn's answers only.
                 let custom = router
                     .method_not_allowed()
-                    .is_some_and(|answer| !answer.own);
+                    .is_some_and(|answer| !answer.own());
                 let stage = match custom {
                     true => router.answers() == Answers::Pronghorn,
                     false => router.route(*route).refusal().is_none(),
@@ -343,7 +343,7 @@ impl Pipeline {
         let (route, pattern) = match self.target {
             Target::Route { id, .. } => {
                 let route = router.route(id);
-                (Some(route), Some(&*route.pattern.source))
+                (Some(route), Some(&**route.pattern().source()))
             }
             _ => (None, self.target.pattern(router)),
         };
@@ -389,7 +389,7 @@ impl Pipeline {
                 self.stage = Stage::Monitor(0);
                 let response = self.response.as_mut().expect("a step answered");
                 finish(response, self.staged.take(), self.head_request);
-                if route.is_some_and(|route| route.matched_path_in_response) {
+                if route.is_some_and(|route| route.matched_path_in_response()) {
                     expose_matched_path(response, self.request.as_ref(), pattern);
                 }
                 #[cfg(feature = "ws")]
@@ -452,9 +452,9 @@ impl Pipeline {
         from: usize,
     ) -> Option<(usize, &'r Hook<H>)> {
         let list: &[Applied] = match (route, &self.found, kind) {
-            (Some(route), _, HookKind::Prefix) => &route.prefixes,
-            (Some(route), _, HookKind::Postfix) => &route.postfixes,
-            (Some(route), _, HookKind::Monitor) => &route.monitors,
+            (Some(route), _, HookKind::Prefix) => route.prefixes(),
+            (Some(route), _, HookKind::Postfix) => route.postfixes(),
+            (Some(route), _, HookKind::Monitor) => route.monitors(),
             (None, Some(found), HookKind::Prefix) => &found.prefixes,
             (None, Some(found), HookKind::Postfix) => &found.postfixes,
             (None, Some(found), HookKind::Monitor) => &found.monitors,

@@ -58,14 +58,14 @@ pub(super) fn route_context<'a>(
         // reads its parameters in the request, which no step has changed.
         None => (Params::new("", names, captures), !names.is_empty()),
     };
-    RouteContext {
+    RouteContext::new(
         pattern,
         params,
         params_in_request,
-        state: router.state(),
+        router.state(),
         extraction,
         head,
-    }
+    )
 }
 
 /// Logs a panic of `step` and makes it the request's failure.
@@ -141,10 +141,10 @@ fn hook_route<'a, H: ?Sized>(
     Route {
         head: head.as_ref().expect(COPIED),
         pattern,
-        names: &hook.pattern.names,
+        names: hook.pattern().names(),
         captures,
         state: router.state(),
-        own_state: hook.own_state.as_deref(),
+        own_state: hook.own_state().map(|state| &**state),
         rejection: None,
         answers: router.answers(),
         headers: None,
@@ -165,14 +165,14 @@ impl Pipeline {
         answered_by: Option<&CompiledRoute>,
     ) -> bool {
         let mut route = Route {
-            rejection: answered_by.and_then(|route| route.extraction.rejection.as_ref()),
-            answers: answered_by.map_or(router.answers(), |route| route.extraction.answers),
+            rejection: answered_by.and_then(|route| route.extraction().rejection()),
+            answers: answered_by.map_or(router.answers(), |route| route.extraction().answers()),
             staged: Some(&mut self.staged),
             kept: self.clock.is_some().then_some(&mut self.kept_headers),
             ..hook_route(&self.head, pattern, hook, &self.hook_captures, router)
         };
         match hook
-            .hook
+            .hook()
             .call(&mut self.request, &mut self.response, &mut route)
         {
             Some(future) => self.pending = Pending::Prefix(future),
@@ -199,10 +199,10 @@ impl Pipeline {
         let Some(route) = route else {
             return self.without_route(router, cx);
         };
-        let (pattern, names) = (&*route.pattern.source, &*route.pattern.names);
+        let (pattern, names) = (route.pattern().source(), route.pattern().names());
         // Without the `ws` feature the match has one arm.
         #[cfg_attr(not(feature = "ws"), allow(clippy::infallible_destructuring_match))]
-        let handler = match &route.handling {
+        let handler = match &route.handling() {
             Handling::Http(handler) => handler,
             #[cfg(feature = "ws")]
             Handling::WebSocket(websocket) => {
@@ -210,7 +210,7 @@ impl Pipeline {
                 return Poll::Ready(());
             }
         };
-        self.call(router, handler, pattern, names, &route.extraction, cx)
+        self.call(router, handler, pattern, names, route.extraction(), cx)
     }
 
     /// Answers a WebSocket handshake to `route`: 101 and the connection to
@@ -228,18 +228,18 @@ impl Pipeline {
             router,
             self.head.as_ref(),
             &self.captures,
-            &route.pattern.source,
-            &route.pattern.names,
-            &route.extraction,
+            route.pattern().source(),
+            route.pattern().names(),
+            route.extraction(),
         );
         let request =
             (self.request.as_mut()).expect("the request is present until the handler runs");
         self.response = Some(crate::ws::handshake(
             request,
             context,
-            &*websocket.handler,
-            websocket.limits,
-            &websocket.protocols,
+            &**websocket.handler(),
+            *websocket.limits(),
+            websocket.protocols(),
             &mut self.connection,
         ));
     }
@@ -251,13 +251,13 @@ impl Pipeline {
         match &self.target {
             &Target::Fallback { id } => {
                 let fallback = router.fallback(id);
-                let names = &*fallback.base.names;
+                let names = fallback.base().names();
                 self.call(
                     router,
-                    &fallback.handler,
+                    fallback.handler(),
                     "",
                     names,
-                    &fallback.extraction,
+                    fallback.extraction(),
                     cx,
                 )
             }
@@ -268,18 +268,18 @@ impl Pipeline {
             } if router.route(*route).refusal().is_some() => {
                 let route = router.route(*route);
                 let head = self.head.as_ref().expect(COPIED);
-                bind(&route.pattern, head.path(), &mut self.captures);
+                bind(route.pattern(), head.path(), &mut self.captures);
                 let request =
                     (self.request.as_mut()).expect("the request is present until the handler runs");
                 request.extensions_mut().insert(Allowed::new(allow.clone()));
                 let refusal = route.refusal().expect("checked above");
-                let pattern = &route.pattern;
-                let extraction = &route.extraction;
+                let pattern = &route.pattern();
+                let extraction = &route.extraction();
                 self.call(
                     router,
                     refusal,
-                    &pattern.source,
-                    &pattern.names,
+                    pattern.source(),
+                    pattern.names(),
                     extraction,
                     cx,
                 )
@@ -287,7 +287,7 @@ impl Pipeline {
             Target::MethodNotAllowed { options: false, .. } => {
                 let answer = (router.method_not_allowed())
                     .expect("a 405 reaches the handler's stage with its handler");
-                self.call(router, &answer.handler, "", &[], &answer.extraction, cx)
+                self.call(router, answer.handler(), "", &[], answer.extraction(), cx)
             }
             Target::MethodNotAllowed { allow, .. } => {
                 // An automatic OPTIONS answer: no prefix answered it.
@@ -357,7 +357,7 @@ impl Pipeline {
             headers: self.request.as_ref().map(Request::headers),
             ..hook_route(&self.head, pattern, hook, &self.hook_captures, router)
         };
-        match hook.hook.call(&route, &mut self.response) {
+        match hook.hook().call(&route, &mut self.response) {
             Step::Ready(Done::Continue) => return true,
             Step::Ready(Done::Answered) => {
                 self.stage = Stage::Finish;
@@ -376,9 +376,9 @@ impl Pipeline {
         hook: &Hook<dyn ErasedMonitor>,
         pattern: Option<&str>,
     ) -> bool {
-        if hook.body_end || self.body_end.is_some() {
+        if hook.body_end() || self.body_end.is_some() {
             // A monitor called again when the body ends; then, only those.
-            if !hook.body_end {
+            if !hook.body_end() {
                 return true;
             }
             self.watch_body = true;
@@ -386,7 +386,7 @@ impl Pipeline {
         // The body's end follows the head of a response with a body (not
         // a WebSocket's 101, whose monitors run once, at the connection's
         // end).
-        let end_follows = hook.body_end
+        let end_follows = hook.body_end()
             && self.body_end.is_none()
             && (self.response.as_ref())
                 .is_some_and(|response| response.status() != StatusCode::SWITCHING_PROTOCOLS);
@@ -398,7 +398,7 @@ impl Pipeline {
             self.response.as_ref(),
             self.failure.as_deref(),
             pattern,
-            &hook.pattern.names,
+            hook.pattern().names(),
             &self.hook_captures,
             self.body_end.as_deref(),
             self.clock
@@ -406,7 +406,7 @@ impl Pipeline {
                 .expect("a request with monitors has a clock"),
         )
         .with_end_to_follow(end_follows);
-        match catch_unwind(AssertUnwindSafe(|| hook.hook.call(&exchange))) {
+        match catch_unwind(AssertUnwindSafe(|| hook.hook().call(&exchange))) {
             Ok(Step::Ready(())) => {}
             Ok(Step::Pending(future)) => {
                 self.pending = Pending::Monitor(future);

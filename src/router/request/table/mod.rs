@@ -290,7 +290,7 @@ fn steps(pattern: &Pattern) -> Vec<PathStep<'_>> {
     // Static bytes not yet laid out: `/` and each static segment, up to the
     // next dynamic segment or catch-all.
     let mut text = String::new();
-    for segment in &pattern.segments {
+    for segment in pattern.segments() {
         text.push('/');
         match segment {
             Segment::Static(static_text) => text.push_str(static_text),
@@ -300,13 +300,13 @@ fn steps(pattern: &Pattern) -> Vec<PathStep<'_>> {
             }
             Segment::CatchAll => {
                 steps.push(PathStep::Static(std::mem::take(&mut text)));
-                let suffix = pattern.suffix.as_deref().unwrap_or_default();
+                let suffix = pattern.suffix().map_or(&[][..], |suffix| &suffix[..]);
                 steps.push(PathStep::CatchAll(suffix.into()));
                 return steps;
             }
         }
     }
-    if pattern.segments.is_empty() {
+    if pattern.segments().is_empty() {
         text.push('/');
     }
     steps.push(PathStep::Static(text));
