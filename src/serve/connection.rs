@@ -124,20 +124,36 @@ const KNOWN_HOST: usize = 255;
 pub(super) struct ServerBounds {
     /// The slots of WebSocket connections.
     #[cfg(feature = "ws")]
-    pub(super) upgrades: crate::upgrade_slots::UpgradeSlots,
+    upgrades: crate::upgrade_slots::UpgradeSlots,
     /// Request bodies being read, and WebSocket messages.
-    pub(super) bodies: Option<ServerAllowance>,
+    bodies: Option<ServerAllowance>,
     /// The bytes of bodies one HTTP/2 connection may read at once, past
     /// the first.
-    pub(super) http2_bodies: usize,
+    http2_bodies: usize,
     /// The heads of the HTTP/2 requests being answered.
-    pub(super) heads: Option<HeadAllowance>,
+    heads: Option<HeadAllowance>,
     /// The HTTP/2 receive windows granted, and the full window.
-    pub(super) windows: Option<WindowAllowance>,
-    pub(super) window: u32,
+    windows: Option<WindowAllowance>,
+    window: u32,
 }
 
 impl ServerBounds {
+    /// The server-wide bounds every connection shares, from the limits.
+    pub(super) fn of(limits: &super::Settings) -> Self {
+        ServerBounds {
+            #[cfg(feature = "ws")]
+            upgrades: crate::upgrade_slots::UpgradeSlots::new(
+                (limits.max_websockets).unwrap_or(limits.max_connections.div_ceil(2)),
+            ),
+            bodies: (limits.body_buffer > 0).then(|| ServerAllowance::new(limits.body_buffer)),
+            http2_bodies: limits.http2_body_buffer,
+            heads: HeadAllowance::new(limits.http2_header_buffer),
+            windows: (limits.http2_receive_buffer > 0)
+                .then(|| WindowAllowance::new(limits.http2_receive_buffer)),
+            window: limits.http2_receive_window,
+        }
+    }
+
     /// A new connection's HTTP/2 receive window, its own and each
     /// stream's, and its place in the server's bound if there is one.
     pub(super) fn grant_window(&self) -> (u32, Option<WindowGrant>) {

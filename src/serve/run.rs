@@ -19,15 +19,13 @@ use super::{
     connection::{Connection, ServerBounds},
     executor::InPlace,
     graceful::Graceful,
-    heads::HeadAllowance,
     io::{Batched, CoalescingIo},
     listener::{Listener, cast},
     slots::{SHED_RETRY, Slots},
     timeouts::{ConnectionWatch, Watchdog},
-    windows::WindowAllowance,
 };
 use crate::body::BoxError;
-use crate::{handler::ServerAllowance, shares::share_tables_on_this_thread, shutdown::Shutdown};
+use crate::{shares::share_tables_on_this_thread, shutdown::Shutdown};
 
 /// Serves `serve`'s listener until `signal`, then drains the connections
 /// within the shutdown deadline.
@@ -56,7 +54,7 @@ where
     let clock = tokio::time::Instant::now();
     let shutdown = Arc::new(Shutdown::default());
     let slots = Slots::new(limits.max_connections);
-    let bounds = server_bounds(&limits);
+    let bounds = ServerBounds::of(&limits);
     let mut workers = match limits.workers {
         0 => None,
         count => Some(Workers::start(count, on_worker_start)?),
@@ -108,22 +106,6 @@ where
     drop(clients);
     drain(connections, &shutdown, limits.shutdown_timeout).await;
     Ok(())
-}
-
-/// The server-wide bounds every connection shares, from the limits.
-fn server_bounds(limits: &Settings) -> ServerBounds {
-    ServerBounds {
-        #[cfg(feature = "ws")]
-        upgrades: crate::upgrade_slots::UpgradeSlots::new(
-            (limits.max_websockets).unwrap_or(limits.max_connections.div_ceil(2)),
-        ),
-        bodies: (limits.body_buffer > 0).then(|| ServerAllowance::new(limits.body_buffer)),
-        http2_bodies: limits.http2_body_buffer,
-        heads: HeadAllowance::new(limits.http2_header_buffer),
-        windows: (limits.http2_receive_buffer > 0)
-            .then(|| WindowAllowance::new(limits.http2_receive_buffer)),
-        window: limits.http2_receive_window,
-    }
 }
 
 /// Where the clients come from: the listener, the TCP keep-alive its

@@ -20,26 +20,85 @@ use crate::body::Body;
 /// Why a value could not be deserialized; the message names the key.
 #[derive(Debug)]
 pub(crate) struct Error {
-    pub(super) message: String,
+    message: String,
     /// Whether the keys, or their number, do not fit the type: no values
     /// would do, only other keys.
     shape: bool,
     /// The value that did not read, where one did not.
-    pub(super) failed: Option<Box<Failed>>,
+    failed: Option<Box<Failed>>,
+}
+
+/// Its fields, read.
+impl Error {
+    #[inline]
+    pub(super) fn message(&self) -> &str {
+        &self.message
+    }
+
+    #[inline]
+    pub(super) fn failure(&self) -> Option<&Failed> {
+        self.failed.as_deref()
+    }
 }
 
 /// A value that did not read: its key, where it stood, the type it was
 /// read as (if it was parsed as one), and why it did not read.
 #[derive(Debug)]
 pub(crate) struct Failed {
-    pub(super) key: String,
-    pub(super) value: String,
-    pub(super) at: At,
-    pub(super) expected: Option<&'static str>,
+    key: String,
+    value: String,
+    at: At,
+    expected: Option<&'static str>,
     /// Why, without the key: the parser's own words.
-    pub(super) detail: String,
+    detail: String,
     /// Whether the value did not decode to UTF-8.
-    pub(super) not_utf8: bool,
+    not_utf8: bool,
+}
+
+/// Its fields, read.
+impl Failed {
+    /// The value of `key`, `value` as it came, that did not decode to
+    /// UTF-8, the decoder saying why (`detail`).
+    pub(super) fn not_utf8(key: String, value: String, detail: String) -> Self {
+        Failed {
+            key,
+            value,
+            at: At::Key,
+            expected: None,
+            detail,
+            not_utf8: true,
+        }
+    }
+
+    #[inline]
+    pub(super) fn key(&self) -> &str {
+        &self.key
+    }
+
+    #[inline]
+    pub(super) fn value(&self) -> &str {
+        &self.value
+    }
+
+    #[inline]
+    pub(super) fn at(&self) -> At {
+        self.at
+    }
+
+    #[inline]
+    pub(super) fn expected(&self) -> Option<&'static str> {
+        self.expected
+    }
+
+    #[inline]
+    pub(super) fn detail(&self) -> &str {
+        &self.detail
+    }
+
+    #[inline]
+    pub(super) fn is_not_utf8(&self) -> bool {
+        self.not_utf8
+    }
 }
 
 /// Where a value stood in what it was read into.

@@ -167,14 +167,11 @@ impl<T: serde::de::DeserializeOwned> Path<T> {
             })
             .collect::<Result<Vec<_>, _>>();
         let decoded = decoded.map_err(|(name, raw, error)| {
-            de::Error::failed(de::Failed {
-                key: name.to_owned(),
-                value: raw.to_owned(),
-                at: de::At::Key,
-                expected: None,
-                detail: error.to_string(),
-                not_utf8: true,
-            })
+            de::Error::failed(de::Failed::not_utf8(
+                name.to_owned(),
+                raw.to_owned(),
+                error.to_string(),
+            ))
         })?;
         let pairs = (decoded.iter())
             .map(|(name, value)| Ok((Cow::Borrowed(*name), Cow::Borrowed(value.as_ref()))));
@@ -182,32 +179,32 @@ impl<T: serde::de::DeserializeOwned> Path<T> {
     }
 
     fn rejection(error: de::Error) -> PathRejection {
-        let kind = match error.failed.as_deref() {
-            Some(failed) if failed.not_utf8 => PathErrorKind::InvalidUtf8InPathParam {
-                key: failed.key.clone(),
+        let kind = match error.failure() {
+            Some(failed) if failed.is_not_utf8() => PathErrorKind::InvalidUtf8InPathParam {
+                key: failed.key().to_owned(),
             },
-            Some(failed) => match (failed.expected, failed.at) {
+            Some(failed) => match (failed.expected(), failed.at()) {
                 (Some(expected_type), de::At::Single) => PathErrorKind::ParseError {
-                    value: failed.value.clone(),
+                    value: failed.value().to_owned(),
                     expected_type,
                 },
                 (Some(expected_type), de::At::Index(index)) => PathErrorKind::ParseErrorAtIndex {
                     index,
-                    value: failed.value.clone(),
+                    value: failed.value().to_owned(),
                     expected_type,
                 },
                 (Some(expected_type), de::At::Key) => PathErrorKind::ParseErrorAtKey {
-                    key: failed.key.clone(),
-                    value: failed.value.clone(),
+                    key: failed.key().to_owned(),
+                    value: failed.value().to_owned(),
                     expected_type,
                 },
                 (None, _) => PathErrorKind::DeserializeError {
-                    key: failed.key.clone(),
-                    value: failed.value.clone(),
-                    message: failed.detail.clone(),
+                    key: failed.key().to_owned(),
+                    value: failed.value().to_owned(),
+                    message: failed.detail().to_owned(),
                 },
             },
-            None => PathErrorKind::Message(error.message.clone()),
+            None => PathErrorKind::Message(error.message().to_owned()),
         };
         let rejection = bad_request("Path", format!("invalid route parameters: {error}"))
             .or_as_axum(format!("Invalid URL: {kind}"));

@@ -85,7 +85,7 @@ impl<H: RoutePrefix<M>, M: 'static> ErasedPrefix for TypedHook<H, M> {
             None => {
                 // The monitors see the headers of a request the prefix
                 // may answer early on or never give back.
-                if let Some(kept) = route.kept.as_deref_mut() {
+                if let Some(kept) = route.kept() {
                     kept.keep(present.headers());
                 }
                 let taken = request
@@ -98,7 +98,7 @@ impl<H: RoutePrefix<M>, M: 'static> ErasedPrefix for TypedHook<H, M> {
                         // in the request it let through (a prefix that
                         // works in place answers none).
                         if !passed.extensions().is_empty() {
-                            if let Some(staged) = route.staged.as_deref_mut() {
+                            if let Some(staged) = route.staged() {
                                 take_staged(passed, staged);
                             }
                         }

@@ -50,31 +50,101 @@ use super::kept::KeptHeaders;
 /// # }
 /// ```
 pub struct Route<'a> {
-    pub(super) head: &'a RequestHead,
-    pub(super) pattern: Option<&'a str>,
+    head: &'a RequestHead,
+    pattern: Option<&'a str>,
     /// The names of the hook's parameters, and what the path bound.
-    pub(super) names: &'a [Box<str>],
-    pub(super) captures: &'a Captures,
+    names: &'a [Box<str>],
+    captures: &'a Captures,
     /// The router's state, for a prefix's extractors.
-    pub(super) state: &'a http::Extensions,
+    state: &'a http::Extensions,
     /// The state of the hook's own router, read first.
-    pub(super) own_state: Option<&'a http::Extensions>,
+    own_state: Option<&'a http::Extensions>,
     /// How the route's router answers rejections, for a prefix's
     /// extractors.
-    pub(super) rejection: Option<&'a crate::handler::Shape>,
+    rejection: Option<&'a crate::handler::Shape>,
     /// How the route's router words rejections.
-    pub(super) answers: crate::handler::Answers,
+    answers: crate::handler::Answers,
     /// The request's headers, for a postfix; a prefix has the request.
-    pub(super) headers: Option<&'a HeaderMap>,
+    headers: Option<&'a HeaderMap>,
     /// Where a prefix stages headers; `None` for other hooks.
-    pub(super) staged: Option<&'a mut Option<Box<HeaderMap>>>,
+    staged: Option<&'a mut Option<Box<HeaderMap>>>,
     /// Where a prefix that takes the request keeps a copy of its headers
     /// for the monitors, should it answer in the handler's stead; `None`
     /// for other hooks, and when no monitor runs.
-    pub(super) kept: Option<&'a mut KeptHeaders>,
+    kept: Option<&'a mut KeptHeaders>,
 }
 
 impl<'a> Route<'a> {
+    /// What a hook sees of a request with `head`, whose route has
+    /// `pattern`: the hook's own parameters (`names`, bound in
+    /// `captures`), the router's `state` and the hook's router's
+    /// (`own_state`, read first), the router's `answers`; no headers,
+    /// staging or rejection shape, which `for_prefix` and `for_postfix`
+    /// add.
+    #[inline(always)]
+    pub(super) fn new(
+        head: &'a RequestHead,
+        pattern: Option<&'a str>,
+        names: &'a [Box<str>],
+        captures: &'a Captures,
+        state: &'a http::Extensions,
+        own_state: Option<&'a http::Extensions>,
+        answers: crate::handler::Answers,
+    ) -> Self {
+        Route {
+            head,
+            pattern,
+            names,
+            captures,
+            state,
+            own_state,
+            rejection: None,
+            answers,
+            headers: None,
+            staged: None,
+            kept: None,
+        }
+    }
+
+    /// The same, for a prefix: its extractors' rejections shaped by
+    /// `rejection` and worded by `answers`, its headers staged in
+    /// `staged`, the request's headers kept for the monitors in `kept`.
+    #[inline(always)]
+    pub(super) fn for_prefix(
+        self,
+        rejection: Option<&'a crate::handler::Shape>,
+        answers: crate::handler::Answers,
+        staged: &'a mut Option<Box<HeaderMap>>,
+        kept: Option<&'a mut KeptHeaders>,
+    ) -> Self {
+        Route {
+            rejection,
+            answers,
+            staged: Some(staged),
+            kept,
+            ..self
+        }
+    }
+
+    /// The same, for a postfix: the request's `headers`, if it still has
+    /// them.
+    #[inline(always)]
+    pub(super) fn for_postfix(self, headers: Option<&'a HeaderMap>) -> Self {
+        Route { headers, ..self }
+    }
+
+    /// Where a prefix keeps the request's headers for the monitors.
+    #[inline]
+    pub(super) fn kept(&mut self) -> Option<&mut KeptHeaders> {
+        self.kept.as_deref_mut()
+    }
+
+    /// Where a prefix stages headers.
+    #[inline]
+    pub(super) fn staged(&mut self) -> Option<&mut Option<Box<HeaderMap>>> {
+        self.staged.as_deref_mut()
+    }
+
     /// The request method.
     pub fn method(&self) -> &'a Method {
         self.head.method()

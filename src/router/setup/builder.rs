@@ -1406,10 +1406,7 @@ impl Router {
             .or(other.bad_base.clone())
             .or(checked.and_then(Result::err));
         let join = |pattern: &str| below_base(base, pattern);
-        let rebase = |mut scope: Scope| {
-            scope.pattern = join(&scope.pattern);
-            scope
-        };
+        let rebase = |scope: Scope| scope.rebased(join);
         let settings = other.settings;
         // What its routes and hooks see first: the state it holds (its own
         // and its nested routers'). Routes elsewhere see it too, where this

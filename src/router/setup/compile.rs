@@ -75,10 +75,11 @@ fn compile_hooks<H: ?Sized>(
 ) -> Result<Vec<Hook<H>>, RouteError> {
     (specs.into_iter().enumerate())
         .map(|(index, spec)| {
+            let (pattern, methods, priority) = spec.scope.into_parts();
             Ok(Hook::new(
-                Pattern::parse(&spec.scope.pattern)?,
-                spec.scope.methods.into(),
-                spec.scope.priority,
+                Pattern::parse(&pattern)?,
+                methods.into(),
+                priority,
                 spec.hook,
                 spec.body_end,
                 key(place, index),

@@ -22,12 +22,23 @@ use crate::router::request::compiled::Priority;
 #[derive(Clone, Debug)]
 pub struct Scope {
     /// The methods it applies to; none for any.
-    pub(super) methods: Vec<Method>,
-    pub(super) pattern: String,
-    pub(super) priority: Priority,
+    methods: Vec<Method>,
+    pattern: String,
+    priority: Priority,
 }
 
 impl Scope {
+    /// Its pattern, its methods (none for any) and its priority.
+    pub(super) fn into_parts(self) -> (String, Vec<Method>, Priority) {
+        (self.pattern, self.methods, self.priority)
+    }
+
+    /// The same scope, its pattern as `rebase` makes it (below a base).
+    pub(super) fn rebased(mut self, rebase: impl FnOnce(&str) -> String) -> Self {
+        self.pattern = rebase(&self.pattern);
+        self
+    }
+
     /// Any method, `pattern`'s subtree, normal priority.
     pub fn new(pattern: impl Into<String>) -> Self {
         Self {

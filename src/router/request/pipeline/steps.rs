@@ -138,19 +138,15 @@ fn hook_route<'a, H: ?Sized>(
     captures: &'a Captures,
     router: &'a Tables,
 ) -> Route<'a> {
-    Route {
-        head: head.as_ref().expect(COPIED),
+    Route::new(
+        head.as_ref().expect(COPIED),
         pattern,
-        names: hook.pattern().names(),
+        hook.pattern().names(),
         captures,
-        state: router.state(),
-        own_state: hook.own_state().map(|state| &**state),
-        rejection: None,
-        answers: router.answers(),
-        headers: None,
-        staged: None,
-        kept: None,
-    }
+        router.state(),
+        hook.own_state().map(|state| &**state),
+        router.answers(),
+    )
 }
 
 impl Pipeline {
@@ -164,13 +160,13 @@ impl Pipeline {
         router: &Tables,
         answered_by: Option<&CompiledRoute>,
     ) -> bool {
-        let mut route = Route {
-            rejection: answered_by.and_then(|route| route.extraction().rejection()),
-            answers: answered_by.map_or(router.answers(), |route| route.extraction().answers()),
-            staged: Some(&mut self.staged),
-            kept: self.clock.is_some().then_some(&mut self.kept_headers),
-            ..hook_route(&self.head, pattern, hook, &self.hook_captures, router)
-        };
+        let mut route = hook_route(&self.head, pattern, hook, &self.hook_captures, router)
+            .for_prefix(
+                answered_by.and_then(|route| route.extraction().rejection()),
+                answered_by.map_or(router.answers(), |route| route.extraction().answers()),
+                &mut self.staged,
+                self.clock.is_some().then_some(&mut self.kept_headers),
+            );
         match hook
             .hook()
             .call(&mut self.request, &mut self.response, &mut route)
@@ -353,10 +349,8 @@ impl Pipeline {
         pattern: Option<&str>,
         router: &Tables,
     ) -> bool {
-        let route = Route {
-            headers: self.request.as_ref().map(Request::headers),
-            ..hook_route(&self.head, pattern, hook, &self.hook_captures, router)
-        };
+        let route = hook_route(&self.head, pattern, hook, &self.hook_captures, router)
+            .for_postfix(self.request.as_ref().map(Request::headers));
         match hook.hook().call(&route, &mut self.response) {
             Step::Ready(Done::Continue) => return true,
             Step::Ready(Done::Answered) => {
