@@ -5,8 +5,10 @@ ones, and imports an item from the module that defines it, not through the
 crate root's re-exports; the router's request time (`router/request/`)
 imports nothing of its setup time (`router/setup/`); and no two files
 import each other, however far round (a file naming its own parent module,
-which declares it, does not count; a re-export does not either). Exits 1,
-naming each import that breaks a rule, when one does."""
+which declares it, does not count; a re-export does not either); and a
+file reaches one module's items by one path, where they are defined or
+through a re-export, not both. Exits 1, naming each import that breaks a
+rule, when one does."""
 
 import pathlib
 import re
@@ -212,6 +214,71 @@ for group in circles():
     for module in sorted(group):
         others = ", ".join("/".join(o) for o in sorted(GRAPH[module] & members))
         failures.append(f"src/{'/'.join(module)}: in a circle of imports, importing {others}")
+
+# A file reaches the items of one module by one path: the module that
+# defines them, or a re-export of them, not both (`super::{IntoResponse,
+# response::internal_error}` names `response` twice over).
+def use_paths(tree, prefix=""):
+    """The paths a `use` tree names, each in full."""
+    tree = re.sub(r"\s+", "", tree)
+    head, brace, inner = tree.partition("{")
+    if not brace:
+        return [prefix + tree]
+    items, depth, current = [], 0, ""
+    for ch in inner[:-1]:
+        depth += (ch == "{") - (ch == "}")
+        if ch == "," and depth == 0:
+            items.append(current)
+            current = ""
+        else:
+            current += ch
+    items.append(current)
+    return [path for item in items if item for path in use_paths(item, prefix + head)]
+
+
+def module_of(path):
+    """A file's module path, from the crate root."""
+    parts = list(path.relative_to(src).with_suffix("").parts)
+    return ["crate"] + (parts[:-1] if parts[-1] in ("mod", "lib") else parts)
+
+
+DEFINED = {}
+for path in src.rglob("*.rs"):
+    for found in re.finditer(
+        r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const\s+|async\s+)*(?:struct|enum|trait|fn|type|const|static|macro_rules!)\s+(\w+)",
+        path.read_text(),
+        re.M,
+    ):
+        DEFINED.setdefault(found.group(1), set()).add("::".join(module_of(path)))
+for path in sorted(src.rglob("*.rs")):
+    direct, reexported = {}, {}
+    for found in re.finditer(r"^\s*use ((?:crate|super|self)::[^;]*);", path.read_text(), re.M):
+        for used in use_paths(found.group(1)):
+            *module, item = re.sub(r"as\w+$", "", used).split("::")
+            if item in ("self", "*"):
+                continue
+            resolved = module_of(path)
+            if module[0] == "crate":
+                resolved = module
+            else:
+                rest = module[1:] if module[0] == "self" else module
+                while rest and rest[0] == "super":
+                    resolved, rest = resolved[:-1], rest[1:]
+                resolved = resolved + rest
+            at = "::".join(resolved)
+            defined = DEFINED.get(item, set())
+            if at in defined:
+                direct.setdefault(at, set()).add(item)
+                continue
+            below = [module for module in defined if module.startswith(at + "::")]
+            if len(below) == 1:
+                reexported.setdefault(below[0], set()).add(item)
+    for module in sorted(direct.keys() & reexported.keys()):
+        failures.append(
+            f"{path.relative_to(src.parent)}: imports `{module}` by two paths: "
+            f"{', '.join(sorted(direct[module]))} where defined, "
+            f"{', '.join(sorted(reexported[module]))} through a re-export"
+        )
 
 for failure in failures:
     print(failure)

@@ -10,7 +10,10 @@ use std::{
 use axum_core::{extract::FromRequestParts, response::IntoResponse as AxumResponse};
 use http::Response;
 
-use super::{FromRequestHead, IntoResponse, RequestContext, response::internal_error};
+use super::{
+    FromRequestHead, RequestContext,
+    response::{IntoResponse, internal_error},
+};
 use crate::body::Body;
 
 /// An axum type in a pronghorn handler (feature `axum`).

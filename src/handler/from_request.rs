@@ -8,10 +8,12 @@ use std::{future::Future, sync::Arc, sync::LazyLock};
 use http::{Request, Response};
 
 use super::{
-    Answers, FromRequestBody, FromRequestHead, MatchedPath, RequestContext, RouteContext,
-    RouteMatch,
-    extract::{DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, Extraction, streamed},
-    layered::{carry_route, route_info},
+    Answers, MatchedPath,
+    extract::{
+        DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, Extraction, FromRequestBody, FromRequestHead,
+        RequestContext, RouteContext, streamed,
+    },
+    layered::{RouteMatch, carry_route, route_info},
     nested::Nesting,
 };
 use crate::{body::Body, params::Captures};

@@ -22,8 +22,9 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use super::{
-    DefaultBodyLimit, ErasedHandler, Handler, IntoResponse, MatchedPath, Needs, RouteContext,
-    RouteService, extract::RouteInfo, response::internal_error,
+    DefaultBodyLimit, ErasedHandler, Handler, MatchedPath, RouteService,
+    extract::{Needs, RouteContext, RouteInfo},
+    response::{IntoResponse, internal_error},
 };
 use crate::{
     body::Body,

@@ -9,7 +9,8 @@ use http::{HeaderValue, Request, Response, Uri, header, uri::PathAndQuery};
 use tower_service::Service;
 
 use super::{
-    Handler, IntoResponse, MatchedPath, NestedPath, OriginalUri, RouteContext, extract::copy_head,
+    Handler, IntoResponse, MatchedPath, NestedPath, OriginalUri,
+    extract::{RouteContext, copy_head},
 };
 use crate::{body::Body, step::BoxFuture, step::Step};
 

@@ -6,8 +6,8 @@ use std::convert::Infallible;
 use http::{Extensions, HeaderMap, HeaderName, HeaderValue, Response, StatusCode};
 
 use super::{
-    IntoResponse, IntoResponseFailed, extract::Extension, response::Redirect,
-    response::internal_error,
+    extract::Extension,
+    response::{IntoResponse, IntoResponseFailed, Redirect, internal_error},
 };
 use crate::body::Body;
 

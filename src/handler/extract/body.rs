@@ -17,8 +17,8 @@ use http_body::Body as _;
 use http_body_util::Limited;
 
 use super::{
-    FromRequestBody, Rejection, RequestContext, Shape,
-    rejection::{self, named_rejections},
+    FromRequestBody, Rejection, RequestContext,
+    rejection::{self, Shape, named_rejections},
 };
 use crate::{
     body::Body,

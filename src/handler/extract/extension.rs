@@ -6,7 +6,10 @@ use http::{Request, Response, StatusCode};
 use super::{FromRequestHead, RequestContext};
 use crate::{
     body::Body,
-    handler::{Answers, IntoResponse, response::internal_error},
+    handler::{
+        Answers,
+        response::{IntoResponse, internal_error},
+    },
 };
 
 /// A value an outer layer put in the request's extensions (with

@@ -6,8 +6,8 @@ use bytes::Bytes;
 use http::StatusCode;
 
 use super::{
-    BodyFuture, BodyRejection, FromRequestBody, Rejection, RequestContext,
-    body::{media_type, unless_of_type},
+    BodyRejection, FromRequestBody, Rejection, RequestContext,
+    body::{BodyFuture, media_type, unless_of_type},
     query::from_pairs,
     rejection::{rejection_enum, rejection_variants},
 };

@@ -7,13 +7,13 @@ use bytes::Bytes;
 use http::{HeaderMap, Response, StatusCode};
 
 use super::{
-    BodyFuture, BodyRejection, FromRequestBody, Rejection, RequestContext,
-    body::{media_type, unless_of_type},
+    BodyRejection, FromRequestBody, Rejection, RequestContext,
+    body::{BodyFuture, media_type, unless_of_type},
     rejection::{rejection_enum, rejection_variants},
 };
 use crate::{
     body::Body,
-    handler::{IntoResponse, response::internal_error},
+    handler::response::{IntoResponse, internal_error},
 };
 
 /// Whether the request declares a JSON body (`application/json` or

@@ -7,7 +7,10 @@ use http::{Response, StatusCode};
 use super::{FromRequestHead, RequestContext};
 use crate::{
     body::Body,
-    handler::{Answers, IntoResponse, response::internal_error},
+    handler::{
+        Answers,
+        response::{IntoResponse, internal_error},
+    },
 };
 
 /// The pattern of the bases a route was [nested](crate::Router::nest)

@@ -14,12 +14,9 @@ use http::Response;
 
 use super::{
     BodyRejection, Form, FormRejection, FromRequestBody, FromRequestHead, Header, HeaderRejection,
-    NamedHeader, Path, PathRejection, Query, QueryRejection, RequestContext,
+    NamedHeader, Needs, Path, PathRejection, Query, QueryRejection, RequestContext,
 };
-use crate::{
-    body::Body,
-    handler::{IntoResponse, Needs},
-};
+use crate::{body::Body, handler::IntoResponse};
 
 /// An extractor `E` whose rejection is answered as your type `R`, made
 /// from it, as axum-extra's `WithRejection` does: an API's errors in one
