@@ -28,13 +28,14 @@ pub(crate) struct Error {
     failed: Option<Box<Failed>>,
 }
 
-/// Its fields, read.
 impl Error {
+    /// What went wrong, naming the key.
     #[inline]
     pub(super) fn message(&self) -> &str {
         &self.message
     }
 
+    /// The value that did not read, where one did not.
     #[inline]
     pub(super) fn failure(&self) -> Option<&Failed> {
         self.failed.as_deref()
@@ -55,7 +56,6 @@ pub(crate) struct Failed {
     not_utf8: bool,
 }
 
-/// Its fields, read.
 impl Failed {
     /// The value of `key`, `value` as it came, that did not decode to
     /// UTF-8, the decoder saying why (`detail`).
@@ -70,31 +70,37 @@ impl Failed {
         }
     }
 
+    /// Its key.
     #[inline]
     pub(super) fn key(&self) -> &str {
         &self.key
     }
 
+    /// Its value, as it came.
     #[inline]
     pub(super) fn value(&self) -> &str {
         &self.value
     }
 
+    /// Where it stood.
     #[inline]
     pub(super) fn at(&self) -> At {
         self.at
     }
 
+    /// The type it was read as, if it was parsed as one.
     #[inline]
     pub(super) fn expected(&self) -> Option<&'static str> {
         self.expected
     }
 
+    /// Why, without the key: the parser's own words.
     #[inline]
     pub(super) fn detail(&self) -> &str {
         &self.detail
     }
 
+    /// Whether it did not decode to UTF-8.
     #[inline]
     pub(super) fn is_not_utf8(&self) -> bool {
         self.not_utf8

@@ -158,7 +158,6 @@ pub(crate) struct Hook<H: ?Sized> {
     own_state: Option<Arc<http::Extensions>>,
 }
 
-/// Its fields, read.
 impl<H: ?Sized> Hook<H> {
     /// A hook of `pattern` for `methods` (none for any), at `priority`,
     /// registered `key`-th, reading `own_state` first; a monitor that is
@@ -184,21 +183,25 @@ impl<H: ?Sized> Hook<H> {
         }
     }
 
+    /// Its pattern.
     #[inline]
     pub(in crate::router) fn pattern(&self) -> &Pattern {
         &self.pattern
     }
 
+    /// The hook itself.
     #[inline]
     pub(in crate::router) fn hook(&self) -> &Arc<H> {
         &self.hook
     }
 
+    /// Whether a monitor is called again when the response body ends.
     #[inline]
     pub(in crate::router) fn body_end(&self) -> bool {
         self.body_end
     }
 
+    /// The state of the router it was registered in, when not the compiled router's.
     #[inline]
     pub(in crate::router) fn own_state(&self) -> Option<&Arc<http::Extensions>> {
         self.own_state.as_ref()
@@ -256,43 +259,50 @@ pub(crate) struct CompiledRoute {
     monitors: Box<[Applied]>,
 }
 
-/// Its fields, read.
 impl CompiledRoute {
+    /// Its pattern.
     #[inline]
     pub(in crate::router) fn pattern(&self) -> &Pattern {
         &self.pattern
     }
 
+    /// The method it answers; `None` for any.
     #[inline]
     pub(in crate::router) fn method(&self) -> Option<&Method> {
         self.method.as_ref()
     }
 
+    /// What answers it.
     #[inline]
     pub(in crate::router) fn handling(&self) -> &Handling {
         &self.handling
     }
 
+    /// What its extractors hold to.
     #[inline]
     pub(in crate::router) fn extraction(&self) -> &Arc<Extraction> {
         &self.extraction
     }
 
+    /// Whether its responses carry their `MatchedPath`.
     #[inline]
     pub(in crate::router) fn matched_path_in_response(&self) -> bool {
         self.matched_path_in_response
     }
 
+    /// Its prefixes, in running order.
     #[inline]
     pub(in crate::router) fn prefixes(&self) -> &[Applied] {
         &self.prefixes
     }
 
+    /// Its postfixes, in running order.
     #[inline]
     pub(in crate::router) fn postfixes(&self) -> &[Applied] {
         &self.postfixes
     }
 
+    /// Its monitors, in running order.
     #[inline]
     pub(in crate::router) fn monitors(&self) -> &[Applied] {
         &self.monitors
@@ -368,7 +378,6 @@ pub(crate) struct WebSocketRoute {
     protocols: Arc<[Box<str>]>,
 }
 
-/// Its fields, read.
 #[cfg(feature = "ws")]
 impl WebSocketRoute {
     /// A WebSocket route's handler, its connections' limits and the
@@ -385,16 +394,19 @@ impl WebSocketRoute {
         }
     }
 
+    /// Its handler.
     #[inline]
     pub(in crate::router) fn handler(&self) -> &Arc<crate::ws::ErasedWebSocket> {
         &self.handler
     }
 
+    /// Its connections' limits.
     #[inline]
     pub(in crate::router) fn limits(&self) -> &crate::ws::Limits {
         &self.limits
     }
 
+    /// The subprotocols it speaks.
     #[inline]
     pub(in crate::router) fn protocols(&self) -> &Arc<[Box<str>]> {
         &self.protocols
@@ -523,7 +535,6 @@ pub(crate) struct Fallback {
     own: bool,
 }
 
-/// Its fields, read.
 impl Fallback {
     /// A handler answering below `base`, registered `key`-th; `own` when
     /// it is the router's own answer.
@@ -543,21 +554,25 @@ impl Fallback {
         }
     }
 
+    /// The base it answers below.
     #[inline]
     pub(in crate::router) fn base(&self) -> &Pattern {
         &self.base
     }
 
+    /// Its handler.
     #[inline]
     pub(in crate::router) fn handler(&self) -> &Arc<dyn ErasedHandler> {
         &self.handler
     }
 
+    /// What its extractors hold to.
     #[inline]
     pub(in crate::router) fn extraction(&self) -> &Extraction {
         &self.extraction
     }
 
+    /// Whether it is the router's own answer, not a handler of the user's.
     #[inline]
     pub(in crate::router) fn own(&self) -> bool {
         self.own
