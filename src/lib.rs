@@ -238,7 +238,8 @@ pub mod ws;
 pub use self::serve::Tls;
 #[cfg(feature = "server")]
 pub use self::serve::{
-    IncomingStream, Listener, ListenerExt, Serve, Served, TapIo, WithGracefulShutdown, serve,
+    ConnLimiter, IncomingStream, Listener, ListenerExt, Serve, Served, TapIo, WithGracefulShutdown,
+    serve,
 };
 
 pub use self::{

@@ -51,6 +51,15 @@ pub trait Listener: Send + 'static {
     ///
     /// The system's, when it cannot tell.
     fn local_addr(&self) -> io::Result<Self::Addr>;
+
+    /// The most connections a server may hold from it at once, when it
+    /// says ([`ListenerExt::limit_connections`]): `serve` holds the
+    /// lower of this and its own
+    /// [`max_connections`](super::Serve::max_connections). `None`, the
+    /// default, leaves the server's.
+    fn connection_limit(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// Logs a failed `accept` at most once a second, with the count of those
@@ -108,6 +117,30 @@ impl Listener for tokio::net::UnixListener {
 
 /// What a [`Listener`] can be made into, as axum's `ListenerExt`.
 pub trait ListenerExt: Listener + Sized {
+    /// Holds the connections a server takes from it to at most `limit`
+    /// at once, as axum's `limit_connections`: what
+    /// [`Serve::max_connections`](super::Serve::max_connections) sets,
+    /// said where the listener is made (the lower of the two holds). At
+    /// the limit, a new client takes the place of the connection idle
+    /// longest, where axum's waits in the backlog until one closes; while
+    /// none is idle, it waits as well. Values below 1 are raised to 1.
+    ///
+    /// ```no_run
+    /// # #[tokio::main] async fn main() -> std::io::Result<()> {
+    /// use pronghorn::{ListenerExt, Router, serve};
+    ///
+    /// let router = Router::new().get("/", || "hello").compile().unwrap();
+    /// let listener = tokio::net::TcpListener::bind("0.0.0.0:8080").await?.limit_connections(1000);
+    /// serve(listener, router).await
+    /// # }
+    /// ```
+    fn limit_connections(self, limit: usize) -> ConnLimiter<Self> {
+        ConnLimiter {
+            listener: self,
+            limit: limit.max(1),
+        }
+    }
+
     /// Calls `tap` on each connection as it is accepted, before it is
     /// served: to set a socket option, say.
     ///
@@ -136,6 +169,32 @@ pub trait ListenerExt: Listener + Sized {
 }
 
 impl<L: Listener> ListenerExt for L {}
+
+/// A [`Listener`] whose server holds at most a number of connections
+/// from it at once (see [`ListenerExt::limit_connections`]).
+#[derive(Debug)]
+pub struct ConnLimiter<L> {
+    listener: L,
+    limit: usize,
+}
+
+impl<L: Listener> Listener for ConnLimiter<L> {
+    type Io = L::Io;
+    type Addr = L::Addr;
+
+    fn accept(&mut self) -> impl Future<Output = (Self::Io, Self::Addr)> + Send {
+        self.listener.accept()
+    }
+
+    fn local_addr(&self) -> io::Result<Self::Addr> {
+        self.listener.local_addr()
+    }
+
+    fn connection_limit(&self) -> Option<usize> {
+        let inner = self.listener.connection_limit().unwrap_or(usize::MAX);
+        Some(self.limit.min(inner))
+    }
+}
 
 /// A [`Listener`] that calls a function on each connection it accepts
 /// (see [`ListenerExt::tap_io`]).
@@ -168,6 +227,10 @@ where
 
     fn local_addr(&self) -> io::Result<Self::Addr> {
         self.listener.local_addr()
+    }
+
+    fn connection_limit(&self) -> Option<usize> {
+        self.listener.connection_limit()
     }
 }
 

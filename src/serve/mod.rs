@@ -23,7 +23,7 @@ mod timeouts;
 mod tls;
 mod windows;
 
-pub use self::listener::{IncomingStream, Listener, ListenerExt, TapIo};
+pub use self::listener::{ConnLimiter, IncomingStream, Listener, ListenerExt, TapIo};
 #[cfg(feature = "tls")]
 pub use self::tls::Tls;
 
@@ -330,6 +330,17 @@ impl Default for Settings {
             shutdown_timeout: Duration::from_secs(30),
             workers: 0,
         }
+    }
+}
+
+impl Settings {
+    /// The same, with at most `connections` connections when a listener
+    /// says so ([`ListenerExt::limit_connections`]).
+    fn held_to(mut self, connections: Option<usize>) -> Self {
+        if let Some(connections) = connections {
+            self.max_connections = self.max_connections.min(connections);
+        }
+        self
     }
 }
 

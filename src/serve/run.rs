@@ -49,6 +49,7 @@ where
     // A `Router` served as it is is compiled before the first client: one
     // that does not compile is the server's error, not every request's.
     crate::served::check(&service)?;
+    let limits = limits.held_to(listener.connection_limit());
     let mut builder = hyper_builder(&limits, half_close);
     // The watchdogs keep each connection's time, in milliseconds from here.
     let clock = tokio::time::Instant::now();

@@ -154,3 +154,36 @@ async fn connect_info_as_a_socket_address_is_the_clients_address() {
     assert_eq!(parts.status, StatusCode::OK);
     assert_eq!(body, local.to_string());
 }
+
+/// `limit_connections` on the listener holds the server to that many
+/// connections, as `max_connections` does: at the limit, the connection
+/// idle longest makes room for the new client.
+#[tokio::test]
+async fn a_listener_limited_to_one_connection_sheds_the_idle_one_for_a_new_client() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .unwrap()
+        .limit_connections(1);
+    let router = Router::new().get("/", || "hi").compile().unwrap();
+    let server = pronghorn::serve(listener, router);
+    let address = server.local_addr().unwrap();
+    let task = tokio::spawn(server.into_future());
+
+    let mut first = TcpStream::connect(address).await.unwrap();
+    first
+        .write_all(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    assert!(next_answer(&mut first).await.starts_with("HTTP/1.1 200"));
+    let mut second = TcpStream::connect(address).await.unwrap();
+    second
+        .write_all(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    assert!(next_answer(&mut second).await.starts_with("HTTP/1.1 200"));
+    // The first was shed to make room: the server closed it.
+    let mut rest = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(10), first.read_to_end(&mut rest)).await;
+    assert!(matches!(read, Ok(Ok(0) | Err(_))), "{read:?}");
+    task.abort();
+}
