@@ -176,10 +176,17 @@
 //!   pronghorn has no `FromRef`: give each part its router reads with its
 //!   own `.state(part)` (a type can only be found by its name, and `FromRef`
 //!   impls cannot be listed).
-//! - **Rejections**: a body's rejection for `String` and `Bytes` is one
-//!   type, [`BodyRejection`](crate::handler::rejection::BodyRejection)
-//!   (axum's `StringRejection` and `BytesRejection`), and `Header` is
-//!   pronghorn's own.
+//! - **Rejections**: `JsonRejection`, `FormRejection`, `RawFormRejection`,
+//!   `QueryRejection`, `PathRejection`, `ExtensionRejection` and
+//!   `NestedPathRejection` are axum's, in
+//!   [`handler::rejection`](crate::handler::rejection). A body's
+//!   rejection for `String` and `Bytes` is one type,
+//!   [`BodyRejection`](crate::handler::rejection::BodyRejection) (axum's
+//!   `StringRejection` and `BytesRejection`); `MatchedPath` has none (a
+//!   handler that reads it where no route matched, a fallback's, is
+//!   refused by `compile`: `Option<MatchedPath>` reads its absence); and
+//!   `Header` is pronghorn's own. Without `Answers::Axum`, a missing
+//!   `Extension` or `NestedPath` answers a bare 500, its cause logged.
 //! - **Bodies**: extractors read at most 2 MiB (axum: 2 MB) and wait at
 //!   most 30 s for a body (axum: no limit); see
 //!   [`body_limit`](crate::Router::body_limit) and `body_timeout`.

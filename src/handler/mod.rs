@@ -107,10 +107,11 @@ pub use self::extract::{Json, JsonRejection};
 /// ```
 pub mod rejection {
     pub use super::extract::{
-        BodyRejection, FailedToDeserializeForm, FailedToDeserializeFormBody,
+        BodyRejection, ExtensionRejection, FailedToDeserializeForm, FailedToDeserializeFormBody,
         FailedToDeserializePathParams, FailedToDeserializeQueryString, FormRejection,
-        HeaderRejection, InvalidFormContentType, MissingPathParams, PathErrorKind, PathRejection,
-        QueryRejection, Rejection,
+        HeaderRejection, InvalidFormContentType, MissingExtension, MissingPathParams,
+        NestedPathRejection, PathErrorKind, PathRejection, QueryRejection, RawFormRejection,
+        Rejection,
     };
     #[cfg(feature = "json")]
     pub use super::extract::{

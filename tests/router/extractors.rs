@@ -1200,6 +1200,99 @@ async fn a_taken_rejection_is_axum_s_variant_worded_as_the_router_answers() {
     );
 }
 
+/// `Extension`, `NestedPath` and `RawForm` hand their rejections over as
+/// axum's `ExtensionRejection`, `NestedPathRejection` and
+/// `RawFormRejection`, worded as the router answers; `WithRejection`
+/// takes them too.
+#[tokio::test]
+async fn extension_nested_path_and_raw_form_rejections_are_axum_s_types() {
+    use pronghorn::{
+        handler::{
+            Extension, NestedPath, RawForm, WithRejection,
+            rejection::{ExtensionRejection, NestedPathRejection, RawFormRejection},
+        },
+        router::Answers,
+    };
+    #[derive(Clone)]
+    struct User;
+    fn extension(user: Result<Extension<User>, ExtensionRejection>) -> (StatusCode, String) {
+        match user {
+            Ok(_) => (StatusCode::OK, "user".to_owned()),
+            Err(ExtensionRejection::MissingExtension(missing)) => (
+                missing.status(),
+                format!("missing: {}", missing.body_text()),
+            ),
+            Err(other) => (other.status(), other.body_text()),
+        }
+    }
+    fn raw_form(form: Result<RawForm, RawFormRejection>) -> String {
+        match form {
+            Ok(RawForm(bytes)) => format!("form {}", String::from_utf8_lossy(&bytes)),
+            Err(RawFormRejection::InvalidFormContentType(error)) => format!("type {error}"),
+            Err(RawFormRejection::BytesRejection(error)) => format!("bytes {error}"),
+            Err(other) => format!("other {other}"),
+        }
+    }
+    let app = |answers: Answers| {
+        Router::new()
+            .get("/extension", extension)
+            .get(
+                "/nested",
+                |nested: Result<NestedPath, NestedPathRejection>| match nested {
+                    Ok(path) => format!("nested at {}", path.as_str()),
+                    Err(rejection) => format!("{} {}", rejection.status(), rejection.body_text()),
+                },
+            )
+            .post("/form", raw_form)
+            .post("/with", |_: WithRejection<RawForm, RawFormRejection>| "ok")
+            .answers(answers)
+            .body_limit(16)
+            .compile()
+            .unwrap()
+    };
+    let (axum, ours) = (app(Answers::Axum), app(Answers::Pronghorn));
+
+    let answer = get(&axum, "/extension").await;
+    assert_eq!(answer.status, StatusCode::INTERNAL_SERVER_ERROR);
+    assert!(
+        answer
+            .body
+            .starts_with("missing: Missing request extension: Extension of type `"),
+        "{}",
+        answer.body
+    );
+    let answer = get(&ours, "/extension").await;
+    assert_eq!(answer.status, StatusCode::INTERNAL_SERVER_ERROR);
+    assert_eq!(answer.body, "missing: Internal Server Error");
+
+    assert_eq!(
+        get(&axum, "/nested").await.body,
+        "500 Internal Server Error The matched route is not nested"
+    );
+    assert_eq!(
+        get(&ours, "/nested").await.body,
+        "500 Internal Server Error Internal Server Error"
+    );
+
+    let form = Some("application/x-www-form-urlencoded");
+    assert_eq!(
+        send_body(&ours, "/form", form, "a=1").await.body,
+        "form a=1"
+    );
+    let answer = send_body(&axum, "/form", Some("text/plain"), "a=1").await;
+    assert_eq!(
+        answer.body,
+        "type Form requests must have `Content-Type: application/x-www-form-urlencoded`"
+    );
+    let answer = send_body(&axum, "/form", form, &"a".repeat(17)).await;
+    assert_eq!(
+        answer.body,
+        "bytes Failed to buffer the request body: length limit exceeded"
+    );
+    let answer = send_body(&ours, "/with", Some("text/plain"), "a=1").await;
+    assert_eq!(answer.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+}
+
 /// `Router::rejection` answers every rejection of the router's extractors
 /// in one shape — a custom extractor's too, through `RequestContext::reject`
 /// — and a nested router keeps it unless it sets its own.

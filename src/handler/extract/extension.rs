@@ -3,13 +3,13 @@
 
 use http::{Request, Response, StatusCode};
 
-use super::{FromRequestHead, RequestContext};
+use super::{
+    FromRequestHead, Rejection, RequestContext,
+    rejection::{rejection_enum, rejection_variants},
+};
 use crate::{
     body::Body,
-    handler::{
-        Answers,
-        response::{IntoResponse, internal_error},
-    },
+    handler::{Answers, response::internal_error},
 };
 
 /// A value an outer layer put in the request's extensions (with
@@ -50,6 +50,30 @@ pub struct Extension<T>(pub T);
 
 impl<T: Clone + Send + Sync + 'static> FromRequestHead for Extension<T> {
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        Self::find(context).map_err(|rejection| match context.answers {
+            // Its cause is the server's set-up: logged, never sent.
+            Answers::Pronghorn => internal_error(),
+            Answers::Axum => context.reject(rejection),
+        })
+    }
+}
+
+/// The value, or why there is none, for the handler to answer itself.
+// Niche: not among the extractors the compiler suggests.
+#[diagnostic::do_not_recommend]
+impl<T: Clone + Send + Sync + 'static> FromRequestHead
+    for Result<Extension<T>, ExtensionRejection>
+{
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        Ok(Extension::find(context)
+            .map_err(|rejection| ExtensionRejection::of(rejection.worded(context.answers))))
+    }
+}
+
+impl<T: Clone + Send + Sync + 'static> Extension<T> {
+    /// The request's value of type `T`, or the rejection of its absence
+    /// (logged: a layer is missing).
+    fn find(context: &RequestContext<'_>) -> Result<Self, Rejection> {
         match context.extensions().get::<T>() {
             Some(value) => Ok(Extension(value.clone())),
             None => {
@@ -57,21 +81,34 @@ impl<T: Clone + Send + Sync + 'static> FromRequestHead for Extension<T> {
                     extension = std::any::type_name::<T>(),
                     "pronghorn: a handler asked for a request extension no layer inserted"
                 );
-                Err(match context.answers {
-                    Answers::Pronghorn => internal_error(),
-                    Answers::Axum => (
-                        StatusCode::INTERNAL_SERVER_ERROR,
-                        format!(
-                            "Missing request extension: Extension of type `{}` was not found. \
-                             Perhaps you forgot to add it? See `axum::Extension`.",
-                            std::any::type_name::<T>()
-                        ),
-                    )
-                        .into_response(),
-                })
+                Err(Rejection::new(
+                    "Extension",
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "Internal Server Error",
+                )
+                .or_as_axum(format!(
+                    "Missing request extension: Extension of type `{}` was not found. \
+                     Perhaps you forgot to add it? See `axum::Extension`.",
+                    std::any::type_name::<T>()
+                )))
             }
         }
     }
+}
+
+rejection_variants! {
+    /// A request without the extension asked for (500).
+    MissingExtension;
+}
+
+rejection_enum! {
+    /// Why `Extension` refused a request, as axum's `ExtensionRejection`,
+    /// for a handler that takes `Result<Extension<T>, ExtensionRejection>`
+    /// to answer it itself.
+    ExtensionRejection ("`Extension`") {
+        /// No layer put a value of the type in the request.
+        MissingExtension(MissingExtension),
+    } from |rejection| Self::MissingExtension(MissingExtension(rejection))
 }
 
 /// An `Extension` is a layer as well, as axum's is: it puts its value in

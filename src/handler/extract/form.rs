@@ -181,6 +181,24 @@ impl FromRequestBody for RawForm {
     }
 }
 
+/// The form's bytes, or why the body could not be read as one, for the
+/// handler to answer itself.
+impl FromRequestBody for Result<RawForm, RawFormRejection> {
+    type Future = BodyFuture<Self>;
+
+    fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
+        let (body, refused) = match Form::<()>::query(context) {
+            Some(query) => (query, None),
+            None => (body, Form::<()>::refused(context)),
+        };
+        BodyFuture::new(body, context, refused, |bytes, answers| {
+            Ok(bytes
+                .map(RawForm)
+                .map_err(|rejection| RawFormRejection::of(rejection.worded(answers))))
+        })
+    }
+}
+
 rejection_variants! {
     /// A form request without `Content-Type: application/x-www-form-urlencoded` (415).
     InvalidFormContentType;
@@ -189,6 +207,23 @@ rejection_variants! {
     FailedToDeserializeForm;
     /// A form body that does not read as the `Form`'s type (422).
     FailedToDeserializeFormBody;
+}
+
+rejection_enum! {
+    /// Why `RawForm` refused a request, as axum's `RawFormRejection`, for
+    /// a handler that takes `Result<RawForm, RawFormRejection>` to answer
+    /// it itself.
+    RawFormRejection ("`RawForm`") {
+        /// The request is not a form.
+        InvalidFormContentType(InvalidFormContentType),
+        /// The body could not be read: over the limit, too slow, cut off.
+        BytesRejection(BodyRejection),
+    } from |rejection| match (rejection.extractor(), rejection.status()) {
+        ("Form", StatusCode::UNSUPPORTED_MEDIA_TYPE) => {
+            Self::InvalidFormContentType(InvalidFormContentType(rejection))
+        }
+        _ => Self::BytesRejection(BodyRejection(rejection)),
+    }
 }
 
 rejection_enum! {

@@ -51,14 +51,14 @@ pub(crate) use self::{body::streamed, rejection::Shape};
 pub use self::{
     body::{BodyFuture, BodyRejection},
     connect_info::{ConnectInfo, Connected, MockConnectInfo, MockConnectInfoService},
-    extension::{AddExtension, Extension},
+    extension::{AddExtension, Extension, ExtensionRejection, MissingExtension},
     form::{
         FailedToDeserializeForm, FailedToDeserializeFormBody, Form, FormRejection,
-        InvalidFormContentType, RawForm,
+        InvalidFormContentType, RawForm, RawFormRejection,
     },
     header::{Header, HeaderRejection, NamedHeader, headers},
     matched_path::MatchedPath,
-    nested_path::NestedPath,
+    nested_path::{NestedPath, NestedPathRejection},
     path::{
         FailedToDeserializePathParams, MissingPathParams, Path, PathErrorKind, PathRejection,
         RouteParams,

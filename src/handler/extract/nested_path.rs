@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use http::{Response, StatusCode};
 
-use super::{FromRequestHead, RequestContext};
+use super::{FromRequestHead, Rejection, RequestContext, rejection::rejection_variants};
 use crate::{
     body::Body,
     handler::{
@@ -82,15 +82,39 @@ impl FromRequestHead for NestedPath {
     }
 }
 
+/// The nested path, or why there is none, for the handler to answer
+/// itself.
+#[diagnostic::do_not_recommend]
+impl FromRequestHead for Result<NestedPath, NestedPathRejection> {
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        Ok(NestedPath::of(context)
+            .ok_or_else(|| NestedPathRejection(not_nested_rejection().worded(context.answers))))
+    }
+}
+
 #[cold]
 fn not_nested(answers: Answers) -> Response<Body> {
-    error_limited!("pronghorn: a handler asked for the `NestedPath` of a route not nested");
     match answers {
         Answers::Pronghorn => internal_error(),
-        Answers::Axum => (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "The matched route is not nested",
-        )
-            .into_response(),
+        Answers::Axum => not_nested_rejection().worded(answers).into_response(),
     }
+}
+
+/// The rejection of a `NestedPath` on a route not nested (logged: the
+/// handler is set up wrong).
+#[cold]
+fn not_nested_rejection() -> Rejection {
+    error_limited!("pronghorn: a handler asked for the `NestedPath` of a route not nested");
+    Rejection::new(
+        "NestedPath",
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "Internal Server Error",
+    )
+    .or_as_axum("The matched route is not nested")
+}
+
+rejection_variants! {
+    /// Why `NestedPath` refused a request, as axum's `NestedPathRejection`:
+    /// its route is not nested (500).
+    NestedPathRejection;
 }

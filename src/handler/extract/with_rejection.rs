@@ -13,8 +13,9 @@ use bytes::Bytes;
 use http::Response;
 
 use super::{
-    BodyRejection, Form, FormRejection, FromRequestBody, FromRequestHead, Header, HeaderRejection,
-    NamedHeader, Needs, Path, PathRejection, Query, QueryRejection, RequestContext,
+    BodyRejection, Extension, ExtensionRejection, Form, FormRejection, FromRequestBody,
+    FromRequestHead, Header, HeaderRejection, NamedHeader, Needs, NestedPath, NestedPathRejection,
+    Path, PathRejection, Query, QueryRejection, RawForm, RawFormRejection, RequestContext,
 };
 use crate::{body::Body, handler::IntoResponse};
 
@@ -112,6 +113,9 @@ has_rejection! {
     [T] Query<T> => QueryRejection;
     [N: NamedHeader] Header<N> => HeaderRejection;
     [T] Form<T> => FormRejection;
+    [] RawForm => RawFormRejection;
+    [T: Clone + Send + Sync + 'static] Extension<T> => ExtensionRejection;
+    [] NestedPath => NestedPathRejection;
     [] String => BodyRejection;
     [] Bytes => BodyRejection;
     #[cfg(feature = "json")]
