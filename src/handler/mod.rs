@@ -3,8 +3,9 @@
 //!
 //! A handler takes up to eight extractors that read the request head
 //! ([`FromRequestHead`]: [`Path`], [`Query`], [`Header`], [`State`],
-//! [`RouteParams`], [`Extension`], [`ConnectInfo`], [`MatchedPath`],
-//! [`OriginalUri`], `Method`, `Uri`, `HeaderMap`, and `Option` of any:
+//! [`RouteParams`], [`RawPathParams`], [`RawQuery`], [`Extension`],
+//! [`ConnectInfo`], [`MatchedPath`], [`OriginalUri`], `Method`, `Uri`,
+//! `HeaderMap`, and `Option` of any:
 //! `None` when the request lacks the value, see
 //! [`FromRequestHead::from_head_optional`]) and,
 //! as its last argument, at most one that reads the body
@@ -109,9 +110,9 @@ pub mod rejection {
     pub use super::extract::{
         BodyRejection, ExtensionRejection, FailedToDeserializeForm, FailedToDeserializeFormBody,
         FailedToDeserializePathParams, FailedToDeserializeQueryString, FormRejection,
-        HeaderRejection, InvalidFormContentType, MissingExtension, MissingPathParams,
-        NestedPathRejection, PathErrorKind, PathRejection, QueryRejection, RawFormRejection,
-        Rejection,
+        HeaderRejection, InvalidFormContentType, InvalidUtf8InPathParam, MissingExtension,
+        MissingPathParams, NestedPathRejection, PathErrorKind, PathRejection, QueryRejection,
+        RawFormRejection, RawPathParamsRejection, Rejection,
     };
     #[cfg(feature = "json")]
     pub use super::extract::{
@@ -144,9 +145,9 @@ pub use self::{
         AddExtension, BodyFuture, BodyRejection, ConnectInfo, Connected, Extension, Form,
         FormRejection, FromRequestBody, FromRequestHead, HasRejection, Header, HeaderRejection,
         MatchedPath, MockConnectInfo, MockConnectInfoService, NamedHeader, Needs, NestedPath,
-        OriginalUri, Path, PathErrorKind, PathRejection, Query, QueryRejection, RawForm, Rejection,
-        RequestContext, RouteContext, RouteParams, State, StateType, WithRejection,
-        WithRejectionFuture, headers,
+        OriginalUri, Path, PathErrorKind, PathRejection, Query, QueryRejection, RawForm,
+        RawPathParams, RawPathParamsIter, RawQuery, Rejection, RequestContext, RouteContext,
+        RouteParams, State, StateType, WithRejection, WithRejectionFuture, headers,
     },
     from_request::{FromRequest, RequestExt},
     layered::{

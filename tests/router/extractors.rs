@@ -2013,3 +2013,61 @@ async fn a_from_request_runs_pronghorn_s_extractors_with_its_route() {
     let missing = request.extract_parts::<State<&'static str>>().unwrap_err();
     assert_eq!(missing.status(), StatusCode::INTERNAL_SERVER_ERROR);
 }
+
+/// `RawQuery` hands over the query string as it came, `None` without
+/// one; `RawPathParams` the route's parameters by name, decoded, and
+/// answers 400 on one that is not UTF-8 once decoded, in the router's
+/// words, or hands its `RawPathParamsRejection` to the handler.
+#[tokio::test]
+async fn raw_query_and_raw_path_params_read_as_axum_s() {
+    use pronghorn::{
+        handler::{RawPathParams, RawQuery, rejection::RawPathParamsRejection},
+        router::Answers,
+    };
+    let app = |answers: Answers| {
+        Router::new()
+            .get("/query", |RawQuery(query): RawQuery| {
+                query.unwrap_or_else(|| "none".to_owned())
+            })
+            .get("/params/{user}/{team}", |params: RawPathParams| {
+                (&params)
+                    .into_iter()
+                    .map(|(key, value)| format!("{key}={value}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .get(
+                "/taken/{user}",
+                |params: Result<RawPathParams, RawPathParamsRejection>| match params {
+                    Ok(_) => "ok".to_owned(),
+                    Err(RawPathParamsRejection::InvalidUtf8InPathParam(error)) => {
+                        format!("{} {}", error.status(), error.body_text())
+                    }
+                    Err(other) => other.body_text(),
+                },
+            )
+            .answers(answers)
+            .compile()
+            .unwrap()
+    };
+    let (axum, ours) = (app(Answers::Axum), app(Answers::Pronghorn));
+    assert_eq!(get(&ours, "/query?a=%20&b").await.body, "a=%20&b");
+    assert_eq!(get(&ours, "/query").await.body, "none");
+    assert_eq!(
+        get(&ours, "/params/ada%20l/7").await.body,
+        "user=ada l team=7"
+    );
+    let answer = get(&axum, "/params/%FF/7").await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    assert_eq!(answer.body, "Invalid UTF-8 in `user`");
+    let answer = get(&ours, "/params/%FF/7").await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        answer.body,
+        "route parameter `user` is not UTF-8 once decoded"
+    );
+    assert_eq!(
+        get(&axum, "/taken/%FF").await.body,
+        "400 Bad Request Invalid UTF-8 in `user`"
+    );
+}

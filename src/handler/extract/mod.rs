@@ -60,10 +60,11 @@ pub use self::{
     matched_path::MatchedPath,
     nested_path::{NestedPath, NestedPathRejection},
     path::{
-        FailedToDeserializePathParams, MissingPathParams, Path, PathErrorKind, PathRejection,
+        FailedToDeserializePathParams, InvalidUtf8InPathParam, MissingPathParams, Path,
+        PathErrorKind, PathRejection, RawPathParams, RawPathParamsIter, RawPathParamsRejection,
         RouteParams,
     },
-    query::{FailedToDeserializeQueryString, Query, QueryRejection},
+    query::{FailedToDeserializeQueryString, Query, QueryRejection, RawQuery},
     rejection::Rejection,
     request_parts::OriginalUri,
     state::State,

@@ -14,7 +14,7 @@ use http::{Response, StatusCode};
 use super::{
     FromRequestHead, Needs, PathNeeds, Rejection, RequestContext,
     de::{self, optional},
-    rejection::bad_request,
+    rejection::{bad_request, rejection_variants},
 };
 use crate::{
     body::Body,
@@ -76,6 +76,167 @@ impl FromRequestHead for RouteParams {
             })
             .collect::<Result<_, _>>()
             .map(RouteParams)
+    }
+}
+
+/// The route's parameters, by name in the pattern's order, each
+/// percent-decoded, as axum's `RawPathParams`: for a handler (or a layer)
+/// that reads parameters whatever the route. A value that is not UTF-8
+/// once decoded answers 400.
+///
+/// ```
+/// use http::Request;
+/// use http_body_util::BodyExt;
+/// use pronghorn::{Router, handler::RawPathParams};
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .get("/users/{user}/teams/{team}", |params: RawPathParams| {
+///         params.iter().map(|(key, value)| format!("{key}={value}")).collect::<Vec<_>>().join(" ")
+///     })
+///     .compile()
+///     .unwrap();
+/// let request = Request::get("/users/ada%20l/teams/7").body(String::new()).unwrap();
+/// let response = router.oneshot(request).await.unwrap();
+/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "user=ada l team=7");
+/// # }
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RawPathParams(Vec<(Box<str>, String)>);
+
+impl RawPathParams {
+    /// The parameters, as `(name, value)` pairs.
+    pub fn iter(&self) -> RawPathParamsIter<'_> {
+        RawPathParamsIter(self.0.iter())
+    }
+
+    /// The parameters of the route `context` is for.
+    fn of(context: &RequestContext<'_>) -> Result<Self, RawPathParamsRejection> {
+        (context.params.iter_raw())
+            .map(|(name, raw)| match crate::params::decode(raw) {
+                Ok(value) => Ok((Box::from(name), value.into_owned())),
+                Err(_) => Err(RawPathParamsRejection::InvalidUtf8InPathParam(
+                    InvalidUtf8InPathParam(
+                        bad_request(
+                            "RawPathParams",
+                            format!("route parameter `{name}` is not UTF-8 once decoded"),
+                        )
+                        .or_as_axum(format!("Invalid UTF-8 in `{name}`"))
+                        .worded(context.answers),
+                    ),
+                )),
+            })
+            .collect::<Result<_, _>>()
+            .map(RawPathParams)
+    }
+}
+
+impl<'a> IntoIterator for &'a RawPathParams {
+    type Item = (&'a str, &'a str);
+    type IntoIter = RawPathParamsIter<'a>;
+
+    fn into_iter(self) -> RawPathParamsIter<'a> {
+        self.iter()
+    }
+}
+
+/// The iterator of [`RawPathParams::iter`]: `(name, value)` pairs.
+#[derive(Debug)]
+pub struct RawPathParamsIter<'a>(std::slice::Iter<'a, (Box<str>, String)>);
+
+impl<'a> Iterator for RawPathParamsIter<'a> {
+    type Item = (&'a str, &'a str);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next().map(|(name, value)| (&**name, value.as_str()))
+    }
+}
+
+// Niche: not among the extractors the compiler suggests.
+#[diagnostic::do_not_recommend]
+impl FromRequestHead for RawPathParams {
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        Self::of(context).map_err(|rejection| context.reject(rejection.into()))
+    }
+}
+
+/// The parameters, or why they did not decode, for the handler to answer
+/// itself.
+#[diagnostic::do_not_recommend]
+impl FromRequestHead for Result<RawPathParams, RawPathParamsRejection> {
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        Ok(RawPathParams::of(context))
+    }
+}
+
+rejection_variants! {
+    /// A route parameter that is not UTF-8 once percent-decoded (400).
+    InvalidUtf8InPathParam;
+}
+
+/// Why `RawPathParams` refused a request, as axum's
+/// `RawPathParamsRejection`, for a handler that takes
+/// `Result<RawPathParams, RawPathParamsRejection>` to answer it itself.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum RawPathParamsRejection {
+    /// A value did not decode.
+    InvalidUtf8InPathParam(InvalidUtf8InPathParam),
+    /// The request was not routed (as axum's; pronghorn hands every
+    /// route's handler its parameters, none for a route without any).
+    MissingPathParams(MissingPathParams),
+}
+
+impl RawPathParamsRejection {
+    /// The status it answers.
+    pub fn status(&self) -> StatusCode {
+        self.rejection().status()
+    }
+
+    /// What it tells the client.
+    pub fn body_text(&self) -> String {
+        self.rejection().body_text()
+    }
+
+    fn rejection(&self) -> &Rejection {
+        match self {
+            Self::InvalidUtf8InPathParam(inner) => &inner.0,
+            Self::MissingPathParams(inner) => &inner.rejection,
+        }
+    }
+}
+
+impl Deref for RawPathParamsRejection {
+    type Target = Rejection;
+
+    fn deref(&self) -> &Rejection {
+        self.rejection()
+    }
+}
+
+impl From<RawPathParamsRejection> for Rejection {
+    fn from(rejection: RawPathParamsRejection) -> Rejection {
+        match rejection {
+            RawPathParamsRejection::InvalidUtf8InPathParam(inner) => inner.0,
+            RawPathParamsRejection::MissingPathParams(inner) => inner.rejection,
+        }
+    }
+}
+
+impl fmt::Display for RawPathParamsRejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.rejection().fmt(f)
+    }
+}
+
+impl std::error::Error for RawPathParamsRejection {}
+
+/// Its status, with its message as plain text.
+impl IntoResponse for RawPathParamsRejection {
+    fn into_response(self) -> Response<Body> {
+        Rejection::from(self).into_response()
     }
 }
 

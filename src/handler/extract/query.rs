@@ -117,6 +117,40 @@ pub(super) fn from_pairs<T: serde::de::DeserializeOwned>(text: &str) -> Result<T
     T::deserialize(de::Pairs::new(decoded, pairs().count()))
 }
 
+/// The query string as it came (still percent-encoded), `None` for a
+/// request without one, as axum's `RawQuery`: for a handler that reads it
+/// itself. It never refuses a request.
+///
+/// ```
+/// use http::Request;
+/// use http_body_util::BodyExt;
+/// use pronghorn::{Router, handler::RawQuery};
+/// use tower::ServiceExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .get("/", |RawQuery(query): RawQuery| query.unwrap_or_else(|| "none".to_owned()))
+///     .compile()
+///     .unwrap();
+/// let response = router.clone().oneshot(Request::get("/?a=1&b=%20").body(String::new()).unwrap()).await.unwrap();
+/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "a=1&b=%20");
+/// let response = router.oneshot(Request::get("/").body(String::new()).unwrap()).await.unwrap();
+/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "none");
+/// # }
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RawQuery(pub Option<String>);
+
+// Niche: not among the extractors the compiler suggests.
+#[diagnostic::do_not_recommend]
+impl FromRequestHead for RawQuery {
+    #[inline]
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        Ok(RawQuery(context.uri().query().map(str::to_owned)))
+    }
+}
+
 rejection_variants! {
     /// A query string that does not read as the `Query`'s type (400).
     FailedToDeserializeQueryString;

@@ -15,7 +15,8 @@ use http::Response;
 use super::{
     BodyRejection, Extension, ExtensionRejection, Form, FormRejection, FromRequestBody,
     FromRequestHead, Header, HeaderRejection, NamedHeader, Needs, NestedPath, NestedPathRejection,
-    Path, PathRejection, Query, QueryRejection, RawForm, RawFormRejection, RequestContext,
+    Path, PathRejection, Query, QueryRejection, RawForm, RawFormRejection, RawPathParams,
+    RawPathParamsRejection, RequestContext,
 };
 use crate::{body::Body, handler::IntoResponse};
 
@@ -116,6 +117,7 @@ has_rejection! {
     [] RawForm => RawFormRejection;
     [T: Clone + Send + Sync + 'static] Extension<T> => ExtensionRejection;
     [] NestedPath => NestedPathRejection;
+    [] RawPathParams => RawPathParamsRejection;
     [] String => BodyRejection;
     [] Bytes => BodyRejection;
     #[cfg(feature = "json")]
