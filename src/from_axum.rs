@@ -4,11 +4,11 @@
 //!
 //! # Side by side
 //!
-//! An axum 0.8 application and its port. Only the imports and
-//! `with_state` change; the port compiles its router, so that a mistake in
-//! it is an error to handle where the router is built (a `Router` is
-//! served as it is too, as axum's is: `serve` then compiles it before it
-//! accepts a client, and returns its error):
+//! An axum 0.8 application and its port: only the imports change. A
+//! `Router` is served as it is, as axum's is (`serve` compiles it before
+//! it accepts a client, and returns its mistakes as its error), or
+//! compiled first with [`compile`](crate::Router::compile), so that a
+//! mistake in it is an error to handle where the router is built:
 //!
 //! ```
 //! # mod axum_app {
@@ -35,7 +35,7 @@
 //! }
 //! # }
 //! # mod pronghorn_app {
-//! use pronghorn::{CompiledRouter, Router, handler::{Json, Path, State}, router::get};
+//! use pronghorn::{Router, handler::{Json, Path, State}, router::get};
 //! use tower_http::trace::TraceLayer;
 //!
 //! #[derive(Clone)]
@@ -49,14 +49,12 @@
 //!     names.0.get(id).copied().unwrap_or("nobody").to_owned()
 //! }
 //!
-//! pub fn app() -> CompiledRouter {
+//! pub fn app() -> Router {
 //!     Router::new()
 //!         .route("/users", get(list))
 //!         .route("/users/{id}", get(one))
 //!         .layer(TraceLayer::new_for_http())
-//!         .state(Names(vec!["ada", "grace"]))
-//!         .compile()
-//!         .expect("valid routes")
+//!         .with_state(Names(vec!["ada", "grace"]))
 //! }
 //! # }
 //! # use http::Request;
@@ -86,13 +84,13 @@
 //! | --- | --- |
 //! | `Router::new().route(path, get(h).post(h2))` | the same, with [`router::get`](crate::router::get), [`post`](crate::router::post), … [`on`](crate::router::on), [`any`](crate::router::any); also `Router::get(path, h)`, one method a call |
 //! | `get_service(svc)`, `route_service`, `nest_service`, `fallback_service` | the same names |
-//! | `nest`, `merge`, `fallback` | the same; `method_not_allowed_fallback` is [`Router::method_not_allowed`](crate::Router::method_not_allowed) |
+//! | `nest`, `merge`, `fallback`, `method_not_allowed_fallback` | the same (the last also as [`Router::method_not_allowed`](crate::Router::method_not_allowed)) |
 //! | `Router::layer`, `Router::route_layer`, `MethodRouter::layer`, `Handler::layer` | the same names, with [`Endpoint`](crate::handler::Endpoint) where axum writes `Route` (`L: Layer<Route>`); a layer that hands the handler another body type (tower-http's `RequestBodyLimitLayer`, `RequestDecompressionLayer`) is taken as written |
-//! | `get(h).fallback(f)`, `get(h).with_state(s)`, a `MethodRouter` as a fallback or a service | the same, `with_state` being [`MethodRouter::state`](crate::router::MethodRouter::state) |
+//! | `get(h).fallback(f)`, `get(h).with_state(s)`, a `MethodRouter` as a fallback or a service | the same ([`MethodRouter::state`](crate::router::MethodRouter::state) is `with_state`'s other name) |
 //! | `DefaultBodyLimit::max(n)`, `DefaultBodyLimit::disable()` as a layer | the same, [`DefaultBodyLimit`](crate::handler::DefaultBodyLimit); or [`Router::body_limit`](crate::Router::body_limit) |
 //! | `handler.into_service()` (`HandlerWithoutStateExt`); a value as a handler, `post((StatusCode::CREATED, "made"))` | the same, with [`router::HandlerWithoutStateExt`](crate::router::HandlerWithoutStateExt) (a [`Router`](crate::Router) with the handler as its fallback, so `.state(…)` gives it state); values as axum's |
 //! | `HandleErrorLayer::new(\|error: BoxError\| async { … })` | [`HandleErrorLayer`](crate::HandleErrorLayer), the same, and a synchronous function too |
-//! | `with_state(state)` | [`Router::state`](crate::Router::state), per router as axum's; `State<T>` reads it |
+//! | `with_state(state)` | the same, [`Router::with_state`](crate::Router::with_state) (pronghorn's name, [`state`](crate::Router::state)), per router as axum's; `State<T>` reads it |
 //! | `axum::serve(listener, app)`, on a `TcpListener`, a `UnixListener` or a `Listener` of one's own; `ListenerExt::tap_io`; `local_addr()` | [`serve`](crate::serve())`(listener, app)`, the same [`Listener`](crate::Listener) and [`ListenerExt`](crate::ListenerExt), with `connect_info(true)` for `ConnectInfo<L::Addr>`; `app.into_make_service_with_connect_info::<C>()` is [`connect_info_as::<C>()`](crate::Serve::connect_info_as), `C` a [`Connected`](crate::handler::Connected)`<IncomingStream<'_, L>>` as axum's; a `Router` compiled before the first client (its mistakes the server's error, before it serves); or `app.compile()?` first, to handle them as errors of [`compile`](crate::Router::compile). [`ListenerExt::limit_connections(n)`](crate::ListenerExt::limit_connections) the same, the cap [`max_connections(n)`](crate::Serve::max_connections) sets (which `serve` holds by default): at the cap, the connection idle longest is shed to make room for a new client, where axum's makes the new one wait; `with_executor` is [`workers`](crate::Serve::workers) (threads of `serve`'s own, each a runtime) |
 //! | `middleware::from_fn(f)`, `Next`, `from_fn_with_state`, `map_request`, `map_response` and their `_with_state` forms | the same, in [`middleware`](crate::middleware), its extractors pronghorn's; or a [prefix](crate::Router::prefix) or [postfix](crate::Router::postfix) hook, or [`PrefixLayer`](crate::PrefixLayer) / [`PostfixLayer`](crate::PostfixLayer) given to `layer`. axum's own `from_fn` and `map_response` layers (an ecosystem crate's, as axum-login's `login_required!`) are taken as they are, `from_fn` with feature `axum`; axum's `map_request` of a function generic over the body is not (the body it would hand on is ambiguous): use pronghorn's |
 //! | `Path`, `RawPathParams`, `Query`, `RawQuery`, `Json`, `Form`, `RawForm`, `State`, `Extension`, `ConnectInfo`, `MatchedPath`, `NestedPath`, `OriginalUri`, `HeaderMap`, `Method`, `Uri`, `Bytes`, `String`, `Request`, `http::request::Parts` | the same names in [`handler`](crate::handler), the wrappers with `Deref` to their value, and `Form` reading a GET's query string; below a `nest`, `Uri`, `Request` and `Parts` see the path without the base, as axum's; `Extension(value)` is a layer too; `Query::try_from_uri` |
@@ -201,8 +199,8 @@
 //! 2. Keep every `.layer(…)` and `.route_layer(…)` where it is: they wrap
 //!    what they wrap in axum, after routing, with `MatchedPath` in the
 //!    request.
-//! 3. Replace `with_state(state)` with `.state(state)` and end the chain
-//!    with `.compile()`; serve the result with `pronghorn::serve`, or nest
+//! 3. Serve the router with `pronghorn::serve` as it is, or end the chain
+//!    with `.compile()` to handle its mistakes where it is built; or nest
 //!    it in an axum router with `nest_service` while the rest moves.
 //! 4. Where a `from_fn` middleware only looks at the request or edits the
 //!    response, a prefix or postfix hook does it without a boxed future.

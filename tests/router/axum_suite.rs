@@ -7,7 +7,7 @@ use super::*;
 use std::{collections::HashMap, convert::Infallible};
 
 use pronghorn::{
-    handler::{NestedPath, OriginalUri, Path},
+    handler::{NestedPath, OriginalUri, Path, State},
     middleware::Next,
     router::{Answers, get},
 };
@@ -748,11 +748,31 @@ async fn route_layer() {
 async fn mna_fallback_not_405() {
     let app = Router::new()
         .route("/path", get(|| async { "path" }))
-        .method_not_allowed(|| async { (StatusCode::NOT_FOUND, "Not Found") });
+        .method_not_allowed_fallback(|| async { (StatusCode::NOT_FOUND, "Not Found") });
     let res = Client::new(app).post("/path").await;
     assert_eq!(res.status, StatusCode::NOT_FOUND);
     assert_eq!(res.headers.get(header::ALLOW), None);
     assert_eq!(res.body, "Not Found");
+}
+
+#[tokio::test]
+async fn mna_fallback_with_state() {
+    let app = Router::new()
+        .route("/", get(|| async { "index" }))
+        .method_not_allowed_fallback(|State(state): State<&'static str>| async move { state })
+        .with_state("state");
+    let res = Client::new(app).post("/").await;
+    assert_eq!(res.body, "state");
+}
+
+#[tokio::test]
+async fn mna_fallback_with_unused_state() {
+    let app = Router::new()
+        .route("/", get(|| async { "index" }))
+        .with_state(())
+        .method_not_allowed_fallback(|| async move { "bla" });
+    let res = Client::new(app).post("/").await;
+    assert_eq!(res.body, "bla");
 }
 
 #[tokio::test]

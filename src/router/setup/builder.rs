@@ -798,6 +798,17 @@ impl Router {
         self
     }
 
+    /// axum's name for [`method_not_allowed`](Self::method_not_allowed):
+    /// the same, so that an axum app's `.method_not_allowed_fallback(h)`
+    /// reads as it is.
+    pub fn method_not_allowed_fallback<H, M>(self, handler: H) -> Self
+    where
+        H: Handler<M>,
+        M: 'static,
+    {
+        self.method_not_allowed(handler)
+    }
+
     /// Answers requests for paths that no route matches with a tower
     /// `service`, as [`fallback`](Self::fallback) does with a handler: the
     /// service sees the request as it came, and a routed path asked with
@@ -1169,6 +1180,23 @@ impl Router {
             self.state_types.push(given);
         }
         self
+    }
+
+    /// axum's name for [`state`](Self::state): the same, so that an axum
+    /// app's `.with_state(state)` reads as it is.
+    ///
+    /// ```
+    /// use pronghorn::{Router, handler::State};
+    ///
+    /// let router = Router::new()
+    ///     .get("/", |State(name): State<&'static str>| format!("hello {name}"))
+    ///     .with_state("ada")
+    ///     .compile()
+    ///     .unwrap();
+    /// # let _ = router;
+    /// ```
+    pub fn with_state<T: Clone + Send + Sync + 'static>(self, state: T) -> Self {
+        self.state(state)
     }
 
     /// Puts the [`MatchedPath`](crate::handler::MatchedPath) of the route

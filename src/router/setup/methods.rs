@@ -351,6 +351,12 @@ impl MethodRouter {
         self
     }
 
+    /// axum's name for [`state`](Self::state): the same, so that an axum
+    /// app's `get(h).with_state(state)` reads as it is.
+    pub fn with_state<T: Clone + Send + Sync + 'static>(self, state: T) -> Self {
+        self.state(state)
+    }
+
     /// The method router as a router of its own, answering every path,
     /// compiled at its first request.
     fn served(&self) -> &CompiledRouter {
