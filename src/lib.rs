@@ -242,6 +242,12 @@ pub use self::serve::{
     serve,
 };
 
+/// The [`http`](https://docs.rs/http) crate pronghorn's types are made of
+/// (`Request`, `StatusCode`, `header`, …), as axum's `axum::http`: an app
+/// names it without a dependency of its own.
+#[doc(no_inline)]
+pub use http;
+
 pub use self::{
     body::{Body, BoxError, Response},
     error_handling::HandleErrorLayer,

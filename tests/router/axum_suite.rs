@@ -1313,3 +1313,16 @@ async fn path_regression_3038() {
     let answer = client.get("/te/st/_thing").await;
     assert_eq!(answer.body, "Invalid URL: array types are not supported");
 }
+
+/// An axum app's `axum::http::…` imports read as `pronghorn::http::…`.
+#[tokio::test]
+async fn the_http_crate_is_named_through_pronghorn_as_through_axum() {
+    use pronghorn::http::{StatusCode as Status, header::CONTENT_TYPE};
+    let app = Router::new().route(
+        "/",
+        get(|| async { (Status::CREATED, [(CONTENT_TYPE, "text/x-made")], "made") }),
+    );
+    let res = Client::new(app).get("/").await;
+    assert_eq!(res.status, Status::CREATED);
+    assert_eq!(res.headers[CONTENT_TYPE], "text/x-made");
+}
