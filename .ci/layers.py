@@ -31,7 +31,7 @@ LAYERS = [
 RANK = {name: rank for rank, (_, names) in enumerate(LAYERS) for name in names}
 # What the crate root re-exports, by the module that defines it.
 ROOT = {
-    "Body": "body", "BoxError": "body", "Step": "step", "RequestHead": "head",
+    "Body": "body", "BoxError": "body", "Request": "body", "Response": "body", "Step": "step", "RequestHead": "head",
     "Exchange": "monitor", "Monitor": "monitor", "MonitorHook": "monitor",
     "MonitorLayer": "monitor", "IntoResponse": "handler", "Router": "router",
     "CompiledRouter": "router", "RouteError": "router", "Prefix": "prefix",

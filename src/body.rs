@@ -16,6 +16,21 @@ use http_body::{Frame, SizeHint};
 /// handlers, layers and the router answer, as axum's `response::Response`.
 pub type Response<B = Body> = http::Response<B>;
 
+/// A request, its body pronghorn's [`Body`] unless said otherwise: what
+/// the router hands a handler, a layer or a middleware function, as
+/// axum's `extract::Request`.
+///
+/// ```
+/// use pronghorn::{Request, Response, middleware::Next};
+///
+/// async fn log(request: Request, next: Next) -> Response {
+///     println!("{} {}", request.method(), request.uri());
+///     next.run(request).await
+/// }
+/// # let _ = pronghorn::middleware::from_fn(log);
+/// ```
+pub type Request<B = Body> = http::Request<B>;
+
 /// The error type of a streaming [`Body`].
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 

@@ -249,7 +249,7 @@ pub use self::serve::{
 pub use http;
 
 pub use self::{
-    body::{Body, BoxError, Response},
+    body::{Body, BoxError, Request, Response},
     error_handling::HandleErrorLayer,
     handler::IntoResponse,
     head::RequestHead,

@@ -59,7 +59,7 @@ use std::{
     task::{Context, Poll},
 };
 
-use http::{Request, Response};
+use http::Response;
 
 #[cfg(feature = "ws")]
 pub(crate) use self::allowance::Reservation;
@@ -160,6 +160,9 @@ pub use self::{
         AppendHeaders, ForceStatusCode, IntoResponseParts, InvalidHeader, NoContent, ResponseParts,
     },
 };
+/// A request with pronghorn's body, as axum's `extract::Request`.
+#[doc(no_inline)]
+pub use crate::body::Request;
 /// Derives an extractor that reads through another, as axum's derives do
 /// (feature `macros`): `#[derive(FromRequest)]` a body extractor,
 /// `#[derive(FromRequestParts)]` one of the head, each a one-field tuple

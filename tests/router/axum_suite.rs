@@ -1326,3 +1326,23 @@ async fn the_http_crate_is_named_through_pronghorn_as_through_axum() {
     assert_eq!(res.status, Status::CREATED);
     assert_eq!(res.headers[CONTENT_TYPE], "text/x-made");
 }
+
+/// axum 0.8's middleware signature, `async fn(Request, Next) -> Response`,
+/// reads as written with pronghorn's `Request` and `Response`.
+#[tokio::test]
+async fn a_middleware_function_takes_request_and_answers_response_as_axum_s() {
+    use pronghorn::{Response, handler::Request, middleware::from_fn};
+    async fn tag(request: Request, next: Next) -> Response {
+        let mut response = next.run(request).await;
+        response
+            .headers_mut()
+            .insert("x-tagged", http::HeaderValue::from_static("yes"));
+        response
+    }
+    let app = Router::new()
+        .route("/", get(|| async { "hi" }))
+        .layer(from_fn(tag));
+    let res = Client::new(app).get("/").await;
+    assert_eq!(res.headers["x-tagged"], "yes");
+    assert_eq!(res.body, "hi");
+}
