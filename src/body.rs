@@ -21,13 +21,15 @@ pub type Response<B = Body> = http::Response<B>;
 /// axum's `extract::Request`.
 ///
 /// ```
-/// use pronghorn::{Request, Response, middleware::Next};
+/// use pronghorn::{Request, Response, Router, middleware::{Next, from_fn}};
 ///
 /// async fn log(request: Request, next: Next) -> Response {
 ///     println!("{} {}", request.method(), request.uri());
 ///     next.run(request).await
 /// }
-/// # let _ = pronghorn::middleware::from_fn(log);
+///
+/// let router = Router::new().get("/", || "hello").layer(from_fn(log)).compile().unwrap();
+/// # let _ = router;
 /// ```
 pub type Request<B = Body> = http::Request<B>;
 
