@@ -1,6 +1,7 @@
 //! [`Body`]: the body of every request and response inside the router —
-//! empty, one buffer, hyper's request body, or a stream. Only a stream
-//! allocates.
+//! empty, one buffer, hyper's request body, or a stream (only a stream
+//! allocates); and what axum's `body` module has beside it: [`Bytes`],
+//! [`to_bytes`].
 
 use std::{
     any::Any,
@@ -9,8 +10,10 @@ use std::{
     task::{Context, Poll},
 };
 
-use bytes::Bytes;
+#[doc(no_inline)]
+pub use bytes::Bytes;
 use http_body::{Frame, SizeHint};
+use http_body_util::BodyExt;
 
 /// A response, its body pronghorn's [`Body`] unless said otherwise: what
 /// handlers, layers and the router answer, as axum's `response::Response`.
@@ -32,6 +35,29 @@ pub type Response<B = Body> = http::Response<B>;
 /// # let _ = router;
 /// ```
 pub type Request<B = Body> = http::Request<B>;
+
+/// The whole of `body`, of at most `limit` bytes, as axum's
+/// `body::to_bytes`: in tests, say, to read an answer.
+///
+/// # Errors
+///
+/// The body's own error, or one saying the body is over `limit`.
+///
+/// ```
+/// use pronghorn::body::{Body, to_bytes};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// assert_eq!(to_bytes(Body::full("hello"), 1024).await.unwrap(), "hello");
+/// assert!(to_bytes(Body::full("hello"), 4).await.is_err());
+/// # }
+/// ```
+pub async fn to_bytes(body: Body, limit: usize) -> Result<Bytes, BoxError> {
+    Ok(http_body_util::Limited::new(body, limit)
+        .collect()
+        .await?
+        .to_bytes())
+}
 
 /// The error type of a streaming [`Body`].
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;

@@ -96,6 +96,7 @@
 //! | `Path`, `RawPathParams`, `Query`, `RawQuery`, `Json`, `Form`, `RawForm`, `State`, `Extension`, `ConnectInfo`, `MatchedPath`, `NestedPath`, `OriginalUri`, `HeaderMap`, `Method`, `Uri`, `Bytes`, `String`, `Request`, `http::request::Parts` | the same names in [`handler`](crate::handler), the wrappers with `Deref` to their value, and `Form` reading a GET's query string; below a `nest`, `Uri`, `Request` and `Parts` see the path without the base, as axum's; `Extension(value)` is a layer too; `Query::try_from_uri` |
 //! | `axum::response::Response`, `axum::extract::Request` | [`Response`](crate::Response), [`Request`](crate::Request) (also `handler::Request`) |
 //! | `axum::http` | [`pronghorn::http`](crate::http), the same crate |
+//! | `axum::body::{Body, Bytes, to_bytes}` | [`pronghorn::body`](crate::body), the same names |
 //! | `IntoResponse`, `IntoResponseParts`, `ResponseParts`, `AppendHeaders`, `ForceStatusCode`, `NoContent`, `Html`, `Redirect`, `IntoResponseFailed` | the same names in [`handler`](crate::handler), composing in the same tuples: `(StatusCode, parts…, answer)`, `(Parts, parts…, answer)`, `(Redirect::to(u), Html(…))` |
 //! | `Multipart`, `Option<Multipart>`, `Field`, `MultipartError` | `handler::Multipart`, the same (feature `multipart`) |
 //! | `TypedHeader` (axum-extra) | `handler::TypedHeader`, the same (feature `typed-header`); or [`Header<N>`](crate::handler::Header), a header's raw value by its name's type |

@@ -204,7 +204,7 @@ mod log;
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
-mod body;
+pub mod body;
 mod clock;
 pub mod error_handling;
 pub mod from_axum;

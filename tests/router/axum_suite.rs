@@ -1346,3 +1346,21 @@ async fn a_middleware_function_takes_request_and_answers_response_as_axum_s() {
     assert_eq!(res.headers["x-tagged"], "yes");
     assert_eq!(res.body, "hi");
 }
+
+/// axum's tests read an answer with `body::to_bytes(body, limit)`: the
+/// same, from `pronghorn::body`.
+#[tokio::test]
+async fn an_answer_is_read_with_body_to_bytes_as_in_axum_s_tests() {
+    use pronghorn::body::{Bytes, to_bytes};
+    let app = Router::new()
+        .route("/", get(|| async { "hello" }))
+        .answers(Answers::Axum)
+        .compile()
+        .unwrap();
+    let response = app
+        .oneshot(Request::get("/").body(String::new()).unwrap())
+        .await
+        .unwrap();
+    let body: Bytes = to_bytes(response.into_body(), usize::MAX).await.unwrap();
+    assert_eq!(body, "hello");
+}
