@@ -2,7 +2,9 @@
 //! function of extractors, the request and [`Next`];
 //! [`map_request`], one of extractors and the request that answers the
 //! request to hand on (or an answer); [`map_response`], one of extractors
-//! and the response; and their `_with_state` forms, whose
+//! and the response; [`from_extractor`], an extractor that lets the
+//! request through or answers its rejection; and their `_with_state`
+//! forms, whose
 //! [`State`](crate::handler::State) extractor reads the state they are
 //! given.
 //!
@@ -121,10 +123,15 @@ macro_rules! function_layer {
     };
 }
 
+mod from_extractor;
 mod map_request;
 mod map_response;
 
 pub use self::{
+    from_extractor::{
+        FromExtractor, FromExtractorFuture, FromExtractorLayer, from_extractor,
+        from_extractor_with_state,
+    },
     map_request::{
         IntoMapRequestResult, MapRequest, MapRequestFuture, MapRequestLayer, map_request,
         map_request_with_state,

@@ -1364,3 +1364,68 @@ async fn an_answer_is_read_with_body_to_bytes_as_in_axum_s_tests() {
     let body: Bytes = to_bytes(response.into_body(), usize::MAX).await.unwrap();
     assert_eq!(body, "hello");
 }
+
+/// axum's `test_from_extractor`: an extractor as a layer on a handler,
+/// reading the state it is given; the handler runs only when it extracts.
+#[tokio::test]
+async fn test_from_extractor() {
+    use pronghorn::{
+        Body,
+        handler::{FromRequestHead, Handler, RequestContext},
+        middleware::from_extractor_with_state,
+    };
+    #[derive(Clone)]
+    struct Secret(&'static str);
+
+    struct RequireAuth;
+
+    impl FromRequestHead for RequireAuth {
+        fn from_head(context: &RequestContext<'_>) -> Result<Self, http::Response<Body>> {
+            let Some(Secret(secret)) = context.state::<Secret>() else {
+                return Err(StatusCode::INTERNAL_SERVER_ERROR.into_response());
+            };
+            match context.headers().get(header::AUTHORIZATION) {
+                Some(auth) if auth == secret => Ok(Self),
+                _ => Err(StatusCode::UNAUTHORIZED.into_response()),
+            }
+        }
+    }
+
+    static CALLED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    async fn handler() {
+        CALLED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    let state = Secret("secret");
+    let app = Router::new().route(
+        "/",
+        get(handler.layer(from_extractor_with_state::<RequireAuth, _>(state))),
+    );
+    let client = Client::new(app);
+
+    let res = client.get("/").await;
+    assert_eq!(res.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(CALLED.load(std::sync::atomic::Ordering::SeqCst), 0);
+
+    let mut request = Request::get("/").body(String::new()).unwrap();
+    request.headers_mut().insert(
+        header::AUTHORIZATION,
+        http::HeaderValue::from_static("secret"),
+    );
+    let res = client.0.clone().oneshot(request).await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(CALLED.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
+
+/// axum's `works_with_request_body_limit`: an extractor layer under
+/// tower-http's body limit, which hands it another body type.
+#[tokio::test]
+async fn from_extractor_works_with_request_body_limit() {
+    use pronghorn::middleware::from_extractor;
+    use tower_http::limit::RequestBodyLimitLayer;
+    let app = Router::new()
+        .route("/", get(|| async { "ok" }))
+        .layer(from_extractor::<http::Method>())
+        .layer(RequestBodyLimitLayer::new(1));
+    assert_eq!(Client::new(app).get("/").await.body, "ok");
+}
