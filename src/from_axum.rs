@@ -97,7 +97,7 @@
 //! | `axum::response::Response`, `axum::extract::Request` | [`Response`](crate::Response), [`Request`](crate::Request) (also `handler::Request`) |
 //! | `axum::http` | [`pronghorn::http`](crate::http), the same crate |
 //! | `axum::body::{Body, Bytes, to_bytes}` | [`pronghorn::body`](crate::body), the same names |
-//! | `IntoResponse`, `IntoResponseParts`, `ResponseParts`, `AppendHeaders`, `ForceStatusCode`, `NoContent`, `Html`, `Redirect`, `IntoResponseFailed` | the same names in [`handler`](crate::handler), composing in the same tuples: `(StatusCode, parts…, answer)`, `(Parts, parts…, answer)`, `(Redirect::to(u), Html(…))` |
+//! | `IntoResponse`, `IntoResponseParts`, `ResponseParts`, `AppendHeaders`, `ForceStatusCode`, `NoContent`, `Html`, `Redirect`, `IntoResponseFailed`, `response::Result` and `ErrorResponse` | the same names in [`handler`](crate::handler), composing in the same tuples: `(StatusCode, parts…, answer)`, `(Parts, parts…, answer)`, `(Redirect::to(u), Html(…))` |
 //! | `Multipart`, `Option<Multipart>`, `Field`, `MultipartError` | `handler::Multipart`, the same (feature `multipart`) |
 //! | `TypedHeader` (axum-extra) | `handler::TypedHeader`, the same (feature `typed-header`); or [`Header<N>`](crate::handler::Header), a header's raw value by its name's type |
 //! | `WebSocketUpgrade`, `on_failed_upgrade`, `WebSocket::recv` / `send`, `ws::rejection::WebSocketUpgradeRejection`, WebSocket over HTTP/2 (`any(handler)`) | `ws::WebSocketUpgrade`, the same (feature `ws`): the handler upgrades, or answers plain HTTP, over HTTP/1.1 or HTTP/2's extended CONNECT, which `serve` advertises; or [`Router::websocket`](crate::Router::websocket) for a route that is a WebSocket, its monitors run at the connection's end |

@@ -155,7 +155,7 @@ pub use self::{
         RouteLayer, RouteMatch,
     },
     mounted::RouteService,
-    response::{Html, IntoResponse, IntoResponseFailed, Redirect},
+    response::{ErrorResponse, Html, IntoResponse, IntoResponseFailed, Redirect, Result},
     response_parts::{
         AppendHeaders, ForceStatusCode, IntoResponseParts, InvalidHeader, NoContent, ResponseParts,
     },

@@ -97,11 +97,67 @@ pub(crate) struct ErrorValue {
 pub(crate) fn error_response<E: IntoResponse>(error: E) -> Response<Body> {
     let message = error.error_message();
     let mut response = error.into_response();
-    response.extensions_mut().insert(ErrorValue {
-        type_name: std::any::type_name::<E>(),
-        message,
-    });
+    // An error made an answer already (an `ErrorResponse`) keeps its own.
+    if response.extensions().get::<ErrorValue>().is_none() {
+        response.extensions_mut().insert(ErrorValue {
+            type_name: std::any::type_name::<E>(),
+            message,
+        });
+    }
     response
+}
+
+/// A handler's result whose error is any answer, as axum's
+/// `response::Result`: `?` turns each error that is [`IntoResponse`] into
+/// the [`ErrorResponse`] that answers the request.
+///
+/// ```
+/// use http::StatusCode;
+/// use pronghorn::{Router, handler::{ErrorResponse, Result}};
+///
+/// fn find(id: u32) -> Result<&'static str> {
+///     match id {
+///         7 => Ok("ada"),
+///         _ => Err(StatusCode::NOT_FOUND)?,
+///     }
+/// }
+///
+/// let answer: Result<&str> = find(3);
+/// assert!(matches!(answer, Err(ErrorResponse { .. })));
+/// let router = Router::new().get("/", || find(7)).compile().unwrap();
+/// # let _ = router;
+/// ```
+pub type Result<T, E = ErrorResponse> = std::result::Result<T, E>;
+
+/// Any answer as an error, as axum's `response::ErrorResponse`: what
+/// [`Result`]'s `?` makes of an error that is [`IntoResponse`]. Its
+/// monitors see the error it was made from.
+///
+/// It holds its answer boxed, so that a `Result` of it is small (one
+/// pointer, allocated when there is an error).
+#[derive(Debug)]
+pub struct ErrorResponse {
+    response: Box<Response<Body>>,
+}
+
+impl<T: IntoResponse> From<T> for ErrorResponse {
+    fn from(error: T) -> Self {
+        ErrorResponse {
+            response: Box::new(error_response(error)),
+        }
+    }
+}
+
+/// The value's answer, or the error's (an `ErrorResponse` is not an
+/// answer of its own, so that every answer converts into one).
+impl<T: IntoResponse> IntoResponse for Result<T> {
+    #[inline]
+    fn into_response(self) -> Response<Body> {
+        match self {
+            Ok(value) => value.into_response(),
+            Err(error) => *error.response,
+        }
+    }
 }
 
 #[inline]

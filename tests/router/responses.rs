@@ -361,3 +361,41 @@ fn append_headers_keep_every_value_and_extensions_reach_the_response() {
     assert_eq!(res.extensions().get::<&str>(), Some(&"x"));
     assert_eq!(res.headers()["x-some"], "1");
 }
+
+/// axum's `response::Result`: a handler's `?` turns any error that is an
+/// answer into the `ErrorResponse` that answers the request.
+#[tokio::test]
+async fn a_result_with_error_response_answers_the_error_s_answer() {
+    use pronghorn::handler::{ErrorResponse, Result};
+    fn find(id: &str) -> Result<String> {
+        let id: u32 = id
+            .parse()
+            .map_err(|_| (StatusCode::BAD_REQUEST, "not a number"))?;
+        match id {
+            7 => Ok("ada".to_owned()),
+            _ => Err(StatusCode::NOT_FOUND)?,
+        }
+    }
+    let router = Router::new()
+        .get(
+            "/users/{id}",
+            |pronghorn::handler::Path(id): pronghorn::handler::Path<String>| find(&id),
+        )
+        .compile()
+        .unwrap();
+    let answer = get(&router, "/users/7").await;
+    assert_eq!(
+        (answer.status, answer.body.as_str()),
+        (StatusCode::OK, "ada")
+    );
+    let answer = get(&router, "/users/8").await;
+    assert_eq!(answer.status, StatusCode::NOT_FOUND);
+    let answer = get(&router, "/users/x").await;
+    assert_eq!(
+        (answer.status, answer.body.as_str()),
+        (StatusCode::BAD_REQUEST, "not a number")
+    );
+    let error: ErrorResponse = StatusCode::IM_A_TEAPOT.into();
+    let response = Err::<(), _>(error).into_response();
+    assert_eq!(response.status(), StatusCode::IM_A_TEAPOT);
+}
