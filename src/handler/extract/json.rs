@@ -148,10 +148,38 @@ impl<T: serde::de::DeserializeOwned> Json<T> {
     /// and an allocation per map key, so it is paid only by a body that
     /// fails, parsed a second time to find where.
     fn parse(bytes: Bytes) -> Result<Self, Rejection> {
-        match serde_json::from_slice(&bytes) {
+        Self::parse_slice(&bytes)
+    }
+
+    /// [`parse`](Self::parse), of a slice.
+    fn parse_slice(bytes: &[u8]) -> Result<Self, Rejection> {
+        match serde_json::from_slice(bytes) {
             Ok(value) => Ok(Json(value)),
-            Err(error) => Err(Self::rejection(&bytes, &error)),
+            Err(error) => Err(Self::rejection(bytes, &error)),
         }
+    }
+
+    /// The JSON in `bytes`, as axum's `Json::from_bytes`: for an extractor
+    /// of your own that has the body already, or a test. Its rejection is
+    /// worded as pronghorn's answers; what a router's handlers take is
+    /// worded as the router answers.
+    ///
+    /// # Errors
+    ///
+    /// Bytes that are not JSON (`JsonSyntaxError`), or not of `T`'s shape
+    /// (`JsonDataError`, naming the field at fault).
+    ///
+    /// ```
+    /// use pronghorn::handler::{Json, rejection::JsonRejection};
+    ///
+    /// let Json(numbers) = Json::<Vec<u32>>::from_bytes(b"[1, 2]").unwrap();
+    /// assert_eq!(numbers, [1, 2]);
+    /// let error = Json::<Vec<u32>>::from_bytes(b"[1, \"two\"]").unwrap_err();
+    /// assert!(matches!(error, JsonRejection::JsonDataError(_)));
+    /// assert!(error.body_text().starts_with("invalid JSON body: [1]: invalid type"));
+    /// ```
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, JsonRejection> {
+        Self::parse_slice(bytes).map_err(JsonRejection::of)
     }
 
     /// Why `bytes` do not read as a `T`, the field at fault named by its
