@@ -119,12 +119,12 @@ pub mod rejection {
         JsonDataError, JsonRejection, JsonSyntaxError, MissingJsonContentType,
     };
 }
-#[cfg(feature = "typed-header")]
-#[cfg_attr(docsrs, doc(cfg(feature = "typed-header")))]
-pub use self::extract::TypedHeader;
 #[cfg(feature = "multipart")]
 #[cfg_attr(docsrs, doc(cfg(feature = "multipart")))]
 pub use self::extract::{Field, Multipart, MultipartError};
+#[cfg(feature = "typed-header")]
+#[cfg_attr(docsrs, doc(cfg(feature = "typed-header")))]
+pub use self::extract::{TypedHeader, TypedHeaderRejection, TypedHeaderRejectionReason};
 #[cfg(feature = "ws")]
 pub(crate) use self::extract::{rejection_enum, rejection_variants};
 pub(crate) use self::{

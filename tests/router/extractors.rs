@@ -1786,6 +1786,61 @@ async fn typed_headers_decode_as_the_headers_crate_types_them() {
     assert_eq!(text(answer).await, missing);
 }
 
+/// A handler that takes `Result<TypedHeader<T>, TypedHeaderRejection>`
+/// gets axum-extra's rejection: the header's name, and whether it was
+/// missing or did not decode, worded as the router answers.
+#[cfg(feature = "typed-header")]
+#[tokio::test]
+async fn a_taken_typed_header_rejection_names_the_header_and_the_reason() {
+    use headers::ContentLength;
+    use pronghorn::{
+        handler::{TypedHeader, TypedHeaderRejection, TypedHeaderRejectionReason},
+        router::Answers,
+    };
+    let app = |answers| {
+        Router::new()
+            .get(
+                "/",
+                |length: Result<TypedHeader<ContentLength>, TypedHeaderRejection>| match length {
+                    Ok(TypedHeader(ContentLength(length))) => format!("length {length}"),
+                    Err(rejection) => match rejection.reason() {
+                        TypedHeaderRejectionReason::Missing => {
+                            format!("missing {}: {}", rejection.name(), rejection.body_text())
+                        }
+                        TypedHeaderRejectionReason::Error(_) => {
+                            format!("{} {}", rejection.status(), rejection.body_text())
+                        }
+                        _ => "other".to_owned(),
+                    },
+                },
+            )
+            .answers(answers)
+            .compile()
+            .unwrap()
+    };
+    let with = |value: &str| {
+        Request::get("/")
+            .header("content-length", value)
+            .body(String::new())
+            .unwrap()
+    };
+    let (ours, axum) = (app(Answers::Pronghorn), app(Answers::Axum));
+    assert_eq!(
+        get(&ours, "/").await.body,
+        "missing content-length: missing request header `content-length`"
+    );
+    assert_eq!(
+        get(&axum, "/").await.body,
+        "missing content-length: Header of type `content-length` was missing"
+    );
+    let answer = ours.clone().oneshot(with("12")).await.unwrap();
+    let body = answer.into_body().collect().await.unwrap().to_bytes();
+    assert_eq!(body, "length 12");
+    let answer = axum.oneshot(with("x")).await.unwrap();
+    let body = answer.into_body().collect().await.unwrap().to_bytes();
+    assert_eq!(body, "400 Bad Request invalid HTTP header (content-length)");
+}
+
 #[tokio::test]
 async fn with_rejection_answers_an_extractors_refusal_in_the_apps_own_type() {
     use pronghorn::handler::{PathRejection, WithRejection};

@@ -46,7 +46,7 @@ pub use self::multipart::{Field, Multipart, MultipartError};
 #[cfg(feature = "ws")]
 pub(crate) use self::rejection::{rejection_enum, rejection_variants};
 #[cfg(feature = "typed-header")]
-pub use self::typed_header::TypedHeader;
+pub use self::typed_header::{TypedHeader, TypedHeaderRejection, TypedHeaderRejectionReason};
 pub(crate) use self::{body::streamed, rejection::Shape};
 pub use self::{
     body::{BodyFuture, BodyRejection},

@@ -122,6 +122,8 @@ has_rejection! {
     [] Bytes => BodyRejection;
     #[cfg(feature = "json")]
     [T] super::Json<T> => super::JsonRejection;
+    #[cfg(feature = "typed-header")]
+    [T: headers::Header] super::TypedHeader<T> => super::TypedHeaderRejection;
 }
 
 impl<E, R> FromRequestHead for WithRejection<E, R>
