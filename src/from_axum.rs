@@ -178,14 +178,14 @@
 //!   impls cannot be listed).
 //! - **Rejections**: `JsonRejection`, `FormRejection`, `RawFormRejection`,
 //!   `QueryRejection`, `PathRejection`, `RawPathParamsRejection`,
-//!   `ExtensionRejection` and `NestedPathRejection` are axum's, in
-//!   [`handler::rejection`](crate::handler::rejection). A body's
-//!   rejection for `String` and `Bytes` is one type,
+//!   `ExtensionRejection`, `NestedPathRejection` and
+//!   `MatchedPathRejection` are axum's, in
+//!   [`handler::rejection`](crate::handler::rejection) (a fallback's
+//!   plain `MatchedPath` is refused by `compile`, where axum's fails each
+//!   request). A body's rejection for `String` and `Bytes` is one type,
 //!   [`BodyRejection`](crate::handler::rejection::BodyRejection) (axum's
-//!   `StringRejection` and `BytesRejection`); `MatchedPath` has none (a
-//!   handler that reads it where no route matched, a fallback's, is
-//!   refused by `compile`: `Option<MatchedPath>` reads its absence); and
-//!   `Header` is pronghorn's own. Without `Answers::Axum`, a missing
+//!   `StringRejection` and `BytesRejection`), and `Header` is pronghorn's
+//!   own. Without `Answers::Axum`, a missing
 //!   `Extension` or `NestedPath` answers a bare 500, its cause logged.
 //! - **Bodies**: extractors read at most 2 MiB (axum: 2 MB) and wait at
 //!   most 30 s for a body (axum: no limit); see

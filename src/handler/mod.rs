@@ -110,9 +110,10 @@ pub mod rejection {
     pub use super::extract::{
         BodyRejection, ExtensionRejection, FailedToDeserializeForm, FailedToDeserializeFormBody,
         FailedToDeserializePathParams, FailedToDeserializeQueryString, FormRejection,
-        HeaderRejection, InvalidFormContentType, InvalidUtf8InPathParam, MissingExtension,
-        MissingPathParams, NestedPathRejection, PathErrorKind, PathRejection, QueryRejection,
-        RawFormRejection, RawPathParamsRejection, Rejection,
+        HeaderRejection, InvalidFormContentType, InvalidUtf8InPathParam, MatchedPathMissing,
+        MatchedPathRejection, MissingExtension, MissingPathParams, NestedPathRejection,
+        PathErrorKind, PathRejection, QueryRejection, RawFormRejection, RawPathParamsRejection,
+        Rejection,
     };
     #[cfg(feature = "json")]
     pub use super::extract::{

@@ -2126,3 +2126,42 @@ async fn raw_query_and_raw_path_params_read_as_axum_s() {
         "400 Bad Request Invalid UTF-8 in `user`"
     );
 }
+
+/// `Result<MatchedPath, MatchedPathRejection>` is axum's: a route's
+/// handler gets its pattern, and a fallback (which `compile` refuses a
+/// plain `MatchedPath`) gets `MatchedPathMissing`, worded as the router
+/// answers.
+#[tokio::test]
+async fn a_fallback_may_take_a_matched_path_rejection() {
+    use pronghorn::{
+        handler::{MatchedPath, rejection::MatchedPathRejection},
+        router::Answers,
+    };
+    fn seen(path: Result<MatchedPath, MatchedPathRejection>) -> String {
+        match path {
+            Ok(path) => format!("matched {}", path.as_str()),
+            Err(MatchedPathRejection::MatchedPathMissing(missing)) => {
+                format!("{} {}", missing.status(), missing.body_text())
+            }
+            Err(other) => other.body_text(),
+        }
+    }
+    let app = |answers| {
+        Router::new()
+            .get("/users/{id}", seen)
+            .fallback(seen)
+            .answers(answers)
+            .compile()
+            .unwrap()
+    };
+    let (ours, axum) = (app(Answers::Pronghorn), app(Answers::Axum));
+    assert_eq!(get(&ours, "/users/7").await.body, "matched /users/{id}");
+    assert_eq!(
+        get(&ours, "/nowhere").await.body,
+        "500 Internal Server Error Internal Server Error"
+    );
+    assert_eq!(
+        get(&axum, "/nowhere").await.body,
+        "500 Internal Server Error No matched path found"
+    );
+}

@@ -3,9 +3,12 @@
 
 use std::sync::Arc;
 
-use http::{Request, Response};
+use http::{Request, Response, StatusCode};
 
-use super::{FromRequestHead, Needs, RequestContext};
+use super::{
+    FromRequestHead, Needs, Rejection, RequestContext,
+    rejection::{rejection_enum, rejection_variants},
+};
 use crate::{body::Body, handler::mounted::NESTED_PATTERN_END};
 
 /// The pattern of the route the request matched, as registered, with the
@@ -61,6 +64,39 @@ impl FromRequestHead for MatchedPath {
     /// A fallback's handler that takes it is refused by `compile`.
     fn needs(needs: &mut Needs) {
         needs.matched_path = true;
+    }
+}
+
+/// The matched path, or why there is none (a fallback's request matched
+/// no route), for the handler to answer itself; a fallback may take it.
+#[diagnostic::do_not_recommend]
+impl FromRequestHead for Result<MatchedPath, MatchedPathRejection> {
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        Ok(MatchedPath::from_head_optional(context)?.ok_or_else(|| {
+            let rejection = Rejection::new(
+                "MatchedPath",
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Internal Server Error",
+            )
+            .or_as_axum("No matched path found")
+            .worded(context.answers);
+            MatchedPathRejection::MatchedPathMissing(MatchedPathMissing(rejection))
+        }))
+    }
+}
+
+rejection_variants! {
+    /// A request that matched no route: a fallback's (500).
+    MatchedPathMissing;
+}
+
+rejection_enum! {
+    /// Why `MatchedPath` refused a request, as axum's
+    /// `MatchedPathRejection`, for a handler that takes
+    /// `Result<MatchedPath, MatchedPathRejection>` to answer it itself.
+    MatchedPathRejection ("`MatchedPath`") {
+        /// The request matched no route.
+        MatchedPathMissing(MatchedPathMissing),
     }
 }
 

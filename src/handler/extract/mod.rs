@@ -57,7 +57,7 @@ pub use self::{
         InvalidFormContentType, RawForm, RawFormRejection,
     },
     header::{Header, HeaderRejection, NamedHeader, headers},
-    matched_path::MatchedPath,
+    matched_path::{MatchedPath, MatchedPathMissing, MatchedPathRejection},
     nested_path::{NestedPath, NestedPathRejection},
     path::{
         FailedToDeserializePathParams, InvalidUtf8InPathParam, MissingPathParams, Path,

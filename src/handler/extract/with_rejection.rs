@@ -14,9 +14,9 @@ use http::Response;
 
 use super::{
     BodyRejection, Extension, ExtensionRejection, Form, FormRejection, FromRequestBody,
-    FromRequestHead, Header, HeaderRejection, NamedHeader, Needs, NestedPath, NestedPathRejection,
-    Path, PathRejection, Query, QueryRejection, RawForm, RawFormRejection, RawPathParams,
-    RawPathParamsRejection, RequestContext,
+    FromRequestHead, Header, HeaderRejection, MatchedPath, MatchedPathRejection, NamedHeader,
+    Needs, NestedPath, NestedPathRejection, Path, PathRejection, Query, QueryRejection, RawForm,
+    RawFormRejection, RawPathParams, RawPathParamsRejection, RequestContext,
 };
 use crate::{body::Body, handler::IntoResponse};
 
@@ -117,6 +117,7 @@ has_rejection! {
     [] RawForm => RawFormRejection;
     [T: Clone + Send + Sync + 'static] Extension<T> => ExtensionRejection;
     [] NestedPath => NestedPathRejection;
+    [] MatchedPath => MatchedPathRejection;
     [] RawPathParams => RawPathParamsRejection;
     [] String => BodyRejection;
     [] Bytes => BodyRejection;
