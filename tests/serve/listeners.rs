@@ -187,3 +187,17 @@ async fn a_listener_limited_to_one_connection_sheds_the_idle_one_for_a_new_clien
     assert!(matches!(read, Ok(Ok(0) | Err(_))), "{read:?}");
     task.abort();
 }
+
+/// An axum app's `serve(listener, app.into_make_service())` reads as it
+/// is: the router is served.
+#[tokio::test]
+async fn a_router_made_into_a_make_service_is_served_as_axum_s() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let app = Router::new().get("/", || "hi");
+    let server = pronghorn::serve(listener, app.into_make_service());
+    let address = server.local_addr().unwrap();
+    let task = tokio::spawn(server.into_future());
+    let parts = get_on_a_new_connection(address, "/").await;
+    assert_eq!(parts.status, StatusCode::OK);
+    task.abort();
+}

@@ -1199,6 +1199,15 @@ impl Router {
         self.state(state)
     }
 
+    /// The router, as axum's `into_make_service` hands it to `serve`:
+    /// [`serve`](crate::serve()) takes the router itself, so that an axum
+    /// app's `serve(listener, app.into_make_service())` reads as it is.
+    /// (`into_make_service_with_connect_info::<C>()` is
+    /// [`Serve::connect_info_as`](crate::Serve::connect_info_as).)
+    pub fn into_make_service(self) -> Self {
+        self
+    }
+
     /// Puts the [`MatchedPath`](crate::handler::MatchedPath) of the route
     /// that answered in each response's extensions (off by default: it
     /// costs each routed response an extension's allocations), for the
