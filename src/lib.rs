@@ -238,8 +238,8 @@ pub mod ws;
 pub use self::serve::Tls;
 #[cfg(feature = "server")]
 pub use self::serve::{
-    ConnLimiter, IncomingStream, Listener, ListenerExt, Serve, Served, TapIo, WithGracefulShutdown,
-    serve,
+    ConnLimiter, IncomingStream, IntoMakeServiceWithConnectInfo, Listener, ListenerExt, Serve,
+    Served, TapIo, WithGracefulShutdown, serve,
 };
 
 /// The [`http`](https://docs.rs/http) crate pronghorn's types are made of

@@ -30,6 +30,7 @@ pub use self::tls::Tls;
 use std::{
     fmt,
     future::{Future, IntoFuture, pending},
+    marker::PhantomData,
     pin::Pin,
     sync::Arc,
     time::Duration,
@@ -176,10 +177,10 @@ use crate::body::BoxError;
 /// serve(listener, router).await
 /// # }
 /// ```
-pub fn serve<L, S, B>(listener: L, service: S) -> Serve<S, L>
+pub fn serve<L, S>(listener: L, service: S) -> Serve<S, L>
 where
     L: Listener,
-    S: Served<B>,
+    S: Served<L>,
 {
     Serve {
         listener,
@@ -193,13 +194,17 @@ where
     }
 }
 
-/// A tower service that [`serve`] can run: hyper's requests in, responses
-/// out, cloned for each connection. Every such service is one: the trait
-/// is there for the compiler's message about a value that is not — a
-/// handler given where a service is due, say. A [`Router`](crate::Router)
-/// is one as it is: `serve` compiles it before it accepts a client, and
-/// its future returns the router's error (`InvalidInput`, naming the
-/// route and the mistake) if it does not compile.
+/// What [`serve`] can run on the connections of a listener `L`: a tower
+/// service, hyper's requests in, responses out, cloned for each
+/// connection; or one made with
+/// [`into_make_service_with_connect_info`](crate::Router::into_make_service_with_connect_info),
+/// whose requests carry what their connection tells of itself. Every
+/// such service is one: the trait is there for the compiler's message
+/// about a value that is not — a handler given where a service is due,
+/// say. A [`Router`](crate::Router) is one as it is: `serve` compiles it
+/// before it accepts a client, and its future returns the router's error
+/// (`InvalidInput`, naming the route and the mistake) if it does not
+/// compile.
 ///
 /// ```compile_fail
 /// # async fn run(listener: tokio::net::TcpListener) {
@@ -213,7 +218,38 @@ where
     note = "a handler is served inside a `Router`: `serve(listener, Router::new().get(\"/\", handler))`",
     note = "`serve` runs a tower `Service` of hyper's `Request<Incoming>` that answers a `Response` and is `Clone + Send + 'static`, its future `Send + 'static`, its error `Into<BoxError>`"
 )]
-pub trait Served<B>:
+pub trait Served<L: Listener>: Send + 'static {
+    /// The body of its responses.
+    type Body: http_body::Body<Data: Send, Error: Into<BoxError>> + Send + 'static;
+
+    /// The service run on each connection.
+    type Service: Runs<Self::Body>;
+
+    /// The service, and what its connections' requests carry of them.
+    #[doc(hidden)]
+    fn into_served(self) -> (Self::Service, Option<ConnectInfoOf<L>>);
+}
+
+#[diagnostic::do_not_recommend]
+impl<S, B, L> Served<L> for S
+where
+    L: Listener,
+    // `Response = …` names the body, as a bound on `Runs<B>` would not.
+    S: Runs<B> + Service<Request<Incoming>, Response = Response<B>>,
+    B: http_body::Body<Data: Send, Error: Into<BoxError>> + Send + 'static,
+{
+    type Body = B;
+    type Service = S;
+
+    fn into_served(self) -> (S, Option<ConnectInfoOf<L>>) {
+        (self, None)
+    }
+}
+
+/// A tower service `serve` runs on a connection: hyper's requests in,
+/// responses of body `B` out, cloned for each connection.
+#[doc(hidden)]
+pub trait Runs<B>:
     Service<
         Request<Incoming>,
         Response = Response<B>,
@@ -225,8 +261,7 @@ pub trait Served<B>:
 {
 }
 
-#[diagnostic::do_not_recommend]
-impl<S, B> Served<B> for S where
+impl<S, B> Runs<B> for S where
     S: Service<
             Request<Incoming>,
             Response = Response<B>,
@@ -236,6 +271,63 @@ impl<S, B> Served<B> for S where
         + Send
         + 'static
 {
+}
+
+/// What the requests of a connection of a listener `L` carry of it.
+#[doc(hidden)]
+pub struct ConnectInfoOf<L: Listener>(PeerOf<L>);
+
+impl<L: Listener> fmt::Debug for ConnectInfoOf<L> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ConnectInfoOf")
+    }
+}
+
+/// A service whose requests carry what their connection tells of itself,
+/// a `C` ([`Connected`](crate::handler::Connected)), as axum's
+/// `IntoMakeServiceWithConnectInfo`: made by
+/// [`Router::into_make_service_with_connect_info`](crate::Router::into_make_service_with_connect_info),
+/// given to [`serve`].
+pub struct IntoMakeServiceWithConnectInfo<S, C> {
+    service: S,
+    _connect_info: PhantomData<fn() -> C>,
+}
+
+impl<S, C> IntoMakeServiceWithConnectInfo<S, C> {
+    /// `service`, its requests carrying a `C`.
+    pub(crate) fn new(service: S) -> Self {
+        Self {
+            service,
+            _connect_info: PhantomData,
+        }
+    }
+}
+
+impl<S: fmt::Debug, C> fmt::Debug for IntoMakeServiceWithConnectInfo<S, C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IntoMakeServiceWithConnectInfo")
+            .field("service", &self.service)
+            .field("connect_info", &std::any::type_name::<C>())
+            .finish()
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<S, C, L> Served<L> for IntoMakeServiceWithConnectInfo<S, C>
+where
+    L: Listener,
+    S: Served<L>,
+    C: for<'a> crate::handler::Connected<IncomingStream<'a, L>>,
+{
+    type Body = S::Body;
+    type Service = S::Service;
+
+    fn into_served(self) -> (S::Service, Option<ConnectInfoOf<L>>) {
+        let (service, _) = self.service.into_served();
+        let made =
+            |io: &L::Io, address| Peer::of(C::connect_info(IncomingStream::new(io, address)));
+        (service, Some(ConnectInfoOf(made)))
+    }
 }
 
 /// A server about to run: `.await` it. Returned by [`serve`]; its settings
@@ -900,12 +992,7 @@ impl<S, F, L: Listener> fmt::Debug for WithGracefulShutdown<S, F, L> {
     }
 }
 
-impl<S, B, L: Listener> IntoFuture for Serve<S, L>
-where
-    // `Response = …` names the body: `Served`'s parameter alone does not.
-    S: Served<B> + Service<Request<Incoming>, Response = Response<B>>,
-    B: http_body::Body<Data: Send, Error: Into<BoxError>> + Send + 'static,
-{
+impl<S: Served<L>, L: Listener> IntoFuture for Serve<S, L> {
     type Output = std::io::Result<()>;
     type IntoFuture = Pin<Box<dyn Future<Output = std::io::Result<()>> + Send>>;
 
@@ -914,11 +1001,10 @@ where
     }
 }
 
-impl<S, B, F, L: Listener> IntoFuture for WithGracefulShutdown<S, F, L>
+impl<S, F, L> IntoFuture for WithGracefulShutdown<S, F, L>
 where
-    // `Response = …` names the body: `Served`'s parameter alone does not.
-    S: Served<B> + Service<Request<Incoming>, Response = Response<B>>,
-    B: http_body::Body<Data: Send, Error: Into<BoxError>> + Send + 'static,
+    L: Listener,
+    S: Served<L>,
     F: Future<Output = ()> + Send + 'static,
 {
     type Output = std::io::Result<()>;

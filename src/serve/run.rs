@@ -15,7 +15,7 @@ use tokio::{
 };
 
 use super::{
-    Serve, Served, Settings,
+    Runs, Serve, Served, Settings,
     connection::{Connection, ServerBounds},
     executor::InPlace,
     graceful::Graceful,
@@ -29,11 +29,10 @@ use crate::{shares::share_tables_on_this_thread, shutdown::Shutdown};
 
 /// Serves `serve`'s listener until `signal`, then drains the connections
 /// within the shutdown deadline.
-pub(super) async fn run<S, B, F, L>(serve: Serve<S, L>, signal: F) -> std::io::Result<()>
+pub(super) async fn run<S, F, L>(serve: Serve<S, L>, signal: F) -> std::io::Result<()>
 where
     L: Listener,
-    S: Served<B>,
-    B: http_body::Body<Data: Send, Error: Into<BoxError>> + Send + 'static,
+    S: Served<L>,
     F: Future<Output = ()> + Send,
 {
     let Serve {
@@ -48,6 +47,8 @@ where
     } = serve;
     // A `Router` served as it is is compiled before the first client: one
     // that does not compile is the server's error, not every request's.
+    let (service, made) = service.into_served();
+    let connect_info = connect_info.or(made.map(|made| made.0));
     crate::served::check(&service)?;
     let limits = limits.held_to(listener.connection_limit());
     let mut builder = hyper_builder(&limits, half_close);
@@ -188,7 +189,7 @@ fn spawn<S, B, Io>(
     stream: Io,
 ) -> Option<tokio::task::AbortHandle>
 where
-    S: Served<B>,
+    S: Runs<B>,
     B: http_body::Body<Data: Send, Error: Into<BoxError>> + Send + 'static,
     Io: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
@@ -239,7 +240,7 @@ impl<S> Start<S> {
     async fn run<B, Io>(self, socket: Handoff<Io>)
     where
         Io: AsyncRead + AsyncWrite + Unpin + Send + 'static,
-        S: Served<B>,
+        S: Runs<B>,
         B: http_body::Body<Data: Send, Error: Into<BoxError>> + Send + 'static,
     {
         let Self {

@@ -201,3 +201,58 @@ async fn a_router_made_into_a_make_service_is_served_as_axum_s() {
     assert_eq!(parts.status, StatusCode::OK);
     task.abort();
 }
+
+/// axum's `serve(listener, app.into_make_service_with_connect_info::<C>())`
+/// reads as it is: each request carries the `C` its connection made.
+#[tokio::test]
+async fn into_make_service_with_connect_info_gives_requests_their_connection_s_info() {
+    #[derive(Clone)]
+    struct Port(u16);
+
+    impl Connected<IncomingStream<'_, tokio::net::TcpListener>> for Port {
+        fn connect_info(stream: IncomingStream<'_, tokio::net::TcpListener>) -> Self {
+            Port(stream.remote_addr().port())
+        }
+    }
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let app = Router::new()
+        .get("/", |ConnectInfo(peer): ConnectInfo<SocketAddr>| {
+            peer.to_string()
+        })
+        .get("/port", |ConnectInfo(Port(port)): ConnectInfo<Port>| {
+            port.to_string()
+        });
+    let server = pronghorn::serve(
+        listener,
+        app.clone()
+            .into_make_service_with_connect_info::<SocketAddr>(),
+    );
+    let address = server.local_addr().unwrap();
+    let task = tokio::spawn(server.into_future());
+    let stream = TcpStream::connect(address).await.unwrap();
+    let local = stream.local_addr().unwrap();
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let (parts, body) = send_empty(&mut sender, Method::GET, "/").await;
+    assert_eq!(parts.status, StatusCode::OK);
+    assert_eq!(body, local.to_string());
+    task.abort();
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let server = pronghorn::serve(listener, app.into_make_service_with_connect_info::<Port>());
+    let address = server.local_addr().unwrap();
+    let task = tokio::spawn(server.into_future());
+    let stream = TcpStream::connect(address).await.unwrap();
+    let local = stream.local_addr().unwrap();
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let (parts, body) = send_empty(&mut sender, Method::GET, "/port").await;
+    assert_eq!(parts.status, StatusCode::OK);
+    assert_eq!(body, local.port().to_string());
+    task.abort();
+}

@@ -1202,10 +1202,33 @@ impl Router {
     /// The router, as axum's `into_make_service` hands it to `serve`:
     /// [`serve`](crate::serve()) takes the router itself, so that an axum
     /// app's `serve(listener, app.into_make_service())` reads as it is.
-    /// (`into_make_service_with_connect_info::<C>()` is
-    /// [`Serve::connect_info_as`](crate::Serve::connect_info_as).)
     pub fn into_make_service(self) -> Self {
         self
+    }
+
+    /// The router, its requests carrying what their connection tells of
+    /// itself, a [`ConnectInfo<C>`](crate::handler::ConnectInfo), as
+    /// axum's `into_make_service_with_connect_info`: given to
+    /// [`serve`](crate::serve()), which makes a `C` from each connection
+    /// it accepts ([`Connected`](crate::handler::Connected): the peer's
+    /// `SocketAddr` over TCP, or a type of your own). The same as
+    /// [`Serve::connect_info_as`](crate::Serve::connect_info_as).
+    ///
+    /// ```no_run
+    /// # #[tokio::main] async fn main() -> std::io::Result<()> {
+    /// use std::net::SocketAddr;
+    /// use pronghorn::{Router, handler::ConnectInfo, serve};
+    ///
+    /// let app = Router::new().get("/", |ConnectInfo(peer): ConnectInfo<SocketAddr>| peer.to_string());
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
+    /// serve(listener, app.into_make_service_with_connect_info::<SocketAddr>()).await
+    /// # }
+    /// ```
+    #[cfg(feature = "server")]
+    pub fn into_make_service_with_connect_info<C>(
+        self,
+    ) -> crate::serve::IntoMakeServiceWithConnectInfo<Self, C> {
+        crate::serve::IntoMakeServiceWithConnectInfo::new(self)
     }
 
     /// Puts the [`MatchedPath`](crate::handler::MatchedPath) of the route
