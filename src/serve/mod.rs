@@ -324,9 +324,7 @@ where
 
     fn into_served(self) -> (S::Service, Option<ConnectInfoOf<L>>) {
         let (service, _) = self.service.into_served();
-        let made =
-            |io: &L::Io, address| Peer::of(C::connect_info(IncomingStream::new(io, address)));
-        (service, Some(ConnectInfoOf(made)))
+        (service, Some(ConnectInfoOf(connected::<L, C>())))
     }
 }
 
@@ -367,6 +365,16 @@ pub struct Serve<S, L: Listener = TcpListener> {
 
 /// Makes what the requests of a connection carry of it.
 type PeerOf<L> = fn(&<L as Listener>::Io, <L as Listener>::Addr) -> Peer;
+
+/// What the requests of a connection carry of it: the `C` it makes of
+/// itself.
+fn connected<L, C>() -> PeerOf<L>
+where
+    L: Listener,
+    C: for<'a> crate::handler::Connected<IncomingStream<'a, L>>,
+{
+    |io, address| Peer::of(C::connect_info(IncomingStream::new(io, address)))
+}
 
 /// What [`Serve::on_worker_start`] calls.
 type WorkerStart = Arc<dyn Fn(usize) + Send + Sync>;
@@ -683,8 +691,7 @@ impl<S, L: Listener> Serve<S, L> {
     where
         C: for<'a> crate::handler::Connected<IncomingStream<'a, L>>,
     {
-        self.connect_info =
-            Some(|io, address| Peer::of(C::connect_info(IncomingStream::new(io, address))));
+        self.connect_info = Some(connected::<L, C>());
         self
     }
 

@@ -5,12 +5,9 @@ use http::{Request, Response, StatusCode};
 
 use super::{
     FromRequestHead, Rejection, RequestContext,
-    rejection::{rejection_enum, rejection_variants},
+    rejection::{rejection_enum, rejection_variants, set_up_wrong},
 };
-use crate::{
-    body::Body,
-    handler::{Answers, response::internal_error},
-};
+use crate::body::Body;
 
 /// A value an outer layer put in the request's extensions (with
 /// `tower_http::add_extension`, `request.extensions_mut().insert(..)`, or
@@ -50,11 +47,7 @@ pub struct Extension<T>(pub T);
 
 impl<T: Clone + Send + Sync + 'static> FromRequestHead for Extension<T> {
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
-        Self::find(context).map_err(|rejection| match context.answers {
-            // Its cause is the server's set-up: logged, never sent.
-            Answers::Pronghorn => internal_error(),
-            Answers::Axum => context.reject(rejection),
-        })
+        Self::find(context).map_err(|rejection| set_up_wrong(context.answers, rejection))
     }
 }
 

@@ -4,14 +4,11 @@ use std::sync::Arc;
 
 use http::{Response, StatusCode};
 
-use super::{FromRequestHead, Rejection, RequestContext, rejection::rejection_variants};
-use crate::{
-    body::Body,
-    handler::{
-        Answers,
-        response::{IntoResponse, internal_error},
-    },
+use super::{
+    FromRequestHead, Rejection, RequestContext,
+    rejection::{rejection_variants, set_up_wrong},
 };
+use crate::body::Body;
 
 /// The pattern of the bases a route was [nested](crate::Router::nest)
 /// under, as axum's `NestedPath`: `/api` for a route of a router nested at
@@ -74,7 +71,7 @@ impl NestedPath {
 #[diagnostic::do_not_recommend]
 impl FromRequestHead for NestedPath {
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
-        Self::of(context).ok_or_else(|| not_nested(context.answers))
+        Self::of(context).ok_or_else(|| set_up_wrong(context.answers, not_nested_rejection()))
     }
 
     fn from_head_optional(context: &RequestContext<'_>) -> Result<Option<Self>, Response<Body>> {
@@ -89,14 +86,6 @@ impl FromRequestHead for Result<NestedPath, NestedPathRejection> {
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
         Ok(NestedPath::of(context)
             .ok_or_else(|| NestedPathRejection(not_nested_rejection().worded(context.answers))))
-    }
-}
-
-#[cold]
-fn not_nested(answers: Answers) -> Response<Body> {
-    match answers {
-        Answers::Pronghorn => internal_error(),
-        Answers::Axum => not_nested_rejection().worded(answers).into_response(),
     }
 }
 

@@ -19,7 +19,7 @@ use super::{
 use crate::{
     body::Body,
     handler::{Answers, IntoResponse},
-    params::Params,
+    params::{DecodeError, Params},
 };
 
 /// Route parameters by name, decoded and owned. Allocates; prefer
@@ -64,12 +64,10 @@ impl RouteParams {
 
 impl FromRequestHead for RouteParams {
     fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
-        let params = context.params;
-        params
-            .iter_raw()
-            .map(|(name, raw)| match crate::params::decode(raw) {
-                Ok(value) => Ok((name.to_owned(), value.into_owned())),
-                Err(error) => Err(context.reject(bad_request(
+        decode_each(&context.params)
+            .map(|decoded| match decoded {
+                Ok((name, value)) => Ok((name.to_owned(), value.into_owned())),
+                Err((name, _, error)) => Err(context.reject(bad_request(
                     "RouteParams",
                     format!("route parameter `{name}`: {error}"),
                 ))),
@@ -114,10 +112,10 @@ impl RawPathParams {
 
     /// The parameters of the route `context` is for.
     fn of(context: &RequestContext<'_>) -> Result<Self, RawPathParamsRejection> {
-        (context.params.iter_raw())
-            .map(|(name, raw)| match crate::params::decode(raw) {
-                Ok(value) => Ok((Box::from(name), value.into_owned())),
-                Err(_) => Err(RawPathParamsRejection::InvalidUtf8InPathParam(
+        decode_each(&context.params)
+            .map(|decoded| match decoded {
+                Ok((name, value)) => Ok((Box::from(name), value.into_owned())),
+                Err((name, _, _)) => Err(RawPathParamsRejection::InvalidUtf8InPathParam(
                     InvalidUtf8InPathParam(
                         bad_request(
                             "RawPathParams",
@@ -131,6 +129,19 @@ impl RawPathParams {
             .collect::<Result<_, _>>()
             .map(RawPathParams)
     }
+}
+
+/// Each of `params`, percent-decoded, in the pattern's order; one that
+/// does not decode as its name, its raw value and why.
+fn decode_each<'p, 'a: 'p>(
+    params: &'p Params<'a>,
+) -> impl Iterator<Item = Result<(&'a str, Cow<'a, str>), (&'a str, &'a str, DecodeError)>> + 'p {
+    params
+        .iter_raw()
+        .map(|(name, raw)| match crate::params::decode(raw) {
+            Ok(value) => Ok((name, value)),
+            Err(error) => Err((name, raw, error)),
+        })
 }
 
 impl<'a> IntoIterator for &'a RawPathParams {
@@ -321,12 +332,7 @@ impl<T: serde::de::DeserializeOwned> Path<T> {
                 .map(|(name, raw)| Ok((Cow::Borrowed(name), Cow::Borrowed(raw))));
             return T::deserialize(de::Pairs::of_path(pairs, count)).map(Path);
         }
-        let decoded = (params.iter_raw())
-            .map(|(name, raw)| match crate::params::decode(raw) {
-                Ok(value) => Ok((name, value)),
-                Err(error) => Err((name, raw, error)),
-            })
-            .collect::<Result<Vec<_>, _>>();
+        let decoded = decode_each(&params).collect::<Result<Vec<_>, _>>();
         let decoded = decoded.map_err(|(name, raw, error)| {
             de::Error::failed(de::Failed::not_utf8(
                 name.to_owned(),

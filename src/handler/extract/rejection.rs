@@ -301,6 +301,17 @@ macro_rules! rejection_enum {
 
 pub(crate) use {named_rejections, rejection_enum, rejection_variants};
 
+/// The answer to `rejection`, whose cause is the server's set-up rather
+/// than the request (a missing extension, a `NestedPath` on a route not
+/// nested): a bare 500, the cause logged and never sent; with axum's
+/// answers, axum's words.
+pub(super) fn set_up_wrong(answers: Answers, rejection: Rejection) -> Response<Body> {
+    match answers {
+        Answers::Pronghorn => crate::handler::response::internal_error(),
+        Answers::Axum => rejection.worded(answers).into_response(),
+    }
+}
+
 /// A 400 of `extractor`, saying what of the request does not read as it
 /// needs.
 pub(super) fn bad_request(extractor: &'static str, message: String) -> Rejection {

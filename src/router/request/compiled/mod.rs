@@ -307,9 +307,7 @@ impl CompiledRoute {
     pub(in crate::router) fn monitors(&self) -> &[Applied] {
         &self.monitors
     }
-}
 
-impl CompiledRoute {
     /// A route, its hooks not yet found.
     #[allow(clippy::too_many_arguments, reason = "a record's fields, named")]
     pub(in crate::router) fn new(
