@@ -218,30 +218,6 @@ for group in circles():
 # A file reaches the items of one module by one path: the module that
 # defines them, or a re-export of them, not both (`super::{IntoResponse,
 # response::internal_error}` names `response` twice over).
-def use_paths(tree, prefix=""):
-    """The paths a `use` tree names, each in full."""
-    tree = re.sub(r"\s+", "", tree)
-    head, brace, inner = tree.partition("{")
-    if not brace:
-        return [prefix + tree]
-    items, depth, current = [], 0, ""
-    for ch in inner[:-1]:
-        depth += (ch == "{") - (ch == "}")
-        if ch == "," and depth == 0:
-            items.append(current)
-            current = ""
-        else:
-            current += ch
-    items.append(current)
-    return [path for item in items if item for path in use_paths(item, prefix + head)]
-
-
-def module_of(path):
-    """A file's module path, from the crate root."""
-    parts = list(path.relative_to(src).with_suffix("").parts)
-    return ["crate"] + (parts[:-1] if parts[-1] in ("mod", "lib") else parts)
-
-
 DEFINED = {}
 for path in src.rglob("*.rs"):
     for found in re.finditer(
@@ -249,33 +225,28 @@ for path in src.rglob("*.rs"):
         path.read_text(),
         re.M,
     ):
-        DEFINED.setdefault(found.group(1), set()).add("::".join(module_of(path)))
+        DEFINED.setdefault(found.group(1), set()).add(module_of(path))
 for path in sorted(src.rglob("*.rs")):
-    direct, reexported = {}, {}
-    for found in re.finditer(r"^\s*use ((?:crate|super|self)::[^;]*);", path.read_text(), re.M):
+    own, direct, reexported = module_of(path), {}, {}
+    # A unit test module's `super` is its file's module: left out, as in
+    # `imports_of`.
+    code = path.read_text().split("#[cfg(test)]\nmod tests")[0]
+    for found in re.finditer(r"^\s*use\s+((?:crate|super|self)::[^;]*);", code, re.M):
         for used in use_paths(found.group(1)):
-            *module, item = re.sub(r"as\w+$", "", used).split("::")
-            if item in ("self", "*"):
+            module, _, item = used.rpartition("::")
+            at = file_named(own, module)
+            if item in ("self", "*") or at is None:
                 continue
-            resolved = module_of(path)
-            if module[0] == "crate":
-                resolved = module
-            else:
-                rest = module[1:] if module[0] == "self" else module
-                while rest and rest[0] == "super":
-                    resolved, rest = resolved[:-1], rest[1:]
-                resolved = resolved + rest
-            at = "::".join(resolved)
             defined = DEFINED.get(item, set())
             if at in defined:
                 direct.setdefault(at, set()).add(item)
                 continue
-            below = [module for module in defined if module.startswith(at + "::")]
+            below = [other for other in defined if other[: len(at)] == at and other != at]
             if len(below) == 1:
                 reexported.setdefault(below[0], set()).add(item)
     for module in sorted(direct.keys() & reexported.keys()):
         failures.append(
-            f"{path.relative_to(src.parent)}: imports `{module}` by two paths: "
+            f"{path.relative_to(src.parent)}: imports `{'/'.join(module)}` by two paths: "
             f"{', '.join(sorted(direct[module]))} where defined, "
             f"{', '.join(sorted(reexported[module]))} through a re-export"
         )

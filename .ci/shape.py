@@ -48,18 +48,23 @@ CRATE_FIELDS_ALLOWED = {
 
 src = pathlib.Path(__file__).resolve().parent.parent / "src"
 failures = []
+# Every field visible beyond its type (`pub(super)`, `pub(in …)`,
+# `pub(crate)`), a tuple struct's too: (file, line, what, visibility).
+visible_fields = []
 for path in sorted(src.rglob("*.rs")):
     name = str(path.relative_to(src))
-    if name in CRATE_FIELDS_ALLOWED:
-        continue
     for number, line in enumerate(path.read_text().split("\n"), 1):
-        field = re.match(r"\s+pub\(crate\) (\w+):", line)
+        field = re.match(r"\s+(pub\([^)]*\)) (?:r#)?(\w+):", line)
         if field:
-            failures.append(f"src/{name}:{number}: field `{field.group(1)}` is visible to the whole crate: narrow it to its readers")
+            visible_fields.append((name, number, f"field `{field.group(2)}`", field.group(1)))
         # A tuple struct's fields, on the line that declares it.
         tuple_struct = re.match(r"\s*(?:pub(?:\([^)]*\))? )?struct (\$?\w+)\b[^({;]*\((.*)\)", line)
-        if tuple_struct and "pub(crate)" in tuple_struct.group(2):
-            failures.append(f"src/{name}:{number}: a field of `{tuple_struct.group(1)}` is visible to the whole crate: narrow it to its readers")
+        if tuple_struct:
+            for visibility in re.findall(r"pub\([^)]*\)", tuple_struct.group(2)):
+                visible_fields.append((name, number, f"a field of `{tuple_struct.group(1)}`", visibility))
+for name, number, what, visibility in visible_fields:
+    if visibility == "pub(crate)" and name not in CRATE_FIELDS_ALLOWED:
+        failures.append(f"src/{name}:{number}: {what} is visible to the whole crate: narrow it to its readers")
 for name, type_name in sorted(OWNED):
     text = (src / name).read_text()
     found = re.search(r"^(?:pub(?:\([^)]*\))? )?struct " + type_name + r"\b[^{;]*\{(.*?)^\}", text, re.S | re.M)
@@ -104,14 +109,6 @@ for type_name, files in sorted(visible.items()):
 # it can be, so the count only falls. A change that must add one raises
 # the budget in the same commit, saying why.
 VISIBLE_FIELDS_AT_MOST = 69
-visible_fields = []
-for path in sorted(src.rglob("*.rs")):
-    text = path.read_text()
-    name = str(path.relative_to(src))
-    for found in re.finditer(r"^\s+pub\([^)]*\) (?:r#)?(\w+):", text, re.M):
-        visible_fields.append(f"{name}: {found.group(1)}")
-    for found in re.finditer(r"^\s*(?:pub(?:\([^)]*\))? )?struct (\$?\w+)\b[^({;]*\((.*)\)", text, re.M):
-        visible_fields += [f"{name}: {found.group(1)}.{i}" for i in range(found.group(2).count("pub("))]
 if len(visible_fields) > VISIBLE_FIELDS_AT_MOST:
     failures.append(
         f"{len(visible_fields)} fields are visible beyond their type, over the budget of "
