@@ -418,12 +418,7 @@ async fn connect_info_gives_handlers_the_clients_address_when_enabled() {
             .unwrap()
     };
     let address = common::serve_on_loopback(router(), |server| server.connect_info(true)).await;
-    let stream = TcpStream::connect(address).await.unwrap();
-    let local = stream.local_addr().unwrap();
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .unwrap();
-    tokio::spawn(connection);
+    let (mut sender, local) = connect_from(address).await;
     let (parts, body) = send_empty(&mut sender, Method::GET, "/peer").await;
     assert_eq!(parts.status, StatusCode::OK);
     assert_eq!(body, local.to_string());

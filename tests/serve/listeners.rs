@@ -115,12 +115,7 @@ async fn a_connected_type_of_ones_own_is_made_once_per_connection() {
         .unwrap();
     let address =
         common::serve_on_loopback(router, |server| server.connect_info_as::<Client>()).await;
-    let stream = TcpStream::connect(address).await.unwrap();
-    let local = stream.local_addr().unwrap();
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .unwrap();
-    tokio::spawn(connection);
+    let (mut sender, local) = connect_from(address).await;
     for _ in 0..2 {
         let (parts, body) = send_empty(&mut sender, Method::GET, "/").await;
         assert_eq!(parts.status, StatusCode::OK);
@@ -144,12 +139,7 @@ async fn connect_info_as_a_socket_address_is_the_clients_address() {
         .unwrap();
     let address =
         common::serve_on_loopback(router, |server| server.connect_info_as::<SocketAddr>()).await;
-    let stream = TcpStream::connect(address).await.unwrap();
-    let local = stream.local_addr().unwrap();
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .unwrap();
-    tokio::spawn(connection);
+    let (mut sender, local) = connect_from(address).await;
     let (parts, body) = send_empty(&mut sender, Method::GET, "/").await;
     assert_eq!(parts.status, StatusCode::OK);
     assert_eq!(body, local.to_string());
@@ -230,12 +220,7 @@ async fn into_make_service_with_connect_info_gives_requests_their_connection_s_i
     );
     let address = server.local_addr().unwrap();
     let task = tokio::spawn(server.into_future());
-    let stream = TcpStream::connect(address).await.unwrap();
-    let local = stream.local_addr().unwrap();
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .unwrap();
-    tokio::spawn(connection);
+    let (mut sender, local) = connect_from(address).await;
     let (parts, body) = send_empty(&mut sender, Method::GET, "/").await;
     assert_eq!(parts.status, StatusCode::OK);
     assert_eq!(body, local.to_string());
@@ -245,12 +230,7 @@ async fn into_make_service_with_connect_info_gives_requests_their_connection_s_i
     let server = pronghorn::serve(listener, app.into_make_service_with_connect_info::<Port>());
     let address = server.local_addr().unwrap();
     let task = tokio::spawn(server.into_future());
-    let stream = TcpStream::connect(address).await.unwrap();
-    let local = stream.local_addr().unwrap();
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .unwrap();
-    tokio::spawn(connection);
+    let (mut sender, local) = connect_from(address).await;
     let (parts, body) = send_empty(&mut sender, Method::GET, "/port").await;
     assert_eq!(parts.status, StatusCode::OK);
     assert_eq!(body, local.port().to_string());

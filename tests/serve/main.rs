@@ -227,6 +227,18 @@ async fn send_empty(
 
 /// The head of the answer to a GET of `path`, sent on a connection of its
 /// own.
+/// A new HTTP/1 connection to `address`, and the address it comes from:
+/// what the server sees as its client's.
+async fn connect_from(address: SocketAddr) -> (Sender, SocketAddr) {
+    let stream = TcpStream::connect(address).await.unwrap();
+    let local = stream.local_addr().unwrap();
+    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    (sender, local)
+}
+
 async fn get_on_a_new_connection(address: SocketAddr, path: &str) -> http::response::Parts {
     let mut sender: Sender = common::connect(address).await;
     send_empty(&mut sender, Method::GET, path).await.0
