@@ -93,7 +93,7 @@
 //! | `with_state(state)` | the same, [`Router::with_state`](crate::Router::with_state) (pronghorn's name, [`state`](crate::Router::state)), per router as axum's; `State<T>` reads it |
 //! | `axum::serve(listener, app)` (or `app.into_make_service()`), on a `TcpListener`, a `UnixListener` or a `Listener` of one's own; `ListenerExt::tap_io`; `local_addr()` | [`serve`](crate::serve())`(listener, app)`, the same [`Listener`](crate::Listener) and [`ListenerExt`](crate::ListenerExt), with `connect_info(true)` for `ConnectInfo<L::Addr>`; `app.into_make_service_with_connect_info::<C>()` the same ([`Router::into_make_service_with_connect_info`](crate::Router::into_make_service_with_connect_info), or [`connect_info_as::<C>()`](crate::Serve::connect_info_as) on the server), `C` a [`Connected`](crate::handler::Connected)`<IncomingStream<'_, L>>` as axum's; a `Router` compiled before the first client (its mistakes the server's error, before it serves); or `app.compile()?` first, to handle them as errors of [`compile`](crate::Router::compile). [`ListenerExt::limit_connections(n)`](crate::ListenerExt::limit_connections) the same, the cap [`max_connections(n)`](crate::Serve::max_connections) sets (which `serve` holds by default): at the cap, the connection idle longest is shed to make room for a new client, where axum's makes the new one wait; `with_executor` is [`workers`](crate::Serve::workers) (threads of `serve`'s own, each a runtime) |
 //! | `middleware::from_fn(f)`, `Next`, `from_fn_with_state`, `map_request`, `map_response`, `from_extractor::<E>()` and their `_with_state` forms | the same, in [`middleware`](crate::middleware), its extractors pronghorn's; or a [prefix](crate::Router::prefix) or [postfix](crate::Router::postfix) hook, or [`PrefixLayer`](crate::PrefixLayer) / [`PostfixLayer`](crate::PostfixLayer) given to `layer`. axum's own `from_fn` and `map_response` layers (an ecosystem crate's, as axum-login's `login_required!`) are taken as they are, `from_fn` with feature `axum`; axum's `map_request` of a function generic over the body is not (the body it would hand on is ambiguous): use pronghorn's |
-//! | `Path`, `RawPathParams`, `Query`, `RawQuery`, `Json`, `Form`, `RawForm`, `State`, `Extension`, `ConnectInfo`, `MatchedPath`, `NestedPath`, `OriginalUri`, `HeaderMap`, `Method`, `Uri`, `Bytes`, `String`, `Request`, `http::request::Parts` | the same names in [`handler`](crate::handler), the wrappers with `Deref` to their value, and `Form` reading a GET's query string; below a `nest`, `Uri`, `Request` and `Parts` see the path without the base, as axum's; `Extension(value)` is a layer too; `Query::try_from_uri`, `Json::from_bytes` |
+//! | `Path`, `RawPathParams`, `Query`, `RawQuery`, `Json`, `Form`, `RawForm`, `State`, `Extension`, `ConnectInfo`, `MatchedPath`, `NestedPath`, `OriginalUri`, `HeaderMap`, `Method`, `Uri`, `Bytes`, `String`, `Request`, `http::request::Parts` | the same names in [`handler`](crate::handler), the wrappers with `Deref` to their value, and `Form` reading a GET's query string; below a `nest`, `Uri`, `Request` and `Parts` see the path without the base, as axum's; `Extension(value)` is a layer too; `Query::try_from_uri`, `Json::from_bytes`; `Json` and `Form` are answers too |
 //! | `axum::response::Response`, `axum::extract::Request` | [`Response`](crate::Response), [`Request`](crate::Request) (also `handler::Request`) |
 //! | `axum::http` | [`pronghorn::http`](crate::http), the same crate |
 //! | `axum::body::{Body, Bytes, to_bytes}` | [`pronghorn::body`](crate::body), the same names |
@@ -182,10 +182,9 @@
 //!   `MatchedPathRejection` are axum's, in
 //!   [`handler::rejection`](crate::handler::rejection) (a fallback's
 //!   plain `MatchedPath` is refused by `compile`, where axum's fails each
-//!   request). A body's rejection for `String` and `Bytes` is one type,
-//!   [`BodyRejection`](crate::handler::rejection::BodyRejection) (axum's
-//!   `StringRejection` and `BytesRejection`), and `Header` is pronghorn's
-//!   own. Without `Answers::Axum`, a missing
+//!   request), with `StringRejection` and `BytesRejection`, whose
+//!   `FailedToBufferBody::UnknownBodyError` is also a body not received
+//!   within the body timeout (408); `Header` is pronghorn's own. Without `Answers::Axum`, a missing
 //!   `Extension` or `NestedPath` answers a bare 500, its cause logged.
 //! - **Bodies**: extractors read at most 2 MiB (axum: 2 MB) and wait at
 //!   most 30 s for a body (axum: no limit); see

@@ -36,7 +36,7 @@
 //! answers a rejection itself by taking `Result<E, ERejection>`
 //! (`Result<Json<T>, JsonRejection>`, [`PathRejection`],
 //! [`QueryRejection`], [`HeaderRejection`], [`FormRejection`],
-//! [`BodyRejection`] for `String` and `Bytes`); a router answers all of its
+//! [`StringRejection`], [`BytesRejection`]); a router answers all of its
 //! own in one shape with [`Router::rejection`](crate::Router::rejection).
 
 mod allowance;
@@ -108,12 +108,13 @@ pub use self::extract::{Json, JsonRejection};
 /// ```
 pub mod rejection {
     pub use super::extract::{
-        BodyRejection, ExtensionRejection, FailedToDeserializeForm, FailedToDeserializeFormBody,
-        FailedToDeserializePathParams, FailedToDeserializeQueryString, FormRejection,
-        HeaderRejection, InvalidFormContentType, InvalidUtf8InPathParam, MatchedPathMissing,
-        MatchedPathRejection, MissingExtension, MissingPathParams, NestedPathRejection,
-        PathErrorKind, PathRejection, QueryRejection, RawFormRejection, RawPathParamsRejection,
-        Rejection,
+        BytesRejection, ExtensionRejection, FailedToBufferBody, FailedToDeserializeForm,
+        FailedToDeserializeFormBody, FailedToDeserializePathParams, FailedToDeserializeQueryString,
+        FormRejection, HeaderRejection, InvalidFormContentType, InvalidUtf8,
+        InvalidUtf8InPathParam, LengthLimitError, MatchedPathMissing, MatchedPathRejection,
+        MissingExtension, MissingPathParams, NestedPathRejection, PathErrorKind, PathRejection,
+        QueryRejection, RawFormRejection, RawPathParamsRejection, Rejection, StringRejection,
+        UnknownBodyError,
     };
     #[cfg(feature = "json")]
     pub use super::extract::{
@@ -131,8 +132,8 @@ pub(crate) use self::extract::{rejection_enum, rejection_variants};
 pub(crate) use self::{
     answers::Allowed,
     extract::{
-        DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, Extraction, HeadExtractors, Refusal, RouteInfo,
-        Shape, for_each_arity, state_type,
+        DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, Extraction, Fault, HeadExtractors, Refusal,
+        RouteInfo, Shape, for_each_arity, state_type,
     },
     layered::wrap,
     mounted::{Mounted, NESTED_PATTERN_END},
@@ -143,12 +144,13 @@ pub use self::{
     answers::Answers,
     body_limit::DefaultBodyLimit,
     extract::{
-        AddExtension, BodyFuture, BodyRejection, ConnectInfo, Connected, Extension, Form,
+        AddExtension, BodyFuture, BytesRejection, ConnectInfo, Connected, Extension, Form,
         FormRejection, FromRequestBody, FromRequestHead, HasRejection, Header, HeaderRejection,
         MatchedPath, MockConnectInfo, MockConnectInfoService, NamedHeader, Needs, NestedPath,
         OriginalUri, Path, PathErrorKind, PathRejection, Query, QueryRejection, RawForm,
         RawPathParams, RawPathParamsIter, RawQuery, Rejection, RequestContext, RouteContext,
-        RouteParams, State, StateType, WithRejection, WithRejectionFuture, headers,
+        RouteParams, State, StateType, StringRejection, WithRejection, WithRejectionFuture,
+        headers,
     },
     from_request::{FromRequest, RequestExt},
     layered::{

@@ -931,7 +931,7 @@ async fn text_bytes_bodies_and_header_maps_are_answers() {
 #[tokio::test]
 async fn a_result_argument_hands_the_rejection_to_the_handler() {
     use pronghorn::handler::{
-        BodyRejection, HeaderRejection, JsonRejection, PathRejection, QueryRejection,
+        HeaderRejection, JsonRejection, PathRejection, QueryRejection, StringRejection,
     };
 
     #[derive(serde::Deserialize)]
@@ -970,7 +970,7 @@ async fn a_result_argument_hands_the_rejection_to_the_handler() {
         )
         .post(
             "/notes",
-            move |note: Result<String, BodyRejection>| match note {
+            move |note: Result<String, StringRejection>| match note {
                 Ok(note) => format!("{} bytes", note.len()),
                 Err(rejection) => told(rejection.status(), rejection.message()),
             },
@@ -1197,6 +1197,109 @@ async fn a_taken_rejection_is_axum_s_variant_worded_as_the_router_answers() {
             .starts_with("Failed to deserialize the JSON body"),
         "{}",
         answer.body
+    );
+}
+
+/// `String` and `Bytes` taken with their rejections are axum's enums: a
+/// body over the limit is `FailedToBufferBody::LengthLimitError` (413), a
+/// body that is not UTF-8 `StringRejection::InvalidUtf8` (400), and a
+/// `Json` body over the limit `JsonRejection::BytesRejection` holding the
+/// same; each worded as the router answers.
+#[tokio::test]
+async fn body_rejections_are_axum_s_string_and_bytes_variants() {
+    use pronghorn::{
+        handler::rejection::{BytesRejection, FailedToBufferBody, JsonRejection, StringRejection},
+        router::Answers,
+    };
+
+    fn text(body: Result<String, StringRejection>) -> String {
+        match body {
+            Ok(text) => format!("text {text}"),
+            Err(StringRejection::InvalidUtf8(error)) => {
+                format!("utf8 {} {}", error.status().as_u16(), error.body_text())
+            }
+            Err(StringRejection::FailedToBufferBody(FailedToBufferBody::LengthLimitError(
+                error,
+            ))) => format!("limit {} {error}", error.status().as_u16()),
+            Err(other) => format!("other {other}"),
+        }
+    }
+    fn bytes(body: Result<Bytes, BytesRejection>) -> String {
+        match body {
+            Ok(bytes) => format!("{} bytes", bytes.len()),
+            Err(BytesRejection::FailedToBufferBody(FailedToBufferBody::LengthLimitError(
+                error,
+            ))) => format!("limit {} {error}", error.status().as_u16()),
+            Err(other) => format!("other {other}"),
+        }
+    }
+    fn json(body: Result<Json<Item>, JsonRejection>) -> String {
+        match body {
+            Err(JsonRejection::BytesRejection(BytesRejection::FailedToBufferBody(
+                FailedToBufferBody::LengthLimitError(error),
+            ))) => format!("limit {}", error.body_text()),
+            Err(other) => format!("other {other}"),
+            Ok(_) => "ok".to_owned(),
+        }
+    }
+    let app = |answers: Answers| {
+        Router::new()
+            .post("/text", text)
+            .post("/bytes", bytes)
+            .post("/json", json)
+            .answers(answers)
+            .body_limit(8)
+            .compile()
+            .unwrap()
+    };
+    let (axum, ours) = (app(Answers::Axum), app(Answers::Pronghorn));
+    let send_raw = |router: &CompiledRouter, body: &'static [u8]| {
+        let request = Request::post("/text")
+            .body(http_body_util::Full::new(Bytes::from_static(body)))
+            .unwrap();
+        let router = router.clone();
+        async move {
+            let response = router.oneshot(request).await.unwrap();
+            let body = response.into_body().collect().await.unwrap().to_bytes();
+            String::from_utf8(body.to_vec()).unwrap()
+        }
+    };
+
+    assert_eq!(send_raw(&ours, b"fine").await, "text fine");
+    let told = send_raw(&ours, b"\xff\xfe").await;
+    assert!(
+        told.starts_with("utf8 400 request body is not UTF-8"),
+        "{told}"
+    );
+    let told = send_raw(&axum, b"\xff\xfe").await;
+    assert!(
+        told.starts_with("utf8 400 Request body didn't contain valid UTF-8"),
+        "{told}"
+    );
+    let told = send_body(&ours, "/text", None, "123456789").await.body;
+    assert_eq!(
+        told,
+        "limit 413 request body larger than the limit of 8 bytes"
+    );
+    let told = send_body(&axum, "/text", None, "123456789").await.body;
+    assert_eq!(
+        told,
+        "limit 413 Failed to buffer the request body: length limit exceeded"
+    );
+    let told = send_body(&ours, "/bytes", None, "123456789").await.body;
+    assert_eq!(
+        told,
+        "limit 413 request body larger than the limit of 8 bytes"
+    );
+    assert_eq!(
+        send_body(&ours, "/bytes", None, "12345678").await.body,
+        "8 bytes"
+    );
+    let json_type = Some("application/json");
+    let told = send_body(&axum, "/json", json_type, "123456789").await.body;
+    assert_eq!(
+        told,
+        "limit Failed to buffer the request body: length limit exceeded"
     );
 }
 

@@ -1,7 +1,7 @@
 //! Reading the request's body: `String` and `Bytes`, collected within the
 //! body limit and timeout by a [`BodyFuture`] (as `Json`, `Form` and
 //! `RawForm` are), the `Body` itself, streamed by the handler; and
-//! [`BodyRejection`], why they refused.
+//! [`BytesRejection`] and [`StringRejection`], why they refused.
 
 use std::{
     fmt,
@@ -18,7 +18,7 @@ use http_body_util::Limited;
 
 use super::{
     FromRequestBody, Rejection, RequestContext,
-    rejection::{self, Shape, named_rejections},
+    rejection::{self, Shape, rejection_enum, rejection_variants},
 };
 use crate::{
     body::Body,
@@ -427,35 +427,55 @@ impl<T> Future for BodyFuture<T> {
     }
 }
 
-macro_rules! body_extractor {
-    ($ty:ty, $convert:expr) => {
-        impl FromRequestBody for $ty {
-            type Future = BodyFuture<Self>;
+impl FromRequestBody for Bytes {
+    type Future = BodyFuture<Self>;
 
-            fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
-                BodyFuture::new(body, context, None, |bytes, _| bytes.and_then($convert))
-            }
-        }
-
-        /// The body, or why it could not be read, for the handler to
-        /// answer itself.
-        impl FromRequestBody for Result<$ty, BodyRejection> {
-            type Future = BodyFuture<Self>;
-
-            fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
-                BodyFuture::new(body, context, None, |bytes, answers| {
-                    Ok(bytes
-                        .and_then($convert)
-                        .map_err(|rejection| BodyRejection(rejection.worded(answers))))
-                })
-            }
-        }
-    };
+    fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
+        BodyFuture::new(body, context, None, |bytes, _| bytes)
+    }
 }
 
-body_extractor!(Bytes, Ok);
+/// The body, or why it could not be read, for the handler to answer
+/// itself.
+impl FromRequestBody for Result<Bytes, BytesRejection> {
+    type Future = BodyFuture<Self>;
 
-body_extractor!(String, |bytes: Bytes| {
+    fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
+        BodyFuture::new(body, context, None, |bytes, answers| {
+            Ok(bytes.map_err(|rejection| BytesRejection::of(rejection.worded(answers))))
+        })
+    }
+}
+
+impl FromRequestBody for String {
+    type Future = BodyFuture<Self>;
+
+    fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
+        BodyFuture::new(body, context, None, |bytes, _| bytes.and_then(utf8))
+    }
+}
+
+/// The body as text, or why it could not be read or is not UTF-8, for the
+/// handler to answer itself.
+impl FromRequestBody for Result<String, StringRejection> {
+    type Future = BodyFuture<Self>;
+
+    fn from_body(body: Body, context: &RequestContext<'_>) -> Self::Future {
+        BodyFuture::new(body, context, None, |bytes, answers| {
+            Ok(match bytes {
+                Ok(bytes) => utf8(bytes).map_err(|rejection| {
+                    StringRejection::InvalidUtf8(InvalidUtf8(rejection.worded(answers)))
+                }),
+                Err(rejection) => Err(StringRejection::FailedToBufferBody(FailedToBufferBody::of(
+                    rejection.worded(answers),
+                ))),
+            })
+        })
+    }
+}
+
+/// `bytes` as text, or the 400 of a body that is not UTF-8.
+fn utf8(bytes: Bytes) -> Result<String, Rejection> {
     String::from_utf8(bytes.to_vec()).map_err(|error| {
         Rejection::new(
             "body",
@@ -464,8 +484,77 @@ body_extractor!(String, |bytes: Bytes| {
         )
         .or_as_axum(format!("Request body didn't contain valid UTF-8: {error}"))
     })
-});
+}
 
-named_rejections! {
-    BodyRejection: "a body extractor (`String`, `Bytes`)";
+rejection_variants! {
+    /// A body over the body limit (413).
+    LengthLimitError;
+    /// A body that could not be read: cut off or failed (400), not
+    /// received within the body timeout (408), or without room on a busy
+    /// server (503).
+    UnknownBodyError;
+    /// A `String` body that is not UTF-8 (400).
+    InvalidUtf8;
+}
+
+rejection_enum! {
+    /// Why a body could not be read, as axum's `FailedToBufferBody`.
+    FailedToBufferBody ("a body extractor") {
+        /// It is larger than the body limit.
+        LengthLimitError(LengthLimitError),
+        /// It could not be read in full, in time.
+        UnknownBodyError(UnknownBodyError),
+    } from |rejection| match rejection.status() {
+        StatusCode::PAYLOAD_TOO_LARGE => Self::LengthLimitError(LengthLimitError(rejection)),
+        _ => Self::UnknownBodyError(UnknownBodyError(rejection)),
+    }
+}
+
+rejection_enum! {
+    /// Why `Bytes` refused a request, as axum's `BytesRejection`, for a
+    /// handler that takes `Result<Bytes, BytesRejection>` to answer it
+    /// itself; also what `Json`, `Form` and `RawForm` tell of a body they
+    /// could not read.
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    /// use http::Request;
+    /// use http_body_util::BodyExt;
+    /// use pronghorn::{Router, handler::rejection::{BytesRejection, FailedToBufferBody}};
+    /// use tower::ServiceExt;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let router = Router::new()
+    ///     .post("/upload", |body: Result<Bytes, BytesRejection>| match body {
+    ///         Ok(body) => format!("{} bytes", body.len()),
+    ///         Err(BytesRejection::FailedToBufferBody(FailedToBufferBody::LengthLimitError(_))) => {
+    ///             "too large".to_owned()
+    ///         }
+    ///         Err(other) => other.body_text(),
+    ///     })
+    ///     .body_limit(4)
+    ///     .compile()
+    ///     .unwrap();
+    /// let request = Request::post("/upload").body("12345".to_owned()).unwrap();
+    /// let response = router.oneshot(request).await.unwrap();
+    /// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "too large");
+    /// # }
+    /// ```
+    BytesRejection ("`Bytes`") {
+        /// The body could not be read: over the limit, too slow, cut off.
+        FailedToBufferBody(FailedToBufferBody),
+    } from |rejection| Self::FailedToBufferBody(FailedToBufferBody::of(rejection))
+}
+
+rejection_enum! {
+    /// Why `String` refused a request, as axum's `StringRejection`, for a
+    /// handler that takes `Result<String, StringRejection>` to answer it
+    /// itself.
+    StringRejection ("`String`") {
+        /// The body could not be read: over the limit, too slow, cut off.
+        FailedToBufferBody(FailedToBufferBody),
+        /// The body is not UTF-8.
+        InvalidUtf8(InvalidUtf8),
+    }
 }

@@ -3,15 +3,18 @@
 //! refused.
 
 use bytes::Bytes;
-use http::StatusCode;
+use http::{HeaderValue, Response, StatusCode};
 
 use super::{
-    BodyRejection, FromRequestBody, Rejection, RequestContext,
+    BytesRejection, FromRequestBody, Rejection, RequestContext,
     body::{BodyFuture, media_type, unless_of_type},
     query::from_pairs,
     rejection::{rejection_enum, rejection_variants},
 };
-use crate::body::Body;
+use crate::{
+    body::Body,
+    handler::{IntoResponse, internal_error},
+};
 
 /// A form sent as the body (`application/x-www-form-urlencoded`),
 /// deserialized into `T` as [`Query`](super::Query) reads a query string;
@@ -63,6 +66,49 @@ where
             None => BodyFuture::new(body, context, Self::refused(context), |bytes, _| {
                 bytes.and_then(|bytes| Self::parse(bytes, true))
             }),
+        }
+    }
+}
+
+/// The value as a form body, `application/x-www-form-urlencoded`, as
+/// axum's `Form` answers. A value that is not a flat list of fields (a
+/// nested struct) answers 500, the cause logged.
+///
+/// ```
+/// use http::{Request, header};
+/// use http_body_util::BodyExt;
+/// use pronghorn::{Router, handler::Form};
+/// use tower::ServiceExt;
+///
+/// #[derive(serde::Serialize)]
+/// struct Page { size: u32, q: Option<String> }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new()
+///     .get("/next", || Form(Page { size: 10, q: Some("a b&c".to_owned()) }))
+///     .compile()
+///     .unwrap();
+/// let response = router.oneshot(Request::get("/next").body(String::new()).unwrap()).await.unwrap();
+/// assert_eq!(response.headers()[header::CONTENT_TYPE], "application/x-www-form-urlencoded");
+/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "size=10&q=a+b%26c");
+/// # }
+/// ```
+impl<T: serde::Serialize> IntoResponse for Form<T> {
+    fn into_response(self) -> Response<Body> {
+        match serde_urlencoded::to_string(&self.0) {
+            Ok(form) => {
+                let mut response = Response::new(Body::from(form));
+                response.headers_mut().insert(
+                    http::header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/x-www-form-urlencoded"),
+                );
+                response
+            }
+            Err(error) => {
+                error_limited!(%error, "pronghorn: a form response could not be serialised");
+                internal_error()
+            }
         }
     }
 }
@@ -217,12 +263,12 @@ rejection_enum! {
         /// The request is not a form.
         InvalidFormContentType(InvalidFormContentType),
         /// The body could not be read: over the limit, too slow, cut off.
-        BytesRejection(BodyRejection),
+        BytesRejection(BytesRejection),
     } from |rejection| match (rejection.extractor(), rejection.status()) {
         ("Form", StatusCode::UNSUPPORTED_MEDIA_TYPE) => {
             Self::InvalidFormContentType(InvalidFormContentType(rejection))
         }
-        _ => Self::BytesRejection(BodyRejection(rejection)),
+        _ => Self::BytesRejection(BytesRejection::of(rejection)),
     }
 }
 
@@ -263,7 +309,7 @@ rejection_enum! {
         /// The body does not read as the type.
         FailedToDeserializeFormBody(FailedToDeserializeFormBody),
         /// The body could not be read: over the limit, too slow, cut off.
-        BytesRejection(BodyRejection),
+        BytesRejection(BytesRejection),
     } from |rejection| match (rejection.extractor(), rejection.status()) {
         ("Form", StatusCode::UNSUPPORTED_MEDIA_TYPE) => {
             Self::InvalidFormContentType(InvalidFormContentType(rejection))
@@ -272,6 +318,6 @@ rejection_enum! {
             Self::FailedToDeserializeFormBody(FailedToDeserializeFormBody(rejection))
         }
         ("Form", _) => Self::FailedToDeserializeForm(FailedToDeserializeForm(rejection)),
-        _ => Self::BytesRejection(BodyRejection(rejection)),
+        _ => Self::BytesRejection(BytesRejection::of(rejection)),
     }
 }

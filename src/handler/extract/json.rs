@@ -7,7 +7,7 @@ use bytes::Bytes;
 use http::{HeaderMap, Response, StatusCode};
 
 use super::{
-    BodyRejection, FromRequestBody, Rejection, RequestContext,
+    BytesRejection, FromRequestBody, Rejection, RequestContext,
     body::{BodyFuture, media_type, unless_of_type},
     rejection::{rejection_enum, rejection_variants},
 };
@@ -263,13 +263,13 @@ rejection_enum! {
         /// The request does not say it is JSON.
         MissingJsonContentType(MissingJsonContentType),
         /// The body could not be read: over the limit, too slow, cut off.
-        BytesRejection(BodyRejection),
+        BytesRejection(BytesRejection),
     } from |rejection| match (rejection.extractor(), rejection.status()) {
         ("Json", StatusCode::UNSUPPORTED_MEDIA_TYPE) => {
             Self::MissingJsonContentType(MissingJsonContentType(rejection))
         }
         ("Json", StatusCode::UNPROCESSABLE_ENTITY) => Self::JsonDataError(JsonDataError(rejection)),
         ("Json", _) => Self::JsonSyntaxError(JsonSyntaxError(rejection)),
-        _ => Self::BytesRejection(BodyRejection(rejection)),
+        _ => Self::BytesRejection(BytesRejection::of(rejection)),
     }
 }

@@ -47,9 +47,15 @@ pub use self::multipart::{Field, Multipart, MultipartError};
 pub(crate) use self::rejection::{rejection_enum, rejection_variants};
 #[cfg(feature = "typed-header")]
 pub use self::typed_header::{TypedHeader, TypedHeaderRejection, TypedHeaderRejectionReason};
-pub(crate) use self::{body::streamed, rejection::Shape};
+pub(crate) use self::{
+    body::streamed,
+    rejection::{Fault, Shape},
+};
 pub use self::{
-    body::{BodyFuture, BodyRejection},
+    body::{
+        BodyFuture, BytesRejection, FailedToBufferBody, InvalidUtf8, LengthLimitError,
+        StringRejection, UnknownBodyError,
+    },
     connect_info::{ConnectInfo, Connected, MockConnectInfo, MockConnectInfoService},
     extension::{AddExtension, Extension, ExtensionRejection, MissingExtension},
     form::{

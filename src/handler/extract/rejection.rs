@@ -188,6 +188,16 @@ macro_rules! named_rejections {
     )*};
 }
 
+/// What a variant of a rejection enum holds, however deep: a
+/// [`Rejection`], borrowed or owned.
+pub(crate) trait Fault {
+    /// The rejection it is.
+    fn rejection(&self) -> &Rejection;
+
+    /// The rejection it is, owned.
+    fn into_rejection(self) -> Rejection;
+}
+
 /// One fault of an extractor, a variant of its rejection as axum names
 /// it: its status and text, and what it is, for a `match`.
 macro_rules! rejection_variants {
@@ -195,6 +205,16 @@ macro_rules! rejection_variants {
         $(#[$attr])*
         #[derive(Clone, Debug)]
         pub struct $name(pub(super) $crate::handler::Rejection);
+
+        impl $crate::handler::Fault for $name {
+            fn rejection(&self) -> &$crate::handler::Rejection {
+                &self.0
+            }
+
+            fn into_rejection(self) -> $crate::handler::Rejection {
+                self.0
+            }
+        }
 
         impl $name {
             /// The status it answers.
@@ -264,21 +284,31 @@ macro_rules! rejection_enum {
             )?
         }
 
+        impl $crate::handler::Fault for $name {
+            fn rejection(&self) -> &$crate::handler::Rejection {
+                match self {
+                    $(Self::$variant(inner) => $crate::handler::Fault::rejection(inner),)*
+                }
+            }
+
+            fn into_rejection(self) -> $crate::handler::Rejection {
+                match self {
+                    $(Self::$variant(inner) => $crate::handler::Fault::into_rejection(inner),)*
+                }
+            }
+        }
+
         impl ::std::ops::Deref for $name {
             type Target = $crate::handler::Rejection;
 
             fn deref(&self) -> &$crate::handler::Rejection {
-                match self {
-                    $(Self::$variant(inner) => &inner.0,)*
-                }
+                $crate::handler::Fault::rejection(self)
             }
         }
 
         impl From<$name> for $crate::handler::Rejection {
             fn from(rejection: $name) -> $crate::handler::Rejection {
-                match rejection {
-                    $($name::$variant(inner) => inner.0,)*
-                }
+                $crate::handler::Fault::into_rejection(rejection)
             }
         }
 

@@ -13,10 +13,10 @@ use bytes::Bytes;
 use http::Response;
 
 use super::{
-    BodyRejection, Extension, ExtensionRejection, Form, FormRejection, FromRequestBody,
+    BytesRejection, Extension, ExtensionRejection, Form, FormRejection, FromRequestBody,
     FromRequestHead, Header, HeaderRejection, MatchedPath, MatchedPathRejection, NamedHeader,
     Needs, NestedPath, NestedPathRejection, Path, PathRejection, Query, QueryRejection, RawForm,
-    RawFormRejection, RawPathParams, RawPathParamsRejection, RequestContext,
+    RawFormRejection, RawPathParams, RawPathParamsRejection, RequestContext, StringRejection,
 };
 use crate::{body::Body, handler::IntoResponse};
 
@@ -119,8 +119,8 @@ has_rejection! {
     [] NestedPath => NestedPathRejection;
     [] MatchedPath => MatchedPathRejection;
     [] RawPathParams => RawPathParamsRejection;
-    [] String => BodyRejection;
-    [] Bytes => BodyRejection;
+    [] String => StringRejection;
+    [] Bytes => BytesRejection;
     #[cfg(feature = "json")]
     [T] super::Json<T> => super::JsonRejection;
     #[cfg(feature = "typed-header")]
