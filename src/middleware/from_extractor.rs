@@ -4,17 +4,14 @@
 use std::{
     convert::Infallible,
     fmt,
-    future::Future,
     marker::PhantomData,
-    pin::Pin,
-    task::{Context, Poll, ready},
+    task::{Context, Poll},
 };
 
 use http::{Request, Response};
-use pin_project_lite::pin_project;
 use tower_service::Service;
 
-use super::{Given, extract, given};
+use super::{FromFnFuture, Given, extract, given};
 use crate::{
     body::Body,
     handler::{FromRequestHead, IntoResponse},
@@ -144,7 +141,7 @@ where
 {
     type Response = Response<Body>;
     type Error = Infallible;
-    type Future = FromExtractorFuture<S::Future>;
+    type Future = FromFnFuture<S::Future>;
 
     #[inline]
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
@@ -153,60 +150,8 @@ where
 
     fn call(&mut self, request: Request<Body>) -> Self::Future {
         match extract::<E>(&request, &self.state) {
-            Ok(_) => FromExtractorFuture {
-                state: State::Calling {
-                    future: self.inner.call(request),
-                },
-            },
-            Err(response) => FromExtractorFuture {
-                state: State::Refused {
-                    response: Some(response),
-                },
-            },
-        }
-    }
-}
-
-pin_project! {
-    /// The response future of a [`from_extractor`] layer: what it wraps
-    /// answers, or the extractor's rejection.
-    pub struct FromExtractorFuture<F> {
-        #[pin]
-        state: State<F>,
-    }
-}
-
-pin_project! {
-    #[project = StateProj]
-    enum State<F> {
-        Refused { response: Option<Response<Body>> },
-        Calling { #[pin] future: F },
-    }
-}
-
-impl<F> fmt::Debug for FromExtractorFuture<F> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FromExtractorFuture")
-            .finish_non_exhaustive()
-    }
-}
-
-impl<F, R> Future for FromExtractorFuture<F>
-where
-    F: Future<Output = Result<R, Infallible>>,
-    R: IntoResponse,
-{
-    type Output = Result<Response<Body>, Infallible>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match self.project().state.project() {
-            StateProj::Refused { response } => {
-                Poll::Ready(Ok(response.take().expect("polled after completion")))
-            }
-            StateProj::Calling { future } => {
-                let Ok(response) = ready!(future.poll(cx));
-                Poll::Ready(Ok(response.into_response()))
-            }
+            Ok(_) => FromFnFuture::running(self.inner.call(request)),
+            Err(response) => FromFnFuture::answered(response),
         }
     }
 }

@@ -129,8 +129,7 @@ mod map_response;
 
 pub use self::{
     from_extractor::{
-        FromExtractor, FromExtractorFuture, FromExtractorLayer, from_extractor,
-        from_extractor_with_state,
+        FromExtractor, FromExtractorLayer, from_extractor, from_extractor_with_state,
     },
     map_request::{
         IntoMapRequestResult, MapRequest, MapRequestFuture, MapRequestLayer, map_request,
@@ -263,8 +262,9 @@ impl Next {
 }
 
 pin_project! {
-    /// The response future of a [`from_fn`] layer: the function's, or an
-    /// extractor's rejection.
+    /// The response future of a [`from_fn`] or [`from_extractor`] layer:
+    /// the function's (or the wrapped service's) answer, or an extractor's
+    /// rejection.
     pub struct FromFnFuture<Fut> {
         #[pin]
         state: FutureState<Fut>,
@@ -285,6 +285,12 @@ impl<Fut> FromFnFuture<Fut> {
             state: FutureState::Answered {
                 response: Some(response),
             },
+        }
+    }
+
+    fn running(future: Fut) -> Self {
+        Self {
+            state: FutureState::Running { future },
         }
     }
 }
@@ -342,11 +348,7 @@ macro_rules! from_fn_service {
                     };
                 )*
                 let ready = take_ready(&mut self.inner);
-                FromFnFuture {
-                    state: FutureState::Running {
-                        future: (self.f)($($ty,)* request, Next::new(ready)),
-                    },
-                }
+                FromFnFuture::running((self.f)($($ty,)* request, Next::new(ready)))
             }
         }
     };
