@@ -7,14 +7,14 @@
     reason = "a rejection is the response that answers the request: boxing it would allocate on every rejection"
 )]
 
-use std::{borrow::Cow, fmt, ops::Deref};
+use std::{borrow::Cow, fmt};
 
 use http::{Response, StatusCode};
 
 use super::{
     FromRequestHead, Needs, PathNeeds, Rejection, RequestContext,
     de::{self, optional},
-    rejection::{bad_request, rejection_variants},
+    rejection::{Fault, bad_request, rejection_enum, rejection_variants},
 };
 use crate::{
     body::Body,
@@ -187,67 +187,16 @@ rejection_variants! {
     InvalidUtf8InPathParam;
 }
 
-/// Why `RawPathParams` refused a request, as axum's
-/// `RawPathParamsRejection`, for a handler that takes
-/// `Result<RawPathParams, RawPathParamsRejection>` to answer it itself.
-#[derive(Clone, Debug)]
-#[non_exhaustive]
-pub enum RawPathParamsRejection {
-    /// A value did not decode.
-    InvalidUtf8InPathParam(InvalidUtf8InPathParam),
-    /// The request was not routed (as axum's; pronghorn hands every
-    /// route's handler its parameters, none for a route without any).
-    MissingPathParams(MissingPathParams),
-}
-
-impl RawPathParamsRejection {
-    /// The status it answers.
-    pub fn status(&self) -> StatusCode {
-        self.rejection().status()
-    }
-
-    /// What it tells the client.
-    pub fn body_text(&self) -> String {
-        self.rejection().body_text()
-    }
-
-    fn rejection(&self) -> &Rejection {
-        match self {
-            Self::InvalidUtf8InPathParam(inner) => &inner.0,
-            Self::MissingPathParams(inner) => &inner.rejection,
-        }
-    }
-}
-
-impl Deref for RawPathParamsRejection {
-    type Target = Rejection;
-
-    fn deref(&self) -> &Rejection {
-        self.rejection()
-    }
-}
-
-impl From<RawPathParamsRejection> for Rejection {
-    fn from(rejection: RawPathParamsRejection) -> Rejection {
-        match rejection {
-            RawPathParamsRejection::InvalidUtf8InPathParam(inner) => inner.0,
-            RawPathParamsRejection::MissingPathParams(inner) => inner.rejection,
-        }
-    }
-}
-
-impl fmt::Display for RawPathParamsRejection {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.rejection().fmt(f)
-    }
-}
-
-impl std::error::Error for RawPathParamsRejection {}
-
-/// Its status, with its message as plain text.
-impl IntoResponse for RawPathParamsRejection {
-    fn into_response(self) -> Response<Body> {
-        Rejection::from(self).into_response()
+rejection_enum! {
+    /// Why `RawPathParams` refused a request, as axum's
+    /// `RawPathParamsRejection`, for a handler that takes
+    /// `Result<RawPathParams, RawPathParamsRejection>` to answer it itself.
+    RawPathParamsRejection ("`RawPathParams`") {
+        /// A value did not decode.
+        InvalidUtf8InPathParam(InvalidUtf8InPathParam),
+        /// The request was not routed (as axum's; pronghorn hands every
+        /// route's handler its parameters, none for a route without any).
+        MissingPathParams(MissingPathParams),
     }
 }
 
@@ -381,42 +330,42 @@ impl<T: serde::de::DeserializeOwned> Path<T> {
     }
 }
 
-/// Why `Path` refused a request: a [`Rejection`] (400), for a handler that
-/// takes `Result<Path<T>, PathRejection>` to answer it itself, and the
-/// [kind](PathErrorKind) of fault: which parameter, with which value,
-/// did not read as which type.
-///
-/// ```
-/// use http::{Request, StatusCode};
-/// use http_body_util::BodyExt;
-/// use pronghorn::{Router, handler::{Path, PathErrorKind, PathRejection}};
-/// use tower::ServiceExt;
-///
-/// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() {
-/// let router = Router::new()
-///     .get("/users/{id}", |id: Result<Path<u32>, PathRejection>| match id {
-///         Ok(Path(id)) => format!("user {id}"),
-///         Err(rejection) => match rejection.kind() {
-///             PathErrorKind::ParseError { value, expected_type } => {
-///                 format!("`{value}` is no {expected_type}")
-///             }
-///             other => other.to_string(),
-///         },
-///     })
-///     .compile()
-///     .unwrap();
-/// let response = router.oneshot(Request::get("/users/ada").body(String::new()).unwrap()).await.unwrap();
-/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "`ada` is no u32");
-/// # }
-/// ```
-#[derive(Clone, Debug)]
-#[non_exhaustive]
-pub enum PathRejection {
-    /// The parameters do not read as the type.
-    FailedToDeserializePathParams(FailedToDeserializePathParams),
-    /// The route has no parameters to read.
-    MissingPathParams(MissingPathParams),
+rejection_enum! {
+    /// Why `Path` refused a request: a [`Rejection`] (400), for a handler that
+    /// takes `Result<Path<T>, PathRejection>` to answer it itself, and the
+    /// [kind](PathErrorKind) of fault: which parameter, with which value,
+    /// did not read as which type.
+    ///
+    /// ```
+    /// use http::{Request, StatusCode};
+    /// use http_body_util::BodyExt;
+    /// use pronghorn::{Router, handler::{Path, PathErrorKind, PathRejection}};
+    /// use tower::ServiceExt;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let router = Router::new()
+    ///     .get("/users/{id}", |id: Result<Path<u32>, PathRejection>| match id {
+    ///         Ok(Path(id)) => format!("user {id}"),
+    ///         Err(rejection) => match rejection.kind() {
+    ///             PathErrorKind::ParseError { value, expected_type } => {
+    ///                 format!("`{value}` is no {expected_type}")
+    ///             }
+    ///             other => other.to_string(),
+    ///         },
+    ///     })
+    ///     .compile()
+    ///     .unwrap();
+    /// let response = router.oneshot(Request::get("/users/ada").body(String::new()).unwrap()).await.unwrap();
+    /// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "`ada` is no u32");
+    /// # }
+    /// ```
+    PathRejection ("`Path`") {
+        /// The parameters do not read as the type.
+        FailedToDeserializePathParams(FailedToDeserializePathParams),
+        /// The route has no parameters to read.
+        MissingPathParams(MissingPathParams),
+    }
 }
 
 /// Parameters that do not read as the `Path`'s type (400), and which
@@ -462,16 +411,6 @@ impl PathRejection {
         }
     }
 
-    /// The status it answers.
-    pub fn status(&self) -> StatusCode {
-        self.rejection().status()
-    }
-
-    /// What it tells the client.
-    pub fn body_text(&self) -> String {
-        self.rejection().body_text()
-    }
-
     /// The same, worded as a router answering by `answers` words it.
     pub(crate) fn worded(self, answers: Answers) -> Self {
         match self {
@@ -487,17 +426,20 @@ impl PathRejection {
             }),
         }
     }
-
-    fn rejection(&self) -> &Rejection {
-        match self {
-            Self::FailedToDeserializePathParams(inner) => &inner.rejection,
-            Self::MissingPathParams(inner) => &inner.rejection,
-        }
-    }
 }
 
 macro_rules! path_variants {
     ($($name:ident),*) => {$(
+        impl Fault for $name {
+            fn rejection(&self) -> &Rejection {
+                &self.rejection
+            }
+
+            fn into_rejection(self) -> Rejection {
+                self.rejection
+            }
+        }
+
         impl $name {
             /// The status it answers.
             pub fn status(&self) -> StatusCode {
@@ -527,38 +469,6 @@ macro_rules! path_variants {
 }
 
 path_variants!(FailedToDeserializePathParams, MissingPathParams);
-
-impl Deref for PathRejection {
-    type Target = Rejection;
-
-    fn deref(&self) -> &Rejection {
-        self.rejection()
-    }
-}
-
-impl From<PathRejection> for Rejection {
-    fn from(rejection: PathRejection) -> Rejection {
-        match rejection {
-            PathRejection::FailedToDeserializePathParams(inner) => inner.rejection,
-            PathRejection::MissingPathParams(inner) => inner.rejection,
-        }
-    }
-}
-
-impl fmt::Display for PathRejection {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.rejection().fmt(f)
-    }
-}
-
-impl std::error::Error for PathRejection {}
-
-/// Its status, with its message as plain text.
-impl IntoResponse for PathRejection {
-    fn into_response(self) -> Response<Body> {
-        Rejection::from(self).into_response()
-    }
-}
 
 /// What kept a route's parameters from reading as a `Path`'s type, as
 /// axum's `path::ErrorKind` tells it (its `Display` is axum's wording).
