@@ -86,11 +86,11 @@
 //! | `get_service(svc)`, `route_service`, `nest_service`, `fallback_service` | the same names |
 //! | `nest`, `merge`, `fallback`, `method_not_allowed_fallback` | the same (the last also as [`Router::method_not_allowed`](crate::Router::method_not_allowed)) |
 //! | `Router::layer`, `Router::route_layer`, `MethodRouter::layer`, `Handler::layer` | the same names, with [`Endpoint`](crate::handler::Endpoint) where axum writes `Route` (`L: Layer<Route>`); a layer that hands the handler another body type (tower-http's `RequestBodyLimitLayer`, `RequestDecompressionLayer`) is taken as written |
-//! | `get(h).fallback(f)`, `get(h).with_state(s)`, a `MethodRouter` as a fallback or a service | the same ([`MethodRouter::state`](crate::router::MethodRouter::state) is `with_state`'s other name) |
+//! | `get(h).fallback(f)`, `get(h).with_state(s)`, a `MethodRouter` as a fallback or a service | the same |
 //! | `DefaultBodyLimit::max(n)`, `DefaultBodyLimit::disable()` as a layer | the same, [`DefaultBodyLimit`](crate::handler::DefaultBodyLimit); or [`Router::body_limit`](crate::Router::body_limit) |
 //! | `handler.into_service()` (`HandlerWithoutStateExt`); a value as a handler, `post((StatusCode::CREATED, "made"))` | the same, with [`router::HandlerWithoutStateExt`](crate::router::HandlerWithoutStateExt) (a [`Router`](crate::Router) with the handler as its fallback, so `.state(…)` gives it state); values as axum's |
 //! | `HandleErrorLayer::new(\|error: BoxError\| async { … })` | [`HandleErrorLayer`](crate::HandleErrorLayer), the same, and a synchronous function too |
-//! | `with_state(state)` | the same, [`Router::with_state`](crate::Router::with_state) (pronghorn's name, [`state`](crate::Router::state)), per router as axum's; `State<T>` reads it |
+//! | `Router<AppState>`, `with_state(state)`, `State<T>` with `impl FromRef<AppState> for T` or `#[derive(FromRef)]`, `#[debug_handler(state = AppState)]` | the same: [`Router<S>`](crate::Router), [`Router::with_state`](crate::Router::with_state), [`FromRef`](crate::handler::FromRef) and its derive (feature `macros`); the `_with_state` middleware functions read their state's parts too. `Router<()>` is [`Router`](crate::Router) (whose state type is [`ByType`](crate::handler::ByType)); there [`state`](crate::Router::state) gives any number of states, each `State<T>` found by its type |
 //! | `axum::serve(listener, app)` (or `app.into_make_service()`), on a `TcpListener`, a `UnixListener` or a `Listener` of one's own; `ListenerExt::tap_io`; `local_addr()` | [`serve`](crate::serve())`(listener, app)`, the same [`Listener`](crate::Listener) and [`ListenerExt`](crate::ListenerExt), with `connect_info(true)` for `ConnectInfo<L::Addr>`; `app.into_make_service_with_connect_info::<C>()` the same ([`Router::into_make_service_with_connect_info`](crate::Router::into_make_service_with_connect_info), or [`connect_info_as::<C>()`](crate::Serve::connect_info_as) on the server), `C` a [`Connected`](crate::handler::Connected)`<IncomingStream<'_, L>>` as axum's; a `Router` compiled before the first client (its mistakes the server's error, before it serves); or `app.compile()?` first, to handle them as errors of [`compile`](crate::Router::compile). [`ListenerExt::limit_connections(n)`](crate::ListenerExt::limit_connections) the same, the cap [`max_connections(n)`](crate::Serve::max_connections) sets (which `serve` holds by default): at the cap, the connection idle longest is shed to make room for a new client, where axum's makes the new one wait; `with_executor` is [`workers`](crate::Serve::workers) (threads of `serve`'s own, each a runtime) |
 //! | `middleware::from_fn(f)`, `Next`, `from_fn_with_state`, `map_request`, `map_response`, `from_extractor::<E>()` and their `_with_state` forms | the same, in [`middleware`](crate::middleware), its extractors pronghorn's; or a [prefix](crate::Router::prefix) or [postfix](crate::Router::postfix) hook, or [`PrefixLayer`](crate::PrefixLayer) / [`PostfixLayer`](crate::PostfixLayer) given to `layer`. axum's own `from_fn` and `map_response` layers (an ecosystem crate's, as axum-login's `login_required!`) are taken as they are, `from_fn` with feature `axum`; axum's `map_request` of a function generic over the body is not (the body it would hand on is ambiguous): use pronghorn's |
 //! | `Path`, `RawPathParams`, `Query`, `RawQuery`, `Json`, `Form`, `RawForm`, `State`, `Extension`, `ConnectInfo`, `MatchedPath`, `NestedPath`, `OriginalUri`, `HeaderMap`, `Method`, `Uri`, `Bytes`, `String`, `Request`, `http::request::Parts` | the same names in [`handler`](crate::handler), the wrappers with `Deref` to their value, and `Form` reading a GET's query string; below a `nest`, `Uri`, `Request` and `Parts` see the path without the base, as axum's; `Extension(value)` is a layer too; `Query::try_from_uri`, `Json::from_bytes`; `Json` and `Form` are answers too |
@@ -170,12 +170,16 @@
 //!   `MatchedPath`, where axum gives none: tracing and metrics layers group
 //!   its requests under one route rather than under no route at all.
 //! - **`HandleErrorLayer`** takes the error alone, no extractors before it.
-//! - **State** is read by type: a handler's `State<T>` reads the `T` its
-//!   router holds, else its outer router's, where axum's routers each
-//!   hold one state value of one type, `FromRef` picking parts of it.
-//!   pronghorn has no `FromRef`: give each part its router reads with its
-//!   own `.state(part)` (a type can only be found by its name, and `FromRef`
-//!   impls cannot be listed).
+//! - **State**: a `Router` that names no state type (axum's
+//!   `Router<()>`) finds each `State<T>` by type among the states given
+//!   with `.state(value)`, its own router's first, and `compile` refuses
+//!   a route whose state no router holds; a `Router<S>` reads its `S` and
+//!   the parts `FromRef` names, as axum's. `()` is a state type like any
+//!   other here: write `Router` where axum writes `Router<()>`. `State` is
+//!   no `FromRequestHead` (it is told its router's state type as a
+//!   handler's argument), so `Option<State<T>>` is not an extractor, and
+//!   `RequestExt::extract_parts::<State<T>>` and a route's prefix hooks
+//!   find it by type.
 //! - **Rejections**: `JsonRejection`, `FormRejection`, `RawFormRejection`,
 //!   `QueryRejection`, `PathRejection`, `RawPathParamsRejection`,
 //!   `ExtensionRejection`, `NestedPathRejection` and

@@ -5,15 +5,16 @@ use std::future::Future;
 
 use crate::{
     handler::IntoResponse,
-    handler::{FromRequestBody, FromRequestHead},
+    handler::{FromRequestBody, HeadArgument},
     step::Step,
 };
 
-/// An argument before the last reads the request's head.
-pub fn head_extractor<T: FromRequestHead>() {}
+/// An argument before the last reads the request's head, under a router
+/// of state type `S`.
+pub fn head_extractor<T: HeadArgument<S>, S>() {}
 
 /// The last argument reads the head or the body.
-pub fn last_extractor<T: LastArgument<M>, M>() {}
+pub fn last_extractor<T: LastArgument<M, S>, M, S>() {}
 
 /// A synchronous handler answers a response, a future of one, or a
 /// [`Step`] of one.
@@ -33,7 +34,7 @@ where
     label = "not an extractor",
     note = "a handler's last argument reads the request's head (`FromRequestHead`: `Path`, `Query`, `State`, `Header`, ...) or its body (`FromRequestBody`: `Json`, `Form`, `String`, `Bytes`, `Body`, `Request<Body>`)"
 )]
-pub trait LastArgument<M> {}
+pub trait LastArgument<M, S> {}
 
 /// Marks a last argument that reads the head.
 #[derive(Debug)]
@@ -43,8 +44,8 @@ pub enum ViaHead {}
 #[derive(Debug)]
 pub enum ViaBody {}
 
-impl<T: FromRequestHead> LastArgument<ViaHead> for T {}
-impl<T: FromRequestBody> LastArgument<ViaBody> for T {}
+impl<T: HeadArgument<S>, S> LastArgument<ViaHead, S> for T {}
+impl<T: FromRequestBody, S> LastArgument<ViaBody, S> for T {}
 
 /// What a synchronous handler may answer.
 #[diagnostic::on_unimplemented(

@@ -17,24 +17,49 @@ use syn::{FnArg, ItemFn, ReturnType, parse_macro_input, spanned::Spanned};
 
 /// Checks a handler function part by part; see the [crate docs](crate).
 ///
-/// It takes no arguments, and checks functions without generic parameters
-/// (a closure can be written as one to be checked).
+/// It checks functions without generic parameters (a closure can be
+/// written as one to be checked). A handler written for a `Router<S>`,
+/// whose `State<T>` is read from its `S` by `FromRef`, names it as axum's
+/// does: `#[debug_handler(state = AppState)]`.
 #[proc_macro_attribute]
 pub fn debug_handler(attribute: TokenStream, item: TokenStream) -> TokenStream {
     let function = parse_macro_input!(item as ItemFn);
-    let checks = if attribute.is_empty() {
-        checks(&function).unwrap_or_else(syn::Error::into_compile_error)
-    } else {
-        let attribute = TokenStream2::from(attribute);
-        syn::Error::new_spanned(attribute, "`debug_handler` takes no arguments")
-            .into_compile_error()
+    let checks = match state_type(attribute.into()) {
+        Ok(state) => checks(&function, &state).unwrap_or_else(syn::Error::into_compile_error),
+        Err(error) => error.into_compile_error(),
     };
     quote!(#function #checks).into()
 }
 
+/// The state type named by `state = Type`, else the state of a router that
+/// names none.
+fn state_type(attribute: TokenStream2) -> syn::Result<syn::Type> {
+    if attribute.is_empty() {
+        return Ok(syn::parse_quote!(::pronghorn::handler::ByType));
+    }
+    let refused = |tokens: &TokenStream2| {
+        syn::Error::new_spanned(
+            tokens,
+            "`debug_handler` takes one argument, the state type: `state = AppState`",
+        )
+    };
+    let named: syn::MetaNameValue =
+        syn::parse2(attribute.clone()).map_err(|_| refused(&attribute))?;
+    if !named.path.is_ident("state") {
+        return Err(refused(&attribute));
+    }
+    match named.value {
+        syn::Expr::Path(path) => Ok(syn::Type::Path(syn::TypePath {
+            qself: path.qself,
+            path: path.path,
+        })),
+        _ => Err(refused(&attribute)),
+    }
+}
+
 /// A function that is never called, whose body holds a check for each part
 /// of the handler, each spanned where the part is written.
-fn checks(function: &ItemFn) -> syn::Result<TokenStream2> {
+fn checks(function: &ItemFn, state: &syn::Type) -> syn::Result<TokenStream2> {
     let signature = &function.sig;
     if !signature.generics.params.is_empty() {
         return Err(syn::Error::new_spanned(
@@ -64,8 +89,8 @@ fn checks(function: &ItemFn) -> syn::Result<TokenStream2> {
     let last = types.len().saturating_sub(1);
     for (index, ty) in types.iter().enumerate() {
         body.extend(match index == last {
-            false => quote_spanned!(ty.span()=> ::pronghorn::__private::head_extractor::<#ty>();),
-            true => quote_spanned!(ty.span()=> ::pronghorn::__private::last_extractor::<#ty, _>();),
+            false => quote_spanned!(ty.span()=> ::pronghorn::__private::head_extractor::<#ty, #state>();),
+            true => quote_spanned!(ty.span()=> ::pronghorn::__private::last_extractor::<#ty, _, #state>();),
         });
     }
     let name = &signature.ident;
@@ -239,4 +264,71 @@ fn derived(input: &syn::DeriveInput, part: Part) -> syn::Result<TokenStream2> {
             #body
         }
     })
+}
+
+/// `#[derive(FromRef)]`: pronghorn's `FromRef<Self>` for the type of each
+/// field of a struct, as axum's derive makes it, so that a handler under a
+/// `Router<Self>` reads a field as `State<FieldType>`. A field marked
+/// `#[from_ref(skip)]` is left out (two fields of one type would make two
+/// implementations).
+///
+/// ```ignore
+/// #[derive(Clone, FromRef)]
+/// struct AppState {
+///     db: Db,
+///     #[from_ref(skip)]
+///     name: String,
+/// }
+/// ```
+#[proc_macro_derive(FromRef, attributes(from_ref))]
+pub fn derive_from_ref(item: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(item as syn::DeriveInput);
+    from_ref(&input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+fn from_ref(input: &syn::DeriveInput) -> syn::Result<TokenStream2> {
+    if !input.generics.params.is_empty() {
+        return Err(syn::Error::new_spanned(
+            &input.generics,
+            "`FromRef` is derived for a struct without generic parameters",
+        ));
+    }
+    let syn::Data::Struct(syn::DataStruct {
+        fields: syn::Fields::Named(fields),
+        ..
+    }) = &input.data
+    else {
+        return Err(syn::Error::new_spanned(
+            &input.ident,
+            "`FromRef` is derived for a struct with named fields",
+        ));
+    };
+    let name = &input.ident;
+    let mut impls = TokenStream2::new();
+    for field in &fields.named {
+        let mut skip = false;
+        for attribute in field.attrs.iter().filter(|a| a.path().is_ident("from_ref")) {
+            attribute.parse_nested_meta(|meta| match meta.path.is_ident("skip") {
+                true => {
+                    skip = true;
+                    Ok(())
+                }
+                false => Err(meta.error("expected `skip`")),
+            })?;
+        }
+        if skip {
+            continue;
+        }
+        let (ident, ty) = (&field.ident, &field.ty);
+        impls.extend(quote_spanned! {ty.span()=>
+            impl ::pronghorn::handler::FromRef<#name> for #ty {
+                fn from_ref(state: &#name) -> Self {
+                    ::core::clone::Clone::clone(&state.#ident)
+                }
+            }
+        });
+    }
+    Ok(impls)
 }

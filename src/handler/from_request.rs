@@ -8,9 +8,9 @@ use std::{future::Future, sync::Arc, sync::LazyLock};
 use http::{Request, Response};
 
 use super::{
-    Answers, MatchedPath,
+    Answers, ByType, MatchedPath,
     extract::{
-        DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, Extraction, FromRequestBody, FromRequestHead,
+        DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, Extraction, FromRequestBody, HeadArgument,
         RequestContext, RouteContext, streamed,
     },
     layered::{RouteMatch, carry_route, route_info},
@@ -165,7 +165,7 @@ pub trait RequestExt: Sized {
         clippy::result_large_err,
         reason = "the rejection is the answer, as `FromRequestHead::from_head`'s"
     )]
-    fn extract_parts<E: FromRequestHead>(&self) -> Result<E, Response<Body>>;
+    fn extract_parts<E: HeadArgument<ByType>>(&self) -> Result<E, Response<Body>>;
 }
 
 impl RequestExt for Request<Body> {
@@ -175,7 +175,7 @@ impl RequestExt for Request<Body> {
         with_context(&head, |context| E::from_body(body, context))
     }
 
-    fn extract_parts<E: FromRequestHead>(&self) -> Result<E, Response<Body>> {
+    fn extract_parts<E: HeadArgument<ByType>>(&self) -> Result<E, Response<Body>> {
         with_context(self, E::from_head)
     }
 }

@@ -259,18 +259,18 @@ impl Future for EndpointFuture {
 pub enum FromLayered {}
 
 /// What a layered handler needs of its router: those of the handler it
-/// wraps, `(H, M)`, or none, `()`, where the route keeps them itself.
+/// wraps, `(H, M, S)`, or none, `()`, where the route keeps them itself.
 #[doc(hidden)]
-pub trait NeedsOf: 'static {
+pub trait NeedsOf<S>: 'static {
     /// Adds them to `needs`.
     fn needs(needs: &mut Needs);
 }
 
-impl NeedsOf for () {
+impl<S> NeedsOf<S> for () {
     fn needs(_: &mut Needs) {}
 }
 
-impl<H: Handler<M>, M: 'static> NeedsOf for (H, M) {
+impl<H: Handler<M, S>, M: 'static, S: 'static> NeedsOf<S> for (H, M, S) {
     fn needs(needs: &mut Needs) {
         H::needs(needs);
     }
@@ -309,7 +309,7 @@ impl<S: fmt::Debug, N> fmt::Debug for Layered<S, N> {
 // Not named in the error of a closure that is no handler: it is made by
 // `Handler::layer`, never written.
 #[diagnostic::do_not_recommend]
-impl<S: RouteService, N: NeedsOf> Handler<FromLayered> for Layered<S, N> {
+impl<S: RouteService, N: NeedsOf<St>, St> Handler<FromLayered, St> for Layered<S, N> {
     // The layered service's future is polled once in `call`.
     const POLLS_ITS_FUTURE: bool = true;
 
@@ -400,7 +400,12 @@ where
     L::Service: RouteService,
 {
     let service = layer.layer(Endpoint::new(Arc::clone(handler)));
-    Arc::new(super::TypedHandler::new(Layered::<_, ()>::new(service)))
+    Arc::new(super::TypedHandler::<_, _, super::ByType>::new(Layered::<
+        _,
+        (),
+    >::new(
+        service
+    )))
 }
 
 /// The request the layers take, by value: moved out of the router's

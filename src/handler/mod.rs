@@ -132,8 +132,8 @@ pub(crate) use self::extract::{rejection_enum, rejection_variants};
 pub(crate) use self::{
     answers::Allowed,
     extract::{
-        DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, Extraction, Fault, HeadExtractors, Refusal,
-        RouteInfo, Shape, for_each_arity, state_type,
+        DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, Extraction, Fault, HeadExtractors, OuterState,
+        Refusal, RouteInfo, Shape, for_each_arity, state_type,
     },
     layered::wrap,
     mounted::{Mounted, NESTED_PATTERN_END},
@@ -144,13 +144,13 @@ pub use self::{
     answers::Answers,
     body_limit::DefaultBodyLimit,
     extract::{
-        AddExtension, BodyFuture, BytesRejection, ConnectInfo, Connected, Extension, Form,
-        FormRejection, FromRequestBody, FromRequestHead, HasRejection, Header, HeaderRejection,
-        MatchedPath, MockConnectInfo, MockConnectInfoService, NamedHeader, Needs, NestedPath,
-        OriginalUri, Path, PathErrorKind, PathRejection, Query, QueryRejection, RawForm,
-        RawPathParams, RawPathParamsIter, RawQuery, Rejection, RequestContext, RouteContext,
-        RouteParams, State, StateType, StringRejection, WithRejection, WithRejectionFuture,
-        headers,
+        AddExtension, BodyFuture, ByType, BytesRejection, ConnectInfo, Connected, Extension, Form,
+        FormRejection, FromRef, FromRequestBody, FromRequestHead, HasRejection, HeadArgument,
+        Header, HeaderRejection, MatchedPath, MockConnectInfo, MockConnectInfoService, NamedHeader,
+        Needs, NestedPath, OriginalUri, Path, PathErrorKind, PathRejection, Query, QueryRejection,
+        RawForm, RawPathParams, RawPathParamsIter, RawQuery, Rejection, RequestContext,
+        RouteContext, RouteParams, State, StateSource, StateType, StringRejection, WithRejection,
+        WithRejectionFuture, headers,
     },
     from_request::{FromRequest, RequestExt},
     layered::{
@@ -166,6 +166,40 @@ pub use self::{
 /// A request with pronghorn's body, as axum's `extract::Request`.
 #[doc(no_inline)]
 pub use crate::body::Request;
+/// Derives [`FromRef`](trait@FromRef) of a state struct for the type of
+/// each of its fields, as axum's derive does (feature `macros`): under a
+/// `Router<AppState>`, a handler reads a field as `State<FieldType>`.
+/// `#[from_ref(skip)]` leaves a field out.
+///
+/// ```
+/// use http::Request;
+/// use http_body_util::BodyExt;
+/// use pronghorn::{Router, handler::{FromRef, State}, router::get};
+/// use tower::ServiceExt;
+///
+/// #[derive(Clone, FromRef)]
+/// struct AppState {
+///     greeting: &'static str,
+///     visits: u64,
+///     #[from_ref(skip)]
+///     farewell: &'static str,
+/// }
+///
+/// async fn hello(State(greeting): State<&'static str>, State(visits): State<u64>) -> String {
+///     format!("{greeting} #{visits}")
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let state = AppState { greeting: "hello", visits: 7, farewell: "bye" };
+/// let app = Router::new().route("/", get(hello)).with_state(state);
+/// let response = app.oneshot(Request::get("/").body(String::new()).unwrap()).await.unwrap();
+/// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "hello #7");
+/// # }
+/// ```
+#[cfg(feature = "macros")]
+#[cfg_attr(docsrs, doc(cfg(feature = "macros")))]
+pub use pronghorn_macros::FromRef;
 /// Derives an extractor that reads through another, as axum's derives do
 /// (feature `macros`): `#[derive(FromRequest)]` a body extractor,
 /// `#[derive(FromRequestParts)]` one of the head, each a one-field tuple
@@ -292,7 +326,7 @@ pub enum WithBody {}
     note = "an `axum::extract::Path` is not pronghorn's `pronghorn::handler::Path`; an answer that is not `pronghorn::IntoResponse` (an axum response needs the `axum` feature and `Axum(..)`) fails here too",
     note = "to be told which part is wrong, write the handler as a function and put `#[pronghorn::debug_handler]` on it (feature `macros`)"
 )]
-pub trait Handler<M>: Clone + Send + Sync + 'static {
+pub trait Handler<M, S = ByType>: Clone + Send + Sync + 'static {
     /// Calls the handler on `request`, which stays where it is, for the
     /// postfixes and monitors after the handler: extractors read its head
     /// in place, a body extractor takes its body, and a handler that must
@@ -314,6 +348,15 @@ pub trait Handler<M>: Clone + Send + Sync + 'static {
     #[inline]
     fn needs(needs: &mut Needs) {
         let _ = needs;
+    }
+
+    /// Adds what this handler needs of its router and route: its type's
+    /// [`needs`](Handler::needs), and what a handler made of others (a
+    /// method router) needs of them.
+    #[doc(hidden)]
+    #[inline]
+    fn value_needs(&self, needs: &mut Needs) {
+        Self::needs(needs);
     }
 
     /// Whether [`call`](Handler::call) polls a future it answers with once,
@@ -372,14 +415,15 @@ pub trait Handler<M>: Clone + Send + Sync + 'static {
     fn layer<L, K>(
         self,
         layer: L,
-    ) -> Layered<<L::Layer as tower_layer::Layer<Endpoint>>::Service, (Self, M)>
+    ) -> Layered<<L::Layer as tower_layer::Layer<Endpoint>>::Service, (Self, M, S)>
     where
         Self: Sized,
         M: 'static,
+        S: 'static,
         L: RouteLayer<K>,
     {
         let handler: std::sync::Arc<dyn ErasedHandler> =
-            std::sync::Arc::new(TypedHandler::new(self));
+            std::sync::Arc::new(TypedHandler::<_, M, S>::new(self));
         Layered::new(tower_layer::Layer::layer(
             &layer.into_route_layer(),
             Endpoint::new(handler),
@@ -434,8 +478,8 @@ fn first_poll(answer: ResponseStep, cx: &mut Context<'_>) -> ResponseStep {
 
 /// The head extractors `$ty…`, or the refusal that answers the request.
 macro_rules! try_extract {
-    ($context:expr, $($ty:ident),*) => {
-        let ($($ty,)*) = match <($($ty,)*) as HeadExtractors>::extract($context) {
+    ($context:expr, $state:ident, $($ty:ident),*) => {
+        let ($($ty,)*) = match <($($ty,)*) as HeadExtractors<$state>>::extract($context) {
             Ok(values) => values,
             Err(response) => return Step::Ready(response),
         };
@@ -454,11 +498,11 @@ macro_rules! handler_impls {
             unused_variables,
             reason = "the extractors are named after their type parameters; a handler of no argument uses no context"
         )]
-        impl<F, $out, $($ty,)*> Handler<($kind, ($($ty,)*))> for F
+        impl<F, S, $out, $($ty,)*> Handler<($kind, ($($ty,)*)), S> for F
         where
             F: Fn($($ty),*) -> $out + Clone + Send + Sync + 'static,
             $($bounds)*,
-            $($ty: FromRequestHead,)*
+            $($ty: HeadArgument<S>,)*
         {
             #[inline]
             fn call(
@@ -468,7 +512,7 @@ macro_rules! handler_impls {
                 _: &mut Context<'_>,
             ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
                 let context = &route.with_request(request);
-                try_extract!(context, $($ty),*);
+                try_extract!(context, S, $($ty),*);
                 $wrap(self($($ty),*))
             }
 
@@ -480,7 +524,7 @@ macro_rules! handler_impls {
             const READS_PARAMS_FIRST: bool = true;
 
             fn needs(needs: &mut Needs) {
-                <($($ty,)*) as HeadExtractors>::needs(needs);
+                <($($ty,)*) as HeadExtractors<S>>::needs(needs);
             }
         }
 
@@ -489,11 +533,11 @@ macro_rules! handler_impls {
             unused_variables,
             reason = "the extractors are named after their type parameters; a handler of no argument uses no context"
         )]
-        impl<F, $out, $($ty,)* T> Handler<($kind, WithBody, ($($ty,)*), T)> for F
+        impl<F, S, $out, $($ty,)* T> Handler<($kind, WithBody, ($($ty,)*), T), S> for F
         where
             F: Fn($($ty,)* T) -> $out + Clone + Send + Sync + 'static,
             $($bounds)*,
-            $($ty: FromRequestHead + Send + 'static,)*
+            $($ty: HeadArgument<S> + Send + 'static,)*
             T: FromRequestBody + Send + 'static,
         {
             // The body is polled in place with `cx`, and so is the handler's
@@ -504,7 +548,7 @@ macro_rules! handler_impls {
             const READS_PARAMS_FIRST: bool = true;
 
             fn needs(needs: &mut Needs) {
-                <($($ty,)*) as HeadExtractors>::needs(needs);
+                <($($ty,)*) as HeadExtractors<S>>::needs(needs);
             }
 
             fn call(
@@ -515,7 +559,7 @@ macro_rules! handler_impls {
             ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
                 let body = std::mem::take(request.body_mut());
                 let context = &route.with_request(request);
-                try_extract!(context, $($ty),*);
+                try_extract!(context, S, $($ty),*);
                 let mut body = T::from_body(body, context);
                 match Pin::new(&mut body).poll(cx) {
                     Poll::Ready(Ok(body)) => first_poll($wrap(self($($ty,)* body)), cx),
@@ -539,12 +583,12 @@ macro_rules! handler_impls {
             unused_variables,
             reason = "the extractors are named after their type parameters; a handler of no argument uses no context"
         )]
-        impl<F, R, Fut, $($ty,)*> Handler<(FnStep, ($($ty,)*))> for F
+        impl<F, S, R, Fut, $($ty,)*> Handler<(FnStep, ($($ty,)*)), S> for F
         where
             F: Fn($($ty),*) -> Step<R, Fut> + Clone + Send + Sync + 'static,
             R: IntoResponse + 'static,
             Fut: Future<Output = R> + Send + 'static,
-            $($ty: FromRequestHead,)*
+            $($ty: HeadArgument<S>,)*
         {
             #[inline]
             fn call(
@@ -554,14 +598,14 @@ macro_rules! handler_impls {
                 _: &mut Context<'_>,
             ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
                 let context = &route.with_request(request);
-                try_extract!(context, $($ty),*);
+                try_extract!(context, S, $($ty),*);
                 erase_step(self($($ty),*))
             }
 
             const READS_PARAMS_FIRST: bool = true;
 
             fn needs(needs: &mut Needs) {
-                <($($ty,)*) as HeadExtractors>::needs(needs);
+                <($($ty,)*) as HeadExtractors<S>>::needs(needs);
             }
         }
     };
@@ -662,7 +706,7 @@ pub enum FromValue {}
 // Not recommended: a closure that is not a handler would be told to be
 // called, its answer being one.
 #[diagnostic::do_not_recommend]
-impl<T> Handler<FromValue> for T
+impl<T, S> Handler<FromValue, S> for T
 where
     T: IntoResponse + Clone + Send + Sync + 'static,
 {
@@ -681,12 +725,12 @@ where
 }
 
 /// A handler with its marker type, behind `dyn ErasedHandler`.
-pub(crate) struct TypedHandler<H, M> {
+pub(crate) struct TypedHandler<H, M, S = ByType> {
     handler: H,
-    _marker: PhantomData<fn() -> M>,
+    _marker: PhantomData<fn() -> (M, S)>,
 }
 
-impl<H, M> TypedHandler<H, M> {
+impl<H, M, S> TypedHandler<H, M, S> {
     pub(crate) fn new(handler: H) -> Self {
         Self {
             handler,
@@ -695,10 +739,11 @@ impl<H, M> TypedHandler<H, M> {
     }
 }
 
-impl<H, M> ErasedHandler for TypedHandler<H, M>
+impl<H, M, S> ErasedHandler for TypedHandler<H, M, S>
 where
-    H: Handler<M>,
+    H: Handler<M, S>,
     M: 'static,
+    S: 'static,
 {
     #[inline]
     fn call(

@@ -14,7 +14,7 @@ use tower_service::Service;
 use super::{FromFnFuture, Given, extract, given};
 use crate::{
     body::Body,
-    handler::{FromRequestHead, IntoResponse},
+    handler::{ByType, HeadArgument, IntoResponse},
 };
 
 /// A layer that runs the extractor `E` on each request, as axum's
@@ -23,7 +23,7 @@ use crate::{
 /// does not. For a check that several routes share, without an argument
 /// in each handler.
 ///
-/// The extractor reads the request's head (a [`FromRequestHead`]), so it
+/// The extractor reads the request's head (a [`FromRequestHead`](crate::handler::FromRequestHead)), so it
 /// completes at once: a request it lets through costs no suspension, and
 /// one it refuses no call of what the layer wraps.
 ///
@@ -137,7 +137,7 @@ impl<S, E> Service<Request<Body>> for FromExtractor<S, E>
 where
     S: Service<Request<Body>, Error = Infallible>,
     S::Response: IntoResponse,
-    E: FromRequestHead,
+    E: HeadArgument<ByType>,
 {
     type Response = Response<Body>;
     type Error = Infallible;
@@ -149,7 +149,7 @@ where
     }
 
     fn call(&mut self, request: Request<Body>) -> Self::Future {
-        match extract::<E>(&request, &self.state) {
+        match extract::<E, ByType>(&request, &self.state) {
             Ok(_) => FromFnFuture::running(self.inner.call(request)),
             Err(response) => FromFnFuture::answered(response),
         }

@@ -16,7 +16,7 @@ use tower_service::Service;
 use super::{extract, given, take_ready};
 use crate::{
     body::Body,
-    handler::{FromRequestHead, IntoResponse},
+    handler::{HeadArgument, IntoResponse},
 };
 
 /// A layer from an async function of extractors and the request that
@@ -66,7 +66,7 @@ pub fn map_request<F, T>(f: F) -> MapRequestLayer<F, T> {
 /// [`map_request`], its [`State`](crate::handler::State) extractors
 /// reading `state` (before the router's), as axum's
 /// `middleware::map_request_with_state`.
-pub fn map_request_with_state<St, F, T>(state: St, f: F) -> MapRequestLayer<F, T>
+pub fn map_request_with_state<St, F, T>(state: St, f: F) -> MapRequestLayer<F, T, St>
 where
     St: Clone + Send + Sync + 'static,
 {
@@ -165,14 +165,14 @@ where
 macro_rules! map_request_service {
     ($($ty:ident),*) => {
         #[allow(non_snake_case, reason = "the extractors, named by their types")]
-        impl<F, Fut, S, $($ty,)*> Service<Request<Body>> for MapRequest<F, S, ($($ty,)*)>
+        impl<F, Fut, S, St, $($ty,)*> Service<Request<Body>> for MapRequest<F, S, ($($ty,)*), St>
         where
             F: Fn($($ty,)* Request<Body>) -> Fut + Clone + Send + Sync + 'static,
             Fut: Future<Output: IntoMapRequestResult> + Send + 'static,
             S: Service<Request<Body>, Error = Infallible> + Clone + Send + 'static,
             S::Response: IntoResponse,
             S::Future: Send + 'static,
-            $($ty: FromRequestHead,)*
+            $($ty: HeadArgument<St>,)*
         {
             type Response = Response<Body>;
             type Error = Infallible;
@@ -185,7 +185,7 @@ macro_rules! map_request_service {
 
             fn call(&mut self, request: Request<Body>) -> Self::Future {
                 $(
-                    let $ty = match extract::<$ty>(&request, &self.state) {
+                    let $ty = match extract::<$ty, St>(&request, &self.state) {
                         Ok(value) => value,
                         Err(response) => return MapRequestFuture {
                             state: State::Answered { response: Some(response) },

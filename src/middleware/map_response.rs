@@ -16,7 +16,7 @@ use tower_service::Service;
 use super::{extract, given};
 use crate::{
     body::Body,
-    handler::{FromRequestHead, IntoResponse},
+    handler::{HeadArgument, IntoResponse},
 };
 
 /// A layer from an async function of extractors and the response the
@@ -54,7 +54,7 @@ pub fn map_response<F, T>(f: F) -> MapResponseLayer<F, T> {
 /// [`map_response`], its [`State`](crate::handler::State) extractors
 /// reading `state` (before the router's), as axum's
 /// `middleware::map_response_with_state`.
-pub fn map_response_with_state<St, F, T>(state: St, f: F) -> MapResponseLayer<F, T>
+pub fn map_response_with_state<St, F, T>(state: St, f: F) -> MapResponseLayer<F, T, St>
 where
     St: Clone + Send + Sync + 'static,
 {
@@ -62,7 +62,7 @@ where
 }
 
 /// A function [`map_response`] takes: an async function of the
-/// extractors `T` (a tuple of [`FromRequestHead`] types) and the
+/// extractors `T` (a tuple of [`FromRequestHead`](crate::handler::FromRequestHead) types) and the
 /// response, answering anything [`IntoResponse`]. Every such function is
 /// one.
 pub trait MapResponseFn<T>: Clone + Send + Sync + 'static {
@@ -149,13 +149,13 @@ macro_rules! map_response_service {
         }
 
         #[allow(non_snake_case, reason = "the extractors, named by their types")]
-        impl<F, S, $($ty,)*> Service<Request<Body>> for MapResponse<F, S, ($($ty,)*)>
+        impl<F, S, St, $($ty,)*> Service<Request<Body>> for MapResponse<F, S, ($($ty,)*), St>
         where
             F: MapResponseFn<($($ty,)*)>,
             S: Service<Request<Body>, Error = Infallible> + Clone + Send + 'static,
             S::Response: IntoResponse,
             S::Future: Send + 'static,
-            $($ty: FromRequestHead,)*
+            $($ty: HeadArgument<St>,)*
         {
             type Response = Response<Body>;
             type Error = Infallible;
@@ -168,7 +168,7 @@ macro_rules! map_response_service {
 
             fn call(&mut self, request: Request<Body>) -> Self::Future {
                 $(
-                    let $ty = match extract::<$ty>(&request, &self.state) {
+                    let $ty = match extract::<$ty, St>(&request, &self.state) {
                         Ok(value) => value,
                         Err(response) => return MapResponseFuture {
                             state: State::Answered { response: Some(response) },

@@ -9,7 +9,7 @@
 //! given.
 //!
 //! The function reads the request's head through pronghorn's extractors
-//! (any [`FromRequestHead`]: `Query`, `Header`, `State`, `MatchedPath`,
+//! (any [`FromRequestHead`](crate::handler::FromRequestHead): `Query`, `Header`, `State`, `MatchedPath`,
 //! …), takes the request, and either answers it itself or hands it on
 //! with [`Next::run`]. It is a layer as any other: give it to
 //! [`Router::layer`](crate::Router::layer),
@@ -50,18 +50,19 @@
 //! ```
 
 /// A middleware function's layer and its service, as axum names them:
-/// the function, the state a `_with_state` form gives its extractors, and
-/// the extractors' types `T`; the service wraps `S`.
+/// the function, the state a `_with_state` form gives its extractors, the
+/// extractors' types `T` and the state's type `St` ([`ByType`](crate::handler::ByType)
+/// where none is given); the service wraps `S`.
 macro_rules! function_layer {
     ($(#[$layer_doc:meta])* $layer:ident, $(#[$service_doc:meta])* $service:ident) => {
         $(#[$layer_doc])*
-        pub struct $layer<F, T> {
+        pub struct $layer<F, T, St = $crate::handler::ByType> {
             f: F,
             state: $crate::middleware::Given,
-            _marker: ::std::marker::PhantomData<fn() -> T>,
+            _marker: ::std::marker::PhantomData<fn() -> (T, St)>,
         }
 
-        impl<F, T> $layer<F, T> {
+        impl<F, T, St> $layer<F, T, St> {
             fn new(f: F, state: $crate::middleware::Given) -> Self {
                 Self {
                     f,
@@ -71,22 +72,22 @@ macro_rules! function_layer {
             }
         }
 
-        impl<F: Clone, T> Clone for $layer<F, T> {
+        impl<F: Clone, T, St> Clone for $layer<F, T, St> {
             fn clone(&self) -> Self {
                 Self::new(self.f.clone(), self.state.clone())
             }
         }
 
-        impl<F, T> ::std::fmt::Debug for $layer<F, T> {
+        impl<F, T, St> ::std::fmt::Debug for $layer<F, T, St> {
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.debug_struct(stringify!($layer)).finish_non_exhaustive()
             }
         }
 
-        impl<S, F: Clone, T> ::tower_layer::Layer<S> for $layer<F, T> {
-            type Service = $service<F, S, T>;
+        impl<S, F: Clone, T, St> ::tower_layer::Layer<S> for $layer<F, T, St> {
+            type Service = $service<F, S, T, St>;
 
-            fn layer(&self, inner: S) -> $service<F, S, T> {
+            fn layer(&self, inner: S) -> $service<F, S, T, St> {
                 $service {
                     f: self.f.clone(),
                     inner,
@@ -97,14 +98,14 @@ macro_rules! function_layer {
         }
 
         $(#[$service_doc])*
-        pub struct $service<F, S, T> {
+        pub struct $service<F, S, T, St = $crate::handler::ByType> {
             f: F,
             inner: S,
             state: $crate::middleware::Given,
-            _marker: ::std::marker::PhantomData<fn() -> T>,
+            _marker: ::std::marker::PhantomData<fn() -> (T, St)>,
         }
 
-        impl<F: Clone, S: Clone, T> Clone for $service<F, S, T> {
+        impl<F: Clone, S: Clone, T, St> Clone for $service<F, S, T, St> {
             fn clone(&self) -> Self {
                 Self {
                     f: self.f.clone(),
@@ -115,7 +116,7 @@ macro_rules! function_layer {
             }
         }
 
-        impl<F, S, T> ::std::fmt::Debug for $service<F, S, T> {
+        impl<F, S, T, St> ::std::fmt::Debug for $service<F, S, T, St> {
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.debug_struct(stringify!($service)).finish_non_exhaustive()
             }
@@ -156,7 +157,7 @@ use tower_service::Service;
 
 use crate::{
     body::Body,
-    handler::{Endpoint, FromRequestHead, IntoResponse, RouteMatch, internal_error},
+    handler::{Endpoint, HeadArgument, IntoResponse, RouteMatch, internal_error},
     step::BoxFuture,
 };
 
@@ -196,7 +197,7 @@ pub fn from_fn<F, T>(f: F) -> FromFnLayer<F, T> {
 /// assert_eq!(router.oneshot(request).await.unwrap().status(), StatusCode::OK);
 /// # }
 /// ```
-pub fn from_fn_with_state<St, F, T>(state: St, f: F) -> FromFnLayer<F, T>
+pub fn from_fn_with_state<St, F, T>(state: St, f: F) -> FromFnLayer<F, T, St>
 where
     St: Clone + Send + Sync + 'static,
 {
@@ -322,14 +323,14 @@ where
 macro_rules! from_fn_service {
     ($($ty:ident),*) => {
         #[allow(non_snake_case, reason = "the extractors, named by their types")]
-        impl<F, Fut, S, $($ty,)*> Service<Request<Body>> for FromFn<F, S, ($($ty,)*)>
+        impl<F, Fut, S, St, $($ty,)*> Service<Request<Body>> for FromFn<F, S, ($($ty,)*), St>
         where
             F: Fn($($ty,)* Request<Body>, Next) -> Fut + Clone + Send + Sync + 'static,
             Fut: Future<Output: IntoResponse> + Send + 'static,
             S: Service<Request<Body>, Error = Infallible> + Clone + Send + 'static,
             S::Response: IntoResponse,
             S::Future: Send + 'static,
-            $($ty: FromRequestHead,)*
+            $($ty: HeadArgument<St>,)*
         {
             type Response = Response<Body>;
             type Error = Infallible;
@@ -342,7 +343,7 @@ macro_rules! from_fn_service {
 
             fn call(&mut self, request: Request<Body>) -> FromFnFuture<Fut> {
                 $(
-                    let $ty = match extract::<$ty>(&request, &self.state) {
+                    let $ty = match extract::<$ty, St>(&request, &self.state) {
                         Ok(value) => value,
                         Err(response) => return FromFnFuture::answered(response),
                     };
@@ -387,7 +388,7 @@ fn take_ready<S: Clone>(inner: &mut S) -> S {
     clippy::result_large_err,
     reason = "the rejection is the answer, as `FromRequestHead::from_head`'s"
 )]
-fn extract<T: FromRequestHead>(
+fn extract<T: HeadArgument<St>, St>(
     request: &Request<Body>,
     state: &Given,
 ) -> Result<T, Response<Body>> {

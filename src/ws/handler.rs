@@ -7,7 +7,7 @@ use http::Response;
 
 use crate::{
     body::Body,
-    handler::{FromRequestHead, HeadExtractors, Needs, RequestContext, for_each_arity},
+    handler::{ByType, HeadArgument, HeadExtractors, Needs, RequestContext, for_each_arity},
     step::BoxFuture,
 };
 
@@ -15,7 +15,7 @@ use super::WebSocket;
 
 /// A WebSocket handler: `Fn(WebSocket, T1, …, Tn) -> impl Future<Output =
 /// ()>`, where each `Ti` is an extractor of the handshake's head
-/// ([`FromRequestHead`]: `Path`, `Query`,
+/// ([`FromRequestHead`](crate::handler::FromRequestHead): `Path`, `Query`,
 /// `State`, `Header`, `RouteParams`, …). The extractors run at the
 /// handshake: one that refuses the request answers it, with no upgrade.
 ///
@@ -70,16 +70,16 @@ macro_rules! websocket_handlers {
         where
             F: Fn(WebSocket, $($ty),*) -> Fut + Clone + Send + Sync + 'static,
             Fut: Future<Output = ()> + Send + 'static,
-            $($ty: FromRequestHead + Send + 'static,)*
+            $($ty: HeadArgument<ByType> + Send + 'static,)*
         {
             fn prepare(&self, context: &RequestContext<'_>) -> Result<PreparedHandler, Response<Body>> {
-                let ($($ty,)*) = <($($ty,)*) as HeadExtractors>::extract(context)?;
+                let ($($ty,)*) = <($($ty,)*) as HeadExtractors<ByType>>::extract(context)?;
                 let handler = self.clone();
                 Ok(Box::new(move |socket| Box::pin(handler(socket, $($ty),*))))
             }
 
             fn needs(needs: &mut Needs) {
-                <($($ty,)*) as HeadExtractors>::needs(needs);
+                <($($ty,)*) as HeadExtractors<ByType>>::needs(needs);
             }
         }
     };

@@ -1429,3 +1429,331 @@ async fn from_extractor_works_with_request_body_limit() {
         .layer(RequestBodyLimitLayer::new(1));
     assert_eq!(Client::new(app).get("/").await.body, "ok");
 }
+
+// State written for one type, its parts read with `FromRef` (axum's
+// `routing/tests/mod.rs`: extract_state, explicitly_set_state,
+// method_router_fallback_with_state, state_isnt_cloned_too_much,
+// state_isnt_cloned_too_much_in_layer).
+
+mod states {
+    use std::sync::{
+        Arc,
+        atomic::{AtomicBool, AtomicUsize, Ordering},
+    };
+
+    use pronghorn::{
+        handler::{FromRef, Handler, State},
+        middleware::{Next, from_fn_with_state},
+        router::get,
+    };
+
+    use super::{Client, Req};
+    use crate::*;
+
+    /// axum's `CountingCloneableState`: counts the clones made once
+    /// `setup_done` is called.
+    struct CountingCloneableState(Arc<(AtomicBool, AtomicUsize)>);
+
+    impl CountingCloneableState {
+        fn new() -> Self {
+            Self(Arc::new((AtomicBool::new(false), AtomicUsize::new(0))))
+        }
+
+        fn setup_done(&self) {
+            self.0.0.store(true, Ordering::SeqCst);
+        }
+
+        fn count(&self) -> usize {
+            self.0.1.load(Ordering::SeqCst)
+        }
+    }
+
+    impl Clone for CountingCloneableState {
+        fn clone(&self) -> Self {
+            if self.0.0.load(Ordering::SeqCst) {
+                self.0.1.fetch_add(1, Ordering::SeqCst);
+            }
+            Self(Arc::clone(&self.0))
+        }
+    }
+
+    #[tokio::test]
+    async fn extract_state() {
+        #[derive(Clone)]
+        struct AppState {
+            value: i32,
+            inner: InnerState,
+        }
+
+        #[derive(Clone)]
+        struct InnerState {
+            value: i32,
+        }
+
+        impl FromRef<AppState> for InnerState {
+            fn from_ref(state: &AppState) -> Self {
+                state.inner.clone()
+            }
+        }
+
+        async fn handler(State(outer): State<AppState>, State(inner): State<InnerState>) -> String {
+            format!("{} {}", outer.value, inner.value)
+        }
+
+        let state = AppState {
+            value: 1,
+            inner: InnerState { value: 2 },
+        };
+        let app = Router::new().route("/", get(handler)).with_state(state);
+        let res = Client::new(app).get("/").await;
+        assert_eq!(res.status, StatusCode::OK);
+        assert_eq!(res.body, "1 2");
+    }
+
+    #[tokio::test]
+    async fn explicitly_set_state() {
+        let app = Router::new()
+            .route_service(
+                "/",
+                get(|State(state): State<&'static str>| async move { state }).with_state("foo"),
+            )
+            .with_state("...");
+        assert_eq!(Client::new(app).get("/").await.body, "foo");
+    }
+
+    /// As axum's: a method router reading the state as a fallback is a
+    /// handler of the router written for that state.
+    #[test]
+    fn method_router_fallback_with_state() {
+        async fn fallback(_: State<&'static str>) {}
+
+        async fn not_found(_: State<&'static str>) {}
+
+        let state = "foo";
+
+        let _: Router = Router::new()
+            .fallback(get(fallback).fallback(not_found))
+            .with_state(state);
+    }
+
+    #[tokio::test]
+    async fn a_method_router_as_a_fallback_reads_the_state_of_its_router() {
+        async fn fallback(State(state): State<&'static str>) -> String {
+            format!("{state}: fallback")
+        }
+
+        async fn not_found(State(state): State<&'static str>) -> String {
+            format!("{state}: not found")
+        }
+
+        let app: Router = Router::new()
+            .fallback(get(fallback).fallback(not_found))
+            .with_state("foo");
+        let client = Client::new(app);
+        assert_eq!(client.get("/anywhere").await.body, "foo: fallback");
+        assert_eq!(client.post("/anywhere").await.body, "foo: not found");
+
+        // Found by type, and its own state read first.
+        let app = Router::new()
+            .fallback(
+                get(fallback)
+                    .post(|State(n): State<u8>| async move { n.to_string() })
+                    .state(7_u8),
+            )
+            .state("bar");
+        let client = Client::new(app);
+        assert_eq!(client.get("/anywhere").await.body, "bar: fallback");
+        assert_eq!(client.post("/anywhere").await.body, "7");
+    }
+
+    #[test]
+    fn a_method_router_as_a_fallback_reading_state_no_router_holds_does_not_compile() {
+        let app = Router::new().fallback(get(|State(n): State<u8>| async move { n.to_string() }));
+        let error = app.compile().unwrap_err();
+        assert!(
+            matches!(error, pronghorn::RouteError::MissingState { .. }),
+            "{error}"
+        );
+        assert!(error.to_string().contains("u8"), "{error}");
+    }
+
+    #[tokio::test]
+    async fn state_isnt_cloned_too_much() {
+        let state = CountingCloneableState::new();
+        let app = Router::new()
+            .route("/", get(|_: State<CountingCloneableState>| async {}))
+            .with_state(state.clone());
+        let client = Client::new(app);
+        state.setup_done();
+
+        client.get("/").await;
+        // axum's bound is 3; one clone is the value the handler takes.
+        assert_eq!(state.count(), 1);
+    }
+
+    #[tokio::test]
+    async fn state_isnt_cloned_too_much_in_layer() {
+        async fn layer(
+            State(_): State<CountingCloneableState>,
+            req: Req,
+            next: Next,
+        ) -> pronghorn::Response {
+            next.run(req).await
+        }
+
+        let state = CountingCloneableState::new();
+        let app = Router::new()
+            .route("/", get(|| async {}))
+            .layer(from_fn_with_state(state.clone(), layer));
+        let client = Client::new(app);
+        state.setup_done();
+
+        client.get("/").await;
+        assert_eq!(state.count(), 1);
+    }
+
+    #[derive(Clone)]
+    struct AppState {
+        greeting: Greeting,
+        users: Arc<Vec<&'static str>>,
+    }
+
+    #[derive(Clone)]
+    struct Greeting(&'static str);
+
+    impl FromRef<AppState> for Greeting {
+        fn from_ref(state: &AppState) -> Self {
+            state.greeting.clone()
+        }
+    }
+
+    impl FromRef<AppState> for Arc<Vec<&'static str>> {
+        fn from_ref(state: &AppState) -> Self {
+            Arc::clone(&state.users)
+        }
+    }
+
+    fn app_state() -> AppState {
+        AppState {
+            greeting: Greeting("hello"),
+            users: Arc::new(vec!["ada", "grace"]),
+        }
+    }
+
+    /// The routes of an app written for `AppState`, as axum apps split
+    /// them: a function returning `Router<AppState>`.
+    fn users() -> Router<AppState> {
+        Router::new()
+            .route(
+                "/",
+                get(|State(users): State<Arc<Vec<&'static str>>>| async move { users.join(",") }),
+            )
+            .route(
+                "/{id}",
+                get(
+                    |State(Greeting(greeting)): State<Greeting>, Path(id): Path<usize>| async move {
+                        format!("{greeting} #{id}")
+                    },
+                ),
+            )
+    }
+
+    #[tokio::test]
+    async fn routers_written_for_one_state_nest_and_merge_then_take_it_once() {
+        let app = Router::new()
+            .nest("/users", users())
+            .merge(Router::new().route(
+                "/state",
+                get(|State(state): State<AppState>| async move { state.greeting.0 }),
+            ))
+            .fallback(|State(Greeting(greeting)): State<Greeting>| async move {
+                (StatusCode::NOT_FOUND, format!("{greeting}, nobody here"))
+            })
+            .with_state(app_state());
+        let client = Client::new(app);
+
+        assert_eq!(client.get("/users").await.body, "ada,grace");
+        assert_eq!(client.get("/users/7").await.body, "hello #7");
+        assert_eq!(client.get("/state").await.body, "hello");
+        let res = client.get("/nowhere").await;
+        assert_eq!(res.status, StatusCode::NOT_FOUND);
+        assert_eq!(res.body, "hello, nobody here");
+    }
+
+    #[tokio::test]
+    async fn a_router_given_its_state_joins_an_app_whose_states_are_found_by_type() {
+        let app = Router::new()
+            .get("/count", |State(count): State<u32>| count.to_string())
+            .state(3_u32)
+            .nest("/users", users().with_state(app_state()));
+        let client = Client::new(app);
+
+        assert_eq!(client.get("/count").await.body, "3");
+        assert_eq!(client.get("/users/1").await.body, "hello #1");
+    }
+
+    #[tokio::test]
+    async fn a_layered_handler_and_a_middleware_function_read_parts_of_their_states() {
+        async fn stamp(
+            State(Greeting(greeting)): State<Greeting>,
+            req: Req,
+            next: Next,
+        ) -> pronghorn::Response {
+            let mut res = next.run(req).await;
+            res.headers_mut()
+                .insert("x-greeting", http::HeaderValue::from_static(greeting));
+            res
+        }
+
+        let greet = |State(Greeting(greeting)): State<Greeting>| async move { greeting };
+        let state = app_state();
+        let app = Router::new()
+            .route(
+                "/",
+                get(greet.layer(from_fn_with_state(state.clone(), stamp))),
+            )
+            .with_state(state);
+        let res = Client::new(app).get("/").await;
+        assert_eq!(res.body, "hello");
+        assert_eq!(res.headers["x-greeting"], "hello");
+    }
+
+    #[cfg(feature = "macros")]
+    #[tokio::test]
+    async fn debug_handler_checks_a_handler_against_the_state_it_names() {
+        #[pronghorn::debug_handler(state = AppState)]
+        async fn greet(State(Greeting(greeting)): State<Greeting>, Path(id): Path<u32>) -> String {
+            format!("{greeting} {id}")
+        }
+
+        let app = Router::new()
+            .route("/{id}", get(greet))
+            .with_state(app_state());
+        assert_eq!(Client::new(app).get("/5").await.body, "hello 5");
+    }
+
+    #[cfg(feature = "macros")]
+    #[tokio::test]
+    async fn derived_from_ref_reads_each_field_but_the_skipped() {
+        #[derive(Clone, pronghorn::handler::FromRef)]
+        struct AppState {
+            auth_token: String,
+            #[from_ref(skip)]
+            #[expect(dead_code, reason = "skipped: the same type as `auth_token`")]
+            also_string: String,
+            limit: u16,
+        }
+
+        async fn handler(State(token): State<String>, State(limit): State<u16>) -> String {
+            format!("{token} {limit}")
+        }
+
+        let state = AppState {
+            auth_token: "secret".to_owned(),
+            also_string: "other".to_owned(),
+            limit: 10,
+        };
+        let app = Router::new().route("/", get(handler)).with_state(state);
+        assert_eq!(Client::new(app).get("/").await.body, "secret 10");
+    }
+}

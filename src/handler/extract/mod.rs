@@ -73,7 +73,7 @@ pub use self::{
     query::{FailedToDeserializeQueryString, Query, QueryRejection, RawQuery},
     rejection::Rejection,
     request_parts::OriginalUri,
-    state::State,
+    state::{ByType, FromRef, State, StateSource},
     with_rejection::{HasRejection, WithRejection, WithRejectionFuture},
 };
 
@@ -556,7 +556,10 @@ impl<'a> RequestContext<'a> {
     pub fn state<T: Send + Sync + 'static>(&self) -> Option<&'a T> {
         match self.own_state.and_then(http::Extensions::get::<T>) {
             Some(own) => Some(own),
-            None => self.state.get::<T>(),
+            None => (self.state.get::<T>()).or_else(|| {
+                let outer = self.request.extensions().get::<OuterState>()?;
+                outer.get::<T>()
+            }),
         }
     }
 
@@ -571,6 +574,34 @@ impl<'a> RequestContext<'a> {
     /// set with `Router::body_timeout`, feature `server`).
     pub fn body_timeout(&self) -> Duration {
         self.body_timeout
+    }
+}
+
+/// The state where a `MethodRouter` given as a handler (a fallback) is
+/// called, in the request its own router is handed: what its handlers
+/// read after their own router's.
+#[derive(Clone)]
+pub(crate) struct OuterState {
+    /// The state of the router the handler was registered with.
+    own: Option<Arc<http::Extensions>>,
+    /// The app's.
+    state: Arc<http::Extensions>,
+}
+
+impl OuterState {
+    /// The state `route`'s handler reads.
+    pub(crate) fn of(route: &RouteContext<'_>) -> Self {
+        OuterState {
+            own: route.extraction().own_state.clone(),
+            state: Arc::clone(route.state()),
+        }
+    }
+
+    fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        match self.own.as_deref().and_then(http::Extensions::get::<T>) {
+            Some(own) => Some(own),
+            None => self.state.get::<T>(),
+        }
     }
 }
 
@@ -684,10 +715,42 @@ pub trait FromRequestHead: Sized {
     }
 }
 
+/// What a handler's argument that reads the head is, under a router of
+/// state type `S`: any [`FromRequestHead`], and [`State<T>`](State) where
+/// `S` gives a `T` (see [`FromRef`] and [`ByType`]). Implemented here for
+/// those; implement [`FromRequestHead`] for an extractor of your own.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be extracted from a request's head",
+    label = "not an extractor of pronghorn's",
+    note = "a `State<T>` under a `Router<S>` needs `T: FromRef<S>`; under a `Router` that names no state type, `T: Clone + Send + Sync + 'static`",
+    note = "a handler's arguments are pronghorn extractors (`pronghorn::handler::Path`, `Query`, `State`, `Header`, ...), not axum's; only its last argument may read the body (`Json`, `String`, `Bytes`)"
+)]
+pub trait HeadArgument<S>: Sized {
+    /// Extracts the value, or answers the request with a response.
+    #[doc(hidden)]
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>>;
+
+    /// Adds what the argument needs of its router and route.
+    #[doc(hidden)]
+    fn needs(needs: &mut Needs);
+}
+
+impl<S, T: FromRequestHead> HeadArgument<S> for T {
+    #[inline]
+    fn from_head(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
+        <T as FromRequestHead>::from_head(context)
+    }
+
+    #[inline]
+    fn needs(needs: &mut Needs) {
+        <T as FromRequestHead>::needs(needs);
+    }
+}
+
 /// The head extractors among a handler's, a WebSocket handler's or a
-/// prefix's arguments, as one tuple: each is taken in order, and the first
-/// that refuses answers the request.
-pub(crate) trait HeadExtractors: Sized {
+/// prefix's arguments, as one tuple, under a router of state type `S`:
+/// each is taken in order, and the first that refuses answers the request.
+pub(crate) trait HeadExtractors<S>: Sized {
     fn extract(context: &RequestContext<'_>) -> Result<Self, Response<Body>>;
 
     fn needs(needs: &mut Needs);
@@ -700,15 +763,15 @@ macro_rules! head_extractors {
             unused_variables,
             reason = "the extractors are named after their type parameters; no extractor uses no context"
         )]
-        impl<$($ty: FromRequestHead,)*> HeadExtractors for ($($ty,)*) {
+        impl<S, $($ty: HeadArgument<S>,)*> HeadExtractors<S> for ($($ty,)*) {
             #[inline]
             fn extract(context: &RequestContext<'_>) -> Result<Self, Response<Body>> {
-                Ok(($($ty::from_head(context)?,)*))
+                Ok(($(<$ty as HeadArgument<S>>::from_head(context)?,)*))
             }
 
             #[inline]
             fn needs(needs: &mut Needs) {
-                $($ty::needs(needs);)*
+                $(<$ty as HeadArgument<S>>::needs(needs);)*
             }
         }
     };

@@ -8,7 +8,7 @@ use http::{HeaderMap, HeaderName, HeaderValue, Request, Response};
 use super::route::Route;
 use crate::{
     body::Body,
-    handler::{FromRequestHead, HeadExtractors, IntoResponse, error_response, for_each_arity},
+    handler::{ByType, HeadArgument, HeadExtractors, IntoResponse, error_response, for_each_arity},
     hook::{FnAsync, FnEdit, FnExtract, FnStep, FnSync},
     step::BoxFuture,
     step::Step,
@@ -370,7 +370,7 @@ macro_rules! extractor_prefixes {
         where
             F: Fn($($ty),+) -> V + Send + Sync + 'static,
             V: RouteVerdict,
-            $($ty: FromRequestHead + 'static,)+
+            $($ty: HeadArgument<ByType> + 'static,)+
         {
             #[inline]
             fn call(
@@ -388,7 +388,7 @@ macro_rules! extractor_prefixes {
                 route: &mut Route<'_>,
             ) -> Option<ControlFlow<Response<Body>>> {
                 let context = route.extraction(request);
-                Some(match <($($ty,)+) as HeadExtractors>::extract(&context) {
+                Some(match <($($ty,)+) as HeadExtractors<ByType>>::extract(&context) {
                     Ok(($($ty,)+)) => self($($ty),+).into_flow(),
                     Err(answer) => ControlFlow::Break(answer),
                 })

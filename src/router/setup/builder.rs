@@ -1,4 +1,4 @@
-use std::{fmt, sync::Arc};
+use std::{fmt, marker::PhantomData, sync::Arc};
 
 use http::Method;
 
@@ -12,8 +12,9 @@ use crate::router::request::{
 
 use crate::{
     handler::{
-        Answers, ErasedHandler, Handler, Mounted, NESTED_PATTERN_END, Needs, Nesting, Rejection,
-        RouteLayer, RouteService, Shape, StateType, StripBase, TypedHandler, state_type, wrap,
+        Answers, ByType, ErasedHandler, Handler, Mounted, NESTED_PATTERN_END, Needs, Nesting,
+        Rejection, RouteLayer, RouteService, Shape, StateType, StripBase, TypedHandler, state_type,
+        wrap,
     },
     monitor::route::RouteMonitor,
 };
@@ -252,8 +253,7 @@ fn below_base(base: &str, pattern: &str) -> String {
 /// # }
 /// ```
 #[must_use = "a router does nothing until it is served, as it is or compiled (`compile`)"]
-#[derive(Clone)]
-pub struct Router {
+pub struct Router<S = ByType> {
     pub(super) routes: Vec<RouteSpec>,
     pub(super) prefixes: Vec<HookSpec<dyn ErasedPrefix>>,
     pub(super) postfixes: Vec<HookSpec<dyn ErasedPostfix>>,
@@ -285,6 +285,8 @@ pub struct Router {
     /// The router compiled, once it is served as it is (a `Service`):
     /// shared with its clones, and left behind by any change.
     pub(super) compiled: Compiled,
+    /// The state type its handlers are written for.
+    state_type: PhantomData<fn() -> S>,
 }
 
 /// A router compiled for serving it as it is, shared by its clones: the
@@ -302,17 +304,17 @@ pub(crate) struct Unservable {
 }
 
 impl RouteSpec {
-    pub(crate) fn http<H: Handler<M>, M: 'static>(
+    pub(crate) fn http<H: Handler<M, S>, M: 'static, S: 'static>(
         method: Option<Method>,
         pattern: &str,
         handler: H,
     ) -> Self {
         let mut needs = Needs::default();
-        H::needs(&mut needs);
+        handler.value_needs(&mut needs);
         Self {
             method,
             pattern: pattern.to_owned(),
-            endpoint: Responder::Http(Arc::new(TypedHandler::new(handler))),
+            endpoint: Responder::Http(Arc::new(TypedHandler::<H, M, S>::new(handler))),
             needs,
             nested: false,
             settings: RouteSettings::default(),
@@ -326,13 +328,36 @@ impl RouteSpec {
 
 /// Cloning a router shares its handlers and hooks (they are reference
 /// counted): the clone registers and compiles on its own.
-impl Default for Router {
+impl<S: 'static> Default for Router<S> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl fmt::Debug for Router {
+impl<S> Clone for Router<S> {
+    fn clone(&self) -> Self {
+        Self {
+            routes: self.routes.clone(),
+            prefixes: self.prefixes.clone(),
+            postfixes: self.postfixes.clone(),
+            monitors: self.monitors.clone(),
+            state: self.state.clone(),
+            state_types: self.state_types.clone(),
+            given: self.given.clone(),
+            duplicate_state: self.duplicate_state,
+            bad_base: self.bad_base.clone(),
+            settings: self.settings.clone(),
+            fallback: self.fallback.clone(),
+            nested_fallbacks: self.nested_fallbacks.clone(),
+            method_not_allowed: self.method_not_allowed.clone(),
+            default_layers: self.default_layers.clone(),
+            compiled: self.compiled.clone(),
+            state_type: PhantomData,
+        }
+    }
+}
+
+impl<S> fmt::Debug for Router<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let routes: Vec<_> = self
             .routes
@@ -360,7 +385,7 @@ macro_rules! method_routes {
         #[doc = concat!("Routes `", stringify!($method), "` requests for `pattern` to `handler`.")]
         pub fn $name<H, M>(self, pattern: &str, handler: H) -> Self
         where
-            H: Handler<M>,
+            H: Handler<M, S>,
             M: 'static,
         {
             self.method(Method::$method, pattern, handler)
@@ -368,13 +393,13 @@ macro_rules! method_routes {
     )*};
 }
 
-impl Router {
+impl<S: 'static> Router<S> {
     /// An empty router.
     pub fn new() -> Self {
         // A router may be served as it is: the server is told how to
         // compile it first.
         #[cfg(feature = "server")]
-        crate::served::check_before_serving(Router::check_if_router);
+        crate::served::check_before_serving(Router::<ByType>::check_if_router);
         Self {
             routes: Vec::new(),
             prefixes: Vec::new(),
@@ -391,13 +416,14 @@ impl Router {
             method_not_allowed: Vec::new(),
             default_layers: Vec::new(),
             compiled: Compiled::default(),
+            state_type: PhantomData,
         }
     }
 
     /// Routes `method` requests for `pattern` to `handler`.
     fn method<H, M>(mut self, method: Method, pattern: &str, handler: H) -> Self
     where
-        H: Handler<M>,
+        H: Handler<M, S>,
         M: 'static,
     {
         self.compiled = Compiled::default();
@@ -410,7 +436,7 @@ impl Router {
     /// the request's own method are searched first.
     pub fn any<H, M>(mut self, pattern: &str, handler: H) -> Self
     where
-        H: Handler<M>,
+        H: Handler<M, S>,
         M: 'static,
     {
         self.compiled = Compiled::default();
@@ -442,7 +468,7 @@ impl Router {
     /// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "POST /echo?x=1");
     /// # }
     /// ```
-    pub fn route_service<S: RouteService>(self, pattern: &str, service: S) -> Self {
+    pub fn route_service<T: RouteService>(self, pattern: &str, service: T) -> Self {
         self.mount(None, pattern, service, false)
     }
 
@@ -469,11 +495,11 @@ impl Router {
     /// assert_eq!(response.headers()["allow"], "DELETE");
     /// # }
     /// ```
-    pub fn method_service<S: RouteService>(
+    pub fn method_service<T: RouteService>(
         self,
         method: Method,
         pattern: &str,
-        service: S,
+        service: T,
     ) -> Self {
         self.mount(Some(method), pattern, service, false)
     }
@@ -515,7 +541,7 @@ impl Router {
     /// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "hello from axum");
     /// # }
     /// ```
-    pub fn nest_service<S: RouteService>(self, base: &str, service: S) -> Self {
+    pub fn nest_service<T: RouteService>(self, base: &str, service: T) -> Self {
         let service = match into_router(service) {
             Ok(router) => return self.join(base, router),
             Err(service) => service,
@@ -682,14 +708,15 @@ impl Router {
         let answers = self.settings.answers.unwrap_or_default();
         let layered = |answer: fn(Answers) -> http::Response<crate::body::Body>| {
             let answer = move || answer(answers);
-            let handler: Arc<dyn ErasedHandler> = Arc::new(TypedHandler::new(answer));
+            let handler: Arc<dyn ErasedHandler> =
+                Arc::new(TypedHandler::<_, _, ByType>::new(answer));
             let handler = layers
                 .iter()
                 .fold(handler, |handler, layer| layer(&handler));
             RouteSpec {
                 endpoint: Responder::Http(handler),
                 own_answer: true,
-                ..RouteSpec::http(None, "", answer)
+                ..RouteSpec::http::<_, _, ByType>(None, "", answer)
             }
         };
         if self.fallback.is_none() {
@@ -701,18 +728,18 @@ impl Router {
         self
     }
 
-    fn mount<S: RouteService>(
+    fn mount<T: RouteService>(
         mut self,
         method: Option<Method>,
         pattern: &str,
-        service: S,
+        service: T,
         nested: bool,
     ) -> Self {
         self.compiled = Compiled::default();
         let mounted = Mounted { service, nested };
         self.routes.push(RouteSpec {
             nested,
-            ..RouteSpec::http(method, pattern, mounted)
+            ..RouteSpec::http::<_, _, ByType>(method, pattern, mounted)
         });
         self
     }
@@ -748,7 +775,7 @@ impl Router {
     /// ```
     pub fn fallback<H, M>(mut self, handler: H) -> Self
     where
-        H: Handler<M>,
+        H: Handler<M, S>,
         M: 'static,
     {
         self.compiled = Compiled::default();
@@ -790,7 +817,7 @@ impl Router {
     /// ```
     pub fn method_not_allowed<H, M>(mut self, handler: H) -> Self
     where
-        H: Handler<M>,
+        H: Handler<M, S>,
         M: 'static,
     {
         self.compiled = Compiled::default();
@@ -803,7 +830,7 @@ impl Router {
     /// reads as it is.
     pub fn method_not_allowed_fallback<H, M>(self, handler: H) -> Self
     where
-        H: Handler<M>,
+        H: Handler<M, S>,
         M: 'static,
     {
         self.method_not_allowed(handler)
@@ -835,13 +862,13 @@ impl Router {
     /// assert_eq!(response.into_body().collect().await.unwrap().to_bytes(), "from axum");
     /// # }
     /// ```
-    pub fn fallback_service<S: RouteService>(mut self, service: S) -> Self {
+    pub fn fallback_service<T: RouteService>(mut self, service: T) -> Self {
         self.compiled = Compiled::default();
         let mounted = Mounted {
             service,
             nested: false,
         };
-        self.fallback = Some(RouteSpec::http(None, "", mounted));
+        self.fallback = Some(RouteSpec::http::<_, _, ByType>(None, "", mounted));
         self
     }
 
@@ -1182,8 +1209,12 @@ impl Router {
         self
     }
 
-    /// axum's name for [`state`](Self::state): the same, so that an axum
-    /// app's `.with_state(state)` reads as it is.
+    /// Gives the router the state its handlers are written for, as axum's
+    /// `with_state`: a `Router<S>` whose handlers read `State<S>`, or a
+    /// part of it with [`FromRef`](crate::handler::FromRef), becomes a
+    /// router that needs no state (or the state `S2` of the router it is
+    /// nested in). The state is held as [`state`](Self::state) holds it,
+    /// and found by type too.
     ///
     /// ```
     /// use pronghorn::{Router, handler::State};
@@ -1195,40 +1226,33 @@ impl Router {
     ///     .unwrap();
     /// # let _ = router;
     /// ```
-    pub fn with_state<T: Clone + Send + Sync + 'static>(self, state: T) -> Self {
-        self.state(state)
+    pub fn with_state<S2>(self, state: S) -> Router<S2>
+    where
+        S: Clone + Send + Sync + 'static,
+    {
+        self.state(state).restate()
     }
 
-    /// The router, as axum's `into_make_service` hands it to `serve`:
-    /// [`serve`](crate::serve()) takes the router itself, so that an axum
-    /// app's `serve(listener, app.into_make_service())` reads as it is.
-    pub fn into_make_service(self) -> Self {
-        self
-    }
-
-    /// The router, its requests carrying what their connection tells of
-    /// itself, a [`ConnectInfo<C>`](crate::handler::ConnectInfo), as
-    /// axum's `into_make_service_with_connect_info`: given to
-    /// [`serve`](crate::serve()), which makes a `C` from each connection
-    /// it accepts ([`Connected`](crate::handler::Connected): the peer's
-    /// `SocketAddr` over TCP, or a type of your own). The same as
-    /// [`Serve::connect_info_as`](crate::Serve::connect_info_as).
-    ///
-    /// ```no_run
-    /// # #[tokio::main] async fn main() -> std::io::Result<()> {
-    /// use std::net::SocketAddr;
-    /// use pronghorn::{Router, handler::ConnectInfo, serve};
-    ///
-    /// let app = Router::new().get("/", |ConnectInfo(peer): ConnectInfo<SocketAddr>| peer.to_string());
-    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
-    /// serve(listener, app.into_make_service_with_connect_info::<SocketAddr>()).await
-    /// # }
-    /// ```
-    #[cfg(feature = "server")]
-    pub fn into_make_service_with_connect_info<C>(
-        self,
-    ) -> crate::serve::IntoMakeServiceWithConnectInfo<Self, C> {
-        crate::serve::IntoMakeServiceWithConnectInfo::new(self)
+    /// The router, for handlers written for another state type.
+    fn restate<S2>(self) -> Router<S2> {
+        Router {
+            routes: self.routes,
+            prefixes: self.prefixes,
+            postfixes: self.postfixes,
+            monitors: self.monitors,
+            state: self.state,
+            state_types: self.state_types,
+            given: self.given,
+            duplicate_state: self.duplicate_state,
+            bad_base: self.bad_base,
+            settings: self.settings,
+            fallback: self.fallback,
+            nested_fallbacks: self.nested_fallbacks,
+            method_not_allowed: self.method_not_allowed,
+            default_layers: self.default_layers,
+            compiled: self.compiled,
+            state_type: PhantomData,
+        }
     }
 
     /// Puts the [`MatchedPath`](crate::handler::MatchedPath) of the route
@@ -1453,7 +1477,13 @@ impl Router {
     /// let twice = Router::new().get("/a", || "1").merge(Router::new().get("/a", || "2"));
     /// assert!(twice.compile().is_err());
     /// ```
-    pub fn nest(mut self, base: &str, other: Router) -> Self {
+    pub fn nest(self, base: &str, other: Router<S>) -> Self {
+        self.nest_router(base, other)
+    }
+
+    /// [`nest`](Self::nest) of a router of any state type: one given to
+    /// [`nest_service`](Self::nest_service) or [`merge`](Self::merge).
+    fn nest_router<S2>(mut self, base: &str, other: Router<S2>) -> Self {
         self.compiled = Compiled::default();
         // A base that is no pattern is refused even with nothing below it,
         // as it is with routes.
@@ -1531,7 +1561,7 @@ impl Router {
                 route.nested = true;
             }
         }
-        self.nest(base.trim_end_matches('/'), other)
+        self.nest_router(base.trim_end_matches('/'), other)
     }
 
     /// Adds `other`'s routes and hooks to this router's, after them: `nest`
@@ -1561,10 +1591,44 @@ impl Router {
     /// assert_eq!(answer("/nowhere").await.unwrap().status(), StatusCode::NOT_FOUND);
     /// # }
     /// ```
-    pub fn merge(mut self, mut other: Router) -> Self {
+    pub fn merge(mut self, mut other: Router<S>) -> Self {
         if self.fallback.is_none() {
             self.default_layers = std::mem::take(&mut other.default_layers);
         }
-        self.nest("", other)
+        self.nest_router("", other)
+    }
+}
+
+impl Router {
+    /// The router, as axum's `into_make_service` hands it to `serve`:
+    /// [`serve`](crate::serve()) takes the router itself, so that an axum
+    /// app's `serve(listener, app.into_make_service())` reads as it is.
+    pub fn into_make_service(self) -> Self {
+        self
+    }
+
+    /// The router, its requests carrying what their connection tells of
+    /// itself, a [`ConnectInfo<C>`](crate::handler::ConnectInfo), as
+    /// axum's `into_make_service_with_connect_info`: given to
+    /// [`serve`](crate::serve()), which makes a `C` from each connection
+    /// it accepts ([`Connected`](crate::handler::Connected): the peer's
+    /// `SocketAddr` over TCP, or a type of your own). The same as
+    /// [`Serve::connect_info_as`](crate::Serve::connect_info_as).
+    ///
+    /// ```no_run
+    /// # #[tokio::main] async fn main() -> std::io::Result<()> {
+    /// use std::net::SocketAddr;
+    /// use pronghorn::{Router, handler::ConnectInfo, serve};
+    ///
+    /// let app = Router::new().get("/", |ConnectInfo(peer): ConnectInfo<SocketAddr>| peer.to_string());
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
+    /// serve(listener, app.into_make_service_with_connect_info::<SocketAddr>()).await
+    /// # }
+    /// ```
+    #[cfg(feature = "server")]
+    pub fn into_make_service_with_connect_info<C>(
+        self,
+    ) -> crate::serve::IntoMakeServiceWithConnectInfo<Self, C> {
+        crate::serve::IntoMakeServiceWithConnectInfo::new(self)
     }
 }

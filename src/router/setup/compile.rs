@@ -163,6 +163,8 @@ pub(crate) fn add(
         given: _,
         duplicate_state,
         bad_base,
+        // The state type its handlers were written for, a marker alone.
+        ..
     } = router;
     if let Some(name) = duplicate_state {
         return Err(RouteError::DuplicateState { name });
@@ -399,7 +401,9 @@ impl Adding<'_> {
         let (base, all): (Arc<dyn ErasedHandler>, bool) = match self.tables.method_not_allowed() {
             Some(answer) if !answer.own() => (Arc::clone(answer.handler()), false),
             _ => (
-                Arc::new(TypedHandler::new(self.tables.answers().refusal())),
+                Arc::new(TypedHandler::<_, _, crate::handler::ByType>::new(
+                    self.tables.answers().refusal(),
+                )),
                 true,
             ),
         };
@@ -473,7 +477,7 @@ impl Router {
     /// assert!(matches!(error, RouteError::MissingState { .. }));
     /// ```
     pub fn compile(self) -> Result<CompiledRouter, RouteError> {
-        compile(self)
+        compile(self, &[])
     }
 }
 
@@ -483,7 +487,7 @@ impl Router {
     /// at the first (a mistake found at its first request, as axum finds
     /// its own at registration).
     fn served(&self) -> &CompiledRouter {
-        self.compiled.get_or_compile(|| self.clone())
+        self.compiled.get_or_compile(|| self.clone(), &[])
     }
 
     /// Compiles the router for serving it as it is, if it is not yet:
@@ -491,7 +495,7 @@ impl Router {
     /// it before it accepts a client.
     #[cfg(feature = "server")]
     pub(crate) fn check_served(&self) -> Result<(), RouteError> {
-        match self.compiled.once(|| self.clone(), false) {
+        match self.compiled.once(|| self.clone(), &[], false) {
             Ok(_) => Ok(()),
             Err(unservable) => Err(unservable.error.clone()),
         }
@@ -554,7 +558,9 @@ fn unservable() -> CompiledRouter {
         .expect("a lone fallback compiles")
 }
 
-fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
+/// `router` compiled, its handlers reading state of the types
+/// `also_held` from elsewhere besides what it holds.
+fn compile(router: Router, also_held: &[StateType]) -> Result<CompiledRouter, RouteError> {
     let mut tables = Tables::new(router.settings.answers.unwrap_or_default());
     let settings = RouteSettings::default();
     add(
@@ -562,7 +568,7 @@ fn compile(router: Router) -> Result<CompiledRouter, RouteError> {
         router.with_default_answers(),
         0,
         &settings,
-        &[],
+        also_held,
     )?;
     Ok(CompiledRouter::new(Arc::new(tables)))
 }
@@ -591,10 +597,11 @@ impl Compiled {
     fn once(
         &self,
         make: impl FnOnce() -> Router,
+        also_held: &[StateType],
         log: bool,
     ) -> &Result<CompiledRouter, Unservable> {
         self.0.get_or_init(|| {
-            make().compile().map_err(|error| {
+            compile(make(), also_held).map_err(|error| {
                 if log {
                     tracing::error!(
                         %error,
@@ -613,8 +620,13 @@ impl Compiled {
     /// What answers the requests of the router `make` builds, compiled
     /// once: it, or if it does not compile, a router answering 500 to
     /// every request (the error logged once).
-    pub(crate) fn get_or_compile(&self, make: impl FnOnce() -> Router) -> &CompiledRouter {
-        match self.once(make, true) {
+    /// `also_held`: state types its handlers read from elsewhere.
+    pub(crate) fn get_or_compile(
+        &self,
+        make: impl FnOnce() -> Router,
+        also_held: &[StateType],
+    ) -> &CompiledRouter {
+        match self.once(make, also_held, true) {
             Ok(router) => router,
             Err(unservable) => &unservable.answers,
         }

@@ -2,7 +2,7 @@
 //! (`get(list).post(create)`) and registered at a path with
 //! [`Router::route`](crate::Router::route), as axum writes them.
 
-use std::{fmt, task::Context};
+use std::{fmt, marker::PhantomData, task::Context};
 
 use http::{Method, Request, Response};
 use tower_layer::Layer;
@@ -11,7 +11,8 @@ use super::builder::{Compiled, OwnState, Responder, RouteSpec, Router};
 use crate::{
     body::Body,
     handler::{
-        Endpoint, Handler, Mounted, RouteContext, RouteLayer, RouteService, state_type, wrap,
+        ByType, Endpoint, Handler, Mounted, Needs, OuterState, RouteContext, RouteLayer,
+        RouteService, StateType, state_type, wrap,
     },
     router::request::compiled::CompiledRouter,
     step::{BoxFuture, Step},
@@ -149,17 +150,43 @@ impl fmt::Debug for MethodFilter {
 /// assert_eq!(response.headers()["allow"], "GET, POST, HEAD");
 /// # }
 /// ```
-#[derive(Clone, Default)]
 #[must_use = "a method router does nothing until it is registered with `Router::route`"]
-pub struct MethodRouter {
+pub struct MethodRouter<S = ByType> {
     /// Routes whose pattern `Router::route` fills in.
     routes: Vec<RouteSpec>,
     /// The method router compiled as a router of its own, answering every
-    /// path, when it is served as a service or a fallback.
+    /// path, when it is served as a service.
     served: Compiled,
+    /// The same, when it is a handler (a fallback): compiled apart, as its
+    /// handlers may read the state of the route it answers at.
+    handling: Compiled,
+    /// The state type its handlers are written for.
+    state_type: PhantomData<fn() -> S>,
 }
 
-impl fmt::Debug for MethodRouter {
+impl<S> Default for MethodRouter<S> {
+    fn default() -> Self {
+        Self {
+            routes: Vec::new(),
+            served: Compiled::default(),
+            handling: Compiled::default(),
+            state_type: PhantomData,
+        }
+    }
+}
+
+impl<S> Clone for MethodRouter<S> {
+    fn clone(&self) -> Self {
+        Self {
+            routes: self.routes.clone(),
+            served: self.served.clone(),
+            handling: self.handling.clone(),
+            state_type: PhantomData,
+        }
+    }
+}
+
+impl<S> fmt::Debug for MethodRouter<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let methods = self.routes.iter().map(|route| match &route.method {
             Some(method) => method.as_str(),
@@ -175,33 +202,34 @@ macro_rules! method_functions {
     ($($name:ident, $service:ident => $method:ident;)*) => {
         $(
             #[doc = concat!("Routes `", stringify!($method), "` requests to `handler`, as a [`MethodRouter`] to register with [`Router::route`](crate::Router::route).")]
-            pub fn $name<H, M>(handler: H) -> MethodRouter
+            pub fn $name<H, M, S>(handler: H) -> MethodRouter<S>
             where
-                H: Handler<M>,
+                H: Handler<M, S>,
                 M: 'static,
+                S: 'static,
             {
                 MethodRouter::new().$name(handler)
             }
 
             #[doc = concat!("Routes `", stringify!($method), "` requests to a tower `service`, as [`Router::route_service`](crate::Router::route_service) does for any method.")]
-            pub fn $service<S: RouteService>(service: S) -> MethodRouter {
+            pub fn $service<T: RouteService, S: 'static>(service: T) -> MethodRouter<S> {
                 MethodRouter::new().$service(service)
             }
         )*
 
-        impl MethodRouter {
+        impl<S: 'static> MethodRouter<S> {
             $(
                 #[doc = concat!("Routes `", stringify!($method), "` requests to `handler` too.")]
                 pub fn $name<H, M>(self, handler: H) -> Self
                 where
-                    H: Handler<M>,
+                    H: Handler<M, S>,
                     M: 'static,
                 {
                     self.on(MethodFilter::$method, handler)
                 }
 
                 #[doc = concat!("Routes `", stringify!($method), "` requests to a tower `service` too.")]
-                pub fn $service<S: RouteService>(self, service: S) -> Self {
+                pub fn $service<T: RouteService>(self, service: T) -> Self {
                     self.on_service(MethodFilter::$method, service)
                 }
             )*
@@ -222,35 +250,40 @@ method_functions! {
 }
 
 /// Routes requests of the methods of `filter` to `handler`.
-pub fn on<H, M>(filter: impl Into<MethodFilter>, handler: H) -> MethodRouter
+pub fn on<H, M, S>(filter: impl Into<MethodFilter>, handler: H) -> MethodRouter<S>
 where
-    H: Handler<M>,
+    H: Handler<M, S>,
     M: 'static,
+    S: 'static,
 {
     MethodRouter::new().on(filter, handler)
 }
 
 /// Routes requests of the methods of `filter` to a tower `service`.
-pub fn on_service<S: RouteService>(filter: impl Into<MethodFilter>, service: S) -> MethodRouter {
+pub fn on_service<T: RouteService, S: 'static>(
+    filter: impl Into<MethodFilter>,
+    service: T,
+) -> MethodRouter<S> {
     MethodRouter::new().on_service(filter, service)
 }
 
 /// Routes requests of any method to `handler`; at the same path, a
 /// handler for the request's own method is preferred.
-pub fn any<H, M>(handler: H) -> MethodRouter
+pub fn any<H, M, S>(handler: H) -> MethodRouter<S>
 where
-    H: Handler<M>,
+    H: Handler<M, S>,
     M: 'static,
+    S: 'static,
 {
     MethodRouter::new().any(handler)
 }
 
 /// Routes requests of any method to a tower `service`.
-pub fn any_service<S: RouteService>(service: S) -> MethodRouter {
+pub fn any_service<T: RouteService, S: 'static>(service: T) -> MethodRouter<S> {
     MethodRouter::new().any_service(service)
 }
 
-impl MethodRouter {
+impl<S: 'static> MethodRouter<S> {
     /// A method router with no handler.
     pub fn new() -> Self {
         Self::default()
@@ -259,7 +292,7 @@ impl MethodRouter {
     /// Routes requests of the methods of `filter` to `handler` too.
     pub fn on<H, M>(mut self, filter: impl Into<MethodFilter>, handler: H) -> Self
     where
-        H: Handler<M>,
+        H: Handler<M, S>,
         M: 'static,
     {
         let route = RouteSpec::http(None, "", handler);
@@ -268,12 +301,12 @@ impl MethodRouter {
     }
 
     /// Routes requests of the methods of `filter` to a tower `service` too.
-    pub fn on_service<S: RouteService>(
+    pub fn on_service<T: RouteService>(
         mut self,
         filter: impl Into<MethodFilter>,
-        service: S,
+        service: T,
     ) -> Self {
-        let route = RouteSpec::http(None, "", Mounted::at_route(service));
+        let route = RouteSpec::http::<_, _, ByType>(None, "", Mounted::at_route(service));
         self.add(filter.into(), route);
         self
     }
@@ -282,7 +315,7 @@ impl MethodRouter {
     /// request's own method is preferred.
     pub fn any<H, M>(mut self, handler: H) -> Self
     where
-        H: Handler<M>,
+        H: Handler<M, S>,
         M: 'static,
     {
         self.routes.push(RouteSpec::http(None, "", handler));
@@ -290,8 +323,12 @@ impl MethodRouter {
     }
 
     /// Routes requests of any method to a tower `service` too.
-    pub fn any_service<S: RouteService>(mut self, service: S) -> Self {
-        (self.routes).push(RouteSpec::http(None, "", Mounted::at_route(service)));
+    pub fn any_service<T: RouteService>(mut self, service: T) -> Self {
+        (self.routes).push(RouteSpec::http::<_, _, ByType>(
+            None,
+            "",
+            Mounted::at_route(service),
+        ));
         self
     }
 
@@ -317,14 +354,16 @@ impl MethodRouter {
     /// ```
     pub fn fallback<H, M>(self, handler: H) -> Self
     where
-        H: Handler<M>,
+        H: Handler<M, S>,
         M: 'static,
     {
         self.any(handler)
     }
 
-    /// Gives its handlers `state`, read by their [`State`](crate::handler::State)
-    /// extractors before the router's, as axum's `MethodRouter::with_state`.
+    /// Gives its handlers `state`, found by its type by their
+    /// [`State`](crate::handler::State) extractors, before the router's.
+    /// [`with_state`](Self::with_state) gives the state its handlers are
+    /// written for, as axum's.
     ///
     /// ```
     /// use http::Request;
@@ -348,23 +387,66 @@ impl MethodRouter {
             route.own_state = Some(given.under(route.own_state.take()));
         }
         self.served = Compiled::default();
+        self.handling = Compiled::default();
         self
     }
 
-    /// axum's name for [`state`](Self::state): the same, so that an axum
-    /// app's `get(h).with_state(state)` reads as it is.
-    pub fn with_state<T: Clone + Send + Sync + 'static>(self, state: T) -> Self {
-        self.state(state)
+    /// Gives its handlers the state they are written for, as axum's
+    /// `MethodRouter::with_state`: a `MethodRouter<S>` whose handlers read
+    /// `State<S>` or parts of it ([`FromRef`](crate::handler::FromRef))
+    /// becomes one that needs no state (or the state `S2` of the router
+    /// it goes to), its handlers reading `state` before the router's.
+    pub fn with_state<S2>(self, state: S) -> MethodRouter<S2>
+    where
+        S: Clone + Send + Sync,
+    {
+        self.state(state).restate()
+    }
+
+    /// The method router, for handlers written for another state type.
+    fn restate<S2>(self) -> MethodRouter<S2> {
+        MethodRouter {
+            routes: self.routes,
+            served: self.served,
+            handling: self.handling,
+            state_type: PhantomData,
+        }
     }
 
     /// The method router as a router of its own, answering every path,
     /// compiled at its first request.
     fn served(&self) -> &CompiledRouter {
-        self.served.get_or_compile(|| {
-            Router::new()
-                .route("/", self.clone())
-                .route("/{*path}", self.clone())
-        })
+        self.served.get_or_compile(|| self.as_router(), &[])
+    }
+
+    /// The method router compiled as a router of its own, as a handler
+    /// answers with it: its handlers read the state of the route it
+    /// answers at besides their own ([`OuterState`]).
+    fn handling(&self) -> &CompiledRouter {
+        self.handling
+            .get_or_compile(|| self.as_router(), &self.outside_needs())
+    }
+
+    /// A router answering every path with the method router.
+    fn as_router(&self) -> Router {
+        Router::new()
+            .route("/", self.clone().restate())
+            .route("/{*path}", self.clone().restate())
+    }
+
+    /// The state types its handlers read that it does not give them: the
+    /// route it answers at gives them ([`OuterState`]).
+    fn outside_needs(&self) -> Vec<StateType> {
+        let mut needed: Vec<StateType> = Vec::new();
+        for route in &self.routes {
+            for wanted in &route.needs.state {
+                let given = (route.own_state.as_deref()).is_some_and(|own| own.holds(&wanted.0));
+                if !given && !needed.iter().any(|(id, _)| *id == wanted.0) {
+                    needed.push(*wanted);
+                }
+            }
+        }
+        needed
     }
 
     /// One route per method of `filter`, sharing `route`'s handler.
@@ -452,7 +534,7 @@ crate::router::request::service::serves_requests!(
 );
 
 /// A [`MethodRouter`] given to a [`Router`]: its routes at a path.
-impl Router {
+impl<S: 'static> Router<S> {
     /// Routes requests for `pattern` to the handlers of `methods`, a
     /// [`MethodRouter`] made with [`get`](crate::router::get),
     /// [`post`](crate::router::post), … [`on`](crate::router::on) and
@@ -473,7 +555,7 @@ impl Router {
     /// assert!(router.at(&purge, "/cache/users").is_some());
     /// assert!(router.at(&Method::GET, "/cache/users").is_none());
     /// ```
-    pub fn route(mut self, pattern: &str, methods: MethodRouter) -> Self {
+    pub fn route(mut self, pattern: &str, methods: MethodRouter<S>) -> Self {
         self.compiled = Compiled::default();
         // A method router with no handler takes the path and no method:
         // 405 with an empty `Allow`, as axum's answers.
@@ -501,17 +583,29 @@ pub enum FromMethodRouter {}
 /// [`fallback`](Router::fallback): `.fallback(get(handler))` answers GET
 /// requests no route takes, and 405 the others.
 #[diagnostic::do_not_recommend]
-impl Handler<FromMethodRouter> for MethodRouter {
+impl<S: 'static> Handler<FromMethodRouter, S> for MethodRouter<S> {
     // Its parameters are read before the copy of the request goes on.
     const READS_PARAMS_FIRST: bool = true;
 
+    /// The state its handlers read and do not give themselves, checked
+    /// where it is registered.
+    fn value_needs(&self, needs: &mut Needs) {
+        needs.state.extend(self.outside_needs());
+    }
+
+    /// Its router is handed a copy of the request, which carries the
+    /// state its handlers read from the route it answers at.
     fn call(
         &self,
         request: &mut Request<Body>,
         route: RouteContext<'_>,
         cx: &mut Context<'_>,
     ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
-        Mounted::at_route(self.served().clone()).call(request, route, cx)
+        request.extensions_mut().insert(OuterState::of(&route));
+        let mounted = Mounted::at_route(self.handling().clone());
+        let answer = Handler::<_, ByType>::call(&mounted, request, route, cx);
+        request.extensions_mut().remove::<OuterState>();
+        answer
     }
 }
 
