@@ -274,7 +274,9 @@ pub use self::{
 /// at run time.
 ///
 /// It checks functions without generic parameters; a closure with a
-/// mistake can be written as one to be checked.
+/// mistake can be written as one to be checked. A handler written for a
+/// [`Router<S>`](Router), whose `State` reads a part of its `S`, names it:
+/// `#[debug_handler(state = AppState)]`, as axum's.
 ///
 /// ```
 /// use pronghorn::{Router, debug_handler, handler::{Json, Path}};

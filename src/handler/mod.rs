@@ -282,7 +282,9 @@ pub enum WithBody {}
 /// Implemented for closures and fns taking up to eight [`FromRequestHead`]
 /// arguments and, last, at most one [`FromRequestBody`]; returning an
 /// [`IntoResponse`] value, a future of one, or a [`Step`] of one. `M` tells
-/// the implementations apart and is inferred.
+/// the implementations apart and is inferred; `S` is the state type of the
+/// router it is registered with ([`ByType`] where the router names none),
+/// which its [`State`] arguments read (see [`FromRef`](trait@FromRef)).
 ///
 /// A synchronous handler answers inside the router's `call`; an
 /// asynchronous one suspends only if its future is still pending once

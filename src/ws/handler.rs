@@ -16,7 +16,8 @@ use super::WebSocket;
 /// A WebSocket handler: `Fn(WebSocket, T1, …, Tn) -> impl Future<Output =
 /// ()>`, where each `Ti` is an extractor of the handshake's head
 /// ([`FromRequestHead`](crate::handler::FromRequestHead): `Path`, `Query`,
-/// `State`, `Header`, `RouteParams`, …). The extractors run at the
+/// `Header`, `RouteParams`, …; and `State`, read as a handler's is under
+/// the router's state type `S`). The extractors run at the
 /// handshake: one that refuses the request answers it, with no upgrade.
 ///
 /// ```
@@ -42,7 +43,7 @@ use super::WebSocket;
     label = "not a WebSocket handler",
     note = "a WebSocket handler is `Fn(WebSocket, T1, …, Tn) -> impl Future<Output = ()>`, `Clone + Send + Sync + 'static`, each `Ti` a pronghorn extractor of the request's head"
 )]
-pub trait WebSocketHandler<M>: Clone + Send + Sync + 'static {
+pub trait WebSocketHandler<M, S = ByType>: Clone + Send + Sync + 'static {
     /// Extracts the handler's arguments from the handshake's head: the
     /// connection's task, waiting for its socket; or the answer of an
     /// extractor that refused the request.
@@ -66,20 +67,20 @@ macro_rules! websocket_handlers {
             unused_variables,
             reason = "the extractors are named after their type parameters; a handler of no argument uses no context"
         )]
-        impl<F, Fut, $($ty,)*> WebSocketHandler<($($ty,)*)> for F
+        impl<F, Fut, S, $($ty,)*> WebSocketHandler<($($ty,)*), S> for F
         where
             F: Fn(WebSocket, $($ty),*) -> Fut + Clone + Send + Sync + 'static,
             Fut: Future<Output = ()> + Send + 'static,
-            $($ty: HeadArgument<ByType> + Send + 'static,)*
+            $($ty: HeadArgument<S> + Send + 'static,)*
         {
             fn prepare(&self, context: &RequestContext<'_>) -> Result<PreparedHandler, Response<Body>> {
-                let ($($ty,)*) = <($($ty,)*) as HeadExtractors<ByType>>::extract(context)?;
+                let ($($ty,)*) = <($($ty,)*) as HeadExtractors<S>>::extract(context)?;
                 let handler = self.clone();
                 Ok(Box::new(move |socket| Box::pin(handler(socket, $($ty),*))))
             }
 
             fn needs(needs: &mut Needs) {
-                <($($ty,)*) as HeadExtractors<ByType>>::needs(needs);
+                <($($ty,)*) as HeadExtractors<S>>::needs(needs);
             }
         }
     };
@@ -95,6 +96,6 @@ pub(crate) type ErasedWebSocket =
     clippy::result_large_err,
     reason = "the refusal is the response that answers the handshake"
 )]
-pub(crate) fn erase<H: WebSocketHandler<M>, M>(handler: H) -> Arc<ErasedWebSocket> {
+pub(crate) fn erase<H: WebSocketHandler<M, S>, M, S>(handler: H) -> Arc<ErasedWebSocket> {
     Arc::new(move |context| handler.prepare(context))
 }

@@ -321,6 +321,45 @@ async fn websocket_handlers_take_extractors_and_a_refusal_answers_without_upgrad
     );
 }
 
+/// A WebSocket handler of a router written for one state type reads the
+/// parts of it that `FromRef` names, as a handler does.
+#[tokio::test]
+async fn a_websocket_handler_reads_a_part_of_its_router_s_state() {
+    use pronghorn::handler::{FromRef, State};
+
+    #[derive(Clone)]
+    struct AppState {
+        motd: &'static str,
+    }
+
+    #[derive(Clone)]
+    struct Motd(&'static str);
+
+    impl FromRef<AppState> for Motd {
+        fn from_ref(state: &AppState) -> Self {
+            Motd(state.motd)
+        }
+    }
+
+    let router = Router::new()
+        .websocket(
+            "/ws",
+            |mut socket: WebSocket, State(Motd(motd)): State<Motd>| async move {
+                let _ = socket.send(Message::text(motd)).await;
+            },
+        )
+        .with_state(AppState { motd: "hi there" })
+        .compile()
+        .unwrap();
+    let address = common::serve_on_loopback(router, |server| server).await;
+
+    let (mut socket, _) = websocket_connect(address, "/ws").await.unwrap();
+    assert_eq!(
+        socket.next().await.unwrap().unwrap().into_text().unwrap(),
+        "hi there"
+    );
+}
+
 /// The handshake settles on the router's most preferred subprotocol that
 /// the client offers, answers it, and the handler reads it; a client that
 /// offers none of them gets none. A nested router speaks its own.

@@ -552,7 +552,9 @@ impl<'a> RequestContext<'a> {
 
     /// The state of type `T` the route's router holds, else the state of
     /// that type of the router it is nested in, and so on to the root, if
-    /// one does.
+    /// one does. The state given with [`Router::with_state`](crate::Router::with_state)
+    /// is found by its type too; an extractor of your own reads a part of
+    /// it with [`FromRef`]: `context.state::<AppState>().map(Key::from_ref)`.
     pub fn state<T: Send + Sync + 'static>(&self) -> Option<&'a T> {
         match self.own_state.and_then(http::Extensions::get::<T>) {
             Some(own) => Some(own),

@@ -947,7 +947,7 @@ impl<S: 'static> Router<S> {
     #[cfg(feature = "ws")]
     pub fn websocket<H, M>(mut self, pattern: &str, handler: H) -> Self
     where
-        H: crate::ws::WebSocketHandler<M>,
+        H: crate::ws::WebSocketHandler<M, S>,
         M: 'static,
     {
         self.compiled = Compiled::default();
@@ -956,7 +956,7 @@ impl<S: 'static> Router<S> {
         self.routes.push(RouteSpec {
             method: Some(Method::GET),
             pattern: pattern.to_owned(),
-            endpoint: Responder::WebSocket(crate::ws::erase(handler)),
+            endpoint: Responder::WebSocket(crate::ws::erase::<H, M, S>(handler)),
             needs,
             nested: false,
             settings: RouteSettings::default(),
