@@ -84,9 +84,9 @@
 //! | --- | --- |
 //! | `Router::new().route(path, get(h).post(h2))` | the same, with [`router::get`](crate::router::get), [`post`](crate::router::post), … [`on`](crate::router::on), [`any`](crate::router::any); also `Router::get(path, h)`, one method a call |
 //! | `get_service(svc)`, `route_service`, `nest_service`, `fallback_service` | the same names |
-//! | `nest`, `merge`, `fallback`, `method_not_allowed_fallback` | the same (the last also as [`Router::method_not_allowed`](crate::Router::method_not_allowed)) |
+//! | `nest`, `merge`, `fallback`, `method_not_allowed_fallback`, `reset_fallback`, `has_routes`, `as_service`, `into_service` | the same (`method_not_allowed_fallback` also as [`Router::method_not_allowed`](crate::Router::method_not_allowed)) |
 //! | `Router::layer`, `Router::route_layer`, `MethodRouter::layer`, `Handler::layer` | the same names, with [`Endpoint`](crate::handler::Endpoint) where axum writes `Route` (`L: Layer<Route>`); a layer that hands the handler another body type (tower-http's `RequestBodyLimitLayer`, `RequestDecompressionLayer`) is taken as written |
-//! | `get(h).fallback(f)`, `get(h).with_state(s)`, a `MethodRouter` as a fallback or a service | the same |
+//! | `get(h).fallback(f)`, `fallback_service`, `merge`, `method_filter`, `get(h).with_state(s)`, a `MethodRouter` as a fallback or a service | the same; methods merged twice are an error of `compile` where they are routed (axum panics) |
 //! | `DefaultBodyLimit::max(n)`, `DefaultBodyLimit::disable()` as a layer | the same, [`DefaultBodyLimit`](crate::handler::DefaultBodyLimit); or [`Router::body_limit`](crate::Router::body_limit) |
 //! | `handler.into_service()` (`HandlerWithoutStateExt`); a value as a handler, `post((StatusCode::CREATED, "made"))` | the same, with [`router::HandlerWithoutStateExt`](crate::router::HandlerWithoutStateExt) (a [`Router`](crate::Router) with the handler as its fallback, so `.state(…)` gives it state); values as axum's |
 //! | `HandleErrorLayer::new(\|error: BoxError\| async { … })` | [`HandleErrorLayer`](crate::HandleErrorLayer), the same, and a synchronous function too |

@@ -383,3 +383,137 @@ async fn a_method_router_is_a_fallback_a_service_and_has_its_own_fallback_and_st
 async fn get_path(router: &CompiledRouter, path: &str) -> Answer {
     send(router, Method::GET, path).await
 }
+
+/// axum's `method_routing` tests of a method router served as a service:
+/// `accessing_state`, `fallback_accessing_state`, `merge_accessing_state`
+/// and `method_filter`, with their assertions.
+mod as_axum_s {
+    use std::convert::Infallible;
+
+    use pronghorn::{
+        Body,
+        handler::State,
+        router::{MethodFilter, MethodRouter, any, get, post},
+    };
+    use tower::Service;
+
+    use super::*;
+
+    async fn call<S>(method: Method, svc: &mut S) -> (StatusCode, HeaderMap, String)
+    where
+        S: Service<Request<Body>, Response = Response<Body>, Error = Infallible>,
+    {
+        let request = Request::builder()
+            .uri("/")
+            .method(method)
+            .body(Body::empty())
+            .unwrap();
+        let response = svc.ready().await.unwrap().call(request).await.unwrap();
+        let (parts, body) = response.into_parts();
+        let body = String::from_utf8(body.collect().await.unwrap().to_bytes().to_vec()).unwrap();
+        (parts.status, parts.headers, body)
+    }
+
+    #[tokio::test]
+    async fn accessing_state() {
+        let mut svc = MethodRouter::new()
+            .get(|State(state): State<&'static str>| async move { state })
+            .with_state("state");
+
+        let (status, _, text) = call(Method::GET, &mut svc).await;
+
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(text, "state");
+    }
+
+    #[tokio::test]
+    async fn fallback_accessing_state() {
+        let mut svc = MethodRouter::new()
+            .fallback(|State(state): State<&'static str>| async move { state })
+            .with_state("state");
+
+        let (status, _, text) = call(Method::GET, &mut svc).await;
+
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(text, "state");
+    }
+
+    #[tokio::test]
+    async fn merge_accessing_state() {
+        let one = get(|State(state): State<&'static str>| async move { state });
+        let two = post(|State(state): State<&'static str>| async move { state });
+
+        let mut svc = one.merge(two).with_state("state");
+
+        let (status, _, text) = call(Method::GET, &mut svc).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(text, "state");
+
+        let (status, _, text) = call(Method::POST, &mut svc).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(text, "state");
+    }
+
+    #[test]
+    fn method_filter() {
+        let router: MethodRouter = get(|| async {});
+        assert_eq!(router.method_filter(), Some(MethodFilter::GET));
+
+        let router: MethodRouter = get(|| async {}).head(|| async {}).post(|| async {});
+        assert_eq!(
+            router.method_filter(),
+            Some(
+                MethodFilter::GET
+                    .or(MethodFilter::HEAD)
+                    .or(MethodFilter::POST)
+            )
+        );
+
+        let router: MethodRouter = any(|| async {});
+        assert_eq!(router.method_filter(), None);
+    }
+
+    #[tokio::test]
+    async fn a_fallback_service_answers_the_methods_no_handler_takes() {
+        let teapot = tower::service_fn(|_: Request<Body>| async {
+            Ok::<_, Infallible>((StatusCode::IM_A_TEAPOT, "teapot").into_response())
+        });
+        let mut svc: MethodRouter = get(|| async { "got" }).fallback_service(teapot);
+
+        assert_eq!(call(Method::GET, &mut svc).await.2, "got");
+        let (status, _, text) = call(Method::DELETE, &mut svc).await;
+        assert_eq!((status, text.as_str()), (StatusCode::IM_A_TEAPOT, "teapot"));
+    }
+
+    #[tokio::test]
+    async fn methods_merged_twice_are_refused_where_they_are_routed() {
+        let twice = get(|| async { "one" }).merge(get(|| async { "two" }));
+        let error = Router::new().route("/", twice).compile().unwrap_err();
+        assert!(
+            matches!(error, pronghorn::RouteError::DuplicateRoute { .. }),
+            "{error}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_router_resets_its_fallback_reports_its_routes_and_lends_itself_as_a_service() {
+        let mut app: Router = Router::new()
+            .route("/", get(|| async { "home" }))
+            .fallback(|| async { "anything" })
+            .reset_fallback();
+        assert!(app.has_routes());
+        assert!(!Router::<pronghorn::handler::ByType>::new().has_routes());
+
+        assert_eq!(call(Method::GET, &mut app.as_service()).await.2, "home");
+        let request = Request::get("/nowhere").body(Body::empty()).unwrap();
+        let response = app
+            .as_service()
+            .ready()
+            .await
+            .unwrap()
+            .call(request)
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::NOT_FOUND);
+    }
+}

@@ -99,7 +99,7 @@ impl CompiledRouter {
     /// assert!(response.status().is_success());
     /// # }
     /// ```
-    pub fn as_service<B>(&mut self) -> RouterAsService<'_, B> {
+    pub fn as_service<B>(&self) -> RouterAsService<'_, B> {
         RouterAsService {
             router: self,
             _body: PhantomData,
@@ -115,9 +115,10 @@ pub struct RouterIntoService<B> {
 }
 
 /// A borrowed [`CompiledRouter`] serving requests with one body type `B`,
-/// made by [`CompiledRouter::as_service`].
+/// made by [`CompiledRouter::as_service`] and
+/// [`Router::as_service`](crate::Router::as_service).
 pub struct RouterAsService<'a, B> {
-    router: &'a mut CompiledRouter,
+    router: &'a CompiledRouter,
     _body: PhantomData<fn(B)>,
 }
 

@@ -783,6 +783,43 @@ impl<S: 'static> Router<S> {
         self
     }
 
+    /// Removes the router's own [fallback](Self::fallback), as axum's
+    /// `reset_fallback`: a path no route matches is answered 404 again (or
+    /// by the fallback of the router it is nested in).
+    ///
+    /// ```
+    /// use http::{Request, StatusCode};
+    /// use pronghorn::Router;
+    /// use tower::ServiceExt;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let router = Router::new().fallback(|| "anything").reset_fallback();
+    /// let request = Request::get("/nowhere").body(String::new()).unwrap();
+    /// assert_eq!(router.oneshot(request).await.unwrap().status(), StatusCode::NOT_FOUND);
+    /// # }
+    /// ```
+    pub fn reset_fallback(mut self) -> Self {
+        self.compiled = Compiled::default();
+        self.fallback = None;
+        self
+    }
+
+    /// Whether any route was registered, here or in a router nested or
+    /// merged into this one, as axum's `has_routes`.
+    ///
+    /// ```
+    /// use pronghorn::Router;
+    ///
+    /// let empty: Router = Router::new().fallback(|| "anything");
+    /// assert!(!empty.has_routes());
+    /// let api: Router = Router::new().nest("/api", Router::new().get("/", || "api"));
+    /// assert!(api.has_routes());
+    /// ```
+    pub fn has_routes(&self) -> bool {
+        !self.routes.is_empty()
+    }
+
     /// Answers requests for paths that routes take only for other methods
     /// with `handler`, in the 405's stead: its response goes out with the
     /// router's `Allow`. OPTIONS there keeps its automatic answer, and

@@ -25,7 +25,7 @@ use crate::router::request::{
         change::{Clash, ModuleParts, key},
     },
     pattern::Pattern,
-    service::{RouterIntoService, serves_requests},
+    service::{RouterAsService, RouterIntoService, serves_requests},
     table::FxHasher,
 };
 
@@ -533,6 +533,28 @@ impl Router {
     /// ```
     pub fn into_service<B>(self) -> RouterIntoService<B> {
         self.served().clone().into_service()
+    }
+
+    /// The router, borrowed as a tower `Service` of requests with one body
+    /// type, as axum's `as_service`: what a test calls `ready` and `call`
+    /// on while it keeps the router. It is compiled as
+    /// [`into_service`](Self::into_service) compiles it.
+    ///
+    /// ```
+    /// use http::{Request, StatusCode};
+    /// use pronghorn::{Body, Router};
+    /// use tower::{Service, ServiceExt};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let mut app = Router::new().get("/", || "home");
+    /// let request = Request::get("/").body(Body::empty()).unwrap();
+    /// let response = app.as_service().ready().await.unwrap().call(request).await.unwrap();
+    /// assert_eq!(response.status(), StatusCode::OK);
+    /// # }
+    /// ```
+    pub fn as_service<B>(&mut self) -> RouterAsService<'_, B> {
+        self.served().as_service()
     }
 }
 

@@ -360,6 +360,53 @@ impl<S: 'static> MethodRouter<S> {
         self.any(handler)
     }
 
+    /// Answers the methods none of its handlers takes with a tower
+    /// `service`, in the 405's stead, as axum's
+    /// `MethodRouter::fallback_service`: [`fallback`](Self::fallback) of a
+    /// service.
+    pub fn fallback_service<T: RouteService>(self, service: T) -> Self {
+        self.any_service(service)
+    }
+
+    /// Its handlers and `other`'s, as axum's `MethodRouter::merge`. A
+    /// method both take is an error of [`compile`](crate::Router::compile)
+    /// where it is routed (axum panics).
+    ///
+    /// ```
+    /// use http::Method;
+    /// use pronghorn::{Router, router::{get, post}};
+    ///
+    /// let items = get(|| "all").merge(post(|| "stored"));
+    /// let router = Router::new().route("/items", items).compile().unwrap();
+    /// assert!(router.at(&Method::POST, "/items").is_some());
+    ///
+    /// let twice = get(|| "one").merge(get(|| "two"));
+    /// assert!(Router::new().route("/", twice).compile().is_err());
+    /// ```
+    pub fn merge(mut self, other: Self) -> Self {
+        self.routes.extend(other.routes);
+        self.served = Compiled::default();
+        self.handling = Compiled::default();
+        self
+    }
+
+    /// The methods its handlers take by name, as axum's
+    /// `MethodRouter::method_filter`: `None` when it has only a handler
+    /// of any method.
+    ///
+    /// ```
+    /// use pronghorn::router::{MethodFilter, MethodRouter, any, get};
+    ///
+    /// let router: MethodRouter = get(|| "a").post(|| "b");
+    /// assert_eq!(router.method_filter(), Some(MethodFilter::GET.or(MethodFilter::POST)));
+    /// let router: MethodRouter = any(|| "c");
+    /// assert_eq!(router.method_filter(), None);
+    /// ```
+    pub fn method_filter(&self) -> Option<MethodFilter> {
+        let methods = self.routes.iter().filter_map(|route| route.method.clone());
+        methods.map(MethodFilter::from).reduce(MethodFilter::or)
+    }
+
     /// Gives its handlers `state`, found by its type by their
     /// [`State`](crate::handler::State) extractors, before the router's.
     /// [`with_state`](Self::with_state) gives the state its handlers are
