@@ -221,6 +221,14 @@ fn below_base(base: &str, pattern: &str) -> String {
 /// it, returning the error): an application's tests call
 /// `app().oneshot(request)`, and [`serve`](crate::serve()) takes `app()`.
 ///
+/// `S` is the state type its handlers are written for, as in axum: a
+/// `Router<AppState>` reads `State<AppState>` and the parts of it that
+/// [`FromRef`](crate::handler::FromRef) names, and
+/// [`with_state`](Router::with_state) gives it the value, making a
+/// `Router` that is compiled and served. A `Router` (its state type
+/// [`ByType`](crate::handler::ByType)) finds each `State<T>` by type among
+/// the values given with [`state`](Router::state).
+///
 /// [`compile`]: Router::compile
 ///
 /// # Example

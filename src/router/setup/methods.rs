@@ -126,6 +126,10 @@ impl fmt::Debug for MethodFilter {
 /// by another registration of the path, is an error of
 /// [`compile`](crate::Router::compile).
 ///
+/// `S` is the state type its handlers are written for, that of the
+/// [`Router<S>`](crate::Router) it is routed in, until
+/// [`with_state`](MethodRouter::with_state) gives it.
+///
 /// ```
 /// use http::{Method, Request, StatusCode};
 /// use pronghorn::{Router, handler::Path, router::{MethodRouter, get}};
