@@ -179,7 +179,11 @@
 //!   no `FromRequestHead` (it is told its router's state type as a
 //!   handler's argument), so `Option<State<T>>` is not an extractor, and
 //!   `RequestExt::extract_parts::<State<T>>` and a route's prefix hooks
-//!   find it by type.
+//!   find it by type. An axum extractor taken as `Axum<T>` is handed the
+//!   state `()` (pronghorn's `FromRef` is not axum's): one that reads a
+//!   part of the state, as axum-extra's `SignedCookieJar<Key>` does, is
+//!   refused by the compiler; read the part as `State<Key>` and build the
+//!   jar with `SignedCookieJar::from_headers(&headers, key)`.
 //! - **Rejections**: `JsonRejection`, `FormRejection`, `RawFormRejection`,
 //!   `QueryRejection`, `PathRejection`, `RawPathParamsRejection`,
 //!   `ExtensionRejection`, `NestedPathRejection` and
