@@ -171,7 +171,7 @@ async fn every_malformed_request_is_answered_with_its_status() {
             get("/number/99999999999999999999999"),
             400,
         ),
-        ("a 64 KiB path", get(&long_path), 431),
+        ("a 64 KiB path", get(&long_path), 414),
         (
             "raw non-UTF-8 bytes in the target",
             b"GET /param/\xff\xfe HTTP/1.1\r\nHost: x\r\n\r\n".to_vec(),

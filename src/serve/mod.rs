@@ -15,6 +15,7 @@ mod graceful;
 mod heads;
 mod io;
 mod listener;
+mod request_line;
 mod response_body;
 mod run;
 mod slots;
@@ -84,7 +85,7 @@ use crate::body::BoxError;
 /// | a client that vanished without closing its connection: TCP keep-alive probes after this much silence, three unanswered ones close the connection | 60 s | [`tcp_keepalive`](Serve::tcp_keepalive) |
 /// | connections open at once (at the limit, a new client closes the connection idle longest; while none is idle, it waits for one to close) | 1,024 | [`max_connections`](Serve::max_connections) |
 /// | WebSocket connections open at once (503 over it) | half the connection limit | `max_websockets` (feature `ws`) |
-/// | size of an HTTP/1 request's head (431 over it) | 64 KiB | [`max_header_size`](Serve::max_header_size) |
+/// | size of an HTTP/1 request's head (431 over it; 414 when a connection's first request line alone outgrows it) | 64 KiB | [`max_header_size`](Serve::max_header_size) |
 /// | size of an HTTP/2 request's header list (431 over it) | 16 KiB | [`http2_max_header_size`](Serve::http2_max_header_size) |
 /// | number of a request's headers (431 over it) | 100 | [`max_headers`](Serve::max_headers) |
 /// | heads of the HTTP/2 requests being answered, on all connections (503 over it) | 64 MiB | [`http2_header_buffer`](Serve::http2_header_buffer) |
@@ -640,7 +641,10 @@ impl<S, L: Listener> Serve<S, L> {
     /// The largest HTTP/1 request head, in bytes, answered `431 Request
     /// Header Fields Too Large` over it (default 64 KiB; at least 8 KiB,
     /// smaller values are raised to it). It also bounds the connection's
-    /// read buffer.
+    /// read buffer. A connection's first request whose request line alone
+    /// outgrows it is answered `414 URI Too Long`; on the requests after
+    /// it, where a head starts in the stream is hyper's to know, and such
+    /// a target is answered 431.
     pub fn max_header_size(mut self, bytes: usize) -> Self {
         self.limits.max_header_size = bytes.max(MIN_HEADER_SIZE);
         self

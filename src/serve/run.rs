@@ -21,6 +21,7 @@ use super::{
     graceful::Graceful,
     io::{Batched, CoalescingIo},
     listener::{Listener, cast},
+    request_line::RequestLineIo,
     slots::{SHED_RETRY, Slots},
     timeouts::{ConnectionWatch, Watchdog},
 };
@@ -282,7 +283,7 @@ impl<S> Start<S> {
             Some(slot),
         );
         let connection = builder
-            .serve_connection_with_upgrades(TokioIo::new(io), service)
+            .serve_connection_with_upgrades(TokioIo::new(RequestLineIo::new(io)), service)
             .into_owned();
         let connection = Graceful::new(connection, &shutdown, |connection| {
             connection.graceful_shutdown();
