@@ -266,7 +266,9 @@ pub trait NeedsOf<S>: 'static {
     fn needs(needs: &mut Needs);
 }
 
-impl<S> NeedsOf<S> for () {
+// Only the router's own wrapping makes a `Layered` of no handler's needs,
+// and it erases it at once: its state type is `ByType`.
+impl NeedsOf<super::ByType> for () {
     fn needs(_: &mut Needs) {}
 }
 
@@ -400,12 +402,7 @@ where
     L::Service: RouteService,
 {
     let service = layer.layer(Endpoint::new(Arc::clone(handler)));
-    Arc::new(super::TypedHandler::<_, _, super::ByType>::new(Layered::<
-        _,
-        (),
-    >::new(
-        service
-    )))
+    Arc::new(super::TypedHandler::new(Layered::<_, ()>::new(service)))
 }
 
 /// The request the layers take, by value: moved out of the router's

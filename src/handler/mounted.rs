@@ -85,7 +85,7 @@ impl<S> Mounted<S> {
     }
 }
 
-impl<S: RouteService, St> Handler<FromService, St> for Mounted<S> {
+impl<S: RouteService> Handler<FromService> for Mounted<S> {
     // Its parameters are read before the copy of the request is rebased.
     const READS_PARAMS_FIRST: bool = true;
 

@@ -747,7 +747,7 @@ impl<S: 'static> Router<S> {
         let mounted = Mounted { service, nested };
         self.routes.push(RouteSpec {
             nested,
-            ..RouteSpec::http::<_, _, ByType>(method, pattern, mounted)
+            ..RouteSpec::http(method, pattern, mounted)
         });
         self
     }
@@ -913,7 +913,7 @@ impl<S: 'static> Router<S> {
             service,
             nested: false,
         };
-        self.fallback = Some(RouteSpec::http::<_, _, ByType>(None, "", mounted));
+        self.fallback = Some(RouteSpec::http(None, "", mounted));
         self
     }
 

@@ -310,7 +310,7 @@ impl<S: 'static> MethodRouter<S> {
         filter: impl Into<MethodFilter>,
         service: T,
     ) -> Self {
-        let route = RouteSpec::http::<_, _, ByType>(None, "", Mounted::at_route(service));
+        let route = RouteSpec::http(None, "", Mounted::at_route(service));
         self.add(filter.into(), route);
         self
     }
@@ -328,11 +328,7 @@ impl<S: 'static> MethodRouter<S> {
 
     /// Routes requests of any method to a tower `service` too.
     pub fn any_service<T: RouteService>(mut self, service: T) -> Self {
-        (self.routes).push(RouteSpec::http::<_, _, ByType>(
-            None,
-            "",
-            Mounted::at_route(service),
-        ));
+        (self.routes).push(RouteSpec::http(None, "", Mounted::at_route(service)));
         self
     }
 
@@ -654,7 +650,7 @@ impl<S: 'static> Handler<FromMethodRouter, S> for MethodRouter<S> {
     ) -> Step<Response<Body>, BoxFuture<Response<Body>>> {
         request.extensions_mut().insert(OuterState::of(&route));
         let mounted = Mounted::at_route(self.handling().clone());
-        let answer = Handler::<_, ByType>::call(&mounted, request, route, cx);
+        let answer = mounted.call(request, route, cx);
         request.extensions_mut().remove::<OuterState>();
         answer
     }
