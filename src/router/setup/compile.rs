@@ -487,7 +487,7 @@ impl Router {
     /// at the first (a mistake found at its first request, as axum finds
     /// its own at registration).
     fn served(&self) -> &CompiledRouter {
-        self.compiled.get_or_compile(|| self.clone(), &[])
+        self.compiled.get_or_compile(|| (self.clone(), Vec::new()))
     }
 
     /// Compiles the router for serving it as it is, if it is not yet:
@@ -495,7 +495,7 @@ impl Router {
     /// it before it accepts a client.
     #[cfg(feature = "server")]
     pub(crate) fn check_served(&self) -> Result<(), RouteError> {
-        match self.compiled.once(|| self.clone(), &[], false) {
+        match self.compiled.once(|| (self.clone(), Vec::new()), false) {
             Ok(_) => Ok(()),
             Err(unservable) => Err(unservable.error.clone()),
         }
@@ -612,18 +612,19 @@ fn nested(pattern: &str, error: RouteError) -> RouteError {
 }
 
 impl Compiled {
-    /// The router `make` builds, compiled once for this and the clones
-    /// that share it; its error, if it does not compile, logged if `log`
+    /// The router `make` builds (with the state types its handlers read
+    /// from elsewhere), compiled once for this and the clones that share
+    /// it; its error, if it does not compile, logged if `log`
     /// (a router served as a service says so once; `serve` returns the
     /// error instead).
     fn once(
         &self,
-        make: impl FnOnce() -> Router,
-        also_held: &[StateType],
+        make: impl FnOnce() -> (Router, Vec<StateType>),
         log: bool,
     ) -> &Result<CompiledRouter, Unservable> {
         self.0.get_or_init(|| {
-            compile(make(), also_held).map_err(|error| {
+            let (router, also_held) = make();
+            compile(router, &also_held).map_err(|error| {
                 if log {
                     tracing::error!(
                         %error,
@@ -642,13 +643,13 @@ impl Compiled {
     /// What answers the requests of the router `make` builds, compiled
     /// once: it, or if it does not compile, a router answering 500 to
     /// every request (the error logged once).
-    /// `also_held`: state types its handlers read from elsewhere.
+    /// `make` builds the router and the state types its handlers read
+    /// from elsewhere.
     pub(crate) fn get_or_compile(
         &self,
-        make: impl FnOnce() -> Router,
-        also_held: &[StateType],
+        make: impl FnOnce() -> (Router, Vec<StateType>),
     ) -> &CompiledRouter {
-        match self.once(make, also_held, true) {
+        match self.once(make, true) {
             Ok(router) => router,
             Err(unservable) => &unservable.answers,
         }

@@ -463,7 +463,8 @@ impl<S: 'static> MethodRouter<S> {
     /// The method router as a router of its own, answering every path,
     /// compiled at its first request.
     fn served(&self) -> &CompiledRouter {
-        self.served.get_or_compile(|| self.as_router(), &[])
+        self.served
+            .get_or_compile(|| (self.as_router(), Vec::new()))
     }
 
     /// The method router compiled as a router of its own, as a handler
@@ -471,7 +472,7 @@ impl<S: 'static> MethodRouter<S> {
     /// answers at besides their own ([`OuterState`]).
     fn handling(&self) -> &CompiledRouter {
         self.handling
-            .get_or_compile(|| self.as_router(), &self.outside_needs())
+            .get_or_compile(|| (self.as_router(), self.outside_needs()))
     }
 
     /// A router answering every path with the method router.
